@@ -1,0 +1,63 @@
+// Bundles the three programs Tenancy ships:
+//   out/extension/main.cjs        the VS Code client (CommonJS, `vscode` external)
+//   out/language-server/main.cjs  the language server (CommonJS, runs over IPC or --stdio)
+//   out/cli/main.mjs              the `tenancy` CLI and runtime (ESM, `webgpu` native module external)
+// Usage: node esbuild.mjs [--watch] [--minify]
+import * as esbuild from 'esbuild';
+
+const watch = process.argv.includes('--watch');
+const minify = process.argv.includes('--minify');
+
+const common = {
+    bundle: true,
+    platform: 'node',
+    target: 'node22',
+    sourcemap: !minify,
+    minify,
+    logLevel: 'info',
+};
+
+const builds = [
+    {
+        ...common,
+        entryPoints: { 'extension/main': 'src/extension/main.ts' },
+        outdir: 'out',
+        outExtension: { '.js': '.cjs' },
+        format: 'cjs',
+        external: ['vscode'],
+    },
+    {
+        ...common,
+        entryPoints: { 'language-server/main': 'src/language-server/main.ts' },
+        outdir: 'out',
+        outExtension: { '.js': '.cjs' },
+        format: 'cjs',
+    },
+    {
+        ...common,
+        entryPoints: { 'cli/main': 'src/cli/main.ts' },
+        outdir: 'out',
+        outExtension: { '.js': '.mjs' },
+        format: 'esm',
+        external: ['webgpu'],
+        // Some CommonJS dependencies call require(); give the ESM bundle one.
+        banner: { js: "import { createRequire as __tenancyRequire } from 'node:module'; const require = __tenancyRequire(import.meta.url);" },
+    },
+];
+
+const existing = [];
+for (const b of builds) {
+    const entry = Object.values(b.entryPoints)[0];
+    try {
+        await import('node:fs').then(fs => fs.accessSync(entry));
+        existing.push(b);
+    } catch {
+        console.warn(`esbuild: skipping ${entry} (not written yet)`);
+    }
+}
+
+if (watch) {
+    for (const b of existing) await (await esbuild.context(b)).watch();
+} else {
+    await Promise.all(existing.map(b => esbuild.build(b)));
+}

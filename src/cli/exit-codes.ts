@@ -1,0 +1,14 @@
+/** Exit codes of the `tenancy` command (documented in the README). */
+export const exitCodes = {
+    ok: 0,
+    /** The input has errors (diagnostics of severity error), or a run violated nothing but failed a check. */
+    inputErrors: 1,
+    /** No GPU adapter, or the environment cannot run the command. */
+    environment: 2,
+    /** A usage error (unknown option, missing argument). */
+    usage: 64,
+    /** The run was cancelled (SIGINT/SIGTERM); partial results were written. */
+    cancelled: 130,
+    /** A bug in Tenancy. */
+    internal: 70,
+} as const;

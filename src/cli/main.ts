@@ -1,0 +1,31 @@
+/**
+ * The `tenancy` command — the composition root: the only place that joins the language
+ * server's services (parsing, checking, lowering) with the runtime (GPU). One file per
+ * subcommand in ./commands, each exporting `register(program)`.
+ */
+import { Command } from 'commander';
+import { exitCodes } from './exit-codes.js';
+import * as check from './commands/check.js';
+
+const program = new Command()
+    .name('tenancy')
+    .description('Check, predict and run multi-tenant deep-learning workloads described in .tenancy files.')
+    .showHelpAfterError()
+    .exitOverride();
+
+for (const command of [check]) {
+    command.register(program);
+}
+
+try {
+    await program.parseAsync(process.argv);
+} catch (error) {
+    const code = (error as { exitCode?: number }).exitCode;
+    if (typeof code === 'number') {
+        // commander already printed the usage error (or help/version).
+        process.exitCode = code === 0 ? 0 : exitCodes.usage;
+    } else {
+        console.error(`tenancy: ${error instanceof Error ? error.message : String(error)}`);
+        process.exitCode = exitCodes.internal;
+    }
+}

@@ -1,0 +1,85 @@
+/**
+ * The contract between kernel generators (this folder) and the compiler/executor
+ * (src/runtime/compile, src/runtime/execute). A kernel is a pure description: WGSL text,
+ * bindings and a dispatch size for concrete shapes. It never touches a GPUDevice.
+ */
+import type { DType, IrOp } from '../ir/types.js';
+
+/** What a generator may rely on about the device (a subset of GPUSupportedLimits + features). */
+export interface DeviceCaps {
+    maxComputeWorkgroupSizeX: number;
+    maxComputeWorkgroupSizeY: number;
+    maxComputeWorkgroupSizeZ: number;
+    maxComputeInvocationsPerWorkgroup: number;
+    maxComputeWorkgroupStorageSize: number;
+    maxComputeWorkgroupsPerDimension: number;
+    maxStorageBufferBindingSize: number;
+    maxStorageBuffersPerShaderStage: number;
+    maxBufferSize: number;
+    shaderF16: boolean;
+}
+
+/**
+ * An elementwise step applied to a producer's output before it is stored (fusion, decided by
+ * src/runtime/compile). Applied in order. `tensor` names a buffer role (see LaunchBuffer).
+ */
+export type Epilogue =
+    | { kind: 'bias'; tensor: string }                      // + bias[channel]
+    | { kind: 'scale_shift'; scale: string; shift: string } // folded batch_norm: y*scale[c]+shift[c]
+    | { kind: 'activation'; fn: 'relu' | 'relu6' | 'gelu' | 'sigmoid' | 'tanh' | 'silu' }
+    | { kind: 'add'; tensor: string }                       // residual add, same shape as output
+    | { kind: 'mul'; tensor: string };                      // elementwise mul, same shape as output
+
+export type BindingAccess = 'read' | 'read_write' | 'uniform';
+
+/** One compute dispatch. */
+export interface KernelDescription {
+    /** e.g. "matmul.vec4_4x8", "conv2d.implicit_gemm". */
+    name: string;
+    /** Names every parameter that changes the WGSL text; equal keys ⇒ equal code. */
+    cacheKey: string;
+    /** The variant parameters chosen (tile sizes, workgroup cap, …), for reports and tuning. */
+    variant: Record<string, number | string | boolean>;
+    workgroupSize: [number, number, number];
+    /** Group 0 bindings in @binding order. `role` is resolved by the compiler to a buffer. */
+    bindings: { role: string; access: BindingAccess }[];
+    /** Uniform data, if a binding has access 'uniform' (packed per WGSL layout rules). */
+    uniforms?: Uint32Array;
+    wgsl: () => string;
+    dispatch: [number, number, number];
+    flops: number;
+    bytes: number;
+}
+
+/** A buffer an op needs besides its inputs/output: weights (filled from the seed) or scratch. */
+export interface LaunchBuffer {
+    /** Role name used in KernelDescription.bindings; unique within the op. */
+    role: string;
+    kind: 'weight' | 'scratch';
+    shape: number[];
+    dtype: DType;
+    /** How the compiler fills a weight (deterministic from the seed); scratch is uninitialised. */
+    init?: 'normal' | 'uniform' | 'ones' | 'zeros' | 'positive';
+}
+
+/**
+ * The kernels for one (possibly fused) op: launches in order. Binding roles "in0", "in1", …
+ * are the op's inputs, "out" its output; other roles are named in `buffers`.
+ */
+export interface OpKernels {
+    launches: KernelDescription[];
+    buffers: LaunchBuffer[];
+    /** True if the output aliases input 0 (reshape/flatten): no launch, no allocation. */
+    aliasesInput?: boolean;
+}
+
+/** What a generator is asked to produce. */
+export interface KernelRequest {
+    op: IrOp;
+    inputShapes: number[][];
+    outputShape: number[];
+    epilogue: Epilogue[];
+    /** A named variant (see each generator's `variants`), or undefined for the default. */
+    variant?: string;
+    caps: DeviceCaps;
+}
