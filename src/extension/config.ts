@@ -1,0 +1,69 @@
+/**
+ * The `tenancy.*` settings, one typed getter each. No `vscode` import: the reader is injected
+ * (main.ts passes `workspace.getConfiguration('tenancy')`), so the parsing is unit-tested.
+ * Every getter falls back to the documented default when the stored value has the wrong
+ * type, because a hand-edited settings.json must never break activation.
+ */
+import { defaultResultsFolder } from '../protocol/messages.js';
+
+/** The subset of `vscode.WorkspaceConfiguration` that Config reads. */
+export interface ConfigurationReader {
+    get<T>(key: string): T | undefined;
+}
+
+export const adapterPreferences = ['workload', 'high_performance', 'low_power', 'fallback'] as const;
+export type AdapterPreference = (typeof adapterPreferences)[number];
+
+export const traceLevels = ['off', 'messages', 'verbose'] as const;
+export type TraceLevel = (typeof traceLevels)[number];
+
+/** Setting keys below `tenancy.` (the `contributes.configuration` of package.json). */
+export const SettingKeys = {
+    runDuration: 'run.duration',
+    runAdapter: 'run.adapter',
+    inlayHintsEnabled: 'inlayHints.enabled',
+    resultsFolder: 'results.folder',
+    runtimeNodePath: 'runtime.nodePath',
+    traceServer: 'trace.server',
+} as const;
+
+/** Typed view of the `tenancy.*` settings. */
+export class Config {
+    constructor(private readonly reader: () => ConfigurationReader) {}
+
+    /** `tenancy.run.duration`: benchmark duration override in seconds, or undefined to use the workload's. */
+    get runDurationSeconds(): number | undefined {
+        const value = this.reader().get<unknown>(SettingKeys.runDuration);
+        return typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : undefined;
+    }
+
+    /** `tenancy.run.adapter`: which adapter to request; `workload` keeps the file's `device` line. */
+    get runAdapter(): AdapterPreference {
+        const value = this.reader().get<unknown>(SettingKeys.runAdapter);
+        return (adapterPreferences as readonly unknown[]).includes(value) ? value as AdapterPreference : 'workload';
+    }
+
+    /** `tenancy.inlayHints.enabled`: show predicted and measured figures inline. */
+    get inlayHintsEnabled(): boolean {
+        const value = this.reader().get<unknown>(SettingKeys.inlayHintsEnabled);
+        return typeof value === 'boolean' ? value : true;
+    }
+
+    /** `tenancy.results.folder`: where runs write results, relative to the workspace folder (or absolute). */
+    get resultsFolder(): string {
+        const value = this.reader().get<unknown>(SettingKeys.resultsFolder);
+        return typeof value === 'string' && value.trim() !== '' ? value.trim() : defaultResultsFolder;
+    }
+
+    /** `tenancy.runtime.nodePath`: a Node ≥ 22 to run the CLI with; empty to find one automatically. */
+    get runtimeNodePath(): string | undefined {
+        const value = this.reader().get<unknown>(SettingKeys.runtimeNodePath);
+        return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
+    }
+
+    /** `tenancy.trace.server`: LSP message tracing in the output channel. */
+    get traceServer(): TraceLevel {
+        const value = this.reader().get<unknown>(SettingKeys.traceServer);
+        return (traceLevels as readonly unknown[]).includes(value) ? value as TraceLevel : 'off';
+    }
+}

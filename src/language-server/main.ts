@@ -1,0 +1,9 @@
+import { startLanguageServer } from 'langium/lsp';
+import { NodeFileSystem } from 'langium/node';
+import { createConnection, ProposedFeatures } from 'vscode-languageserver/node.js';
+import { createTenancyServices } from './tenancy-module.js';
+
+// Over IPC when started by the VS Code client, over stdio with `--stdio` for any other LSP client.
+const connection = createConnection(ProposedFeatures.all);
+const { shared } = createTenancyServices({ connection, ...NodeFileSystem });
+startLanguageServer(shared);

@@ -1,0 +1,27 @@
+import { inject, type Module } from 'langium';
+import {
+    createDefaultModule, createDefaultSharedModule,
+    type DefaultSharedModuleContext, type LangiumServices, type LangiumSharedServices,
+    type PartialLangiumServices,
+} from 'langium/lsp';
+import { TenancyGeneratedModule, TenancyGeneratedSharedModule } from './generated/module.js';
+
+/** Services added by Tenancy on top of Langium's defaults. */
+export type TenancyAddedServices = Record<string, never>;
+
+export type TenancyServices = LangiumServices & TenancyAddedServices;
+
+/** Every override is one visible line here. */
+export const TenancyModule: Module<TenancyServices, PartialLangiumServices & TenancyAddedServices> = {
+};
+
+/** Creates the shared and language services (the language server and the CLI both use this). */
+export function createTenancyServices(context: DefaultSharedModuleContext): {
+    shared: LangiumSharedServices;
+    Tenancy: TenancyServices;
+} {
+    const shared = inject(createDefaultSharedModule(context), TenancyGeneratedSharedModule);
+    const Tenancy = inject(createDefaultModule({ shared }), TenancyGeneratedModule, TenancyModule);
+    shared.ServiceRegistry.register(Tenancy);
+    return { shared, Tenancy };
+}
