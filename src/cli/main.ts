@@ -5,7 +5,6 @@
  */
 import { Command } from 'commander';
 import { exitCodes } from './exit-codes.js';
-import * as check from './commands/check.js';
 
 const program = new Command()
     .name('tenancy')
@@ -13,7 +12,8 @@ const program = new Command()
     .showHelpAfterError()
     .exitOverride();
 
-for (const command of [check]) {
+// Each subcommand module: src/cli/commands/<name>.ts exporting register(program).
+for (const command of [] as { register(program: Command): void }[]) {
     command.register(program);
 }
 

@@ -1,6 +1,6 @@
 import { startLanguageServer } from 'langium/lsp';
 import { NodeFileSystem } from 'langium/node';
-import { createConnection, ProposedFeatures } from 'vscode-languageserver/node.js';
+import { createConnection, ProposedFeatures } from 'vscode-languageserver/node';
 import { createTenancyServices } from './tenancy-module.js';
 
 // Over IPC when started by the VS Code client, over stdio with `--stdio` for any other LSP client.
