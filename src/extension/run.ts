@@ -1,0 +1,334 @@
+/**
+ * Runs the Tenancy CLI (`tenancy run … --progress jsonl`) in a child process — never in the
+ * extension host or the language server, because GPU work can hang, crash or take minutes.
+ * This module is free of `vscode` so that the process handling, progress parsing and exit
+ * code interpretation are unit-tested; commands.ts puts a progress notification on top.
+ */
+import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import * as path from 'node:path';
+import { exitCodes } from '../cli/exit-codes.js';
+import type { AdapterPreference } from './config.js';
+
+/** The minimum Node major version the CLI (Langium 4.4, chevrotain 12) runs on. */
+export const minimumCliNodeMajor = 22;
+
+export interface NodeCandidate {
+    /** Executable to spawn. */
+    command: string;
+    /** Extra environment (ELECTRON_RUN_AS_NODE for an Electron host). */
+    env: Record<string, string>;
+    /** Where it came from, for the output channel. */
+    source: 'setting' | 'extension-host' | 'bundled';
+}
+
+export interface NodeResolutionInput {
+    /** `tenancy.runtime.nodePath`, if set. */
+    configuredPath?: string;
+    /** `process.execPath` of the extension host. */
+    execPath: string;
+    /** `process.versions` of the extension host. */
+    versions: { node: string; electron?: string };
+    /** The extension's install folder. */
+    extensionRoot: string;
+    /** File existence check (injected for tests). */
+    exists?: (file: string) => boolean;
+}
+
+/**
+ * Picks the Node that runs the CLI: the `tenancy.runtime.nodePath` setting; else the
+ * extension host's own runtime when it is Node ≥ 22 (code-server, VS Code ≥ 1.90 desktop via
+ * ELECTRON_RUN_AS_NODE); else the npm `node` package next to the extension. Returns an error
+ * message saying what was found and what to do when none fits.
+ */
+export function resolveCliNode(input: NodeResolutionInput): NodeCandidate | { error: string } {
+    const exists = input.exists ?? existsSync;
+    if (input.configuredPath) {
+        if (!exists(input.configuredPath)) {
+            return { error: `The setting tenancy.runtime.nodePath names ${input.configuredPath}, which does not exist. Point it at a Node ${minimumCliNodeMajor} or later executable, or clear it.` };
+        }
+        return { command: input.configuredPath, env: {}, source: 'setting' };
+    }
+    const major = Number.parseInt(input.versions.node.split('.')[0] ?? '', 10);
+    if (major >= minimumCliNodeMajor) {
+        // In desktop VS Code execPath is the Electron binary; this variable makes it plain Node.
+        const env: Record<string, string> = input.versions.electron ? { ELECTRON_RUN_AS_NODE: '1' } : {};
+        return { command: input.execPath, env, source: 'extension-host' };
+    }
+    for (const candidate of [
+        path.join(input.extensionRoot, 'node_modules', 'node', 'bin', 'node'),
+        path.join(input.extensionRoot, 'node_modules', '.bin', 'node'),
+    ]) {
+        if (exists(candidate)) return { command: candidate, env: {}, source: 'bundled' };
+    }
+    return {
+        error: `The Tenancy runtime needs Node ${minimumCliNodeMajor} or later; this editor's extension host runs Node ${input.versions.node} and no bundled Node was found in ${input.extensionRoot}. Install Node ${minimumCliNodeMajor}+ and set tenancy.runtime.nodePath to it.`,
+    };
+}
+
+export interface RunRequest {
+    /** Absolute path of the CLI bundle (out/cli/main.mjs). */
+    cliPath: string;
+    /** Absolute path of the .tenancy file. */
+    file: string;
+    workload: string;
+    /** Run only this tenant (a solo run). */
+    tenant?: string;
+    durationSeconds?: number;
+    adapter?: AdapterPreference;
+    /** Absolute results folder. */
+    resultsFolder?: string;
+}
+
+/** The CLI arguments of one run (after the node executable). */
+export function buildRunArgs(request: RunRequest): string[] {
+    const args = [request.cliPath, 'run', request.file, '--workload', request.workload, '--progress', 'jsonl'];
+    if (request.tenant) args.push('--tenant', request.tenant);
+    if (request.durationSeconds !== undefined) args.push('--duration', `${request.durationSeconds}s`);
+    if (request.adapter && request.adapter !== 'workload') args.push('--adapter', request.adapter);
+    if (request.resultsFolder) args.push('--results-dir', request.resultsFolder);
+    return args;
+}
+
+/** Splits a byte stream into lines, keeping a partial last line until its newline arrives. */
+export class LineSplitter {
+    private pending = '';
+
+    /** Feeds a chunk; returns the complete lines it finished (without line terminators). */
+    push(chunk: string): string[] {
+        this.pending += chunk;
+        const parts = this.pending.split(/\r?\n/);
+        this.pending = parts.pop() ?? '';
+        return parts;
+    }
+
+    /** The unterminated rest, at end of stream. */
+    flush(): string[] {
+        const rest = this.pending;
+        this.pending = '';
+        return rest === '' ? [] : [rest];
+    }
+}
+
+/** One event of a run as the extension shows it. */
+export type RunEvent =
+    | { kind: 'progress'; phase: string; message: string; /** 0–100, when known. */ percent?: number }
+    | { kind: 'results'; path: string; cancelled: boolean }
+    | { kind: 'log'; level: 'info' | 'warning' | 'error'; message: string }
+    | { kind: 'unparsed'; line: string; reason: string };
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+    return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function clampPercent(value: unknown): number | undefined {
+    if (typeof value !== 'number' || !Number.isFinite(value)) return undefined;
+    return Math.min(100, Math.max(0, value));
+}
+
+/**
+ * Parses one stdout line of `tenancy run --progress jsonl` into a {@link RunEvent}. Lines that
+ * are not JSON objects of a known event become `unparsed` (shown in the output channel,
+ * never thrown): a stray console.log in the runtime must not abort a run.
+ */
+export function parseProgressLine(line: string): RunEvent | undefined {
+    const text = line.trim();
+    if (text === '') return undefined;
+    let value: unknown;
+    try {
+        value = JSON.parse(text);
+    } catch {
+        return { kind: 'unparsed', line: text, reason: 'not JSON' };
+    }
+    if (!isRecord(value)) return { kind: 'unparsed', line: text, reason: 'expected a JSON object' };
+    const type = value.type ?? value.event ?? value.kind;
+    switch (type) {
+        case 'phase':
+        case 'progress': {
+            const phase = typeof value.phase === 'string' ? value.phase : 'running';
+            const message = typeof value.message === 'string' ? value.message : phase;
+            let percent = clampPercent(value.percent);
+            if (percent === undefined && typeof value.fraction === 'number') percent = clampPercent(value.fraction * 100);
+            if (percent === undefined && typeof value.done === 'number' && typeof value.total === 'number' && value.total > 0) {
+                percent = clampPercent((value.done / value.total) * 100);
+            }
+            return { kind: 'progress', phase, message, percent };
+        }
+        case 'results':
+        case 'result':
+        case 'done': {
+            const file = value.path ?? value.resultsPath ?? value.file;
+            if (typeof file !== 'string') return { kind: 'unparsed', line: text, reason: `a "${String(type)}" event without a results path` };
+            return { kind: 'results', path: file, cancelled: value.cancelled === true || value.status === 'cancelled' };
+        }
+        case 'log':
+        case 'warning':
+        case 'error': {
+            const level = type === 'warning' || value.level === 'warning' || value.level === 'warn' ? 'warning'
+                : type === 'error' || value.level === 'error' ? 'error' : 'info';
+            const message = typeof value.message === 'string' ? value.message : text;
+            return { kind: 'log', level, message };
+        }
+        default:
+            return { kind: 'unparsed', line: text, reason: `unknown event type ${JSON.stringify(type)}` };
+    }
+}
+
+export type RunFailureKind = 'environment' | 'input' | 'usage' | 'internal' | 'crash' | 'spawn';
+
+export type RunOutcome =
+    | { status: 'succeeded'; resultsPath?: string }
+    | { status: 'cancelled'; resultsPath?: string }
+    | { status: 'failed'; kind: RunFailureKind; exitCode: number | null; signal: string | null; message: string; stderrTail: string };
+
+/** Maps a finished child's exit to an outcome; `cancelRequested` turns a SIGTERM exit into `cancelled`. */
+export function interpretExit(exit: {
+    code: number | null;
+    signal: NodeJS.Signals | null;
+    cancelRequested: boolean;
+    resultsPath?: string;
+    stderrTail: string;
+}): RunOutcome {
+    const { code, signal, cancelRequested, resultsPath, stderrTail } = exit;
+    if (code === exitCodes.ok) return { status: 'succeeded', resultsPath };
+    if (cancelRequested && (code === exitCodes.cancelled || signal === 'SIGTERM' || signal === 'SIGKILL')) {
+        return { status: 'cancelled', resultsPath };
+    }
+    const lastLine = stderrTail.trim().split('\n').at(-1) ?? '';
+    const detail = lastLine ? `: ${lastLine}` : '';
+    const base = { exitCode: code, signal, stderrTail };
+    if (code === exitCodes.environment) {
+        return { ...base, status: 'failed', kind: 'environment', message: `No usable GPU adapter (WebGPU), or the environment cannot run the benchmark${detail}` };
+    }
+    if (code === exitCodes.inputErrors) {
+        return { ...base, status: 'failed', kind: 'input', message: `The file has errors; fix the problems shown in the editor and run again${detail}` };
+    }
+    if (code === exitCodes.usage) {
+        return { ...base, status: 'failed', kind: 'usage', message: `The runtime rejected the command line (a version mismatch between the extension and its CLI?)${detail}` };
+    }
+    if (code === exitCodes.cancelled) {
+        return { status: 'cancelled', resultsPath };
+    }
+    if (code === exitCodes.internal) {
+        return { ...base, status: 'failed', kind: 'internal', message: `The runtime failed with an internal error${detail}` };
+    }
+    return {
+        ...base, status: 'failed', kind: 'crash',
+        message: signal ? `The runtime process was killed by ${signal}${detail}` : `The runtime exited with code ${code}${detail}`,
+    };
+}
+
+export interface CliRunOptions {
+    node: NodeCandidate;
+    args: string[];
+    cwd: string;
+    /** Receives every parsed event. */
+    onEvent: (event: RunEvent) => void;
+    /** Receives stderr text as it arrives (for the output channel). */
+    onStderr: (text: string) => void;
+    /** Grace period between SIGTERM and SIGKILL on cancel. */
+    killAfterMs?: number;
+    /** Injected for tests. */
+    spawnProcess?: (command: string, args: string[], options: SpawnOptions) => ChildProcess;
+}
+
+/** One running CLI child: its events, its outcome, and a working cancel. */
+export class CliRun {
+    readonly done: Promise<RunOutcome>;
+    private readonly child: ChildProcess;
+    private cancelRequested = false;
+    private killTimer: NodeJS.Timeout | undefined;
+
+    constructor(private readonly options: CliRunOptions) {
+        const spawnProcess = options.spawnProcess ?? spawn;
+        this.child = spawnProcess(options.node.command, options.args, {
+            cwd: options.cwd,
+            env: { ...process.env, ...options.node.env },
+            stdio: ['ignore', 'pipe', 'pipe'],
+        });
+        this.done = this.watch();
+    }
+
+    /** The child's process id (undefined if the spawn failed). */
+    get pid(): number | undefined {
+        return this.child.pid;
+    }
+
+    /** Asks the run to stop: SIGTERM (the CLI writes partial results marked cancelled), SIGKILL after a grace period. */
+    cancel(): void {
+        if (this.cancelRequested || this.child.exitCode !== null || this.child.signalCode !== null) return;
+        this.cancelRequested = true;
+        this.child.kill('SIGTERM');
+        this.killTimer = setTimeout(() => this.child.kill('SIGKILL'), this.options.killAfterMs ?? 10_000);
+    }
+
+    private watch(): Promise<RunOutcome> {
+        const stdout = new LineSplitter();
+        let stderrTail = '';
+        let resultsPath: string | undefined;
+        const handle = (line: string) => {
+            const event = parseProgressLine(line);
+            if (!event) return;
+            if (event.kind === 'results') resultsPath = event.path;
+            this.options.onEvent(event);
+        };
+        this.child.stdout?.setEncoding('utf8');
+        this.child.stderr?.setEncoding('utf8');
+        this.child.stdout?.on('data', (chunk: string) => stdout.push(chunk).forEach(handle));
+        this.child.stderr?.on('data', (chunk: string) => {
+            stderrTail = (stderrTail + chunk).slice(-4000);
+            this.options.onStderr(chunk);
+        });
+        return new Promise<RunOutcome>(resolve => {
+            let settled = false;
+            this.child.on('error', error => {
+                if (settled) return;
+                settled = true;
+                clearTimeout(this.killTimer);
+                resolve({
+                    status: 'failed', kind: 'spawn', exitCode: null, signal: null, stderrTail,
+                    message: `Could not start ${this.options.node.command}: ${error.message}`,
+                });
+            });
+            this.child.on('close', (code, signal) => {
+                if (settled) return;
+                settled = true;
+                clearTimeout(this.killTimer);
+                stdout.flush().forEach(handle);
+                resolve(interpretExit({ code, signal, cancelRequested: this.cancelRequested, resultsPath, stderrTail }));
+            });
+        });
+    }
+}
+
+/** Keeps at most one run per workload (key: document URI + workload name). */
+export class RunRegistry {
+    private readonly runs = new Map<string, CliRun>();
+
+    static key(uri: string, workload: string): string {
+        return `${uri}#${workload}`;
+    }
+
+    get(uri: string, workload: string): CliRun | undefined {
+        return this.runs.get(RunRegistry.key(uri, workload));
+    }
+
+    /** Registers a run; throws if that workload already has one (callers check {@link get} first). */
+    add(uri: string, workload: string, run: CliRun): void {
+        const key = RunRegistry.key(uri, workload);
+        if (this.runs.has(key)) throw new Error(`A run of workload ${workload} is already in progress`);
+        this.runs.set(key, run);
+        void run.done.finally(() => {
+            if (this.runs.get(key) === run) this.runs.delete(key);
+        });
+    }
+
+    /** Cancels every run (on deactivate). */
+    cancelAll(): void {
+        for (const run of this.runs.values()) run.cancel();
+    }
+
+    get size(): number {
+        return this.runs.size;
+    }
+}
