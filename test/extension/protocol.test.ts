@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { CommandIds, describePayload, isDocumentRef, isTenantRef, isWorkloadRef } from '../../src/protocol/commands.js';
+import { isMeasuredChangedParams, isMeasuredFiguresResult, isResultsChangedParams } from '../../src/protocol/messages.js';
+
+describe('command ids', () => {
+    it('are namespaced tenancy.<area>.<verb>', () => {
+        expect(CommandIds.runWorkload).toBe('tenancy.workload.run');
+        for (const id of Object.values(CommandIds)) expect(id).toMatch(/^tenancy\.[a-z]+\.[a-zA-Z]+$/);
+    });
+});
+
+describe('payload guards', () => {
+    it('accept well-formed payloads', () => {
+        expect(isDocumentRef({ uri: 'file:///a.tenancy' })).toBe(true);
+        expect(isWorkloadRef({ uri: 'file:///a.tenancy', workload: 'w' })).toBe(true);
+        expect(isTenantRef({ uri: 'file:///a.tenancy', workload: 'w', tenant: 't' })).toBe(true);
+    });
+    it('reject missing, empty or mistyped fields', () => {
+        for (const bad of [undefined, null, 'x', [], {}, { uri: '' }, { uri: 3 }]) expect(isDocumentRef(bad)).toBe(false);
+        expect(isWorkloadRef({ uri: 'file:///a' })).toBe(false);
+        expect(isWorkloadRef({ uri: 'file:///a', workload: '' })).toBe(false);
+        expect(isTenantRef({ uri: 'file:///a', workload: 'w' })).toBe(false);
+        expect(isTenantRef({ uri: 'file:///a', workload: 'w', tenant: 1 })).toBe(false);
+    });
+    it('describe what was found, shortened', () => {
+        expect(describePayload(undefined)).toBe('nothing');
+        expect(describePayload({ uri: 1 })).toBe('{"uri":1}');
+        expect(describePayload({ s: 'x'.repeat(500) }).length).toBeLessThanOrEqual(201);
+    });
+});
+
+describe('message guards', () => {
+    const range = { start: { line: 1, character: 0 }, end: { line: 1, character: 5 } };
+    it('check measured figures', () => {
+        expect(isMeasuredFiguresResult({ uri: 'u', figures: [{ range, text: 't', hover: 'h', verdict: 'slow' }] })).toBe(true);
+        expect(isMeasuredFiguresResult({ uri: 'u', figures: [{ range, text: 't', hover: 'h', verdict: 'meh' }] })).toBe(false);
+        expect(isMeasuredFiguresResult({ uri: 'u', figures: [{ range: { start: { line: 1.5, character: 0 }, end: range.end }, text: 't', hover: 'h', verdict: 'ok' }] })).toBe(false);
+        expect(isMeasuredChangedParams({ uris: ['a'] })).toBe(true);
+        expect(isMeasuredChangedParams({ uris: [1] })).toBe(false);
+    });
+    it('check results change notifications', () => {
+        expect(isResultsChangedParams({ changes: [{ uri: 'file:///r.json', kind: 'created' }] })).toBe(true);
+        expect(isResultsChangedParams({ changes: [{ uri: 'file:///r.json', kind: 'renamed' }] })).toBe(false);
+    });
+});

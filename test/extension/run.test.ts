@@ -1,0 +1,152 @@
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import {
+    buildRunArgs, CliRun, interpretExit, LineSplitter, parseProgressLine, resolveCliNode, RunRegistry,
+    type NodeCandidate, type RunEvent,
+} from '../../src/extension/run.js';
+
+const fakeCli = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures', 'fake-cli.mjs');
+const node: NodeCandidate = { command: process.execPath, env: {}, source: 'extension-host' };
+
+function startFake(mode: string, killAfterMs?: number) {
+    const events: RunEvent[] = [];
+    let stderr = '';
+    const run = new CliRun({
+        node, args: [fakeCli, mode, '/ws/.tenancy/results/x.w.json'], cwd: process.cwd(), killAfterMs,
+        onEvent: e => events.push(e), onStderr: t => { stderr += t; },
+    });
+    return { run, events, stderr: () => stderr };
+}
+
+describe('parseProgressLine', () => {
+    it('reads phase events with percent, fraction or done/total', () => {
+        expect(parseProgressLine('{"type":"phase","phase":"compile","percent":12.5,"message":"kernels"}'))
+            .toEqual({ kind: 'progress', phase: 'compile', message: 'kernels', percent: 12.5 });
+        expect(parseProgressLine('{"type":"progress","phase":"measure","fraction":0.25}'))
+            .toMatchObject({ kind: 'progress', percent: 25 });
+        expect(parseProgressLine('{"type":"phase","phase":"measure","done":1,"total":4}'))
+            .toMatchObject({ kind: 'progress', percent: 25, message: 'measure' });
+        expect(parseProgressLine('{"type":"phase","phase":"x","percent":250}')).toMatchObject({ percent: 100 });
+    });
+    it('reads results events, cancelled or not', () => {
+        expect(parseProgressLine('{"type":"results","path":"/a.json"}')).toEqual({ kind: 'results', path: '/a.json', cancelled: false });
+        expect(parseProgressLine('{"type":"results","path":"/a.json","cancelled":true}')).toMatchObject({ cancelled: true });
+    });
+    it('keeps unknown or broken lines as unparsed instead of throwing', () => {
+        expect(parseProgressLine('   ')).toBeUndefined();
+        expect(parseProgressLine('hello')).toEqual({ kind: 'unparsed', line: 'hello', reason: 'not JSON' });
+        expect(parseProgressLine('[1,2]')).toMatchObject({ kind: 'unparsed', reason: 'expected a JSON object' });
+        expect(parseProgressLine('{"type":"teapot"}')).toMatchObject({ kind: 'unparsed', reason: 'unknown event type "teapot"' });
+        expect(parseProgressLine('{"type":"results"}')).toMatchObject({ kind: 'unparsed' });
+    });
+    it('reads log levels', () => {
+        expect(parseProgressLine('{"type":"log","level":"warn","message":"slow adapter"}'))
+            .toEqual({ kind: 'log', level: 'warning', message: 'slow adapter' });
+        expect(parseProgressLine('{"type":"error","message":"device lost"}')).toMatchObject({ level: 'error' });
+    });
+});
+
+describe('LineSplitter', () => {
+    it('joins lines split across chunks and keeps the partial tail', () => {
+        const s = new LineSplitter();
+        expect(s.push('a\nb')).toEqual(['a']);
+        expect(s.push('c\r\nd')).toEqual(['bc']);
+        expect(s.flush()).toEqual(['d']);
+        expect(s.flush()).toEqual([]);
+    });
+});
+
+describe('buildRunArgs', () => {
+    it('passes workload, progress mode and only the options that are set', () => {
+        expect(buildRunArgs({ cliPath: '/x/cli.mjs', file: '/w/a.tenancy', workload: 'w' }))
+            .toEqual(['/x/cli.mjs', 'run', '/w/a.tenancy', '--workload', 'w', '--progress', 'jsonl']);
+        expect(buildRunArgs({ cliPath: 'c', file: 'f', workload: 'w', tenant: 't', durationSeconds: 3, adapter: 'low_power', resultsFolder: '/r' }))
+            .toEqual(['c', 'run', 'f', '--workload', 'w', '--progress', 'jsonl', '--tenant', 't', '--duration', '3s', '--adapter', 'low_power', '--results-dir', '/r']);
+        expect(buildRunArgs({ cliPath: 'c', file: 'f', workload: 'w', adapter: 'workload' })).not.toContain('--adapter');
+    });
+});
+
+describe('resolveCliNode', () => {
+    const base = { execPath: '/host/node', extensionRoot: '/ext', exists: (f: string) => f === '/ext/node_modules/node/bin/node' };
+    it('prefers the setting, and says when it does not exist', () => {
+        expect(resolveCliNode({ ...base, configuredPath: '/ext/node_modules/node/bin/node', versions: { node: '20.1.0' } }))
+            .toMatchObject({ command: '/ext/node_modules/node/bin/node', source: 'setting' });
+        const missing = resolveCliNode({ ...base, configuredPath: '/nope', versions: { node: '24.0.0' } });
+        expect('error' in missing && missing.error).toContain('/nope');
+    });
+    it('uses the host runtime when it is Node >= 22, as plain Node under Electron', () => {
+        expect(resolveCliNode({ ...base, versions: { node: '24.21.0' } })).toEqual({ command: '/host/node', env: {}, source: 'extension-host' });
+        expect(resolveCliNode({ ...base, versions: { node: '22.15.1', electron: '35.0.0' } }))
+            .toEqual({ command: '/host/node', env: { ELECTRON_RUN_AS_NODE: '1' }, source: 'extension-host' });
+    });
+    it('falls back to the bundled npm node, else explains', () => {
+        expect(resolveCliNode({ ...base, versions: { node: '20.20.0' } })).toMatchObject({ source: 'bundled' });
+        const none = resolveCliNode({ ...base, exists: () => false, versions: { node: '20.20.0' } });
+        expect('error' in none && none.error).toMatch(/needs Node 22 .*runs Node 20\.20\.0/);
+    });
+});
+
+describe('interpretExit', () => {
+    const common = { signal: null, cancelRequested: false, stderrTail: 'tenancy: no adapter\n' };
+    it('classifies exit codes into actionable failures', () => {
+        expect(interpretExit({ ...common, code: 0, resultsPath: '/r.json' })).toEqual({ status: 'succeeded', resultsPath: '/r.json' });
+        expect(interpretExit({ ...common, code: 2 })).toMatchObject({ status: 'failed', kind: 'environment', message: expect.stringContaining('tenancy: no adapter') });
+        expect(interpretExit({ ...common, code: 1 })).toMatchObject({ kind: 'input' });
+        expect(interpretExit({ ...common, code: 64 })).toMatchObject({ kind: 'usage' });
+        expect(interpretExit({ ...common, code: 70 })).toMatchObject({ kind: 'internal' });
+        expect(interpretExit({ ...common, code: 9 })).toMatchObject({ kind: 'crash', message: expect.stringContaining('code 9') });
+        expect(interpretExit({ ...common, code: null, signal: 'SIGSEGV' })).toMatchObject({ kind: 'crash', message: expect.stringContaining('SIGSEGV') });
+    });
+    it('treats SIGTERM as cancelled only when the user cancelled', () => {
+        expect(interpretExit({ ...common, code: null, signal: 'SIGTERM', cancelRequested: true })).toEqual({ status: 'cancelled', resultsPath: undefined });
+        expect(interpretExit({ ...common, code: null, signal: 'SIGTERM' })).toMatchObject({ status: 'failed', kind: 'crash' });
+    });
+});
+
+describe('CliRun (real child processes)', () => {
+    it('streams progress, skips stray output and reports the results path', async () => {
+        const { run, events } = startFake('ok');
+        const outcome = await run.done;
+        expect(outcome).toEqual({ status: 'succeeded', resultsPath: '/ws/.tenancy/results/x.w.json' });
+        expect(events.map(e => e.kind)).toEqual(['progress', 'unparsed', 'progress', 'results']);
+        expect(events[2]).toMatchObject({ phase: 'measure', percent: 75 });
+    });
+    it('reassembles events split across chunks, including an unterminated last line', async () => {
+        const { run, events } = startFake('chunked');
+        expect(await run.done).toMatchObject({ status: 'succeeded', resultsPath: '/ws/.tenancy/results/x.w.json' });
+        expect(events[0]).toMatchObject({ kind: 'progress', phase: 'warmup', percent: 50 });
+    });
+    it('cancels with SIGTERM and reports the partial results', async () => {
+        const { run, events } = startFake('slow');
+        await new Promise<void>(resolve => {
+            const poll = setInterval(() => { if (events.length > 0) { clearInterval(poll); resolve(); } }, 10);
+        });
+        run.cancel();
+        expect(await run.done).toEqual({ status: 'cancelled', resultsPath: '/ws/.tenancy/results/x.w.json' });
+        expect(events.at(-1)).toMatchObject({ kind: 'results', cancelled: true });
+    });
+    it('turns a missing adapter (exit 2) and a crash into failures with stderr', async () => {
+        const missing = startFake('exit2');
+        expect(await missing.run.done).toMatchObject({ status: 'failed', kind: 'environment', exitCode: 2 });
+        expect(missing.stderr()).toContain('no WebGPU adapter');
+        expect(await startFake('crash').run.done).toMatchObject({ status: 'failed', kind: 'crash', signal: 'SIGSEGV' });
+    });
+    it('reports a spawn failure instead of hanging', async () => {
+        const run = new CliRun({ node: { command: '/nonexistent/node', env: {}, source: 'setting' }, args: [], cwd: process.cwd(), onEvent: () => {}, onStderr: () => {} });
+        expect(await run.done).toMatchObject({ status: 'failed', kind: 'spawn', message: expect.stringContaining('/nonexistent/node') });
+    });
+});
+
+describe('RunRegistry', () => {
+    it('holds one run per workload and forgets it when done', async () => {
+        const registry = new RunRegistry();
+        const { run } = startFake('ok');
+        registry.add('file:///a', 'w', run);
+        expect(() => registry.add('file:///a', 'w', run)).toThrow(/already in progress/);
+        expect(registry.get('file:///a', 'w')).toBe(run);
+        await run.done;
+        await new Promise(r => setTimeout(r, 0));
+        expect(registry.size).toBe(0);
+    });
+});
