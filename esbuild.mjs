@@ -2,6 +2,7 @@
 //   out/extension/main.cjs        the VS Code client (CommonJS, `vscode` external)
 //   out/language-server/main.cjs  the language server (CommonJS, runs over IPC or --stdio)
 //   out/cli/main.mjs              the `tenancy` CLI and runtime (ESM, `webgpu` native module external)
+//   out/report-view/main.js       the report webview's script (browser, chart.js inlined)
 // Usage: node esbuild.mjs [--watch] [--minify]
 import * as esbuild from 'esbuild';
 
@@ -42,6 +43,15 @@ const builds = [
         external: ['webgpu'],
         // Some CommonJS dependencies call require(); give the ESM bundle one.
         banner: { js: "import { createRequire as __tenancyRequire } from 'node:module'; const require = __tenancyRequire(import.meta.url);" },
+    },
+    {
+        // The report webview's script: runs in the browser, chart.js bundled in (no remote content).
+        ...common,
+        platform: 'browser',
+        target: 'es2022',
+        entryPoints: { 'report-view/main': 'src/extension/report-view/webview/main.ts' },
+        outdir: 'out',
+        format: 'iife',
     },
 ];
 

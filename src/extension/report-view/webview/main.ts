@@ -1,0 +1,277 @@
+/// <reference lib="dom" />
+/**
+ * The report webview's script (bundled by esbuild for the browser, chart.js inlined): draws
+ * the latency CDFs, per-op slowdown bars, the kernel timeline and the SLO and comparison
+ * tables of a {@link ReportModel} it receives from the extension by postMessage. Colours come
+ * from the theme's CSS variables, so the report reads in light, dark and high contrast.
+ */
+import {
+    BarController, BarElement, CategoryScale, Chart, Legend, LinearScale, LineController, LineElement,
+    LogarithmicScale, PointElement, ScatterController, Tooltip, type ChartConfiguration,
+} from 'chart.js';
+import type { ReportModel, ReportTenant, ReportViewMessage, ReportViewReply } from '../../../protocol/report.js';
+
+Chart.register(BarController, BarElement, CategoryScale, Legend, LinearScale, LineController, LineElement,
+    LogarithmicScale, PointElement, ScatterController, Tooltip);
+
+interface VsCodeApi {
+    postMessage(message: ReportViewReply): void;
+}
+declare function acquireVsCodeApi(): VsCodeApi;
+
+const vscode: VsCodeApi = typeof acquireVsCodeApi === 'function'
+    ? acquireVsCodeApi()
+    : { postMessage: message => window.parent.postMessage(message, '*') };
+
+/** A theme colour by CSS variable, with a fallback for a plain browser page. */
+function themeColor(variable: string, fallback: string): string {
+    const value = getComputedStyle(document.body).getPropertyValue(variable).trim();
+    return value || fallback;
+}
+
+function tenantColors(): string[] {
+    return [
+        themeColor('--vscode-charts-blue', '#3794ff'),
+        themeColor('--vscode-charts-orange', '#d18616'),
+        themeColor('--vscode-charts-green', '#89d185'),
+        themeColor('--vscode-charts-purple', '#b180d7'),
+        themeColor('--vscode-charts-red', '#f14c4c'),
+        themeColor('--vscode-charts-yellow', '#cca700'),
+    ];
+}
+
+/** `rgb(…)`/`#rrggbb` with an alpha, for fills. */
+function withAlpha(color: string, alpha: number): string {
+    const hex = /^#([0-9a-f]{6})$/i.exec(color);
+    if (hex) {
+        const n = Number.parseInt(hex[1]!, 16);
+        return `rgba(${(n >> 16) & 255}, ${(n >> 8) & 255}, ${n & 255}, ${alpha})`;
+    }
+    const rgb = /^rgba?\(([^)]+)\)$/.exec(color);
+    if (rgb) {
+        const [r, g, b] = rgb[1]!.split(',').map(s => s.trim());
+        return `rgba(${r}, ${g}, ${b}, ${alpha})`;
+    }
+    return color;
+}
+
+function ms(value: number | undefined): string {
+    if (value === undefined || !Number.isFinite(value)) return '—';
+    return value >= 100 ? `${value.toFixed(0)} ms` : value >= 10 ? `${value.toFixed(1)} ms` : `${value.toFixed(2)} ms`;
+}
+
+function times(value: number | undefined): string {
+    return value === undefined || !Number.isFinite(value) ? '—' : `${value.toFixed(2)}×`;
+}
+
+function el<K extends keyof HTMLElementTagNameMap>(tag: K, props: Partial<HTMLElementTagNameMap[K]> = {}, children: (Node | string)[] = []): HTMLElementTagNameMap[K] {
+    const node = document.createElement(tag);
+    Object.assign(node, props);
+    for (const child of children) node.append(child);
+    return node;
+}
+
+/** Points of an empirical CDF from sorted samples (x = latency, y = fraction ≤ x). */
+function cdfPoints(sorted: number[]): { x: number; y: number }[] {
+    const n = sorted.length;
+    return sorted.map((x, i) => ({ x, y: (i + 1) / n }));
+}
+
+const charts: Chart[] = [];
+
+function section(id: string, title: string, ...content: Node[]): HTMLElement {
+    return el('section', { id }, [el('h2', { textContent: title }), ...content]);
+}
+
+function canvasBox(id: string, height: number): { box: HTMLElement; canvas: HTMLCanvasElement } {
+    const canvas = el('canvas', { id });
+    canvas.setAttribute('role', 'img');
+    const box = el('div', { className: 'chart' }, [canvas]);
+    box.style.height = `${height}px`;
+    return { box, canvas };
+}
+
+function baseOptions() {
+    const fg = themeColor('--vscode-foreground', '#cccccc');
+    const grid = withAlpha(themeColor('--vscode-foreground', '#cccccc'), 0.15);
+    Chart.defaults.color = fg;
+    Chart.defaults.borderColor = grid;
+    Chart.defaults.font.family = themeColor('--vscode-font-family', 'sans-serif');
+    return { animation: false as const, responsive: true, maintainAspectRatio: false };
+}
+
+function drawCdf(canvas: HTMLCanvasElement, tenants: ReportTenant[]): void {
+    const colors = tenantColors();
+    const datasets: ChartConfiguration<'scatter'>['data']['datasets'] = [];
+    tenants.forEach((t, i) => {
+        const color = colors[i % colors.length]!;
+        if (t.corunLatenciesMs.length > 0) {
+            datasets.push({ label: `${t.name} co-run`, data: cdfPoints(t.corunLatenciesMs), showLine: true, borderColor: color, backgroundColor: color, pointRadius: 0, borderWidth: 2 });
+        }
+        if (t.soloLatenciesMs.length > 0) {
+            datasets.push({ label: `${t.name} solo`, data: cdfPoints(t.soloLatenciesMs), showLine: true, borderColor: color, backgroundColor: color, pointRadius: 0, borderWidth: 1.5, borderDash: [6, 4] });
+        }
+    });
+    charts.push(new Chart(canvas, {
+        type: 'scatter',
+        data: { datasets },
+        options: {
+            ...baseOptions(),
+            scales: {
+                x: { type: 'linear', title: { display: true, text: 'request latency (ms)' } },
+                y: { min: 0, max: 1, title: { display: true, text: 'fraction of requests' } },
+            },
+        },
+    }));
+}
+
+function drawOpSlowdown(canvas: HTMLCanvasElement, report: ReportModel): void {
+    const colors = tenantColors();
+    const tenantIndex = new Map(report.tenants.map((t, i) => [t.name, i]));
+    const ops = report.ops.filter(o => o.slowdown !== undefined)
+        .sort((a, b) => (b.corunMs ?? 0) - (a.corunMs ?? 0)).slice(0, 20);
+    charts.push(new Chart(canvas, {
+        type: 'bar',
+        data: {
+            labels: ops.map(o => o.path),
+            datasets: [{
+                label: 'co-run / solo GPU time',
+                data: ops.map(o => o.slowdown ?? 0),
+                backgroundColor: ops.map(o => withAlpha(colors[(tenantIndex.get(o.tenant) ?? 0) % colors.length]!, 0.75)),
+            }],
+        },
+        options: {
+            ...baseOptions(),
+            indexAxis: 'y',
+            plugins: {
+                legend: { display: false },
+                tooltip: { callbacks: { label: ctx => { const o = ops[ctx.dataIndex]!; return `${times(o.slowdown)} (solo ${ms(o.soloMs)}, co-run ${ms(o.corunMs)})`; } } },
+            },
+            scales: { x: { min: 0, title: { display: true, text: 'slowdown (×), the 20 longest ops' } } },
+        },
+    }));
+}
+
+function drawTimeline(canvas: HTMLCanvasElement, report: ReportModel): void {
+    const colors = tenantColors();
+    const names = report.tenants.map(t => t.name);
+    const datasets = report.tenants.map((t, i) => ({
+        label: t.name,
+        data: report.timeline.filter(s => s.tenant === t.name).slice(0, 3000)
+            .map(s => ({ x: [s.startMs, s.endMs] as [number, number], y: t.name, label: s.label })),
+        backgroundColor: withAlpha(colors[i % colors.length]!, 0.8),
+        borderWidth: 0,
+        barPercentage: 0.8,
+        categoryPercentage: 1,
+        grouped: false,
+    }));
+    charts.push(new Chart(canvas, {
+        type: 'bar',
+        data: { labels: names, datasets },
+        options: {
+            ...baseOptions(),
+            indexAxis: 'y',
+            plugins: {
+                tooltip: { callbacks: { label: ctx => { const raw = ctx.raw as { x: [number, number]; label: string }; return `${raw.label}: ${ms(raw.x[1] - raw.x[0])} at ${raw.x[0].toFixed(1)} ms`; } } },
+            },
+            scales: { x: { type: 'linear', title: { display: true, text: 'time since the start of measurement (ms)' } } },
+        },
+    }));
+}
+
+function sloTable(report: ReportModel): HTMLTableElement {
+    const head = el('tr', {}, ['tenant', 'SLO', 'measured', 'predicted', 'slowdown vs solo', 'requests', ''].map(h => el('th', { textContent: h })));
+    const rows: HTMLTableRowElement[] = [];
+    for (const t of report.tenants) {
+        const slos = t.slos.length > 0 ? t.slos : [undefined];
+        for (const slo of slos) {
+            const verdict = slo?.met === undefined ? '' : slo.met ? '✓ met' : '✗ violated';
+            const row = el('tr', {}, [
+                el('td', { textContent: t.name }),
+                el('td', { textContent: slo ? `${slo.percentile} ≤ ${ms(slo.targetMs)}` : 'none' }),
+                el('td', { textContent: ms(slo?.measuredMs ?? t.p99Ms) }),
+                el('td', { textContent: ms(slo?.predictedMs) }),
+                el('td', { textContent: times(t.slowdown) }),
+                el('td', { textContent: String(t.requests) }),
+                el('td', { textContent: verdict, className: slo?.met === false ? 'bad' : slo?.met ? 'good' : '' }),
+            ]);
+            rows.push(row);
+        }
+    }
+    return el('table', { id: 'slo-table' }, [el('thead', {}, [head]), el('tbody', {}, rows)]);
+}
+
+function comparisonTable(report: ReportModel): HTMLElement {
+    const comparison = report.comparison;
+    if (!comparison) return el('p', { className: 'muted', textContent: 'No previous run in the history folder yet.' });
+    const head = el('tr', {}, ['tenant', 'metric', 'previous', 'this run', 'change'].map(h => el('th', { textContent: h })));
+    const rows = comparison.rows.map(r => {
+        const change = r.previousMs !== undefined && r.currentMs !== undefined && r.previousMs > 0
+            ? (r.currentMs - r.previousMs) / r.previousMs : undefined;
+        const text = change === undefined ? '—' : `${change >= 0 ? '+' : ''}${(change * 100).toFixed(1)}%`;
+        return el('tr', {}, [
+            el('td', { textContent: r.tenant }), el('td', { textContent: r.metric }),
+            el('td', { textContent: ms(r.previousMs) }), el('td', { textContent: ms(r.currentMs) }),
+            el('td', { textContent: text, className: change === undefined ? '' : change > 0.05 ? 'bad' : change < -0.05 ? 'good' : '' }),
+        ]);
+    });
+    return el('div', {}, [
+        el('p', { className: 'muted', textContent: `Previous run: ${new Date(comparison.previousFinishedAt).toLocaleString()}` }),
+        el('table', { id: 'comparison-table' }, [el('thead', {}, [head]), el('tbody', {}, rows)]),
+    ]);
+}
+
+/** Replaces the page with the report; returns the ids of the charts drawn. */
+export function renderReport(report: ReportModel): string[] {
+    for (const chart of charts.splice(0)) chart.destroy();
+    const root = document.getElementById('root')!;
+    root.replaceChildren();
+    const meta = `${report.file} · ${report.adapter} · policy ${report.policy} · ${new Date(report.finishedAt).toLocaleString()}`;
+    root.append(el('h1', { textContent: `Workload ${report.workload}` }), el('p', { className: 'muted', id: 'meta', textContent: meta }));
+    if (report.cancelled) root.append(el('p', { className: 'warning', textContent: 'This run was cancelled: the figures cover only the part that ran.' }));
+
+    root.append(section('slo', 'Service-level objectives', sloTable(report)));
+    const drawn: string[] = [];
+    const cdf = canvasBox('chart-cdf', 300);
+    root.append(section('latency', 'Request latency, solo (dashed) and co-run', cdf.box));
+    drawCdf(cdf.canvas, report.tenants);
+    drawn.push('chart-cdf');
+
+    if (report.ops.some(o => o.slowdown !== undefined)) {
+        const bars = canvasBox('chart-ops', Math.max(200, Math.min(20, report.ops.length) * 22 + 60));
+        root.append(section('ops', 'Per-op slowdown under co-location', bars.box));
+        drawOpSlowdown(bars.canvas, report);
+        drawn.push('chart-ops');
+    } else {
+        root.append(section('ops', 'Per-op slowdown under co-location', el('p', { className: 'muted', textContent: 'This run has no per-op solo and co-run times.' })));
+    }
+
+    if (report.timeline.length > 0) {
+        const gantt = canvasBox('chart-timeline', 80 + report.tenants.length * 50);
+        root.append(section('timeline', 'Kernel timeline', gantt.box));
+        drawTimeline(gantt.canvas, report);
+        drawn.push('chart-timeline');
+    } else {
+        root.append(section('timeline', 'Kernel timeline', el('p', { className: 'muted', textContent: 'This run recorded no kernel intervals.' })));
+    }
+
+    root.append(section('comparison', 'Compared with the previous run', comparisonTable(report)));
+    const open = el('a', { href: '#', textContent: 'Open the results file', id: 'open-results' });
+    open.addEventListener('click', event => { event.preventDefault(); vscode.postMessage({ type: 'openResults', path: report.resultsPath }); });
+    root.append(el('p', {}, [open]));
+    document.body.dataset.rendered = drawn.join(',');
+    return drawn;
+}
+
+window.addEventListener('message', (event: MessageEvent<ReportViewMessage>) => {
+    const message = event.data;
+    if (message?.type === 'report') {
+        const drawn = renderReport(message.report);
+        vscode.postMessage({ type: 'rendered', charts: drawn });
+    } else if (message?.type === 'error') {
+        const root = document.getElementById('root')!;
+        root.replaceChildren(el('p', { className: 'error', id: 'report-error', textContent: message.message }));
+    }
+});
+
+vscode.postMessage({ type: 'ready' });

@@ -1,0 +1,98 @@
+/**
+ * The report webview's page and script in a plain Chromium (no VS Code): it must render all
+ * three charts and both tables from a report model, under its own strict CSP, in light and
+ * dark theme colours. Screenshots go to test/e2e/screenshots/.
+ */
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { BrowserContext, Page } from 'playwright-core';
+import { reportHtml } from '../../src/extension/report-view/html.js';
+import { launchChromium } from './chromium.js';
+import { fixtureReport } from './fixtures/report-model.js';
+
+const root = path.resolve(import.meta.dirname, '../..');
+const script = path.join(root, 'out/report-view/main.js');
+const screenshots = path.join(root, 'test/e2e/screenshots');
+
+const themes = {
+    dark: '--vscode-foreground:#cccccc;--vscode-editor-background:#1e1e1e;--vscode-descriptionForeground:#9d9d9d;--vscode-charts-blue:#3794ff;--vscode-charts-orange:#d18616;--vscode-errorForeground:#f48771;',
+    light: '--vscode-foreground:#3b3b3b;--vscode-editor-background:#ffffff;--vscode-descriptionForeground:#717171;--vscode-charts-blue:#1a85ff;--vscode-charts-orange:#d18616;--vscode-errorForeground:#a1260d;',
+};
+
+let context: BrowserContext;
+
+beforeAll(async () => {
+    if (!existsSync(script)) throw new Error(`expected the webview bundle ${script}; run node esbuild.mjs first`);
+    mkdirSync(screenshots, { recursive: true });
+    context = await launchChromium({ width: 1100, height: 1600 });
+});
+afterAll(async () => { await context?.close(); });
+
+async function openReport(theme: keyof typeof themes): Promise<{ page: Page; errors: string[] }> {
+    const page = await context.newPage();
+    const errors: string[] = [];
+    page.on('console', m => { if (m.type() === 'error') errors.push(m.text()); });
+    page.on('pageerror', e => errors.push(e.message));
+    // Serve the page and its script from one fake origin so that the CSP applies as in VS Code.
+    const origin = 'https://webview.test';
+    await page.route(`${origin}/**`, route => {
+        const url = new URL(route.request().url());
+        if (url.pathname === '/main.js') return route.fulfill({ contentType: 'text/javascript', body: readFileSync(script, 'utf8') });
+        const html = reportHtml({ cspSource: origin, scriptUri: `${origin}/main.js`, nonce: 'testnonce123' })
+            .replace('</style>', `body { ${themes[theme]} }\n</style>`); // theme variables as VS Code sets them
+        return route.fulfill({ contentType: 'text/html', body: html });
+    });
+    await page.goto(`${origin}/index.html`);
+    await page.evaluate(report => window.postMessage({ type: 'report', report }, '*'), fixtureReport());
+    await page.waitForFunction(() => document.body.dataset.rendered !== undefined, undefined, { timeout: 10_000 });
+    return { page, errors };
+}
+
+/** Count of canvas pixels that differ from the first pixel: a drawn chart has thousands. */
+async function inkedPixels(page: Page, id: string): Promise<number> {
+    return page.evaluate(canvasId => {
+        const canvas = document.getElementById(canvasId) as HTMLCanvasElement;
+        const data = canvas.getContext('2d')!.getImageData(0, 0, canvas.width, canvas.height).data;
+        let inked = 0;
+        for (let i = 0; i < data.length; i += 4) if (data[i + 3]! > 0) inked++;
+        return inked;
+    }, id);
+}
+
+describe('report webview page', () => {
+    for (const theme of ['dark', 'light'] as const) {
+        it(`renders CDF, op bars, timeline and tables (${theme})`, async () => {
+            const { page, errors } = await openReport(theme);
+            expect(await page.evaluate(() => document.body.dataset.rendered)).toBe('chart-cdf,chart-ops,chart-timeline');
+            for (const id of ['chart-cdf', 'chart-ops', 'chart-timeline']) expect(await inkedPixels(page, id)).toBeGreaterThan(2000);
+            const slo = await page.locator('#slo-table tbody tr').allInnerTexts();
+            expect(slo).toHaveLength(2);
+            expect(slo[0]).toMatch(/vision\s+p99 ≤ 40\.0 ms/);
+            expect(await page.locator('#comparison-table tbody tr').count()).toBe(2);
+            expect(await page.locator('h1').innerText()).toBe('Workload vision_and_nlp');
+            await page.screenshot({ path: path.join(screenshots, `report-page-${theme}.png`), fullPage: true });
+            expect(errors).toEqual([]);
+            await page.close();
+        });
+    }
+
+    it('blocks inline scripts without the nonce (the CSP is in force)', async () => {
+        const { page } = await openReport('dark');
+        const ran = await page.evaluate(() => new Promise<boolean>(resolve => {
+            const s = document.createElement('script');
+            s.textContent = 'window.__injected = true';
+            document.body.append(s);
+            setTimeout(() => resolve((window as unknown as { __injected?: boolean }).__injected === true), 50);
+        }));
+        expect(ran).toBe(false);
+        await page.close();
+    });
+
+    it('shows an error message sent instead of a report', async () => {
+        const { page } = await openReport('light');
+        await page.evaluate(() => window.postMessage({ type: 'error', message: 'No results for workload w yet: run it first.' }, '*'));
+        await expect.poll(() => page.locator('#report-error').innerText()).toContain('run it first');
+        await page.close();
+    });
+});
