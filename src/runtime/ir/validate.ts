@@ -95,7 +95,7 @@ function locate(root: unknown, path: PathKey[]): { where: string; field: string;
         whereParts.push(`tenant ${tenant}`);
         rest = path.slice(2);
         if (rest[0] === 'graph' && rest[1] === 'ops' && typeof rest[2] === 'number') {
-            const op = valueAt(root, path.slice(0, 6)) as { path?: unknown } | undefined;
+            const op = valueAt(root, path.slice(0, 5)) as { path?: unknown } | undefined;
             opPath = typeof op?.path === 'string' ? op.path : undefined;
             whereParts.push(opPath ? `op ${opPath}` : `op #${rest[2]}`);
             rest = rest.slice(3);

@@ -1,0 +1,72 @@
+/**
+ * Progress events of `tenancy run --progress jsonl`: one JSON object per line on stdout (and
+ * nothing else on stdout; the human-readable table goes to stderr in that mode). The VS Code
+ * extension spawns the CLI and parses these lines. No dependencies.
+ *
+ * Order: `start`, then `phase` events (compile → solo per tenant → corun → report) with
+ * `progress` events in between, then exactly one of `result` (results were written, also for
+ * cancelled/partial/failed runs that got far enough to write) or `error` (nothing written),
+ * possibly preceded by an `error` that explains a failed `result`. The process exit code is
+ * authoritative (0 ok, 1 input errors, 2 no adapter/environment, 130 cancelled, 70 bug).
+ */
+
+export const PROGRESS_PROTOCOL_VERSION = 1;
+
+export type RunPhase = 'compile' | 'solo' | 'corun' | 'report';
+
+export type ProgressEvent =
+    /** The run began. */
+    | { type: 'start'; version: typeof PROGRESS_PROTOCOL_VERSION; workload: string; tenants: string[]; policy: string; adapter?: string }
+    /** A phase began; solo phases name their tenant. */
+    | { type: 'phase'; phase: RunPhase; tenant?: string }
+    /** Overall fraction done, 0…1 (monotonic), with the current phase. */
+    | { type: 'progress'; fraction: number; phase: RunPhase; tenant?: string }
+    /** Results were written (status says whether the run completed). */
+    | { type: 'result'; resultsFile: string; historyFile: string; status: 'complete' | 'partial' | 'cancelled' | 'failed' }
+    /** The run failed or a problem stopped it; opPath names the op when known. */
+    | { type: 'error'; message: string; opPath?: string; exitCode?: number };
+
+const phases: readonly string[] = ['compile', 'solo', 'corun', 'report'];
+const statuses: readonly string[] = ['complete', 'partial', 'cancelled', 'failed'];
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+    return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+const optionalString = (v: unknown) => v === undefined || typeof v === 'string';
+
+/** Type guard for one parsed progress line. */
+export function isProgressEvent(value: unknown): value is ProgressEvent {
+    if (!isRecord(value)) return false;
+    switch (value.type) {
+        case 'start':
+            return value.version === PROGRESS_PROTOCOL_VERSION && typeof value.workload === 'string'
+                && Array.isArray(value.tenants) && value.tenants.every(t => typeof t === 'string')
+                && typeof value.policy === 'string' && optionalString(value.adapter);
+        case 'phase':
+            return typeof value.phase === 'string' && phases.includes(value.phase) && optionalString(value.tenant);
+        case 'progress':
+            return typeof value.fraction === 'number' && value.fraction >= 0 && value.fraction <= 1
+                && typeof value.phase === 'string' && phases.includes(value.phase) && optionalString(value.tenant);
+        case 'result':
+            return typeof value.resultsFile === 'string' && typeof value.historyFile === 'string'
+                && typeof value.status === 'string' && statuses.includes(value.status);
+        case 'error':
+            return typeof value.message === 'string' && optionalString(value.opPath)
+                && (value.exitCode === undefined || typeof value.exitCode === 'number');
+        default:
+            return false;
+    }
+}
+
+/** Parses one line of `--progress jsonl` output; undefined if it is not a progress event. */
+export function parseProgressLine(line: string): ProgressEvent | undefined {
+    const trimmed = line.trim();
+    if (!trimmed.startsWith('{')) return undefined;
+    try {
+        const value: unknown = JSON.parse(trimmed);
+        return isProgressEvent(value) ? value : undefined;
+    } catch {
+        return undefined;
+    }
+}

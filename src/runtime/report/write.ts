@@ -1,0 +1,84 @@
+/**
+ * Where results files live and how they are written: atomically (a temp file in the same
+ * folder, fsync, rename), so a reader (the language server, the extension) never sees half a
+ * file, plus a timestamped copy in `history/`. Node fs only; no webgpu.
+ */
+import { existsSync, statSync } from 'node:fs';
+import { mkdir, open, rename, rm } from 'node:fs/promises';
+import { basename, dirname, extname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** Paths of a workload's results. */
+export interface ResultsPaths {
+    /** `<dir>/<file-stem>.<workload>.json`, the latest results. */
+    latest: string;
+    /** `<dir>/history`. */
+    historyDir: string;
+    /** Builds `<dir>/history/<file-stem>.<workload>.<time>.json` (time with `:` → `-`, filesystem-safe). */
+    historyFile(time: Date): string;
+}
+
+/** The workspace folder of a source file: the nearest ancestor holding `.tenancy`, `.git`, `.vscode` or `package.json`, else the file's folder. */
+export function workspaceFolderOf(sourceFile: string): string {
+    const start = dirname(resolve(sourceFile));
+    for (let dir = start; ; dir = dirname(dir)) {
+        for (const marker of ['.tenancy', '.git', '.vscode', 'package.json']) {
+            if (existsSync(join(dir, marker))) return dir;
+        }
+        if (dirname(dir) === dir) return start;
+    }
+}
+
+/** The source file path of a document URI (file: URIs or plain paths); undefined for other schemes. */
+export function sourcePathOf(uri: string): string | undefined {
+    if (uri.startsWith('file:')) return fileURLToPath(uri);
+    if (/^[a-z][a-z0-9+.-]*:/i.test(uri) && !/^[a-z]:[\\/]/i.test(uri)) return undefined;
+    return uri;
+}
+
+/** Results paths for a workload of a source file; `resultsDir` overrides `<workspace>/.tenancy/results`. */
+export function resultsPathsFor(sourceFile: string, workload: string, resultsDir?: string): ResultsPaths {
+    const dir = resolve(resultsDir ?? join(workspaceFolderOf(sourceFile), '.tenancy', 'results'));
+    const stem = basename(sourceFile, extname(sourceFile));
+    const historyDir = join(dir, 'history');
+    return {
+        latest: join(dir, `${stem}.${workload}.json`),
+        historyDir,
+        historyFile: (time: Date) => join(historyDir, `${stem}.${workload}.${time.toISOString().replace(/:/g, '-')}.json`),
+    };
+}
+
+/** Writes text to `file` atomically: temp file beside it, fsync, rename. Never leaves a partial target. */
+export async function writeFileAtomic(file: string, text: string): Promise<void> {
+    await mkdir(dirname(file), { recursive: true });
+    const temp = join(dirname(file), `.${basename(file)}.${process.pid}.${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}.tmp`);
+    try {
+        const handle = await open(temp, 'wx');
+        try {
+            await handle.writeFile(text, 'utf8');
+            await handle.sync();
+        } finally {
+            await handle.close();
+        }
+        await rename(temp, file);
+    } catch (error) {
+        await rm(temp, { force: true });
+        throw error;
+    }
+}
+
+/** Writes results JSON to the latest file and a history copy; returns both paths. */
+export async function writeResultsFiles(paths: ResultsPaths, results: unknown, finishedAt: Date): Promise<{ latest: string; history: string }> {
+    // Serialise first: a value that cannot be serialised must not touch the existing files.
+    const text = `${JSON.stringify(results, null, 2)}\n`;
+    let history = paths.historyFile(finishedAt);
+    for (let n = 1; existsSync(history); n++) history = history.replace(/(\.\d+)?\.json$/, `.${n}.json`);
+    await writeFileAtomic(history, text);
+    await writeFileAtomic(paths.latest, text);
+    return { latest: paths.latest, history };
+}
+
+/** True if `path` is an existing directory. */
+export function isDirectory(path: string): boolean {
+    try { return statSync(path).isDirectory(); } catch { return false; }
+}
