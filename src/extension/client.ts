@@ -18,7 +18,7 @@ export const languageId = 'tenancy';
 /** Creates (not starts) the language client. `node` is the runtime for the server when the host's Node is too old. */
 export function createLanguageClient(
     context: vscode.ExtensionContext,
-    output: vscode.OutputChannel,
+    output: vscode.LogOutputChannel,
     config: Config,
     node: NodeCandidate | undefined,
 ): LanguageClient {

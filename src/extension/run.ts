@@ -8,6 +8,7 @@ import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process'
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { exitCodes } from '../cli/exit-codes.js';
+import { isProgressEvent, type ProgressEvent, type RunPhase } from '../protocol/progress.js';
 import type { AdapterPreference } from './config.js';
 
 /** The minimum Node major version the CLI (Langium 4.4, chevrotain 12) runs on. */
@@ -113,23 +114,21 @@ export class LineSplitter {
 /** One event of a run as the extension shows it. */
 export type RunEvent =
     | { kind: 'progress'; phase: string; message: string; /** 0–100, when known. */ percent?: number }
-    | { kind: 'results'; path: string; cancelled: boolean }
+    | { kind: 'results'; path: string; cancelled: boolean; status: 'complete' | 'partial' | 'cancelled' | 'failed' }
     | { kind: 'log'; level: 'info' | 'warning' | 'error'; message: string }
     | { kind: 'unparsed'; line: string; reason: string };
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-    return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function clampPercent(value: unknown): number | undefined {
-    if (typeof value !== 'number' || !Number.isFinite(value)) return undefined;
-    return Math.min(100, Math.max(0, value));
-}
+const phaseTitles: Record<RunPhase, string> = {
+    compile: 'Compiling kernels',
+    solo: 'Measuring solo',
+    corun: 'Co-running tenants',
+    report: 'Writing results',
+};
 
 /**
- * Parses one stdout line of `tenancy run --progress jsonl` into a {@link RunEvent}. Lines that
- * are not JSON objects of a known event become `unparsed` (shown in the output channel,
- * never thrown): a stray console.log in the runtime must not abort a run.
+ * Parses one stdout line of `tenancy run --progress jsonl` (src/protocol/progress.ts) into a
+ * {@link RunEvent}. Lines that are not progress events become `unparsed` (shown in the output
+ * channel, never thrown): a stray console.log in the runtime must not abort a run.
  */
 export function parseProgressLine(line: string): RunEvent | undefined {
     const text = line.trim();
@@ -140,37 +139,28 @@ export function parseProgressLine(line: string): RunEvent | undefined {
     } catch {
         return { kind: 'unparsed', line: text, reason: 'not JSON' };
     }
-    if (!isRecord(value)) return { kind: 'unparsed', line: text, reason: 'expected a JSON object' };
-    const type = value.type ?? value.event ?? value.kind;
-    switch (type) {
+    if (!isProgressEvent(value)) {
+        const type = typeof value === 'object' && value !== null ? (value as { type?: unknown }).type : undefined;
+        return { kind: 'unparsed', line: text, reason: type === undefined ? 'not a progress event' : `not a valid ${JSON.stringify(type)} event` };
+    }
+    return toRunEvent(value);
+}
+
+/** What the extension shows for one progress event. */
+export function toRunEvent(event: ProgressEvent): RunEvent {
+    switch (event.type) {
+        case 'start':
+            return { kind: 'progress', phase: 'start', percent: 0,
+                message: `${event.tenants.length} tenant${event.tenants.length === 1 ? '' : 's'}, ${event.policy}${event.adapter ? ` on ${event.adapter}` : ''}` };
         case 'phase':
-        case 'progress': {
-            const phase = typeof value.phase === 'string' ? value.phase : 'running';
-            const message = typeof value.message === 'string' ? value.message : phase;
-            let percent = clampPercent(value.percent);
-            if (percent === undefined && typeof value.fraction === 'number') percent = clampPercent(value.fraction * 100);
-            if (percent === undefined && typeof value.done === 'number' && typeof value.total === 'number' && value.total > 0) {
-                percent = clampPercent((value.done / value.total) * 100);
-            }
-            return { kind: 'progress', phase, message, percent };
-        }
-        case 'results':
+            return { kind: 'progress', phase: event.phase, message: `${phaseTitles[event.phase]}${event.tenant ? ` (${event.tenant})` : ''}` };
+        case 'progress':
+            return { kind: 'progress', phase: event.phase, percent: Math.min(100, Math.max(0, event.fraction * 100)),
+                message: `${phaseTitles[event.phase]}${event.tenant ? ` (${event.tenant})` : ''}` };
         case 'result':
-        case 'done': {
-            const file = value.path ?? value.resultsPath ?? value.file;
-            if (typeof file !== 'string') return { kind: 'unparsed', line: text, reason: `a "${String(type)}" event without a results path` };
-            return { kind: 'results', path: file, cancelled: value.cancelled === true || value.status === 'cancelled' };
-        }
-        case 'log':
-        case 'warning':
-        case 'error': {
-            const level = type === 'warning' || value.level === 'warning' || value.level === 'warn' ? 'warning'
-                : type === 'error' || value.level === 'error' ? 'error' : 'info';
-            const message = typeof value.message === 'string' ? value.message : text;
-            return { kind: 'log', level, message };
-        }
-        default:
-            return { kind: 'unparsed', line: text, reason: `unknown event type ${JSON.stringify(type)}` };
+            return { kind: 'results', path: event.resultsFile, cancelled: event.status === 'cancelled', status: event.status };
+        case 'error':
+            return { kind: 'log', level: 'error', message: event.opPath ? `${event.opPath}: ${event.message}` : event.message };
     }
 }
 
@@ -188,13 +178,15 @@ export function interpretExit(exit: {
     cancelRequested: boolean;
     resultsPath?: string;
     stderrTail: string;
+    /** The message of the CLI's last `error` progress event, which explains better than stderr. */
+    errorMessage?: string;
 }): RunOutcome {
     const { code, signal, cancelRequested, resultsPath, stderrTail } = exit;
     if (code === exitCodes.ok) return { status: 'succeeded', resultsPath };
     if (cancelRequested && (code === exitCodes.cancelled || signal === 'SIGTERM' || signal === 'SIGKILL')) {
         return { status: 'cancelled', resultsPath };
     }
-    const lastLine = stderrTail.trim().split('\n').at(-1) ?? '';
+    const lastLine = exit.errorMessage ?? stderrTail.trim().split('\n').at(-1) ?? '';
     const detail = lastLine ? `: ${lastLine}` : '';
     const base = { exitCode: code, signal, stderrTail };
     if (code === exitCodes.environment) {
@@ -265,11 +257,14 @@ export class CliRun {
     private watch(): Promise<RunOutcome> {
         const stdout = new LineSplitter();
         let stderrTail = '';
+        let errorMessage: string | undefined;
         let resultsPath: string | undefined;
         const handle = (line: string) => {
             const event = parseProgressLine(line);
             if (!event) return;
             if (event.kind === 'results') resultsPath = event.path;
+            // The CLI's own explanation beats the last stderr line in the failure message.
+            if (event.kind === 'log' && event.level === 'error') errorMessage = event.message;
             this.options.onEvent(event);
         };
         this.child.stdout?.setEncoding('utf8');
@@ -295,7 +290,7 @@ export class CliRun {
                 settled = true;
                 clearTimeout(this.killTimer);
                 stdout.flush().forEach(handle);
-                resolve(interpretExit({ code, signal, cancelRequested: this.cancelRequested, resultsPath, stderrTail }));
+                resolve(interpretExit({ code, signal, cancelRequested: this.cancelRequested, resultsPath, stderrTail, errorMessage }));
             });
         });
     }
@@ -330,5 +325,10 @@ export class RunRegistry {
 
     get size(): number {
         return this.runs.size;
+    }
+
+    /** Names of the workloads running now. */
+    workloads(): string[] {
+        return [...this.runs.keys()].map(key => key.slice(key.lastIndexOf('#') + 1));
     }
 }

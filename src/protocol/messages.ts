@@ -116,3 +116,30 @@ export function isResultsChangedParams(value: unknown): value is ResultsChangedP
 export const defaultResultsFolder = '.tenancy/results';
 /** Device profile written by `tenancy calibrate`, relative to the workspace folder. */
 export const deviceProfilePath = '.tenancy/device-profile.json';
+
+export interface WorkspaceStatusParams {
+    /** A document of the workspace (the active editor's). */
+    uri: string;
+}
+
+export interface WorkspaceStatusResult {
+    /** `.tenancy/device-profile.json` exists for the document's workspace. */
+    calibrated: boolean;
+    /** The adapter of the device profile or of the latest run, when known (`mesa llvmpipe (software)`). */
+    adapter: string | undefined;
+    /** The most recent run of any workload of the document. */
+    lastRun: { workload: string; finishedAt: string; status: string; resultsPath: string } | undefined;
+}
+
+/** Client → server: calibration, adapter and last run for the status item. */
+export namespace WorkspaceStatusRequest {
+    export const method = 'tenancy/workspaceStatus';
+}
+
+/** Type guard for {@link WorkspaceStatusResult}. */
+export function isWorkspaceStatusResult(value: unknown): value is WorkspaceStatusResult {
+    return isRecord(value) && typeof value.calibrated === 'boolean'
+        && (value.adapter === undefined || typeof value.adapter === 'string')
+        && (value.lastRun === undefined || (isRecord(value.lastRun) && typeof value.lastRun.workload === 'string'
+            && typeof value.lastRun.finishedAt === 'string' && typeof value.lastRun.status === 'string'));
+}

@@ -20,30 +20,31 @@ function startFake(mode: string, killAfterMs?: number) {
 }
 
 describe('parseProgressLine', () => {
-    it('reads phase events with percent, fraction or done/total', () => {
-        expect(parseProgressLine('{"type":"phase","phase":"compile","percent":12.5,"message":"kernels"}'))
-            .toEqual({ kind: 'progress', phase: 'compile', message: 'kernels', percent: 12.5 });
-        expect(parseProgressLine('{"type":"progress","phase":"measure","fraction":0.25}'))
-            .toMatchObject({ kind: 'progress', percent: 25 });
-        expect(parseProgressLine('{"type":"phase","phase":"measure","done":1,"total":4}'))
-            .toMatchObject({ kind: 'progress', percent: 25, message: 'measure' });
-        expect(parseProgressLine('{"type":"phase","phase":"x","percent":250}')).toMatchObject({ percent: 100 });
+    it('turns start, phase and progress events into progress with a title and percent', () => {
+        expect(parseProgressLine('{"type":"start","version":1,"workload":"w","tenants":["a","b"],"policy":"concurrent","adapter":"llvmpipe"}'))
+            .toEqual({ kind: 'progress', phase: 'start', percent: 0, message: '2 tenants, concurrent on llvmpipe' });
+        expect(parseProgressLine('{"type":"phase","phase":"solo","tenant":"vision"}'))
+            .toEqual({ kind: 'progress', phase: 'solo', message: 'Measuring solo (vision)' });
+        expect(parseProgressLine('{"type":"progress","phase":"corun","fraction":0.25}'))
+            .toEqual({ kind: 'progress', phase: 'corun', percent: 25, message: 'Co-running tenants' });
     });
-    it('reads results events, cancelled or not', () => {
-        expect(parseProgressLine('{"type":"results","path":"/a.json"}')).toEqual({ kind: 'results', path: '/a.json', cancelled: false });
-        expect(parseProgressLine('{"type":"results","path":"/a.json","cancelled":true}')).toMatchObject({ cancelled: true });
+    it('reads result events with their status', () => {
+        expect(parseProgressLine('{"type":"result","resultsFile":"/a.json","historyFile":"/h.json","status":"complete"}'))
+            .toEqual({ kind: 'results', path: '/a.json', cancelled: false, status: 'complete' });
+        expect(parseProgressLine('{"type":"result","resultsFile":"/a.json","historyFile":"/h.json","status":"cancelled"}'))
+            .toMatchObject({ cancelled: true, status: 'cancelled' });
     });
-    it('keeps unknown or broken lines as unparsed instead of throwing', () => {
+    it('reads error events, naming the op', () => {
+        expect(parseProgressLine('{"type":"error","message":"device lost","opPath":"vision/m/conv1"}'))
+            .toEqual({ kind: 'log', level: 'error', message: 'vision/m/conv1: device lost' });
+    });
+    it('keeps unknown or malformed lines as unparsed instead of throwing', () => {
         expect(parseProgressLine('   ')).toBeUndefined();
         expect(parseProgressLine('hello')).toEqual({ kind: 'unparsed', line: 'hello', reason: 'not JSON' });
-        expect(parseProgressLine('[1,2]')).toMatchObject({ kind: 'unparsed', reason: 'expected a JSON object' });
-        expect(parseProgressLine('{"type":"teapot"}')).toMatchObject({ kind: 'unparsed', reason: 'unknown event type "teapot"' });
-        expect(parseProgressLine('{"type":"results"}')).toMatchObject({ kind: 'unparsed' });
-    });
-    it('reads log levels', () => {
-        expect(parseProgressLine('{"type":"log","level":"warn","message":"slow adapter"}'))
-            .toEqual({ kind: 'log', level: 'warning', message: 'slow adapter' });
-        expect(parseProgressLine('{"type":"error","message":"device lost"}')).toMatchObject({ level: 'error' });
+        expect(parseProgressLine('[1,2]')).toMatchObject({ kind: 'unparsed', reason: 'not a progress event' });
+        expect(parseProgressLine('{"type":"teapot"}')).toMatchObject({ kind: 'unparsed', reason: 'not a valid "teapot" event' });
+        expect(parseProgressLine('{"type":"progress","phase":"corun","fraction":1.5}')).toMatchObject({ kind: 'unparsed' });
+        expect(parseProgressLine('{"type":"result","status":"complete"}')).toMatchObject({ kind: 'unparsed' });
     });
 });
 
@@ -95,6 +96,7 @@ describe('interpretExit', () => {
         expect(interpretExit({ ...common, code: 1 })).toMatchObject({ kind: 'input' });
         expect(interpretExit({ ...common, code: 64 })).toMatchObject({ kind: 'usage' });
         expect(interpretExit({ ...common, code: 70 })).toMatchObject({ kind: 'internal' });
+        expect(interpretExit({ ...common, code: 2, errorMessage: 'no adapter: install lavapipe' })).toMatchObject({ message: expect.stringContaining('install lavapipe') });
         expect(interpretExit({ ...common, code: 9 })).toMatchObject({ kind: 'crash', message: expect.stringContaining('code 9') });
         expect(interpretExit({ ...common, code: null, signal: 'SIGSEGV' })).toMatchObject({ kind: 'crash', message: expect.stringContaining('SIGSEGV') });
     });
@@ -109,13 +111,13 @@ describe('CliRun (real child processes)', () => {
         const { run, events } = startFake('ok');
         const outcome = await run.done;
         expect(outcome).toEqual({ status: 'succeeded', resultsPath: '/ws/.tenancy/results/x.w.json' });
-        expect(events.map(e => e.kind)).toEqual(['progress', 'unparsed', 'progress', 'results']);
-        expect(events[2]).toMatchObject({ phase: 'measure', percent: 75 });
+        expect(events.map(e => e.kind)).toEqual(['progress', 'progress', 'unparsed', 'progress', 'results']);
+        expect(events[3]).toMatchObject({ phase: 'solo', percent: 75, message: 'Measuring solo (a)' });
     });
     it('reassembles events split across chunks, including an unterminated last line', async () => {
         const { run, events } = startFake('chunked');
         expect(await run.done).toMatchObject({ status: 'succeeded', resultsPath: '/ws/.tenancy/results/x.w.json' });
-        expect(events[0]).toMatchObject({ kind: 'progress', phase: 'warmup', percent: 50 });
+        expect(events[0]).toMatchObject({ kind: 'progress', phase: 'corun', percent: 50 });
     });
     it('cancels with SIGTERM and reports the partial results', async () => {
         const { run, events } = startFake('slow');
@@ -128,7 +130,7 @@ describe('CliRun (real child processes)', () => {
     });
     it('turns a missing adapter (exit 2) and a crash into failures with stderr', async () => {
         const missing = startFake('exit2');
-        expect(await missing.run.done).toMatchObject({ status: 'failed', kind: 'environment', exitCode: 2 });
+        expect(await missing.run.done).toMatchObject({ status: 'failed', kind: 'environment', exitCode: 2, message: expect.stringContaining('install a Vulkan driver') });
         expect(missing.stderr()).toContain('no WebGPU adapter');
         expect(await startFake('crash').run.done).toMatchObject({ status: 'failed', kind: 'crash', signal: 'SIGSEGV' });
     });

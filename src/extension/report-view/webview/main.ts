@@ -77,7 +77,7 @@ function cdfPoints(sorted: number[]): { x: number; y: number }[] {
     return sorted.map((x, i) => ({ x, y: (i + 1) / n }));
 }
 
-const charts: Chart[] = [];
+const charts: { destroy(): void }[] = [];
 
 function section(id: string, title: string, ...content: Node[]): HTMLElement {
     return el('section', { id }, [el('h2', { textContent: title }), ...content]);

@@ -1,0 +1,275 @@
+/**
+ * Every command of the extension, from one factory table registered as `tenancy.${name}`.
+ * A command that cannot run says why (untrusted workspace, no Node for the CLI, no adapter)
+ * instead of doing nothing. Lens payloads are asserted with the guards of src/protocol.
+ */
+import { existsSync } from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { LanguageClient } from 'vscode-languageclient/node';
+import {
+    CommandIds, CommandNames, describePayload, isTenantRef, isWorkloadRef,
+    type CommandName, type TenantRef, type WorkloadRef,
+} from '../protocol/commands.js';
+import { ResultsChangedNotification, type ResultsChangedParams } from '../protocol/messages.js';
+import type { Config } from './config.js';
+import type { MeasuredDecorations } from './measured.js';
+import type { ReportPanels } from './report-view/panel.js';
+import { buildRunArgs, CliRun, RunRegistry, type NodeCandidate, type RunEvent, type RunOutcome } from './run.js';
+import type { TenancyStatus } from './status.js';
+
+/** What the commands need from the running extension. */
+export interface ExtensionServices {
+    context: vscode.ExtensionContext;
+    output: vscode.LogOutputChannel;
+    config: Config;
+    client: () => LanguageClient | undefined;
+    cliNode: () => NodeCandidate | { error: string };
+    runs: RunRegistry;
+    status: TenancyStatus;
+    reports: ReportPanels;
+    measured: MeasuredDecorations;
+    /** Called after each run with its outcome (tests and the status item listen). */
+    onRunFinished: vscode.EventEmitter<{ ref: WorkloadRef; tenant?: string; outcome: RunOutcome }>;
+}
+
+type CommandFactory = (services: ExtensionServices) => (...args: unknown[]) => unknown;
+
+const commandTable: Record<CommandName, CommandFactory> = {
+    [CommandNames.runWorkload]: s => async (arg?: unknown) => {
+        const ref = arg === undefined ? await pickWorkload(CommandIds.runWorkload) : arg;
+        if (ref === undefined) return undefined;
+        if (!isWorkloadRef(ref)) return badPayload(CommandIds.runWorkload, '{ uri, workload }', ref);
+        return runWorkload(s, ref);
+    },
+    [CommandNames.runTenantSolo]: s => async (arg?: unknown) => {
+        if (!isTenantRef(arg)) return badPayload(CommandIds.runTenantSolo, '{ uri, workload, tenant }', arg);
+        return runWorkload(s, arg, arg.tenant);
+    },
+    [CommandNames.cancelRun]: s => async (arg?: unknown) => {
+        if (arg !== undefined && !isWorkloadRef(arg)) return badPayload(CommandIds.cancelRun, '{ uri, workload }', arg);
+        if (arg) {
+            const run = s.runs.get(arg.uri, arg.workload);
+            if (!run) return void vscode.window.showInformationMessage(`Tenancy: no run of ${arg.workload} is in progress.`);
+            run.cancel();
+            return undefined;
+        }
+        if (s.runs.size === 0) return void vscode.window.showInformationMessage('Tenancy: no run is in progress.');
+        s.runs.cancelAll();
+        return undefined;
+    },
+    [CommandNames.calibrateDevice]: s => async (arg?: unknown) => {
+        const uri = typeof (arg as { uri?: unknown } | undefined)?.uri === 'string' ? (arg as { uri: string }).uri
+            : vscode.window.activeTextEditor?.document.uri.toString();
+        if (!uri) return void vscode.window.showWarningMessage('Tenancy: open a .tenancy file first; the device profile is stored in its workspace.');
+        return calibrate(s, uri);
+    },
+    [CommandNames.showReport]: s => async (arg?: unknown) => {
+        const ref = arg === undefined ? await pickWorkload(CommandIds.showReport) : arg;
+        if (ref === undefined) return undefined;
+        if (!isWorkloadRef(ref)) return badPayload(CommandIds.showReport, '{ uri, workload }', ref);
+        await s.reports.show({ uri: ref.uri, workload: ref.workload });
+        return undefined;
+    },
+    [CommandNames.showOutput]: s => () => s.output.show(true),
+};
+
+/** Registers every command of the table as `tenancy.${name}`. */
+export function registerCommands(services: ExtensionServices): vscode.Disposable[] {
+    return (Object.entries(commandTable) as [CommandName, CommandFactory][]).map(([name, factory]) =>
+        vscode.commands.registerCommand(`tenancy.${name}`, factory(services)));
+}
+
+function badPayload(command: string, expected: string, found: unknown): undefined {
+    void vscode.window.showErrorMessage(`Tenancy: ${command} expected arguments ${expected}, found ${describePayload(found)}.`);
+    return undefined;
+}
+
+/** Without arguments (command palette): the workloads of the active editor, from the server's lenses. */
+async function pickWorkload(command: string): Promise<WorkloadRef | undefined> {
+    const editor = vscode.window.activeTextEditor;
+    if (!editor || editor.document.languageId !== 'tenancy') {
+        void vscode.window.showWarningMessage('Tenancy: open a .tenancy file with a workload first.');
+        return undefined;
+    }
+    const lenses = await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', editor.document.uri) ?? [];
+    const workloads = [...new Set(lenses.map(l => l.command?.arguments?.[0]).filter(isWorkloadRef).map(r => r.workload))];
+    if (workloads.length === 0) {
+        void vscode.window.showWarningMessage(`Tenancy: ${path.basename(editor.document.fileName)} has no workload to use with ${command}.`);
+        return undefined;
+    }
+    const workload = workloads.length === 1 ? workloads[0] : await vscode.window.showQuickPick(workloads, { placeHolder: `Workload for ${command}` });
+    return workload ? { uri: editor.document.uri.toString(), workload } : undefined;
+}
+
+/** Says why running is impossible, or returns the Node and CLI to run with. */
+async function runPrerequisites(s: ExtensionServices, what: string): Promise<{ node: NodeCandidate; cliPath: string } | undefined> {
+    if (!vscode.workspace.isTrusted) {
+        const choice = await vscode.window.showWarningMessage(
+            `Tenancy: ${what} is disabled in an untrusted workspace, because it executes the workload on this machine's GPU. Language features keep working. Trust the workspace to run.`,
+            'Manage Workspace Trust');
+        if (choice) await vscode.commands.executeCommand('workbench.trust.manage');
+        return undefined;
+    }
+    const node = s.cliNode();
+    if ('error' in node) {
+        const choice = await vscode.window.showErrorMessage(`Tenancy: ${node.error}`, 'Open Settings');
+        if (choice) await vscode.commands.executeCommand('workbench.action.openSettings', 'tenancy.runtime.nodePath');
+        return undefined;
+    }
+    const cliPath = s.context.asAbsolutePath(path.join('out', 'cli', 'main.mjs'));
+    if (!existsSync(cliPath)) {
+        void vscode.window.showErrorMessage(`Tenancy: the runtime CLI ${cliPath} is missing; this installation is incomplete (build with npm run build, or reinstall the extension).`);
+        return undefined;
+    }
+    return { node, cliPath };
+}
+
+function workspaceFolderPath(uri: vscode.Uri): string {
+    return vscode.workspace.getWorkspaceFolder(uri)?.uri.fsPath ?? path.dirname(uri.fsPath);
+}
+
+/** Resolves `tenancy.results.folder`; undefined for the default, which the CLI and the server locate themselves. */
+function resultsFolderFor(s: ExtensionServices, uri: vscode.Uri): string | undefined {
+    const folder = s.config.resultsFolder;
+    if (folder === '.tenancy/results') return undefined;
+    return path.isAbsolute(folder) ? folder : path.join(workspaceFolderPath(uri), folder);
+}
+
+/** Runs a workload (or one tenant solo) in a child process, with a progress notification and Cancel. */
+export async function runWorkload(s: ExtensionServices, ref: WorkloadRef, tenant?: string): Promise<RunOutcome | undefined> {
+    const label = tenant ? `${ref.workload} / ${tenant} (solo)` : ref.workload;
+    const existing = s.runs.get(ref.uri, ref.workload);
+    if (existing) {
+        const choice = await vscode.window.showInformationMessage(`Tenancy: ${ref.workload} is already running.`, 'Cancel It');
+        if (choice) existing.cancel();
+        return undefined;
+    }
+    const ready = await runPrerequisites(s, 'Running benchmarks');
+    if (!ready) return undefined;
+    const uri = vscode.Uri.parse(ref.uri);
+    if (uri.scheme !== 'file') {
+        void vscode.window.showWarningMessage('Tenancy: save the file to disk first; the runtime reads workloads from files.');
+        return undefined;
+    }
+    // The CLI reads the file from disk: run what the user sees.
+    const document = vscode.workspace.textDocuments.find(d => d.uri.toString() === ref.uri);
+    if (document?.isDirty) await document.save();
+
+    const args = buildRunArgs({
+        cliPath: ready.cliPath, file: uri.fsPath, workload: ref.workload, tenant,
+        durationSeconds: s.config.runDurationSeconds, adapter: s.config.runAdapter, resultsFolder: resultsFolderFor(s, uri),
+    });
+    s.output.appendLine(`[${new Date().toLocaleTimeString()}] run ${label}: ${ready.node.command} ${args.join(' ')}`);
+    const outcome = await vscode.window.withProgress({
+        location: vscode.ProgressLocation.Notification,
+        title: `Tenancy: ${label}`,
+        cancellable: true,
+    }, async (progress, token) => {
+        let reported = 0;
+        const run = new CliRun({
+            node: ready.node, args, cwd: workspaceFolderPath(uri),
+            onEvent: event => {
+                logEvent(s.output, event);
+                if (event.kind === 'progress') {
+                    const percent = event.percent ?? reported;
+                    progress.report({ message: `${event.message}${event.percent !== undefined ? ` — ${Math.round(percent)}%` : ''}`, increment: Math.max(0, percent - reported) });
+                    reported = Math.max(reported, percent);
+                }
+            },
+            onStderr: text => s.output.append(text),
+        });
+        s.runs.add(ref.uri, ref.workload, run);
+        updateRunning(s);
+        token.onCancellationRequested(() => {
+            s.output.appendLine(`run ${label}: cancel requested, sending SIGTERM to ${run.pid}`);
+            run.cancel();
+        });
+        try {
+            return await run.done;
+        } finally {
+            setTimeout(() => updateRunning(s), 0);
+        }
+    });
+    s.output.appendLine(`run ${label}: ${outcome.status}${outcome.status === 'failed' ? ` (${outcome.kind}, exit ${outcome.exitCode ?? outcome.signal})` : ''}`);
+    if (outcome.status !== 'failed' && outcome.resultsPath) await notifyResults(s, [outcome.resultsPath]);
+    s.onRunFinished.fire({ ref, tenant, outcome });
+    void reportOutcome(s, ref, label, outcome);
+    return outcome;
+}
+
+function updateRunning(s: ExtensionServices): void {
+    s.status.setRunning(s.runs.workloads());
+    void vscode.commands.executeCommand('setContext', 'tenancy.running', s.runs.size > 0);
+}
+
+function logEvent(output: vscode.OutputChannel, event: RunEvent): void {
+    if (event.kind === 'progress') output.appendLine(`  ${event.phase}: ${event.message}${event.percent !== undefined ? ` (${event.percent.toFixed(0)}%)` : ''}`);
+    else if (event.kind === 'results') output.appendLine(`  results (${event.status}): ${event.path}`);
+    else if (event.kind === 'log') output.appendLine(`  ${event.level}: ${event.message}`);
+    else output.appendLine(`  ${event.line}`);
+}
+
+/** Tells the server about new results at once (the file watcher may lag behind). */
+async function notifyResults(s: ExtensionServices, files: string[]): Promise<void> {
+    const client = s.client();
+    if (!client?.isRunning()) return;
+    const params: ResultsChangedParams = { changes: files.map(f => ({ uri: vscode.Uri.file(f).toString(), kind: 'changed' })) };
+    await client.sendNotification(ResultsChangedNotification.method, params);
+}
+
+async function reportOutcome(s: ExtensionServices, ref: WorkloadRef, label: string, outcome: RunOutcome): Promise<void> {
+    if (outcome.status === 'succeeded') {
+        const choice = await vscode.window.showInformationMessage(`Tenancy: ${label} finished.`, 'Show Report');
+        if (choice) await s.reports.show(ref);
+        return;
+    }
+    if (outcome.status === 'cancelled') {
+        void vscode.window.showInformationMessage(`Tenancy: ${label} was cancelled${outcome.resultsPath ? '; partial results were written' : ''}.`);
+        return;
+    }
+    const buttons = outcome.kind === 'environment' ? ['Open Setup Guide', 'Show Log']
+        : outcome.kind === 'input' ? ['Show Problems', 'Show Log'] : ['Show Log'];
+    const choice = await vscode.window.showErrorMessage(`Tenancy: ${label} failed. ${outcome.message}`, ...buttons);
+    if (choice === 'Show Log') s.output.show(true);
+    else if (choice === 'Show Problems') await vscode.commands.executeCommand('workbench.actions.view.problems');
+    else if (choice === 'Open Setup Guide') await openSetupGuide(s);
+}
+
+/** Opens the README's GPU setup section (shipped in the extension) in the Markdown preview. */
+export async function openSetupGuide(s: ExtensionServices): Promise<void> {
+    const readme = vscode.Uri.joinPath(s.context.extensionUri, 'README.md');
+    await vscode.commands.executeCommand('markdown.showPreview', readme.with({ fragment: 'gpu-adapter-setup' }));
+}
+
+/** Runs `tenancy calibrate` for the document's workspace, with progress and Cancel. */
+async function calibrate(s: ExtensionServices, documentUri: string): Promise<RunOutcome | undefined> {
+    const ready = await runPrerequisites(s, 'Calibrating the device');
+    if (!ready) return undefined;
+    const uri = vscode.Uri.parse(documentUri);
+    const cwd = workspaceFolderPath(uri);
+    const args = [ready.cliPath, 'calibrate', '--progress', 'jsonl'];
+    s.output.appendLine(`[${new Date().toLocaleTimeString()}] calibrate: ${ready.node.command} ${args.join(' ')} (in ${cwd})`);
+    const outcome = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Tenancy: calibrating the device', cancellable: true }, async (progress, token) => {
+        const run = new CliRun({
+            node: ready.node, args, cwd,
+            onEvent: event => {
+                logEvent(s.output, event);
+                if (event.kind === 'progress') progress.report({ message: event.message });
+            },
+            onStderr: text => s.output.append(text),
+        });
+        token.onCancellationRequested(() => run.cancel());
+        return run.done;
+    });
+    s.output.appendLine(`calibrate: ${outcome.status}`);
+    if (outcome.status === 'succeeded') {
+        await notifyResults(s, [path.join(cwd, '.tenancy', 'device-profile.json')]);
+        void vscode.window.showInformationMessage('Tenancy: the device is calibrated; predictions now use its profile.');
+    } else if (outcome.status === 'failed') {
+        void reportOutcome(s, { uri: documentUri, workload: 'calibration' }, 'calibration', outcome);
+    }
+    return outcome;
+}
+
+export type { TenantRef };

@@ -1,0 +1,122 @@
+/**
+ * The extension's entry point: activate only. Wires the language client, commands, status
+ * item, measured-figure decorations, report panels and the results file watcher together.
+ */
+import * as vscode from 'vscode';
+import type { LanguageClient } from 'vscode-languageclient/node';
+import type { WorkloadRef } from '../protocol/commands.js';
+import {
+    deviceProfilePath, isMeasuredChangedParams, isWorkspaceStatusResult, MeasuredChangedNotification,
+    ResultsChangedNotification, WorkspaceStatusRequest, type ResultsChangedParams, type ResultsFileChangeKind,
+} from '../protocol/messages.js';
+import { createLanguageClient, showErrorWithLog } from './client.js';
+import { registerCommands, type ExtensionServices } from './commands.js';
+import { Config } from './config.js';
+import { MeasuredDecorations } from './measured.js';
+import { ReportPanels } from './report-view/panel.js';
+import { resolveCliNode, RunRegistry, type RunOutcome } from './run.js';
+import { TenancyStatus } from './status.js';
+
+/** What activate returns: used by the integration tests to observe the extension. */
+export interface TenancyApi {
+    client: () => LanguageClient | undefined;
+    onRunFinished: vscode.Event<{ ref: WorkloadRef; tenant?: string; outcome: RunOutcome }>;
+    reports: ReportPanels;
+    measured: MeasuredDecorations;
+    status: TenancyStatus;
+}
+
+let client: LanguageClient | undefined;
+let runs: RunRegistry | undefined;
+
+export async function activate(context: vscode.ExtensionContext): Promise<TenancyApi> {
+    const output = vscode.window.createOutputChannel('Tenancy', { log: true });
+    const config = new Config(() => vscode.workspace.getConfiguration('tenancy'));
+    const cliNode = () => resolveCliNode({
+        configuredPath: vscode.workspace.isTrusted ? config.runtimeNodePath : undefined,
+        execPath: process.execPath,
+        versions: process.versions,
+        extensionRoot: context.extensionPath,
+    });
+    runs = new RunRegistry();
+    const status = new TenancyStatus();
+    const measured = new MeasuredDecorations(() => client, config, output);
+    const reports = new ReportPanels(context.extensionUri, () => client, output);
+    const onRunFinished = new vscode.EventEmitter<{ ref: WorkloadRef; tenant?: string; outcome: RunOutcome }>();
+    context.subscriptions.push(output, status, measured, reports, onRunFinished);
+
+    const services: ExtensionServices = { context, output, config, client: () => client, cliNode, runs, status, reports, measured, onRunFinished };
+    context.subscriptions.push(...registerCommands(services));
+    void vscode.commands.executeCommand('setContext', 'tenancy.running', false);
+
+    const node = cliNode();
+    output.appendLine(`Tenancy ${String(context.extension.packageJSON.version)}: extension host Node ${process.versions.node}; `
+        + ('error' in node ? `runtime: ${node.error}` : `runtime Node: ${node.command} (${node.source})`));
+    client = createLanguageClient(context, output, config, 'error' in node ? undefined : node);
+
+    const refreshStatus = async () => {
+        const editor = vscode.window.activeTextEditor;
+        if (!client?.isRunning() || editor?.document.languageId !== 'tenancy') return;
+        try {
+            const result: unknown = await client.sendRequest(WorkspaceStatusRequest.method, { uri: editor.document.uri.toString() });
+            status.update(isWorkspaceStatusResult(result) ? result : undefined);
+        } catch (error) {
+            output.appendLine(`Status request failed: ${error instanceof Error ? error.message : String(error)}`);
+        }
+    };
+
+    // Results and the device profile change on disk (runs from here or from a terminal): forward to the server.
+    const watchers = [
+        vscode.workspace.createFileSystemWatcher(`**/${config.resultsFolder.replace(/^\.\//, '')}/**/*.json`),
+        vscode.workspace.createFileSystemWatcher(`**/${deviceProfilePath}`),
+    ];
+    const forward = (kind: ResultsFileChangeKind) => (uri: vscode.Uri) => {
+        if (!client?.isRunning()) return;
+        const params: ResultsChangedParams = { changes: [{ uri: uri.toString(), kind }] };
+        void client.sendNotification(ResultsChangedNotification.method, params);
+    };
+    for (const watcher of watchers) {
+        context.subscriptions.push(watcher, watcher.onDidCreate(forward('created')), watcher.onDidChange(forward('changed')), watcher.onDidDelete(forward('deleted')));
+    }
+
+    context.subscriptions.push(
+        vscode.window.onDidChangeActiveTextEditor(() => { void refreshStatus(); }),
+        vscode.window.onDidChangeVisibleTextEditors(() => { void measured.refreshVisible(); }),
+        vscode.workspace.onDidChangeConfiguration(e => {
+            if (e.affectsConfiguration('tenancy.inlayHints.enabled')) void measured.refreshVisible();
+            if (e.affectsConfiguration('tenancy.results.folder')) {
+                void vscode.window.showInformationMessage('Tenancy: reload the window to watch the new results folder.', 'Reload Window')
+                    .then(choice => { if (choice) void vscode.commands.executeCommand('workbench.action.reloadWindow'); });
+            }
+        }),
+        vscode.workspace.onDidGrantWorkspaceTrust(() => output.appendLine('Workspace trusted: running benchmarks is enabled.')),
+    );
+
+    try {
+        await client.start();
+    } catch (error) {
+        // initializationFailedHandler already showed the cause; make sure activation failure is visible too.
+        const detail = error instanceof Error ? error.message : String(error);
+        output.appendLine(`Tenancy language server did not start: ${detail}`);
+        void showErrorWithLog(`Tenancy: the language server did not start (${detail}).`, output);
+        return { client: () => client, onRunFinished: onRunFinished.event, reports, measured, status };
+    }
+    context.subscriptions.push(client.onNotification(MeasuredChangedNotification.method, (params: unknown) => {
+        if (!isMeasuredChangedParams(params)) {
+            output.appendLine(`Unexpected ${MeasuredChangedNotification.method} payload: ${JSON.stringify(params)}`);
+            return;
+        }
+        void measured.refreshUris(params.uris);
+        void reports.refreshAll();
+        void refreshStatus();
+    }));
+    void refreshStatus();
+    void measured.refreshVisible();
+    return { client: () => client, onRunFinished: onRunFinished.event, reports, measured, status };
+}
+
+export async function deactivate(): Promise<void> {
+    runs?.cancelAll();
+    await client?.stop();
+    client = undefined;
+}
