@@ -1,0 +1,69 @@
+/**
+ * Co-run slowdown from overlapping demand (a linear contention model over the profile's
+ * pairwise interference coefficients). Pure.
+ *
+ *   c(k, l)  = slowdown(victim kind k, aggressor kind l) − 1, measured by calibration with the
+ *              aggressor continuously busy on a second device; k, l ∈ {compute, memory, capped}.
+ *   f_i(k)   = share of tenant i's GPU time spent in launches of kind k.
+ *   ρ_j      = probability that tenant j has work on the device (its busy fraction).
+ *   s_i      = 1 + Σ_{j≠i} ρ_j · Σ_k Σ_l f_i(k) · f_j(l) · c(k, l)
+ *
+ * Superposition is linear: two always-busy compute aggressors on a device that time-shares
+ * evenly (c = 1) give s = 3, which is processor sharing's answer. The busy fractions depend on
+ * the slowed-down service times, so workload.ts iterates s and ρ to a fixed point.
+ */
+import type { DemandKind, DeviceProfile } from './profile.js';
+import { demandKinds } from './profile.js';
+
+/** Demand mix of a tenant: fraction of its GPU time per contention kind (sums to 1, or all 0). */
+export type DemandMix = Record<DemandKind, number>;
+
+/** Fallbacks for pairs a profile did not measure: the nearest measured kind. */
+const NEAREST: Record<DemandKind, DemandKind[]> = {
+    compute: ['compute', 'capped', 'memory'],
+    memory: ['memory', 'compute', 'capped'],
+    capped: ['capped', 'compute', 'memory'],
+};
+
+/** c(victim, aggressor) from the profile (slowdown − 1, never negative). */
+export function interferenceCoefficient(profile: DeviceProfile, victim: DemandKind, aggressor: DemandKind): number {
+    for (const v of NEAREST[victim]) {
+        for (const a of NEAREST[aggressor]) {
+            const pair = profile.interference.pairs.find(p => p.victim === v && p.aggressor === a);
+            if (pair) return Math.max(0, pair.slowdown - 1);
+        }
+    }
+    return 0;
+}
+
+/** Σ_k Σ_l f_i(k) f_j(l) c(k, l): the slowdown one always-busy tenant j inflicts on tenant i, minus 1. */
+export function pairCoefficient(profile: DeviceProfile, victim: DemandMix, aggressor: DemandMix): number {
+    let c = 0;
+    for (const k of demandKinds) {
+        if (victim[k] === 0) continue;
+        for (const l of demandKinds) {
+            if (aggressor[l] === 0) continue;
+            c += victim[k] * aggressor[l] * interferenceCoefficient(profile, k, l);
+        }
+    }
+    return c;
+}
+
+/** s_i for every tenant given busy fractions ρ_j (clamped to [0, 1]). */
+export function slowdowns(profile: DeviceProfile, mixes: readonly DemandMix[], busy: readonly number[]): number[] {
+    return mixes.map((mi, i) => {
+        let s = 1;
+        mixes.forEach((mj, j) => {
+            if (j !== i) s += Math.min(1, Math.max(0, busy[j])) * pairCoefficient(profile, mi, mj);
+        });
+        return s;
+    });
+}
+
+/** Demand mix from per-kind GPU time. */
+export function demandMix(demandMs: Record<DemandKind, number>): DemandMix {
+    const total = demandKinds.reduce((s, k) => s + demandMs[k], 0);
+    const mix = { compute: 0, memory: 0, capped: 0 };
+    if (total > 0) for (const k of demandKinds) mix[k] = demandMs[k] / total;
+    return mix;
+}

@@ -1,0 +1,141 @@
+/**
+ * What a tenant's request will launch, without a device: the compiler's fusion pass
+ * (compile/fusion.ts) and the kernel generators (kernels/, pure descriptions) give the exact
+ * launches — composites such as attention and lstm included — with their FLOPs, bytes and
+ * workgroup counts. Each launch is assigned a kernel family, the unit the device profile
+ * measures. Pure: no webgpu, no fs (the language server imports this).
+ */
+import type { IrGraph, IrOp, IrOpKind, IrSourceRange } from '../ir/types.js';
+import { fuseGraph } from '../compile/fusion.js';
+import { DEFAULT_CAPS, kernelsFor } from '../kernels/index.js';
+import type { DeviceCaps } from '../kernels/kernel.js';
+import type { DeviceProfile } from './profile.js';
+
+/** One kernel launch of a planned op. */
+export interface PlannedLaunch {
+    /** Kernel name as the generator reports it (e.g. "conv2d.gemm_4x4"). */
+    name: string;
+    /** Kernel family (familyOf): the curve of the profile that times it. */
+    family: string;
+    flops: number;
+    bytes: number;
+    workgroups: number;
+}
+
+/** One op of the plan (a producer plus what fusion folded into it). */
+export interface PlannedOp {
+    path: string;
+    kind: IrOpKind;
+    /** Paths of the IR ops fused into this one. */
+    fused: string[];
+    launches: PlannedLaunch[];
+    /** The IR's FLOPs and bytes of the op and everything fused into it (bytes: each tensor once). */
+    flops: number;
+    bytes: number;
+    /** True when the plan derived launches from the op's IR figures because no kernel generator could serve it. */
+    estimated: boolean;
+    source?: IrSourceRange;
+}
+
+/** Options of planGraph. */
+export interface PlanOptions {
+    /** The variant an op uses (tuning); undefined ⇒ the generator's default. */
+    variantFor?: (op: IrOp) => string | undefined;
+    /** Limits the kernels are checked against (default: the profile's, else WebGPU's defaults). */
+    caps?: DeviceCaps;
+    /** Fusion on (default) or off, as the compiler is configured. */
+    fusion?: boolean;
+}
+
+/**
+ * The kernel family of a launch, by the kernel name's variant suffix first (GEMM-shaped parts of
+ * any op time alike), then by the op kind prefix.
+ */
+export function familyOf(launchName: string): string {
+    const dot = launchName.indexOf('.');
+    const prefix = dot < 0 ? launchName : launchName.slice(0, dot);
+    const variant = dot < 0 ? '' : launchName.slice(launchName.lastIndexOf('.') + 1);
+    if (prefix === 'conv2d' && /^gemm_\d+x\d+$/.test(variant)) return 'conv2d';
+    if (prefix === 'conv2d' && variant === 'direct') return 'conv2d.direct';
+    if (prefix === 'conv2d' && /^capped_\d+$/.test(variant)) return 'conv2d.capped';
+    if (/^(pointwise_)?vec4_\d+x\d+$/.test(variant)) return 'gemm.vec4';
+    if (/^(pointwise_)?wgmem_\d+x\d+$/.test(variant)) return 'gemm.wgmem';
+    if (/^(pointwise_)?capped_\d+$/.test(variant)) return 'gemm.capped';
+    if (/^(pointwise_)?splitk_\d+$/.test(variant)) return 'gemm.splitk';
+    switch (prefix) {
+        case 'depthwise_conv2d': return 'depthwise_conv2d';
+        case 'max_pool2d': case 'avg_pool2d': return 'pool';
+        case 'global_avg_pool': case 'layer_norm': case 'softmax': return 'reduction';
+        case 'transpose': case 'concat': case 'embedding': case 'reshape': case 'flatten': return 'copy';
+        default: break;
+    }
+    if (variant === 'reduce' || variant === 'map4' || variant === 'epilogue') return 'elementwise';
+    // An unknown part of a composite (e.g. attention's softmax step): by what it is named after.
+    if (/softmax|norm|reduce/.test(launchName)) return 'reduction';
+    if (/gemm|matmul|dense|proj|qkv/.test(launchName)) return 'gemm.vec4';
+    return 'elementwise';
+}
+
+/** The family an op kind's single launch falls in when no generator serves it (estimate). */
+function estimatedFamily(kind: IrOpKind): string {
+    switch (kind) {
+        case 'dense': case 'matmul': case 'attention': case 'lstm': return 'gemm.vec4';
+        case 'conv2d': return 'conv2d';
+        case 'depthwise_conv2d': return 'depthwise_conv2d';
+        case 'max_pool2d': case 'avg_pool2d': return 'pool';
+        case 'global_avg_pool': case 'layer_norm': case 'softmax': return 'reduction';
+        case 'transpose': case 'concat': case 'embedding': case 'reshape': case 'flatten': return 'copy';
+        default: return 'elementwise';
+    }
+}
+
+/** DeviceCaps with a profile's measured limits over WebGPU's defaults. */
+export function capsForProfile(profile: DeviceProfile | undefined): DeviceCaps {
+    if (!profile) return DEFAULT_CAPS;
+    return {
+        ...DEFAULT_CAPS,
+        maxStorageBufferBindingSize: profile.limits.maxStorageBufferBindingSize,
+        maxBufferSize: profile.limits.maxBufferSize,
+        maxComputeWorkgroupsPerDimension: profile.limits.maxComputeWorkgroupsPerDimension,
+    };
+}
+
+/** Plans one tenant's graph: fused ops in execution order with their launches. */
+export function planGraph(graph: IrGraph, options: PlanOptions = {}): PlannedOp[] {
+    const caps = options.caps ?? DEFAULT_CAPS;
+    const shapeOf = (id: string): number[] => graph.tensors[id]?.shape ?? [];
+    return fuseGraph(graph, { enabled: options.fusion ?? true }).map(fop => {
+        const all = [fop.op, ...fop.fused];
+        const flops = all.reduce((s, o) => s + o.flops, 0);
+        // Bytes of the fused op: what the producer reads plus the extra epilogue operands, and the final write.
+        const elemBytes = (id: string) => shapeOf(id).reduce((a, b) => a * b, 1) * (graph.tensors[id]?.dtype === 'f16' ? 2 : 4);
+        const weightBytes = all.reduce((s, o) => s + o.weights.reduce((w, x) => w + x.shape.reduce((a, b) => a * b, 1) * 4, 0), 0);
+        const bytes = fop.inputs.reduce((s, id) => s + elemBytes(id), 0) + weightBytes + elemBytes(fop.output);
+        const base = { path: fop.op.path, kind: fop.op.kind, fused: fop.fused.map(o => o.path), flops, bytes: Math.max(bytes, 1), source: fop.op.source };
+        try {
+            const k = kernelsFor({
+                op: fop.op,
+                inputShapes: fop.op.inputs.map(shapeOf),
+                outputShape: shapeOf(fop.op.output),
+                epilogue: fop.epilogue,
+                variant: options.variantFor?.(fop.op),
+                caps,
+            });
+            const launches = k.aliasesInput ? [] : k.launches.map(l => ({
+                name: l.name,
+                family: familyOf(l.name),
+                flops: l.flops,
+                bytes: Math.max(l.bytes, 1),
+                workgroups: l.dispatch[0] * l.dispatch[1] * l.dispatch[2],
+            }));
+            return { ...base, launches, estimated: false };
+        } catch {
+            // No generator for this op on these limits (e.g. f16, or a buffer beyond the limit, which
+            // validation reports as buffer-too-large): time it from its IR figures as one launch.
+            const launches = fop.op.kind === 'reshape' || fop.op.kind === 'flatten' ? [] : [{
+                name: `${fop.op.kind}.estimate`, family: estimatedFamily(fop.op.kind), flops, bytes: base.bytes, workgroups: 1,
+            }];
+            return { ...base, launches, estimated: true };
+        }
+    });
+}

@@ -1,0 +1,87 @@
+/**
+ * Where device profiles live and how they are read and written: the user cache
+ * (`$XDG_CACHE_HOME/tenancy/profiles/<key>.json`, default `~/.cache`) and the workspace copy
+ * (`<workspace>/.tenancy/device-profile.json`), both written atomically (temp + rename).
+ * node:fs only; no webgpu (the language server reads profiles through this).
+ */
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { writeFileAtomic } from '../report/write.js';
+import { defaultProfile, parseProfile, type DeviceProfile } from './profile.js';
+
+/** `$XDG_CACHE_HOME/tenancy/profiles` (default `~/.cache/tenancy/profiles`). */
+export function profileCacheDir(env: NodeJS.ProcessEnv = process.env): string {
+    const base = env.XDG_CACHE_HOME && env.XDG_CACHE_HOME.trim() !== '' ? env.XDG_CACHE_HOME : join(homedir(), '.cache');
+    return join(base, 'tenancy', 'profiles');
+}
+
+/** `<workspace>/.tenancy/device-profile.json`. */
+export function workspaceProfilePath(workspaceFolder: string): string {
+    return join(workspaceFolder, '.tenancy', 'device-profile.json');
+}
+
+/** Reads and validates a profile file; throws naming the file on a bad or unreadable one. */
+export function readProfileFile(file: string): DeviceProfile {
+    let text: string;
+    try {
+        text = readFileSync(file, 'utf8');
+    } catch (e) {
+        throw new Error(`cannot read device profile ${file}: ${(e as Error).message}`);
+    }
+    let json: unknown;
+    try {
+        json = JSON.parse(text);
+    } catch (e) {
+        throw new Error(`device profile ${file} is not valid JSON: ${(e as Error).message}`);
+    }
+    return parseProfile(json, `device profile ${file}`);
+}
+
+/** Writes a profile to the user cache and (when given) the workspace; returns the paths written. */
+export async function writeProfile(profile: DeviceProfile, workspaceFolder: string | undefined, env: NodeJS.ProcessEnv = process.env): Promise<string[]> {
+    const text = JSON.stringify(profile, null, 2) + '\n';
+    const paths = [join(profileCacheDir(env), `${profile.key}.json`)];
+    if (workspaceFolder) paths.push(workspaceProfilePath(workspaceFolder));
+    for (const p of paths) await writeFileAtomic(p, text);
+    return paths;
+}
+
+/** A profile found for a workspace, with where it came from (or the default, with why). */
+export interface LocatedProfile {
+    profile: DeviceProfile;
+    /** The file read, or undefined for the built-in default. */
+    file?: string;
+    /** Set when a profile file exists but could not be used (the default is used instead). */
+    problem?: string;
+}
+
+/**
+ * The profile for a workspace: `<workspace>/.tenancy/device-profile.json`, else the newest
+ * profile in the user cache, else the uncalibrated default. A broken file is reported in
+ * `problem` (and skipped), never thrown: the editor must keep working.
+ */
+export function locateProfile(workspaceFolder: string | undefined, env: NodeJS.ProcessEnv = process.env): LocatedProfile {
+    const problems: string[] = [];
+    const candidates: string[] = [];
+    if (workspaceFolder) candidates.push(workspaceProfilePath(workspaceFolder));
+    const dir = profileCacheDir(env);
+    if (existsSync(dir)) {
+        try {
+            const cached = readdirSync(dir).filter(f => f.endsWith('.json')).map(f => join(dir, f));
+            cached.sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs);
+            candidates.push(...cached);
+        } catch (e) {
+            problems.push(`cannot list ${dir}: ${(e as Error).message}`);
+        }
+    }
+    for (const file of candidates) {
+        if (!existsSync(file)) continue;
+        try {
+            return { profile: readProfileFile(file), file, problem: problems.length > 0 ? problems.join('; ') : undefined };
+        } catch (e) {
+            problems.push((e as Error).message);
+        }
+    }
+    return { profile: defaultProfile(), problem: problems.length > 0 ? problems.join('; ') : undefined };
+}

@@ -1,0 +1,207 @@
+/**
+ * The device profile: what `tenancy calibrate` measured on one adapter, and what the
+ * prediction model is parameterised by. A versioned zod schema (profiles are read from disk by
+ * the language server and the CLI), the key a profile is stored under, and the labelled
+ * default profile used when nothing was calibrated. Pure: no fs, no webgpu.
+ *
+ * Units: times in milliseconds, work in FLOPs and bytes, bandwidth in bytes per millisecond
+ * (numerically equal to kB/s·1000, i.e. 1 GB/s = 1e6 bytes/ms).
+ */
+import { z } from 'zod';
+
+export const PROFILE_SCHEMA_VERSION = 1;
+
+const finite = z.number().finite();
+const positive = finite.positive();
+const nonNegative = finite.nonnegative();
+
+/** Identity of the adapter a profile was measured on (WebGPU GPUAdapterInfo; the description carries the driver). */
+export const adapterIdentitySchema = z.object({
+    vendor: z.string(),
+    architecture: z.string(),
+    device: z.string(),
+    description: z.string(),
+});
+export type ProfileAdapter = z.infer<typeof adapterIdentitySchema>;
+
+/** One measured launch: GPU time of one dispatch of a kernel family at one size (median of repeats). */
+export const curvePointSchema = z.object({
+    flops: nonNegative,
+    bytes: positive,
+    /** Workgroups dispatched (x·y·z). */
+    workgroups: z.number().int().positive(),
+    ms: positive,
+    /** The synthetic op the point came from (for humans reading the profile). */
+    shape: z.string(),
+});
+export type CurvePoint = z.infer<typeof curvePointSchema>;
+
+/**
+ * A kernel family: launches whose time scales alike (see families.ts). `basis` says which work
+ * measure the curve is interpolated on: FLOPs for compute kernels, bytes for memory kernels.
+ */
+export const familyProfileSchema = z.object({
+    basis: z.enum(['flops', 'bytes']),
+    /** Ascending by the basis. At least one point. */
+    points: z.array(curvePointSchema).min(1),
+});
+export type FamilyProfile = z.infer<typeof familyProfileSchema>;
+
+/** Contention kinds of a running kernel: compute-bound, memory-bound, or compute on a workgroup-capped (persistent) variant. */
+export const demandKinds = ['compute', 'memory', 'capped'] as const;
+export type DemandKind = (typeof demandKinds)[number];
+
+/** Measured pairwise interference: the victim's kernel time co-running with the aggressor (on a second device, continuously busy) over its solo time. */
+export const interferencePairSchema = z.object({
+    victim: z.enum(demandKinds),
+    aggressor: z.enum(demandKinds),
+    slowdown: positive,
+    victimKernel: z.string(),
+    aggressorKernel: z.string(),
+});
+export type InterferencePair = z.infer<typeof interferencePairSchema>;
+
+export const deviceProfileSchema = z.object({
+    schemaVersion: z.literal(PROFILE_SCHEMA_VERSION),
+    /** True for the built-in default profile: predictions are then labelled "uncalibrated". */
+    uncalibrated: z.boolean(),
+    /** profileKey(adapter): the file name the profile is cached under. */
+    key: z.string().min(1),
+    adapter: adapterIdentitySchema,
+    createdAt: z.string(),
+    tenancyVersion: z.string(),
+    /** True when `--quick` measured fewer sizes and repeats. */
+    quick: z.boolean(),
+    limits: z.object({
+        maxStorageBufferBindingSize: z.number().int().positive(),
+        maxBufferSize: z.number().int().positive(),
+        maxComputeWorkgroupsPerDimension: z.number().int().positive(),
+    }),
+    /** Sustained device-memory bandwidth (a large copy kernel), bytes per ms. */
+    bandwidthBytesPerMs: positive,
+    /** GPU time of a trivial one-workgroup kernel: the floor under any launch. */
+    kernelFloorMs: nonNegative,
+    /** Extra wall time per additional dispatch in one submission (encoding, driver, pass gaps). */
+    dispatchOverheadMs: nonNegative,
+    /** Wall time of one submit + completion round trip (onSubmittedWorkDone), beyond GPU time. */
+    submitOverheadMs: nonNegative,
+    /** Coefficient of variation of repeated identical requests' wall time (service jitter). */
+    serviceCv: nonNegative,
+    /** Per kernel family (families.ts). */
+    families: z.record(z.string(), familyProfileSchema),
+    interference: z.object({
+        pairs: z.array(interferencePairSchema),
+    }),
+    /** How long calibration took, ms (0 for the default profile). */
+    calibrationMs: nonNegative,
+});
+export type DeviceProfile = z.infer<typeof deviceProfileSchema>;
+
+/** A filesystem-safe key for an adapter: vendor-architecture-device-description, slugged, with a short hash so distinct descriptions never collide. */
+export function profileKey(adapter: ProfileAdapter): string {
+    const text = [adapter.vendor, adapter.architecture, adapter.device, adapter.description].map(s => s || 'unknown').join('/');
+    const slug = text.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 80);
+    return `${slug}-${fnv1a(text)}`;
+}
+
+/** 32-bit FNV-1a as 8 hex digits (stable, dependency-free). */
+function fnv1a(text: string): string {
+    let h = 0x811c9dc5;
+    for (let i = 0; i < text.length; i++) {
+        h ^= text.charCodeAt(i);
+        h = Math.imul(h, 0x01000193) >>> 0;
+    }
+    return h.toString(16).padStart(8, '0');
+}
+
+/** Validates a parsed profile; throws naming the first bad fields and the schema version expected vs found. */
+export function parseProfile(value: unknown, where = 'device profile'): DeviceProfile {
+    const r = deviceProfileSchema.safeParse(value);
+    if (r.success) {
+        for (const [name, fam] of Object.entries(r.data.families)) {
+            fam.points.sort((a, b) => (fam.basis === 'flops' ? a.flops - b.flops : a.bytes - b.bytes));
+            if (fam.basis === 'flops' && fam.points.some(p => p.flops <= 0)) {
+                throw new Error(`${where}: family '${name}' has basis flops but a point with 0 FLOPs`);
+            }
+        }
+        return r.data;
+    }
+    const version = (value as { schemaVersion?: unknown } | null)?.schemaVersion;
+    const hint = version !== PROFILE_SCHEMA_VERSION
+        ? ` (found schemaVersion ${JSON.stringify(version)}, expected ${PROFILE_SCHEMA_VERSION}; run \`tenancy calibrate\` again)`
+        : '';
+    const first = r.error.issues.slice(0, 5).map(i => `${i.path.join('.') || '(root)'}: ${i.message}`);
+    throw new Error(`invalid ${where}${hint}: ${first.join('; ')}`);
+}
+
+const DEFAULT_ADAPTER: ProfileAdapter = { vendor: 'unknown', architecture: 'unknown', device: 'uncalibrated default', description: '' };
+
+function point(flops: number, bytes: number, ms: number, shape: string, workgroups = 64): CurvePoint {
+    return { flops, bytes, workgroups, ms, shape };
+}
+
+/**
+ * The default profile used when no calibration exists (`uncalibrated: true`, hovers say so).
+ * Its numbers are deliberately round figures of the order measured on the reference software
+ * adapter (Mesa lavapipe on two cores: register-blocked matmul ≈ 8 GFLOP/s, workgroup-memory
+ * tiled ≈ 0.5 GFLOP/s — DESIGN.md), so an uncalibrated prediction is within a small factor on
+ * that class of machine and merely an order of magnitude anywhere else.
+ */
+export function defaultProfile(): DeviceProfile {
+    const gemm = (gflops: number): FamilyProfile => ({
+        basis: 'flops',
+        points: [
+            point(2 * 64 ** 3, 3 * 4 * 64 ** 2, (2 * 64 ** 3) / (gflops * 0.4e6), 'matmul 64³', 8),
+            point(2 * 256 ** 3, 3 * 4 * 256 ** 2, (2 * 256 ** 3) / (gflops * 0.9e6), 'matmul 256³', 128),
+            point(2 * 1024 ** 3, 3 * 4 * 1024 ** 2, (2 * 1024 ** 3) / (gflops * 1e6), 'matmul 1024³', 2048),
+        ],
+    });
+    const memory = (bytesPerMs: number): FamilyProfile => ({
+        basis: 'bytes',
+        points: [
+            point(0, 64 * 1024, 0.02 + (64 * 1024) / bytesPerMs, '16 Ki floats'),
+            point(0, 16 * 1024 * 1024, 0.02 + (16 * 1024 * 1024) / bytesPerMs, '4 Mi floats'),
+        ],
+    });
+    return {
+        schemaVersion: PROFILE_SCHEMA_VERSION,
+        uncalibrated: true,
+        key: 'uncalibrated-default',
+        adapter: DEFAULT_ADAPTER,
+        createdAt: '1970-01-01T00:00:00.000Z',
+        tenancyVersion: '0.1.0',
+        quick: false,
+        // The WebGPU spec's default limits: what every device supports.
+        limits: { maxStorageBufferBindingSize: 134217728, maxBufferSize: 268435456, maxComputeWorkgroupsPerDimension: 65535 },
+        bandwidthBytesPerMs: 4e6,
+        kernelFloorMs: 0.02,
+        dispatchOverheadMs: 0.03,
+        submitOverheadMs: 0.3,
+        serviceCv: 0.1,
+        families: {
+            'gemm.vec4': gemm(8),
+            'gemm.wgmem': gemm(0.5),
+            'gemm.capped': gemm(4),
+            'gemm.splitk': gemm(6),
+            'conv2d': gemm(4),
+            'depthwise_conv2d': memory(2e6),
+            'elementwise': memory(4e6),
+            'reduction': memory(2e6),
+            'pool': memory(2e6),
+            'copy': memory(4e6),
+        },
+        interference: {
+            // Two always-busy tenants time-share a device: each runs at about half speed; memory
+            // kernels contend a little less with compute ones. Measured lavapipe pairs were 1.4–2.6×.
+            pairs: [
+                { victim: 'compute', aggressor: 'compute', slowdown: 2, victimKernel: 'default', aggressorKernel: 'default' },
+                { victim: 'compute', aggressor: 'memory', slowdown: 1.7, victimKernel: 'default', aggressorKernel: 'default' },
+                { victim: 'memory', aggressor: 'compute', slowdown: 1.7, victimKernel: 'default', aggressorKernel: 'default' },
+                { victim: 'memory', aggressor: 'memory', slowdown: 2, victimKernel: 'default', aggressorKernel: 'default' },
+                { victim: 'capped', aggressor: 'compute', slowdown: 2, victimKernel: 'default', aggressorKernel: 'default' },
+                { victim: 'compute', aggressor: 'capped', slowdown: 1.5, victimKernel: 'default', aggressorKernel: 'default' },
+            ],
+        },
+        calibrationMs: 0,
+    };
+}

@@ -1,0 +1,101 @@
+/**
+ * Queueing approximations for a tenant's request stream on its queue (one in-order WebGPU
+ * queue = one server). Pure math; the approximations, briefly:
+ *
+ * - Open loop (poisson, periodic), utilisation ρ = λ·S. Mean wait by Kingman's G/G/1 formula
+ *     W = ((c_a² + c_s²) / 2) · (ρ / (1 − ρ)) · S
+ *   with c_a² = 1 (Poisson — then it is exactly Pollaczek–Khinchine for M/G/1) or 0
+ *   (periodic), c_s² the service time's squared coefficient of variation. ρ ≥ 1 ⇒ unbounded.
+ * - Wait tail: P(W > 0) = ρ (exact for M/G/1) and, given a wait, exponential with mean W/ρ
+ *   (the heavy-traffic limit), so the q-quantile of the wait is (W/ρ)·ln(ρ/(1 − q)) when
+ *   1 − q < ρ, else 0. For periodic arrivals P(W > 0) = ρ overstates waiting (a D/D/1 queue
+ *   never waits); the wait then comes only from service jitter and is small either way.
+ * - Service quantiles: normal with mean S and standard deviation c_s·S (clamped at 0).
+ * - Response quantile ≈ service quantile + wait quantile. Adding quantiles bounds the true
+ *   quantile of the sum from above (comonotone), which is the safe side for SLO checks.
+ * - Closed loop (N clients, think Z): exact mean-value analysis of one queueing station plus a
+ *   delay station, R(n) = S·(1 + Q(n − 1)), X(n) = n / (R(n) + Z), Q(n) = X(n)·R(n).
+ */
+
+/** The percentiles LANGUAGE.md's `slo` accepts, as quantiles. */
+export const PERCENTILE_Q = { mean: NaN, p50: 0.5, p90: 0.9, p95: 0.95, p99: 0.99, p999: 0.999 } as const;
+export type Percentile = keyof typeof PERCENTILE_Q;
+export const PERCENTILES: readonly Percentile[] = ['mean', 'p50', 'p90', 'p95', 'p99', 'p999'];
+
+/** Latency figures of a tenant, ms. `Infinity` when the queue is unstable. */
+export type LatencyFigures = Record<Percentile, number>;
+
+/** Inverse of the standard normal CDF (Acklam's rational approximation, relative error < 1.2e-9). */
+export function normalQuantile(p: number): number {
+    if (!(p > 0 && p < 1)) throw new RangeError(`normalQuantile: p must be in (0, 1), found ${p}`);
+    const a = [-3.969683028665376e1, 2.209460984245205e2, -2.759285104469687e2, 1.38357751867269e2, -3.066479806614716e1, 2.506628277459239];
+    const b = [-5.447609879822406e1, 1.615858368580409e2, -1.556989798598866e2, 6.680131188771972e1, -1.328068155288572e1];
+    const c = [-7.784894002430293e-3, -3.223964580411365e-1, -2.400758277161838, -2.549732539343734, 4.374664141464968, 2.938163982698783];
+    const d = [7.784695709041462e-3, 3.224671290700398e-1, 2.445134137142996, 3.754408661907416];
+    const pLow = 0.02425;
+    if (p < pLow) {
+        const q = Math.sqrt(-2 * Math.log(p));
+        return (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) / ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
+    }
+    if (p > 1 - pLow) return -normalQuantile(1 - p);
+    const q = p - 0.5, r = q * q;
+    return (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q / (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
+}
+
+/** Kingman's mean wait in a G/G/1 queue; Infinity when ρ ≥ 1. */
+export function kingmanWaitMs(rho: number, serviceMs: number, ca2: number, cs2: number): number {
+    if (rho <= 0) return 0;
+    if (rho >= 1) return Infinity;
+    return ((ca2 + cs2) / 2) * (rho / (1 - rho)) * serviceMs;
+}
+
+/** q-quantile of the wait, given mean wait W and P(W > 0) = ρ with an exponential conditional tail. */
+export function waitQuantileMs(q: number, rho: number, meanWaitMs: number): number {
+    if (rho <= 0 || meanWaitMs <= 0) return 0;
+    if (rho >= 1 || !Number.isFinite(meanWaitMs)) return Infinity;
+    if (1 - q >= rho) return 0;
+    return (meanWaitMs / rho) * Math.log(rho / (1 - q));
+}
+
+/** q-quantile of the service time: normal with coefficient of variation cv, clamped at 0. */
+export function serviceQuantileMs(q: number, serviceMs: number, cv: number): number {
+    return Math.max(0, serviceMs * (1 + normalQuantile(q) * cv));
+}
+
+/** Latency figures of an open-loop stream: service S (ms), c_s, arrival rate λ (/s), c_a². */
+export function openLoopLatency(serviceMs: number, cv: number, ratePerSecond: number, ca2: number): { figures: LatencyFigures; utilisation: number; meanWaitMs: number } {
+    const rho = (ratePerSecond * serviceMs) / 1000;
+    const w = kingmanWaitMs(rho, serviceMs, ca2, cv * cv);
+    const figures = {} as LatencyFigures;
+    for (const p of PERCENTILES) {
+        figures[p] = p === 'mean' ? serviceMs + w : serviceQuantileMs(PERCENTILE_Q[p], serviceMs, cv) + waitQuantileMs(PERCENTILE_Q[p], rho, w);
+    }
+    return { figures, utilisation: rho, meanWaitMs: w };
+}
+
+/** Mean-value analysis of N closed-loop clients with think time Z on one server of mean service S. */
+export function closedLoopMva(clients: number, serviceMs: number, thinkMs: number): { responseMs: number; throughputPerMs: number; utilisation: number; queueLength: number } {
+    let q = 0, r = serviceMs, x = 0;
+    for (let n = 1; n <= clients; n++) {
+        r = serviceMs * (1 + q);
+        x = n / (r + thinkMs);
+        q = x * r;
+    }
+    return { responseMs: r, throughputPerMs: x, utilisation: Math.min(1, x * serviceMs), queueLength: q };
+}
+
+/**
+ * Latency figures of a closed-loop stream. The mean is MVA's; percentiles put the mean wait
+ * (R − S) through the same exponential-tail shape as the open loop with P(wait) = (N−1)/N of the
+ * server's utilisation (with one client nothing ever waits).
+ */
+export function closedLoopLatency(clients: number, thinkMs: number, serviceMs: number, cv: number): { figures: LatencyFigures; utilisation: number; throughputPerSecond: number } {
+    const m = closedLoopMva(clients, serviceMs, thinkMs);
+    const meanWait = Math.max(0, m.responseMs - serviceMs);
+    const pWait = clients <= 1 ? 0 : Math.min(1, m.utilisation * (clients - 1) / clients);
+    const figures = {} as LatencyFigures;
+    for (const p of PERCENTILES) {
+        figures[p] = p === 'mean' ? m.responseMs : serviceQuantileMs(PERCENTILE_Q[p], serviceMs, cv) + (pWait > 0 ? waitQuantileMs(PERCENTILE_Q[p], pWait, meanWait) : 0);
+    }
+    return { figures, utilisation: m.utilisation, throughputPerSecond: m.throughputPerMs * 1000 };
+}

@@ -1,0 +1,255 @@
+/**
+ * Predictions for a whole workload: per op, per tenant (solo and co-run latency figures,
+ * utilisation, SLO verdicts) and the device's load. Pure; the language server, `tenancy
+ * predict` and `tenancy run` (which stores what was shown in the results) all call this.
+ *
+ *   S_solo(i) = Σ_ops t_op + launches·d + submits·u     (d, u: dispatch and submit overheads)
+ *   solo figures: queueing.ts with S_solo and the tenant's own arrivals
+ *   co-run:  sequential → one server shared by all tenants (Pollaczek–Khinchine over the mix);
+ *            any other policy → S_co(i) = s_i · S_solo(i) (contention.ts), s and ρ iterated to
+ *            a fixed point, then queueing.ts with S_co.
+ *   device utilisation U = Σ_open λ_i · S_solo(i): U > 1 ⇒ the open-loop demand exceeds what
+ *            the device can serve even without interference (overloaded).
+ *   verdicts per SLO: solo service quantile > target ⇒ infeasible; co-run figure > target ⇒
+ *            at risk; else ok.
+ */
+import type { IrOpKind, IrSchedule, IrSlo, IrSourceRange, IrTenant, WorkloadIR } from '../ir/types.js';
+import { demandMix, slowdowns, type DemandMix } from './contention.js';
+import { opTiming } from './latency.js';
+import { capsForProfile, planGraph, type PlanOptions } from './plan.js';
+import type { DeviceProfile } from './profile.js';
+import {
+    PERCENTILES, PERCENTILE_Q, closedLoopLatency, openLoopLatency, serviceQuantileMs, type LatencyFigures, type Percentile,
+} from './queueing.js';
+
+export const PREDICTION_VERSION = 1;
+
+export interface OpPrediction {
+    path: string;
+    kind: IrOpKind;
+    fused: string[];
+    launches: { name: string; family: string; flops: number; bytes: number; ms: number; bound: 'compute' | 'memory' }[];
+    flops: number;
+    bytes: number;
+    /** FLOPs per byte. */
+    intensity: number;
+    bound: 'compute' | 'memory';
+    /** GPU time per request, solo. */
+    soloMs: number;
+    /** GPU time per request under the workload's co-run (solo × the tenant's slowdown). */
+    corunMs: number;
+    estimated: boolean;
+    source?: IrSourceRange;
+}
+
+export type SloVerdict = 'ok' | 'infeasible' | 'at-risk';
+
+export interface SloPrediction {
+    percentile: Percentile;
+    targetMs: number;
+    /** The percentile of the solo service time (no queueing): what slo-infeasible compares. */
+    soloServiceMs: number;
+    soloMs: number;
+    corunMs: number;
+    verdict: SloVerdict;
+}
+
+export interface TenantPrediction {
+    name: string;
+    /** Mean service time of one request alone on the device (no queueing), ms. */
+    serviceMs: number;
+    /** GPU time of one request, ms (the sum of its ops). */
+    gpuMs: number;
+    launches: number;
+    submits: number;
+    solo: LatencyFigures;
+    corun: LatencyFigures;
+    /** Mean co-run service over solo service. */
+    slowdown: number;
+    /** Busy fraction of this tenant's queue solo and co-run (≥ 1 ⇒ its queue grows without bound). */
+    soloUtilisation: number;
+    corunUtilisation: number;
+    /** Requests per second the stream offers (open loop) or achieves (closed loop, co-run). */
+    throughputPerSecond: number;
+    openLoop: boolean;
+    mix: DemandMix;
+    slos: SloPrediction[];
+    ops: OpPrediction[];
+    source?: IrSourceRange;
+}
+
+export interface WorkloadPrediction {
+    predictionVersion: typeof PREDICTION_VERSION;
+    workload: string;
+    profile: { key: string; uncalibrated: boolean; device: string; createdAt: string };
+    policy: IrSchedule['policy'];
+    /** Σ over open-loop tenants of λ · solo service: the device's load before interference. */
+    deviceUtilisation: number;
+    overloaded: boolean;
+    tenants: TenantPrediction[];
+}
+
+export interface PredictOptions extends Pick<PlanOptions, 'variantFor' | 'fusion'> {
+    /** Fixed-point iterations of the co-run model (default 100). */
+    iterations?: number;
+}
+
+/** Submissions per request under a schedule: blocks of layers submit per block, everything else once. */
+export function submitsPerRequest(schedule: IrSchedule, plannedOps: number): number {
+    if (schedule.policy === 'layer_block') {
+        const size = schedule.size === 'auto' ? 4 : schedule.size;
+        return Math.max(1, Math.ceil(plannedOps / Math.max(1, size)));
+    }
+    if (schedule.policy === 'regulated') {
+        const split = schedule.split === 'auto' ? 2 : schedule.split;
+        return Math.max(1, Math.min(plannedOps, split));
+    }
+    return 1;
+}
+
+interface TenantBase {
+    tenant: IrTenant;
+    ops: OpPrediction[];
+    gpuMs: number;
+    serviceMs: number;
+    launches: number;
+    submits: number;
+    mix: DemandMix;
+}
+
+/** Predicts a workload on a device profile. */
+export function predictWorkload(ir: WorkloadIR, profile: DeviceProfile, options: PredictOptions = {}): WorkloadPrediction {
+    const caps = capsForProfile(profile);
+    const bases: TenantBase[] = ir.tenants.map(tenant => {
+        const plan = planGraph(tenant.graph, { caps, variantFor: options.variantFor, fusion: options.fusion });
+        const demand = { compute: 0, memory: 0, capped: 0 };
+        let gpuMs = 0, launches = 0;
+        const ops: OpPrediction[] = plan.map(p => {
+            const t = opTiming(profile, p);
+            gpuMs += t.ms;
+            launches += p.launches.length;
+            for (const k of ['compute', 'memory', 'capped'] as const) demand[k] += t.demandMs[k];
+            return {
+                path: p.path, kind: p.kind, fused: p.fused,
+                launches: p.launches.map((l, i) => ({ name: l.name, family: l.family, flops: l.flops, bytes: l.bytes, ms: t.launches[i].ms, bound: t.launches[i].bound })),
+                flops: p.flops, bytes: p.bytes, intensity: p.flops / p.bytes, bound: t.bound,
+                soloMs: t.ms, corunMs: t.ms, estimated: p.estimated, source: p.source,
+            };
+        });
+        const submits = submitsPerRequest(ir.schedule, plan.length);
+        const serviceMs = gpuMs + launches * profile.dispatchOverheadMs + submits * profile.submitOverheadMs;
+        return { tenant, ops, gpuMs, serviceMs, launches, submits, mix: demandMix(demand) };
+    });
+
+    const cv = profile.serviceCv;
+    const streamFigures = (b: TenantBase, serviceMs: number) => {
+        const a = b.tenant.arrival;
+        if (a.kind === 'closed') {
+            const r = closedLoopLatency(a.clients, a.thinkMs, serviceMs, cv);
+            return { figures: r.figures, utilisation: r.utilisation, throughput: r.throughputPerSecond };
+        }
+        const rate = a.kind === 'poisson' ? a.ratePerSecond : 1000 / a.everyMs;
+        const r = openLoopLatency(serviceMs, cv, rate, a.kind === 'poisson' ? 1 : 0);
+        return { figures: r.figures, utilisation: r.utilisation, throughput: rate };
+    };
+
+    const solo = bases.map(b => streamFigures(b, b.serviceMs));
+    const deviceUtilisation = bases.reduce((s, b, i) => s + (b.tenant.arrival.kind === 'closed' ? 0 : solo[i].utilisation), 0);
+
+    let corun: { figures: LatencyFigures; utilisation: number; throughput: number }[];
+    let slow: number[];
+    if (bases.length <= 1) {
+        corun = solo;
+        slow = bases.map(() => 1);
+    } else if (ir.schedule.policy === 'sequential') {
+        ({ corun, slow } = sequentialCorun(bases, cv, options.iterations ?? 100));
+    } else {
+        // Fixed point of slowdowns and busy fractions (damped; converges in a few dozen steps).
+        slow = bases.map(() => 1);
+        let busy = solo.map(s => Math.min(1, s.utilisation));
+        corun = solo;
+        for (let it = 0; it < (options.iterations ?? 100); it++) {
+            const next = slowdowns(profile, bases.map(b => b.mix), busy);
+            slow = slow.map((s, i) => 0.5 * s + 0.5 * next[i]);
+            corun = bases.map((b, i) => streamFigures(b, b.serviceMs * slow[i]));
+            busy = corun.map(c => Math.min(1, c.utilisation));
+        }
+    }
+
+    const tenants: TenantPrediction[] = bases.map((b, i) => {
+        const slos = b.tenant.slos.map(slo => sloPrediction(slo, b.serviceMs, cv, solo[i].figures, corun[i].figures));
+        return {
+            name: b.tenant.name,
+            serviceMs: b.serviceMs,
+            gpuMs: b.gpuMs,
+            launches: b.launches,
+            submits: b.submits,
+            solo: solo[i].figures,
+            corun: corun[i].figures,
+            slowdown: slow[i],
+            soloUtilisation: solo[i].utilisation,
+            corunUtilisation: corun[i].utilisation,
+            throughputPerSecond: corun[i].throughput,
+            openLoop: b.tenant.arrival.kind !== 'closed',
+            mix: b.mix,
+            slos,
+            ops: b.ops.map(o => ({ ...o, corunMs: o.soloMs * slow[i] })),
+            source: b.tenant.source,
+        };
+    });
+
+    return {
+        predictionVersion: PREDICTION_VERSION,
+        workload: ir.workload,
+        profile: { key: profile.key, uncalibrated: profile.uncalibrated, device: profile.adapter.device, createdAt: profile.createdAt },
+        policy: ir.schedule.policy,
+        deviceUtilisation,
+        overloaded: deviceUtilisation > 1,
+        tenants,
+    };
+}
+
+function sloPrediction(slo: IrSlo, serviceMs: number, cv: number, solo: LatencyFigures, corun: LatencyFigures): SloPrediction {
+    const p = slo.percentile as Percentile;
+    const soloServiceMs = p === 'mean' ? serviceMs : serviceQuantileMs(PERCENTILE_Q[p], serviceMs, cv);
+    const verdict: SloVerdict = soloServiceMs > slo.ms ? 'infeasible' : corun[p] > slo.ms ? 'at-risk' : 'ok';
+    return { percentile: p, targetMs: slo.ms, soloServiceMs, soloMs: solo[p], corunMs: corun[p], verdict };
+}
+
+/**
+ * Sequential policy: one request on the device at a time, FCFS over all tenants — an M/G/1
+ * queue fed by the mix (Pollaczek–Khinchine: W = Σλ_j·E[S_j²] / (2(1 − ρ))). Closed-loop
+ * tenants enter with their throughput, found by iterating R = S + W, λ = N / (R + Z).
+ */
+function sequentialCorun(bases: TenantBase[], cv: number, iterations: number) {
+    const rates = bases.map(b => {
+        const a = b.tenant.arrival;
+        return a.kind === 'poisson' ? a.ratePerSecond / 1000 : a.kind === 'periodic' ? 1 / a.everyMs : a.clients / (b.serviceMs + a.thinkMs);
+    });
+    let wait = 0;
+    for (let it = 0; it < iterations; it++) {
+        const rho = bases.reduce((s, b, i) => s + rates[i] * b.serviceMs, 0);
+        const second = bases.reduce((s, b, i) => s + rates[i] * b.serviceMs * b.serviceMs * (1 + cv * cv), 0);
+        wait = rho >= 1 ? Infinity : second / (2 * (1 - rho));
+        bases.forEach((b, i) => {
+            const a = b.tenant.arrival;
+            if (a.kind === 'closed') {
+                const r = Number.isFinite(wait) ? b.serviceMs + wait : b.serviceMs * bases.length;
+                rates[i] = 0.5 * rates[i] + 0.5 * (a.clients / (r + a.thinkMs));
+            }
+        });
+    }
+    const rho = bases.reduce((s, b, i) => s + rates[i] * b.serviceMs, 0);
+    const corun = bases.map((b, i) => {
+        const figures = {} as LatencyFigures;
+        for (const p of PERCENTILES) {
+            const q = PERCENTILE_Q[p];
+            const service = p === 'mean' ? b.serviceMs : serviceQuantileMs(q, b.serviceMs, cv);
+            const w = p === 'mean' ? wait : (rho >= 1 ? Infinity : (1 - q >= rho ? 0 : (wait / rho) * Math.log(rho / (1 - q))));
+            figures[p] = service + w;
+        }
+        return { figures, utilisation: rho, throughput: rates[i] * 1000 };
+    });
+    const slow = bases.map((b, i) => (Number.isFinite(corun[i].figures.mean) ? corun[i].figures.mean / b.serviceMs : Infinity));
+    return { corun, slow };
+}

@@ -1,0 +1,188 @@
+import { describe, expect, it } from 'vitest';
+import {
+    curveMs, defaultProfile, familyOf, interferenceCoefficient, launchTiming, pairCoefficient, parseProfile,
+    planGraph, predictWorkload, profileKey, slowdowns, type DeviceProfile, type FamilyProfile,
+} from '../../../src/runtime/predict/index.js';
+import { mlpGraph, mlpTenant, workload } from './fixtures.js';
+
+const fam: FamilyProfile = {
+    basis: 'flops',
+    points: [
+        { flops: 1e6, bytes: 1e4, workgroups: 4, ms: 1, shape: 'a' },
+        { flops: 1e8, bytes: 1e6, workgroups: 64, ms: 20, shape: 'b' },
+    ],
+};
+
+describe('curve interpolation', () => {
+    it('is exact at the measured points and monotone between', () => {
+        expect(curveMs(fam, 1e6, 0)).toBeCloseTo(1, 12);
+        expect(curveMs(fam, 1e8, 0)).toBeCloseTo(20, 12);
+        let prev = 0;
+        for (let x = 1e5; x <= 1e10; x *= 3) {
+            const t = curveMs(fam, x, 0.01);
+            expect(t).toBeGreaterThanOrEqual(prev);
+            prev = t;
+        }
+    });
+    it('holds the last rate beyond the largest point and the floor below', () => {
+        expect(curveMs(fam, 1e9, 0)).toBeCloseTo(200, 9);
+        expect(curveMs(fam, 1, 0.5)).toBeGreaterThanOrEqual(0.5);
+        // Below the first point the slope is the first segment's (log 20 / log 100 ≈ 0.65), clamped to ≤ 1.
+        expect(curveMs(fam, 1e4, 0)).toBeCloseTo(Math.pow(1e-2, Math.log(20) / Math.log(100)), 9);
+    });
+});
+
+describe('kernel families', () => {
+    it('classifies kernel names', () => {
+        expect(familyOf('dense.vec4_4x8')).toBe('gemm.vec4');
+        expect(familyOf('matmul.wgmem_16x16')).toBe('gemm.wgmem');
+        expect(familyOf('dense.capped_4')).toBe('gemm.capped');
+        expect(familyOf('dense.splitk_4')).toBe('gemm.splitk');
+        expect(familyOf('dense.reduce')).toBe('elementwise');
+        expect(familyOf('conv2d.gemm_4x4')).toBe('conv2d');
+        expect(familyOf('conv2d.direct')).toBe('conv2d.direct');
+        expect(familyOf('conv2d.pointwise_vec4_4x8')).toBe('gemm.vec4');
+        expect(familyOf('relu.map4')).toBe('elementwise');
+        expect(familyOf('softmax.workgroup_reduce')).toBe('reduction');
+        expect(familyOf('max_pool2d.direct')).toBe('pool');
+        expect(familyOf('transpose.copy')).toBe('copy');
+    });
+});
+
+describe('roofline', () => {
+    it('binds a skinny GEMM by memory bandwidth', () => {
+        const p = defaultProfile();
+        // batch-1 dense 4096×4096: 2·16M FLOPs over 64 MiB of weights.
+        const t = launchTiming(p, { name: 'dense.vec4_4x8', family: 'gemm.vec4', flops: 2 * 4096 * 4096, bytes: 4 * 4096 * 4096, workgroups: 64 });
+        expect(t.bound).toBe('memory');
+        expect(t.ms).toBeCloseTo((4 * 4096 * 4096) / p.bandwidthBytesPerMs, 9);
+        const square = launchTiming(p, { name: 'matmul.vec4_4x8', family: 'gemm.vec4', flops: 2 * 512 ** 3, bytes: 12 * 512 ** 2, workgroups: 256 });
+        expect(square.bound).toBe('compute');
+    });
+});
+
+describe('plan', () => {
+    it('fuses the activation into the first dense and yields the generator launches', () => {
+        const plan = planGraph(mlpGraph('t', 32, 256, 256, 64));
+        expect(plan.map(p => p.path)).toEqual(['t/mlp/fc1', 't/mlp/fc2']);
+        expect(plan[0].fused).toEqual(['t/mlp/relu']);
+        expect(plan[0].estimated).toBe(false);
+        expect(plan[0].launches.length).toBeGreaterThan(0);
+        expect(plan[0].launches[0].family).toMatch(/^gemm\./);
+        expect(plan[0].flops).toBe(2 * 32 * 256 * 256 + 32 * 256);
+    });
+});
+
+function pureCompute(): DeviceProfile {
+    const p = defaultProfile();
+    p.interference.pairs = [{ victim: 'compute', aggressor: 'compute', slowdown: 1.8, victimKernel: 'x', aggressorKernel: 'y' }];
+    return p;
+}
+
+describe('contention', () => {
+    it('uses measured pairs and the nearest kind for missing ones', () => {
+        const p = pureCompute();
+        expect(interferenceCoefficient(p, 'compute', 'compute')).toBeCloseTo(0.8, 12);
+        expect(interferenceCoefficient(p, 'memory', 'capped')).toBeCloseTo(0.8, 12);
+        expect(pairCoefficient(p, { compute: 1, memory: 0, capped: 0 }, { compute: 0.5, memory: 0.5, capped: 0 })).toBeCloseTo(0.8, 12);
+    });
+    it('superposes linearly and scales with the aggressors busy fraction', () => {
+        const p = pureCompute();
+        const mix = { compute: 1, memory: 0, capped: 0 };
+        expect(slowdowns(p, [mix, mix, mix], [1, 1, 1])[0]).toBeCloseTo(1 + 2 * 0.8, 12);
+        const s = [0, 0.25, 0.5, 1].map(b => slowdowns(p, [mix, mix], [1, b])[0]);
+        for (let i = 1; i < s.length; i++) expect(s[i]).toBeGreaterThan(s[i - 1]);
+        expect(s[0]).toBe(1);
+    });
+});
+
+describe('predictWorkload', () => {
+    it('solo: service is GPU time plus dispatch and submit overheads; one closed client never queues', () => {
+        const p = defaultProfile();
+        const w = predictWorkload(workload([mlpTenant('a', { kind: 'closed', clients: 1, thinkMs: 0 })]), p);
+        const t = w.tenants[0];
+        expect(w.profile.uncalibrated).toBe(true);
+        expect(t.gpuMs).toBeCloseTo(t.ops.reduce((s, o) => s + o.soloMs, 0), 12);
+        expect(t.serviceMs).toBeCloseTo(t.gpuMs + t.launches * p.dispatchOverheadMs + p.submitOverheadMs, 12);
+        expect(t.solo.mean).toBeCloseTo(t.serviceMs, 12);
+        expect(t.corun).toEqual(t.solo);
+        expect(t.slowdown).toBe(1);
+    });
+    it('two always-busy tenants slow each other by the measured pair slowdown', () => {
+        const p = pureCompute();
+        p.families = { 'gemm.vec4': p.families['gemm.vec4'] }; // fc layers only: pure compute, no memory launches
+        const closed = { kind: 'closed' as const, clients: 1, thinkMs: 0 };
+        const big = { batch: 64, input: 512, hidden: 512, out: 512 };
+        const w = predictWorkload(workload([mlpTenant('a', closed, [], big), mlpTenant('b', closed, [], big)]), p);
+        for (const t of w.tenants) {
+            expect(t.mix.compute).toBeCloseTo(1, 9);
+            expect(t.slowdown).toBeCloseTo(1.8, 6);
+            expect(t.corun.mean).toBeCloseTo(t.serviceMs * 1.8, 6);
+        }
+    });
+    it('a faster aggressor slows the victim more (monotone in arrival rate)', () => {
+        const p = defaultProfile();
+        let prev = 0;
+        for (const rate of [1, 5, 10, 20]) {
+            const w = predictWorkload(workload([
+                mlpTenant('victim', { kind: 'poisson', ratePerSecond: 1 }),
+                mlpTenant('aggr', { kind: 'poisson', ratePerSecond: rate }),
+            ]), p);
+            expect(w.tenants[0].slowdown).toBeGreaterThan(prev);
+            prev = w.tenants[0].slowdown;
+        }
+    });
+    it('utilisation > 1 ⇒ overloaded with unbounded latency', () => {
+        const p = defaultProfile();
+        const solo = predictWorkload(workload([mlpTenant('a', { kind: 'closed', clients: 1, thinkMs: 0 })]), p).tenants[0].serviceMs;
+        const rate = 1.5 * 1000 / solo;
+        const w = predictWorkload(workload([mlpTenant('a', { kind: 'poisson', ratePerSecond: rate })]), p);
+        expect(w.deviceUtilisation).toBeCloseTo(1.5, 9);
+        expect(w.overloaded).toBe(true);
+        expect(w.tenants[0].solo.p99).toBe(Infinity);
+        const ok = predictWorkload(workload([mlpTenant('a', { kind: 'poisson', ratePerSecond: rate / 2 })]), p);
+        expect(ok.overloaded).toBe(false);
+        expect(Number.isFinite(ok.tenants[0].solo.p99)).toBe(true);
+    });
+    it('SLO verdicts: infeasible below the solo service, at risk between solo and co-run', () => {
+        const p = defaultProfile();
+        const closed = { kind: 'closed' as const, clients: 1, thinkMs: 0 };
+        const base = predictWorkload(workload([mlpTenant('a', closed), mlpTenant('b', closed)]), p).tenants[0];
+        const between = (base.serviceMs * 1.1 + base.corun.mean) / 2;
+        expect(base.corun.mean).toBeGreaterThan(base.serviceMs * 1.1);
+        const w = predictWorkload(workload([
+            mlpTenant('a', closed, [{ percentile: 'mean', ms: base.serviceMs / 2 }, { percentile: 'p99', ms: 1e6 }]),
+            mlpTenant('b', closed, [{ percentile: 'mean', ms: between }]),
+        ]), p);
+        expect(w.tenants[0].slos.map(s => s.verdict)).toEqual(['infeasible', 'ok']);
+        expect(w.tenants[1].slos[0].verdict).toBe('at-risk');
+    });
+    it('sequential policy: M/G/1 over the mix (Pollaczek–Khinchine)', () => {
+        const p = defaultProfile();
+        p.serviceCv = 0;
+        const w = predictWorkload(workload([
+            mlpTenant('a', { kind: 'poisson', ratePerSecond: 5 }),
+            mlpTenant('b', { kind: 'poisson', ratePerSecond: 5 }),
+        ], { policy: 'sequential' }), p);
+        const S = w.tenants[0].serviceMs; // identical tenants
+        const lambda = 10 / 1000, rho = lambda * S;
+        expect(w.tenants[0].corun.mean).toBeCloseTo(S + (lambda * S * S) / (2 * (1 - rho)), 9);
+        expect(w.tenants[0].corunUtilisation).toBeCloseTo(rho, 9);
+    });
+});
+
+describe('profile schema', () => {
+    it('round-trips the default profile and keys adapters filesystem-safely', () => {
+        const p = defaultProfile();
+        expect(parseProfile(JSON.parse(JSON.stringify(p)))).toEqual(p);
+        const key = profileKey({ vendor: 'mesa', architecture: 'software', device: 'llvmpipe (LLVM 19.1.7, 256 bits)', description: 'Mesa 25.0.7' });
+        expect(key).toMatch(/^[a-z0-9-]+$/);
+        expect(key).not.toBe(profileKey({ vendor: 'mesa', architecture: 'software', device: 'llvmpipe (LLVM 19.1.7, 256 bits)', description: 'Mesa 25.0.8' }));
+    });
+    it('rejects another schema version, naming expected and found', () => {
+        const bad = { ...defaultProfile(), schemaVersion: 2 };
+        expect(() => parseProfile(bad)).toThrow(/found schemaVersion 2, expected 1/);
+        const missing = { ...defaultProfile(), bandwidthBytesPerMs: -1 };
+        expect(() => parseProfile(missing)).toThrow(/bandwidthBytesPerMs/);
+    });
+});

@@ -1,0 +1,85 @@
+import { describe, expect, it } from 'vitest';
+import {
+    closedLoopLatency, closedLoopMva, kingmanWaitMs, normalQuantile, openLoopLatency, PERCENTILES, waitQuantileMs,
+} from '../../../src/runtime/predict/queueing.js';
+
+describe('normalQuantile', () => {
+    it('matches tabulated values', () => {
+        expect(normalQuantile(0.5)).toBeCloseTo(0, 9);
+        expect(normalQuantile(0.975)).toBeCloseTo(1.959964, 5);
+        expect(normalQuantile(0.99)).toBeCloseTo(2.326348, 5);
+        expect(normalQuantile(0.001)).toBeCloseTo(-3.090232, 5);
+    });
+    it('rejects p outside (0, 1)', () => {
+        expect(() => normalQuantile(1)).toThrow(/\(0, 1\)/);
+    });
+});
+
+describe('Kingman / Pollaczek–Khinchine', () => {
+    it('gives M/D/1 and M/M/1 closed forms', () => {
+        const S = 10, rho = 0.6;
+        expect(kingmanWaitMs(rho, S, 1, 0)).toBeCloseTo(rho * S / (2 * (1 - rho)), 12); // M/D/1
+        expect(kingmanWaitMs(rho, S, 1, 1)).toBeCloseTo(rho * S / (1 - rho), 12);       // M/M/1
+        expect(kingmanWaitMs(0, S, 1, 1)).toBe(0);
+    });
+    it('is unbounded at utilisation ≥ 1 and increasing below', () => {
+        expect(kingmanWaitMs(1, 5, 1, 0)).toBe(Infinity);
+        expect(kingmanWaitMs(1.3, 5, 1, 0)).toBe(Infinity);
+        let prev = 0;
+        for (const rho of [0.1, 0.3, 0.5, 0.7, 0.9, 0.99]) {
+            const w = kingmanWaitMs(rho, 5, 1, 0.2);
+            expect(w).toBeGreaterThan(prev);
+            prev = w;
+        }
+    });
+    it('wait quantiles are exact for M/M/1', () => {
+        // M/M/1: P(W > t) = ρ·exp(−(μ − λ)t).
+        const S = 2, rho = 0.8, mu = 1 / S, lambda = rho * mu;
+        const w = kingmanWaitMs(rho, S, 1, 1);
+        for (const q of [0.5, 0.9, 0.99]) {
+            const exact = 1 - q >= rho ? 0 : Math.log(rho / (1 - q)) / (mu - lambda);
+            expect(waitQuantileMs(q, rho, w)).toBeCloseTo(exact, 9);
+        }
+    });
+});
+
+describe('open loop', () => {
+    it('utilisation λ·S and overload', () => {
+        const r = openLoopLatency(20, 0.1, 40, 1);
+        expect(r.utilisation).toBeCloseTo(0.8, 12);
+        const over = openLoopLatency(20, 0.1, 60, 1);
+        expect(over.utilisation).toBeGreaterThan(1);
+        for (const p of PERCENTILES) expect(over.figures[p]).toBe(Infinity);
+    });
+    it('figures rise with the percentile and with the rate', () => {
+        let prevRate = openLoopLatency(10, 0.1, 1, 1).figures;
+        for (const rate of [10, 30, 60, 90]) {
+            const f = openLoopLatency(10, 0.1, rate, 1).figures;
+            expect(f.p50).toBeLessThanOrEqual(f.p90);
+            expect(f.p90).toBeLessThanOrEqual(f.p99);
+            expect(f.p99).toBeLessThanOrEqual(f.p999);
+            for (const p of PERCENTILES) expect(f[p]).toBeGreaterThanOrEqual(prevRate[p]);
+            prevRate = f;
+        }
+    });
+    it('periodic arrivals wait less than Poisson ones at the same rate', () => {
+        expect(openLoopLatency(10, 0.2, 70, 0).meanWaitMs).toBeLessThan(openLoopLatency(10, 0.2, 70, 1).meanWaitMs);
+    });
+});
+
+describe('closed loop (MVA)', () => {
+    it('one client never waits; N clients without think time queue N deep', () => {
+        expect(closedLoopMva(1, 7, 0).responseMs).toBeCloseTo(7, 12);
+        const m = closedLoopMva(4, 5, 0);
+        expect(m.responseMs).toBeCloseTo(20, 9);
+        expect(m.throughputPerMs).toBeCloseTo(1 / 5, 12);
+        expect(m.utilisation).toBeCloseTo(1, 12);
+    });
+    it('long think times approach the service time', () => {
+        expect(closedLoopMva(4, 5, 1e6).responseMs).toBeCloseTo(5, 3);
+    });
+    it('one client: every percentile is a service percentile', () => {
+        const f = closedLoopLatency(1, 0, 10, 0).figures;
+        for (const p of PERCENTILES) expect(f[p]).toBeCloseTo(10, 9);
+    });
+});
