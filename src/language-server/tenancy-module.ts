@@ -5,6 +5,10 @@ import {
     type PartialLangiumServices,
 } from 'langium/lsp';
 import { TenancyGeneratedModule, TenancyGeneratedSharedModule } from './generated/module.js';
+import { TenancyDocumentationProvider } from './lsp/documentation-provider.js';
+import { TenancyHoverProvider } from './lsp/hover-provider.js';
+import { TenancyCompletionProvider } from './lsp/completion-provider.js';
+import { TenancySignatureHelpProvider } from './lsp/signature-help-provider.js';
 
 /** Services added by Tenancy on top of Langium's defaults. */
 export type TenancyAddedServices = Record<string, never>;
@@ -13,6 +17,14 @@ export type TenancyServices = LangiumServices & TenancyAddedServices;
 
 /** Every override is one visible line here. */
 export const TenancyModule: Module<TenancyServices, PartialLangiumServices & TenancyAddedServices> = {
+    documentation: {
+        DocumentationProvider: () => new TenancyDocumentationProvider(),
+    },
+    lsp: {
+        HoverProvider: (services) => new TenancyHoverProvider(services),
+        CompletionProvider: (services) => new TenancyCompletionProvider(services),
+        SignatureHelp: (services) => new TenancySignatureHelpProvider(services),
+    },
 };
 
 /** Creates the shared and language services (the language server and the CLI both use this). */

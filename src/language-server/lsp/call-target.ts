@@ -1,0 +1,75 @@
+import { AstUtils, type LangiumDocument } from 'langium';
+import type { LangiumServices } from 'langium/lsp';
+import { findOperator, formatSignature, type OperatorSignature } from '../analysis/operators.js';
+import { isDocument, isModel, Model, type Call } from '../generated/ast.js';
+
+/** What a call invokes: a built-in operator or a model (user, imported or zoo). */
+export type CallTarget =
+    | { kind: 'operator'; op: OperatorSignature }
+    | { kind: 'model'; model: Model };
+
+/** The target of `call`: the linked model if the name resolves to one, else the operator of that name. */
+export function callTarget(call: Call): CallTarget | undefined {
+    const model = call.callee.ref;
+    if (model && isModel(model)) return { kind: 'model', model };
+    const op = findOperator(call.callee.$refText);
+    return op ? { kind: 'operator', op } : undefined;
+}
+
+/**
+ * The target a callee name would have in `document`, for text that may not parse yet (signature
+ * help inside an unfinished call): a model of this document first, then any model the index
+ * knows (imports, other files, the zoo), then an operator.
+ */
+export function callTargetByName(services: LangiumServices, document: LangiumDocument, name: string): CallTarget | undefined {
+    const root = document.parseResult.value;
+    if (isDocument(root)) {
+        const local = root.elements.find((e): e is Model => isModel(e) && e.name === name);
+        if (local) return { kind: 'model', model: local };
+    }
+    const indexed = services.shared.workspace.IndexManager.allElements(Model.$type)
+        .find(d => d.name === name && d.documentUri.toString() !== document.uri.toString());
+    const node = indexed?.node;
+    if (node && isModel(node)) return { kind: 'model', model: node };
+    const op = findOperator(name);
+    return op ? { kind: 'operator', op } : undefined;
+}
+
+/** `tiny_resnet(batch = 8)` — a model's header as written. */
+export function modelSignature(model: Model): string {
+    const params = model.params.map(p => (p.default === undefined ? p.name : `${p.name} = ${p.default}`));
+    return `model ${model.name}(${params.join(', ')})`;
+}
+
+/** Parameter labels for signature help and completion: inputs (positional tensors), then params. */
+export function modelCallParams(model: Model): Array<{ name: string; label: string; positional: boolean; doc: string }> {
+    const inputs = model.statements.filter(s => s.$type === 'Input').map(i => ({
+        name: i.name, label: i.name, positional: true,
+        doc: `input \`${i.name}: ${(i as { dtype: string }).dtype}[${dimsText(i)}]\``,
+    }));
+    const params = model.params.map(p => ({
+        name: p.name,
+        label: p.default === undefined ? `${p.name}:` : `${p.name}: ${p.default}`,
+        positional: false,
+        doc: p.default === undefined ? 'integer parameter (required)' : `integer parameter, default ${p.default}`,
+    }));
+    return [...inputs, ...params];
+}
+
+/** The source text of an input's dims. */
+export function dimsText(node: { $cstNode?: { text: string } }): string {
+    const text = node.$cstNode?.text ?? '';
+    const open = text.indexOf('[');
+    const close = text.lastIndexOf(']');
+    return open >= 0 && close > open ? text.slice(open + 1, close).trim() : '';
+}
+
+/** `conv2d(x, filters, kernel, stride: 1, …)` or the model's header. */
+export function targetSignature(target: CallTarget): string {
+    return target.kind === 'operator' ? formatSignature(target.op) : modelSignature(target.model);
+}
+
+/** The model or the nearest enclosing model of `node`. */
+export function enclosingModel(node: Parameters<typeof AstUtils.getContainerOfType>[0]): Model | undefined {
+    return AstUtils.getContainerOfType(node, isModel);
+}

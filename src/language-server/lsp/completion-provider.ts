@@ -1,0 +1,222 @@
+import { AstUtils, GrammarAST, type LangiumDocument, type MaybePromise } from 'langium';
+import {
+    DefaultCompletionProvider, type CompletionAcceptor, type CompletionContext, type CompletionProviderOptions,
+    type LangiumServices, type NextFeature,
+} from 'langium/lsp';
+import {
+    CompletionItemKind, CompletionList, InsertTextFormat, type CompletionItem, type CompletionParams,
+} from 'vscode-languageserver';
+import type { AstNodeDescription, ReferenceInfo, TextDocument } from 'langium';
+import { formatSignature, operators, type OperatorParam, type OperatorSignature } from '../analysis/operators.js';
+import { isModel, isTenant } from '../generated/ast.js';
+import { findCallContext, unmatchedOpener } from './call-context.js';
+import { callTargetByName, modelSignature } from './call-target.js';
+import { benchmarkExamples, unitsByKind, workloadWords, wordSignature, wordSnippet, type WordContext } from './workload-words.js';
+
+/**
+ * Where a closed word list applies: the grammar property being completed, with the keyword
+ * before it (the follow-element computation reports the property but, inside the `Name` data
+ * type rule, not the rule that owns it: `kind` is both an arrival's and a device's).
+ */
+const wordFeatures: Readonly<Record<string, WordContext>> = {
+    'arrival kind': 'arrival',
+    'schedule policy': 'schedule',
+    'slo percentile': 'percentile',
+    'priority level': 'priority',
+    'device kind': 'device',
+};
+
+/**
+ * Completion: operators with signature snippets, models (user, imported, zoo) with their docs,
+ * tensors in scope, named arguments not yet given, the closed words of workloads in context,
+ * and units after a number where a quantity is expected.
+ */
+export class TenancyCompletionProvider extends DefaultCompletionProvider {
+    override readonly completionOptions: CompletionProviderOptions = { triggerCharacters: ['(', ','] };
+
+    constructor(protected readonly services: LangiumServices) {
+        super(services);
+    }
+
+    override async getCompletion(document: LangiumDocument, params: CompletionParams): Promise<CompletionList | undefined> {
+        const units = this.unitCompletion(document, params);
+        if (units) return units;
+        return super.getCompletion(document, params);
+    }
+
+    /**
+     * Lists allow a trailing comma, so after `f(x, ` the parser takes the comma as the trailing one
+     * and only `)` would follow; what may follow is what may follow the opening bracket.
+     */
+    protected override findFeaturesAt(document: TextDocument, offset: number): NextFeature[] {
+        const text = document.getText();
+        if (/,\s*$/.test(text.slice(Math.max(0, offset - 200), offset))) {
+            const opener = unmatchedOpener(text, offset);
+            if (opener && opener.ch !== '{') return super.findFeaturesAt(document, opener.at + 1);
+        }
+        return super.findFeaturesAt(document, offset);
+    }
+
+    protected override completionFor(context: CompletionContext, next: NextFeature, acceptor: CompletionAcceptor): MaybePromise<void> {
+        const rule = AstUtils.getContainerOfType(next.feature, GrammarAST.isParserRule);
+        if (rule?.name === 'Name') {
+            // A name is being typed: the soft keywords listed in `Name` are not keywords here.
+            // Only the closed word lists and argument names have something to propose.
+            if (next.property === 'key') return this.completeWords(context, 'benchmark', acceptor);
+            const words = wordFeatures[`${this.keywordBefore(context)} ${next.property}`];
+            if (words) return this.completeWords(context, words, acceptor);
+            if (next.property === 'name') return this.completeArgumentNames(context, acceptor);
+            return;
+        }
+        const assignment = AstUtils.getContainerOfType(next.feature, GrammarAST.isAssignment);
+        if (GrammarAST.isCrossReference(next.feature) && assignment?.feature === 'callee' && !this.inTenant(context)) {
+            this.completeOperators(context, acceptor);
+        }
+        return super.completionFor(context, next, acceptor);
+    }
+
+    protected override getReferenceCandidates(refInfo: ReferenceInfo, context: CompletionContext) {
+        const candidates = super.getReferenceCandidates(refInfo, context);
+        // A tenant's `model` line takes a model, never a tensor.
+        return refInfo.property === 'callee' ? candidates.filter(d => d.type === 'Model') : candidates;
+    }
+
+    protected override createReferenceCompletionItem(description: AstNodeDescription, refInfo: ReferenceInfo, context: CompletionContext) {
+        const item = super.createReferenceCompletionItem(description, refInfo, context);
+        const node = description.node;
+        if (node && isModel(node)) item.detail = modelSignature(node);
+        return item;
+    }
+
+    /** The word before the token being completed (`arrival` in `arrival po|`). */
+    private keywordBefore(context: CompletionContext): string | undefined {
+        const before = context.textDocument.getText().slice(Math.max(0, context.tokenOffset - 100), context.tokenOffset);
+        return /([A-Za-z_][A-Za-z0-9_]*)\s*$/.exec(before)?.[1];
+    }
+
+    private inTenant(context: CompletionContext): boolean {
+        return context.node !== undefined && AstUtils.getContainerOfType(context.node, isTenant) !== undefined;
+    }
+
+    protected completeWords(context: CompletionContext, words: WordContext, acceptor: CompletionAcceptor): void {
+        const nextChar = context.textDocument.getText().charAt(context.tokenEndOffset);
+        for (const w of workloadWords[words]) {
+            const snippet = words === 'benchmark' ? `${w.word} \${1:${benchmarkExamples[w.word] ?? ''}}`
+                : nextChar === '(' ? w.word : wordSnippet(w);
+            acceptor(context, {
+                label: w.word,
+                kind: CompletionItemKind.EnumMember,
+                detail: wordSignature(w),
+                documentation: { kind: 'markdown', value: w.doc },
+                insertText: snippet,
+                insertTextFormat: snippet === w.word ? InsertTextFormat.PlainText : InsertTextFormat.Snippet,
+                sortText: '0',
+            });
+        }
+    }
+
+    protected completeOperators(context: CompletionContext, acceptor: CompletionAcceptor): void {
+        const nextChar = context.textDocument.getText().charAt(context.tokenEndOffset);
+        for (const op of operators) {
+            const snippet = nextChar === '(' ? op.name : operatorSnippet(op);
+            acceptor(context, {
+                label: op.name,
+                kind: CompletionItemKind.Function,
+                detail: formatSignature(op),
+                documentation: { kind: 'markdown', value: `${op.doc}\n\n**Output:** ${op.shapeRule}` },
+                insertText: snippet,
+                insertTextFormat: InsertTextFormat.Snippet,
+                sortText: '1',
+            });
+        }
+    }
+
+    /** Named arguments of the called operator, model or workload word that are not given yet. */
+    protected completeArgumentNames(context: CompletionContext, acceptor: CompletionAcceptor): void {
+        const text = context.textDocument.getText();
+        const call = findCallContext(text, context.offset);
+        if (!call || !call.atArgStart) return;
+        // `model m(|` declares parameters outside a tenant; inside one it is a call.
+        if (call.preceding === 'model' && !this.inTenant(context)) return;
+        const available = this.argumentsOf(context.document, call.callee, call.preceding)
+            .filter(a => !call.givenNames.includes(a.name) && !(a.position !== undefined && a.position < call.positionalBefore));
+        for (const a of available) {
+            acceptor(context, {
+                label: `${a.name}:`,
+                filterText: a.name,
+                kind: CompletionItemKind.Property,
+                detail: a.detail,
+                documentation: a.doc,
+                insertText: `${a.name}: `,
+                sortText: '0',
+            });
+        }
+    }
+
+    /** The named arguments a call may take; `position` is set where the argument may also be positional. */
+    private argumentsOf(document: LangiumDocument, callee: string, preceding: string | undefined): Array<{ name: string; detail: string; doc: string; position?: number }> {
+        const words: WordContext | undefined = preceding === 'arrival' ? 'arrival' : preceding === 'schedule' ? 'schedule' : preceding === 'device' ? 'device' : undefined;
+        if (words) {
+            const w = workloadWords[words].find(x => x.word === callee);
+            return (w?.args ?? []).map(a => ({ name: a.name, detail: a.default === undefined ? 'required' : `default ${a.default}`, doc: a.doc }));
+        }
+        const target = callTargetByName(this.services, document, callee);
+        if (!target) return [];
+        if (target.kind === 'operator') {
+            return target.op.params.map((p, position) => ({ name: p.name, detail: paramDetail(p), doc: p.doc, position }))
+                .filter((_, i) => target.op.params[i]!.kind !== 'tensors');
+        }
+        return target.model.params.map(p => ({
+            name: p.name,
+            detail: p.default === undefined ? 'required' : `default ${p.default}`,
+            doc: `integer parameter of \`${target.model.name}\``,
+        }));
+    }
+
+    /** After `slo p99 <= 40`, `rate: 20`, `memory: 2`, `duration 10`: the units of that quantity. */
+    protected unitCompletion(document: LangiumDocument, params: CompletionParams): CompletionList | undefined {
+        const offset = document.textDocument.offsetAt(params.position);
+        const text = document.textDocument.getText();
+        const lineStart = text.lastIndexOf('\n', offset - 1) + 1;
+        const line = text.slice(lineStart, offset);
+        const m = /(?:(<=)|\b(rate|every|think|memory)\s*:|\b(duration|warmup))\s*(\d+(?:\.\d+)?)$/.exec(line);
+        if (!m) return undefined;
+        const kind = m[2] === 'rate' ? 'rate' : m[2] === 'memory' ? 'memory' : 'time';
+        const number = m[4]!;
+        const start = document.textDocument.positionAt(offset - number.length);
+        const items: CompletionItem[] = unitsByKind[kind].map((unit, i) => ({
+            label: `${number}${unit}`,
+            kind: CompletionItemKind.Unit,
+            detail: `${kind} unit`,
+            filterText: `${number}${unit}`,
+            sortText: String(i),
+            textEdit: { range: { start, end: params.position }, newText: `${number}${unit}` },
+        }));
+        return CompletionList.create(items, false);
+    }
+}
+
+function paramDetail(p: OperatorParam): string {
+    return p.default === undefined ? `required (${p.kind})` : `default ${p.default}`;
+}
+
+/** `conv2d(${1:x}, ${2:filters}, kernel: ${3:3})`: tensors and the first required value positional, other required ones named. */
+export function operatorSnippet(op: OperatorSignature): string {
+    const required = op.params.filter(p => p.default === undefined);
+    let n = 0;
+    let positionalValue = false;
+    const parts: string[] = [];
+    for (const p of required) {
+        if (p.kind === 'tensors') {
+            parts.push(`\${${++n}:a}`, `\${${++n}:b}`);
+        } else if (p.kind === 'tensor') {
+            parts.push(`\${${++n}:${p.name}}`);
+        } else if (!positionalValue) {
+            positionalValue = true;
+            parts.push(`\${${++n}:${p.kind === 'int-tuple' ? '(1, -1)' : p.kind === 'int-or-pair' ? '3' : p.name}}`);
+        } else {
+            parts.push(`${p.name}: \${${++n}:${p.kind === 'int-or-pair' ? '3' : p.kind === 'int-tuple' ? '(1, -1)' : p.name}}`);
+        }
+    }
+    return `${op.name}(${parts.join(', ')})`;
+}

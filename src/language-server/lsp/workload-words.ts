@@ -1,0 +1,114 @@
+/**
+ * The closed word lists of workloads (LANGUAGE.md "Workloads"): arrival kinds, schedule policies,
+ * percentiles, priorities, device kinds and benchmark settings. The grammar parses them as names,
+ * so the editor features (completion, hover, semantic highlighting) take them from this table.
+ */
+
+/** The kind of value a workload argument or setting takes. */
+export type WordValueKind = 'rate' | 'time' | 'memory' | 'int' | 'int-or-auto' | 'auto-or-none';
+
+export interface WordArg {
+    name: string;
+    kind: WordValueKind;
+    /** Source text of the default; absent ⇒ required. */
+    default?: string;
+    /** Example value used in completion snippets. */
+    example: string;
+    doc: string;
+}
+
+export interface Word {
+    word: string;
+    doc: string;
+    /** Arguments in parentheses; undefined ⇒ the word takes none. */
+    args?: WordArg[];
+    /** Benchmark settings: the kind of the value that follows the word. */
+    value?: WordValueKind;
+}
+
+/** Where a closed word may stand. */
+export type WordContext = 'arrival' | 'schedule' | 'percentile' | 'priority' | 'device' | 'benchmark';
+
+export const workloadWords: Readonly<Record<WordContext, readonly Word[]>> = {
+    arrival: [
+        { word: 'poisson', doc: 'Open-loop Poisson arrivals at a mean rate.',
+            args: [{ name: 'rate', kind: 'rate', example: '20/s', doc: 'mean arrival rate' }] },
+        { word: 'closed', doc: 'Closed loop: each client sends its next request when the previous one returns (default `closed(clients: 1)`).',
+            args: [{ name: 'clients', kind: 'int', example: '1', doc: 'concurrent clients' },
+                { name: 'think', kind: 'time', default: '0', example: '0ms', doc: 'pause between a response and the next request' }] },
+        { word: 'periodic', doc: 'One request at a fixed interval.',
+            args: [{ name: 'every', kind: 'time', example: '50ms', doc: 'interval between requests' }] },
+    ],
+    schedule: [
+        { word: 'sequential', doc: 'One request on the GPU at a time (time slicing).' },
+        { word: 'concurrent', doc: 'Every tenant submits freely on its own queue (the default).' },
+        { word: 'layer_block', doc: 'Blocks of consecutive layers scheduled as units, VELTAIR-style.',
+            args: [{ name: 'size', kind: 'int-or-auto', example: '4', doc: 'layers per block, or `auto`' }] },
+        { word: 'regulated', doc: 'Concurrency regulation: split large operators and choose sync points, GACER-style.',
+            args: [{ name: 'split', kind: 'int-or-auto', example: 'auto', doc: 'chunks per large operator, or `auto`' },
+                { name: 'sync', kind: 'auto-or-none', example: 'auto', doc: '`auto` or `none`' }] },
+        { word: 'co_tuned', doc: 'Kernels compiled for co-running (several variants per layer), ConCo-style.',
+            args: [{ name: 'variants', kind: 'int', example: '3', doc: 'kernel variants per layer' }] },
+        { word: 'auto', doc: 'The scheduler picks the best policy by prediction.' },
+    ],
+    percentile: [
+        { word: 'mean', doc: 'Mean latency.' },
+        { word: 'p50', doc: 'Median latency.' },
+        { word: 'p90', doc: '90th-percentile latency.' },
+        { word: 'p95', doc: '95th-percentile latency.' },
+        { word: 'p99', doc: '99th-percentile latency.' },
+        { word: 'p999', doc: '99.9th-percentile latency.' },
+    ],
+    priority: [
+        { word: 'high', doc: 'Served first when tenants compete.' },
+        { word: 'normal', doc: 'The default priority.' },
+        { word: 'low', doc: 'Served last when tenants compete.' },
+    ],
+    device: [
+        { word: 'auto', doc: 'The default adapter.', args: deviceArgs() },
+        { word: 'high_performance', doc: 'The high-performance adapter (a discrete GPU where there is one).', args: deviceArgs() },
+        { word: 'low_power', doc: 'The low-power adapter (an integrated GPU where there is one).', args: deviceArgs() },
+        { word: 'fallback', doc: 'The fallback (software) adapter.', args: deviceArgs() },
+    ],
+    benchmark: [
+        { word: 'duration', doc: 'How long the measured run lasts (default 5s).', value: 'time' },
+        { word: 'warmup', doc: 'Unmeasured warm-up time before it (default 1s).', value: 'time' },
+        { word: 'requests', doc: 'Stop after this many requests per tenant.', value: 'int' },
+        { word: 'repetitions', doc: 'Repeat the whole run this many times.', value: 'int' },
+        { word: 'seed', doc: 'Seed of arrivals and implicit weights (default 0).', value: 'int' },
+    ],
+};
+
+/** The example value completed after a benchmark setting. */
+export const benchmarkExamples: Readonly<Record<string, string>> = {
+    duration: '5s', warmup: '1s', requests: '100', repetitions: '3', seed: '0',
+};
+
+function deviceArgs(): WordArg[] {
+    return [{ name: 'memory', kind: 'memory', default: 'the device memory', example: '2GiB', doc: 'the memory the workload may use' }];
+}
+
+/** The entry for `word` in `context`, or undefined. */
+export function findWord(context: WordContext, word: string): Word | undefined {
+    return workloadWords[context].find(w => w.word === word);
+}
+
+/** `poisson(rate: 20/s)` as a snippet: `poisson(rate: ${1:20/s})` — required arguments only. */
+export function wordSnippet(w: Word): string {
+    const required = (w.args ?? []).filter(a => a.default === undefined);
+    if (required.length === 0) return w.word;
+    return `${w.word}(${required.map((a, i) => `${a.name}: \${${i + 1}:${a.example}}`).join(', ')})`;
+}
+
+/** `closed(clients, think: 0)` — the word's signature. */
+export function wordSignature(w: Word): string {
+    if (!w.args) return w.word;
+    return `${w.word}(${w.args.map(a => (a.default === undefined ? a.name : `${a.name}: ${a.default}`)).join(', ')})`;
+}
+
+/** Units that make sense for a value kind, in completion order. */
+export const unitsByKind: Readonly<Record<'time' | 'rate' | 'memory', readonly string[]>> = {
+    time: ['ms', 's', 'us'],
+    rate: ['/s'],
+    memory: ['MiB', 'GiB', 'KiB', 'MB', 'GB', 'KB'],
+};

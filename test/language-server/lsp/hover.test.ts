@@ -1,0 +1,58 @@
+import { EmptyFileSystem } from 'langium';
+import { expectHover } from 'langium/test';
+import { describe, test } from 'vitest';
+import { createTenancyServices } from '../../../src/language-server/tenancy-module.js';
+
+const services = createTenancyServices(EmptyFileSystem).Tenancy;
+const hover = expectHover(services);
+
+const source = `/// A two-layer classifier.
+/// Second line of docs.
+model mlp_small(batch = 32, hidden = 512) {
+  input x: f32[batch, 784]
+  h = relu(d<|>ense(x, hid<|>den))
+  output logits = dense(<|>h, 10)
+}
+
+// not docs: a blank line ends the block
+///  unrelated
+
+model u<|>ser(batch = 8) {
+  input image: f32[batch, 3, 8, 8]
+  output <|>global_avg_pool(image)
+}
+
+/// The vision workload.
+workload w {
+  /// The camera feed.
+  tenant vis<|>ion {
+    model mlp_<|>small(batch: 8)
+    arrival pois<|>son(rate: 20/s)
+    slo p<|>99 <= 40ms
+  }
+  schedule lay<|>er_block(size: 4)
+}
+`;
+
+describe('hover', () => {
+    test('on an operator call: signature, doc and shape rule', async () => {
+        await hover({ text: source, index: 0, hover: /```tenancy\ndense\(x, units, bias: true\)\n```[\s\S]*Fully connected layer[\s\S]*\*\*Output:\*\* `\[\.\.\., units\]`/ });
+    });
+    test('on a parameter reference', async () => {
+        await hover({ text: source, index: 1, hover: /\(parameter\) hidden = 512/ });
+    });
+    test('on a model call shows its /// docs and parameters', async () => {
+        await hover({ text: source, index: 6, hover: /model mlp_small\(batch = 32, hidden = 512\)[\s\S]*A two-layer classifier\.\nSecond line of docs\.[\s\S]*input `x: f32\[batch, 784\]`/ });
+    });
+    test('a blank line ends a doc block', async () => {
+        await hover({ text: source, index: 3, hover: /^```tenancy\nmodel user\(batch = 8\)\n```\n\n- input/ });
+    });
+    test('on a tenant: docs and properties with defaults', async () => {
+        await hover({ text: source, index: 5, hover: /tenant vision[\s\S]*The camera feed\.[\s\S]*`arrival poisson\(rate: 20\/s\)`[\s\S]*`priority normal` \(default\)/ });
+    });
+    test('on closed words: arrival kind, percentile, policy', async () => {
+        await hover({ text: source, index: 7, hover: /poisson\(rate\)[\s\S]*Poisson/ });
+        await hover({ text: source, index: 8, hover: /99th-percentile/ });
+        await hover({ text: source, index: 9, hover: /layer_block\(size\)[\s\S]*VELTAIR/ });
+    });
+});
