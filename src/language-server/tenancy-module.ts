@@ -9,9 +9,14 @@ import { TenancyDocumentationProvider } from './lsp/documentation-provider.js';
 import { TenancyHoverProvider } from './lsp/hover-provider.js';
 import { TenancyCompletionProvider } from './lsp/completion-provider.js';
 import { TenancySignatureHelpProvider } from './lsp/signature-help-provider.js';
+import { TenancyCodeLensProvider } from './lsp/code-lens.js';
+import { ResultsWatch } from './lsp/results-watch.js';
 
 /** Services added by Tenancy on top of Langium's defaults. */
-export type TenancyAddedServices = Record<string, never>;
+export type TenancyAddedServices = {
+    /** Latest results files and device profile (read-only; the server never runs the GPU). */
+    results: { ResultsWatch: ResultsWatch };
+};
 
 export type TenancyServices = LangiumServices & TenancyAddedServices;
 
@@ -24,6 +29,10 @@ export const TenancyModule: Module<TenancyServices, PartialLangiumServices & Ten
         HoverProvider: (services) => new TenancyHoverProvider(services),
         CompletionProvider: (services) => new TenancyCompletionProvider(services),
         SignatureHelp: (services) => new TenancySignatureHelpProvider(services),
+        CodeLensProvider: (services) => new TenancyCodeLensProvider(() => services.results.ResultsWatch),
+    },
+    results: {
+        ResultsWatch: (services) => new ResultsWatch(services),
     },
 };
 

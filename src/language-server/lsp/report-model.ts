@@ -1,0 +1,85 @@
+/**
+ * Builds the report webview's model (src/protocol/report.ts) from a results file and the
+ * previous run: the extension and the webview never read the runtime's schema themselves.
+ */
+import type { ReportComparisonRow, ReportModel, ReportSlo, ReportTenant } from '../../protocol/report.js';
+import type { Results, TenantResult } from '../../runtime/report/schema.js';
+import { adapterName } from './results-watch.js';
+
+/** Most timeline intervals sent to the webview (the Gantt chart stays responsive). */
+const maxIntervals = 4000;
+
+function fileName(uri: string): string {
+    const last = uri.split(/[\\/]/).at(-1) ?? uri;
+    try {
+        return decodeURIComponent(last);
+    } catch {
+        return last;
+    }
+}
+
+function predictedSloMs(results: Results, tenant: string, percentile: string): number | undefined {
+    // predictions is reserved for the predictor; read it only when it has the documented tenant → percentile → ms shape.
+    const p = results.predictions as { tenants?: Record<string, { corun?: Record<string, unknown> }> } | undefined;
+    const value = p?.tenants?.[tenant]?.corun?.[percentile];
+    return typeof value === 'number' ? value : undefined;
+}
+
+function tenantModel(results: Results, t: TenantResult): ReportTenant {
+    const main = t.corun ?? t.solo;
+    const slos: ReportSlo[] = t.slos.map(s => ({
+        percentile: s.percentile,
+        targetMs: s.targetMs,
+        measuredMs: s.measuredMs ?? undefined,
+        predictedMs: predictedSloMs(results, t.name, s.percentile),
+        met: s.met ?? undefined,
+    }));
+    return {
+        name: t.name,
+        requests: main?.requests ?? 0,
+        corunLatenciesMs: t.corun?.latencySampleMs ?? [],
+        soloLatenciesMs: t.solo?.latencySampleMs ?? [],
+        p50Ms: main?.latencyMs.p50,
+        p99Ms: main?.latencyMs.p99,
+        slowdown: t.slowdown.p99 ?? t.slowdown.mean ?? undefined,
+        throughputPerSecond: main?.throughputPerSecond,
+        slos,
+    };
+}
+
+function comparison(current: Results, previous: Results | undefined): ReportModel['comparison'] {
+    if (!previous) return undefined;
+    const rows: ReportComparisonRow[] = [];
+    for (const t of current.tenants) {
+        const before = previous.tenants.find(p => p.name === t.name);
+        const metrics = new Set(['p50', 'p99', ...t.slos.map(s => s.percentile)]);
+        for (const metric of metrics) {
+            const key = metric as keyof NonNullable<TenantResult['corun']>['latencyMs'];
+            const now = (t.corun ?? t.solo)?.latencyMs[key];
+            const then = (before?.corun ?? before?.solo)?.latencyMs[key];
+            rows.push({ tenant: t.name, metric, previousMs: typeof then === 'number' ? then : undefined, currentMs: typeof now === 'number' ? now : undefined });
+        }
+    }
+    return { previousFinishedAt: previous.finishedAt, rows };
+}
+
+/** The report of one run, compared with `previous` when there is one. */
+export function buildReportModel(results: Results, previous: Results | undefined, resultsPath: string): ReportModel {
+    return {
+        workload: results.workload,
+        file: fileName(results.sourceUri),
+        finishedAt: results.finishedAt,
+        adapter: adapterName(results.adapter) ?? 'unknown adapter',
+        policy: results.config.policy,
+        cancelled: results.status === 'cancelled' || results.status === 'partial',
+        durationMs: results.config.durationMs,
+        tenants: results.tenants.map(t => tenantModel(results, t)),
+        ops: results.tenants.flatMap(t => t.ops.map(o => ({
+            tenant: t.name, path: o.path, kind: o.kind,
+            soloMs: o.soloMs ?? undefined, corunMs: o.corunMs ?? undefined, slowdown: o.slowdown ?? undefined, predictedMs: undefined,
+        }))),
+        timeline: (results.timeline?.intervals ?? []).slice(0, maxIntervals).map(i => ({ tenant: i.tenant, startMs: i.startMs, endMs: i.endMs, label: i.op })),
+        comparison: comparison(results, previous),
+        resultsPath,
+    };
+}

@@ -1,0 +1,268 @@
+/**
+ * The language server's view of the results files (`.tenancy/results/<stem>.<workload>.json`,
+ * written by `tenancy run`) and of the device profile: it finds and parses the latest results
+ * of a document's workloads with the runtime's results schema, caches them, and drops the
+ * cache when the client reports a file change (a run from the editor or a terminal). The
+ * server never runs anything on the GPU; it only reads these files.
+ *
+ * Other LSP features (code lenses, measured figures, `slo-violated`, the report, hovers) read
+ * results through {@link ResultsWatch}; {@link registerResultsHandlers} wires the custom
+ * messages of src/protocol/messages.ts.
+ */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import * as path from 'node:path';
+import { AstUtils, URI, type LangiumDocument, type ValidationChecks } from 'langium';
+import type { LangiumServices } from 'langium/lsp';
+import type { Connection } from 'vscode-languageserver';
+import { parseResults, type Results } from '../../runtime/report/schema.js';
+import { resultsPathsFor, workspaceFolderOf } from '../../runtime/report/write.js';
+import { isDocument, isSloProp, isTenant, isWorkload, type TenancyAstType, type Tenant, type Workload } from '../generated/ast.js';
+import {
+    defaultResultsFolder, deviceProfilePath, isResultsChangedParams, MeasuredChangedNotification, MeasuredFiguresRequest,
+    ResultsChangedNotification, WorkspaceStatusRequest,
+    type MeasuredChangedParams, type MeasuredFiguresResult, type TenancyInitializationOptions, type WorkspaceStatusResult,
+} from '../../protocol/messages.js';
+import { ReportRequest, type ReportParams, type ReportResult } from '../../protocol/report.js';
+import { IssueCodes } from '../validation/issue-codes.js';
+import { measuredFigures } from './measured-figures.js';
+import { buildReportModel } from './report-model.js';
+
+/** The latest results of one workload, or why there are none usable. */
+export type LatestResults =
+    | { kind: 'ok'; path: string; results: Results }
+    | { kind: 'missing'; path: string }
+    | { kind: 'invalid'; path: string; error: string };
+
+interface CacheEntry {
+    mtimeMs: number;
+    value: LatestResults;
+}
+
+/** Reads, validates and caches results files and device profiles for the documents of the workspace. */
+export class ResultsWatch {
+    private readonly cache = new Map<string, CacheEntry>();
+    private resultsFolder = defaultResultsFolder;
+    private workspaceFolders: string[] = [];
+
+    constructor(protected readonly services: LangiumServices) {}
+
+    /** Applies the client's initialization options and workspace folders. */
+    configure(options: { resultsFolder?: unknown; workspaceFolders?: string[] }): void {
+        if (typeof options.resultsFolder === 'string' && options.resultsFolder.trim() !== '') this.resultsFolder = options.resultsFolder.trim();
+        if (options.workspaceFolders) this.workspaceFolders = options.workspaceFolders;
+    }
+
+    /** The workspace folder of a document file: the LSP workspace folder holding it, else the CLI's rule (nearest `.tenancy`, `.git`, …). */
+    workspaceFolder(file: string): string {
+        const holding = this.workspaceFolders.filter(f => file.startsWith(f.endsWith(path.sep) ? f : f + path.sep))
+            .sort((a, b) => b.length - a.length)[0];
+        return holding ?? workspaceFolderOf(file);
+    }
+
+    private resultsDir(file: string): string | undefined {
+        if (this.resultsFolder === defaultResultsFolder) return undefined; // the CLI's own default
+        return path.isAbsolute(this.resultsFolder) ? this.resultsFolder : path.join(this.workspaceFolder(file), this.resultsFolder);
+    }
+
+    /** Paths of a workload's results, or undefined for documents that are not files. */
+    paths(documentUri: string, workload: string): ReturnType<typeof resultsPathsFor> | undefined {
+        const file = filePath(documentUri);
+        return file ? resultsPathsFor(file, workload, this.resultsDir(file)) : undefined;
+    }
+
+    /** The latest results of a workload of a document (cached until the file changes). */
+    latest(documentUri: string, workload: string): LatestResults | undefined {
+        const paths = this.paths(documentUri, workload);
+        return paths ? this.read(paths.latest) : undefined;
+    }
+
+    /** The run before the latest one, from the history folder. */
+    previous(documentUri: string, workload: string): Results | undefined {
+        const paths = this.paths(documentUri, workload);
+        const latest = paths && this.read(paths.latest);
+        if (!paths || latest?.kind !== 'ok') return undefined;
+        const prefix = `${path.basename(paths.latest, '.json')}.`;
+        let names: string[];
+        try {
+            names = readdirSync(paths.historyDir).filter(n => n.startsWith(prefix) && n.endsWith('.json')).sort().reverse();
+        } catch {
+            return undefined;
+        }
+        for (const name of names) {
+            const entry = this.read(path.join(paths.historyDir, name));
+            // The newest history entry is a copy of the latest run: skip it by its finish time.
+            if (entry.kind === 'ok' && entry.results.finishedAt !== latest.results.finishedAt) return entry.results;
+        }
+        return undefined;
+    }
+
+    /** Whether `tenancy calibrate` wrote a device profile for the document's workspace. */
+    deviceProfile(documentUri: string): { exists: boolean; adapter: string | undefined } {
+        const file = filePath(documentUri);
+        if (!file) return { exists: false, adapter: undefined };
+        const profile = path.join(this.workspaceFolder(file), deviceProfilePath);
+        try {
+            const value: unknown = JSON.parse(readFileSync(profile, 'utf8'));
+            return { exists: true, adapter: adapterName((value as { adapter?: unknown } | null)?.adapter) };
+        } catch (error) {
+            return { exists: (error as NodeJS.ErrnoException).code !== 'ENOENT', adapter: undefined };
+        }
+    }
+
+    /** Drops cached entries of changed files; returns the URIs of open documents whose results may have changed. */
+    invalidate(changedUris: string[]): string[] {
+        for (const uri of changedUris) {
+            const file = filePath(uri);
+            if (file) this.cache.delete(path.resolve(file));
+        }
+        // Any change under a results folder or to a profile can concern every open .tenancy document.
+        return this.services.shared.workspace.LangiumDocuments.all
+            .filter(d => d.uri.scheme === 'file' && isDocument(d.parseResult.value))
+            .map(d => d.uri.toString()).toArray();
+    }
+
+    private read(file: string): LatestResults {
+        const key = path.resolve(file);
+        let mtimeMs: number;
+        try {
+            mtimeMs = statSync(key).mtimeMs;
+        } catch {
+            this.cache.delete(key);
+            return { kind: 'missing', path: key };
+        }
+        const cached = this.cache.get(key);
+        // mtime as a second guard: a change the client did not report (no watcher) still shows.
+        if (cached && cached.mtimeMs === mtimeMs) return cached.value;
+        let value: LatestResults;
+        try {
+            value = { kind: 'ok', path: key, results: parseResults(JSON.parse(readFileSync(key, 'utf8'))) };
+        } catch (error) {
+            value = { kind: 'invalid', path: key, error: error instanceof Error ? error.message : String(error) };
+        }
+        this.cache.set(key, { mtimeMs, value });
+        return value;
+    }
+}
+
+/** `mesa llvmpipe (software)` from a results/profile adapter record. */
+export function adapterName(adapter: unknown): string | undefined {
+    if (typeof adapter !== 'object' || adapter === null) return undefined;
+    const a = adapter as Record<string, unknown>;
+    const name = [a.vendor, a.device || a.description].filter(v => typeof v === 'string' && v !== '').join(' ');
+    if (!name) return undefined;
+    return typeof a.architecture === 'string' && a.architecture !== '' ? `${name} (${a.architecture})` : name;
+}
+
+function filePath(uri: string): string | undefined {
+    const parsed = URI.parse(uri);
+    return parsed.scheme === 'file' ? parsed.fsPath : undefined;
+}
+
+/** Workloads defined in a document. */
+export function workloadsOf(document: LangiumDocument): Workload[] {
+    const root = document.parseResult.value;
+    return isDocument(root) ? root.elements.filter(isWorkload) : [];
+}
+
+/** Tenants of a workload. */
+export function tenantsOf(workload: Workload): Tenant[] {
+    return workload.members.filter(isTenant);
+}
+
+/** The status item's view of a document's workspace. */
+export function workspaceStatus(watch: ResultsWatch, document: LangiumDocument | undefined, uri: string): WorkspaceStatusResult {
+    const profile = watch.deviceProfile(uri);
+    let lastRun: WorkspaceStatusResult['lastRun'];
+    let adapter = profile.adapter;
+    for (const workload of document ? workloadsOf(document) : []) {
+        const latest = watch.latest(uri, workload.name);
+        if (latest?.kind !== 'ok') continue;
+        const r = latest.results;
+        if (!lastRun || r.finishedAt > lastRun.finishedAt) {
+            lastRun = { workload: r.workload, finishedAt: r.finishedAt, status: r.status, resultsPath: latest.path };
+            adapter = profile.adapter ?? adapterName(r.adapter) ?? adapter;
+        }
+    }
+    return { calibrated: profile.exists, adapter, lastRun };
+}
+
+/**
+ * Registers the results-related LSP messages and the `slo-violated` check. Call once, before
+ * `startLanguageServer`.
+ */
+export function registerResultsHandlers(connection: Connection, services: LangiumServices & { results: { ResultsWatch: ResultsWatch } }): void {
+    const watch = services.results.ResultsWatch;
+    const shared = services.shared;
+    let codeLensRefresh = false;
+    shared.lsp.LanguageServer.onInitialize(params => {
+        const options = (params.initializationOptions ?? {}) as Partial<TenancyInitializationOptions>;
+        watch.configure({
+            resultsFolder: options.resultsFolder,
+            workspaceFolders: (params.workspaceFolders ?? []).map(f => URI.parse(f.uri).fsPath),
+        });
+        codeLensRefresh = params.capabilities.workspace?.codeLens?.refreshSupport === true;
+    });
+
+    const documentOf = (uri: string) => shared.workspace.LangiumDocuments.getDocument(URI.parse(uri));
+
+    connection.onNotification(ResultsChangedNotification.method, async (params: unknown) => {
+        if (!isResultsChangedParams(params)) {
+            connection.console.error(`${ResultsChangedNotification.method}: expected { changes: [{ uri, kind }] }, found ${JSON.stringify(params)}`);
+            return;
+        }
+        const affected = watch.invalidate(params.changes.map(c => c.uri));
+        // Rebuilding re-runs validation, which reads the new results (slo-violated).
+        await shared.workspace.DocumentBuilder.update(affected.map(u => URI.parse(u)), []);
+        if (codeLensRefresh) await connection.sendRequest('workspace/codeLens/refresh').catch(() => undefined);
+        const changed: MeasuredChangedParams = { uris: affected };
+        await connection.sendNotification(MeasuredChangedNotification.method, changed);
+    });
+
+    connection.onRequest(MeasuredFiguresRequest.method, (params: { uri?: unknown }): MeasuredFiguresResult => {
+        const uri = typeof params?.uri === 'string' ? params.uri : '';
+        const document = uri ? documentOf(uri) : undefined;
+        return { uri, figures: document ? measuredFigures(watch, document) : [] };
+    });
+
+    connection.onRequest(WorkspaceStatusRequest.method, (params: { uri?: unknown }): WorkspaceStatusResult => {
+        const uri = typeof params?.uri === 'string' ? params.uri : '';
+        return workspaceStatus(watch, uri ? documentOf(uri) : undefined, uri);
+    });
+
+    connection.onRequest<ReportResult, unknown>(ReportRequest.method, (params: Partial<ReportParams>) => reportFor(watch, params));
+
+    const checks: ValidationChecks<TenancyAstType> = {
+        Tenant: (tenant, accept) => {
+            const workload = tenant.$container;
+            if (!isWorkload(workload)) return;
+            const document = AstUtils.getDocument(tenant);
+            const latest = watch.latest(document.uri.toString(), workload.name);
+            if (latest?.kind !== 'ok') return;
+            const measured = latest.results.tenants.find(t => t.name === tenant.name);
+            if (!measured) return;
+            const when = new Date(latest.results.finishedAt).toLocaleString();
+            for (const slo of measured.slos) {
+                if (slo.met !== false || slo.measuredMs === null) continue;
+                const prop = tenant.props.find(p => isSloProp(p) && p.percentile === slo.percentile);
+                const requests = measured.corun?.requests ?? measured.solo?.requests;
+                accept('warning',
+                    `Measured ${slo.percentile} ${slo.measuredMs.toFixed(1)} ms exceeds the SLO of ${slo.targetMs} ms in the latest run (${when}${requests !== undefined ? `, ${requests} requests` : ''}${latest.results.status !== 'complete' ? `, ${latest.results.status}` : ''}).`,
+                    { node: prop ?? tenant, property: prop ? undefined : 'name', code: IssueCodes.SloViolated, data: { code: IssueCodes.SloViolated } });
+            }
+        },
+    };
+    services.validation.ValidationRegistry.register(checks);
+}
+
+/** The answer to a {@link ReportRequest}. */
+export function reportFor(watch: ResultsWatch, params: Partial<ReportParams>): ReportResult {
+    if (typeof params?.uri !== 'string' || typeof params.workload !== 'string') {
+        return { error: `${ReportRequest.method} expected { uri, workload }, found ${JSON.stringify(params)}` };
+    }
+    const latest = watch.latest(params.uri, params.workload);
+    if (!latest || latest.kind === 'missing') {
+        return { error: `No results for workload ${params.workload} yet${latest ? ` (expected ${latest.path})` : ''}: run it with "▶ Run benchmark" or \`tenancy run\`.` };
+    }
+    if (latest.kind === 'invalid') return { error: `The results file ${latest.path} cannot be read: ${latest.error}` };
+    return { report: buildReportModel(latest.results, watch.previous(params.uri, params.workload), latest.path) };
+}

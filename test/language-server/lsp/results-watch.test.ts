@@ -1,0 +1,177 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { URI, type LangiumDocument } from 'langium';
+import { NodeFileSystem } from 'langium/node';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CommandIds } from '../../../src/protocol/commands.js';
+import { isReportModel } from '../../../src/protocol/report.js';
+import { tenantSummary } from '../../../src/language-server/lsp/code-lens.js';
+import { measuredFigures } from '../../../src/language-server/lsp/measured-figures.js';
+import { registerResultsHandlers, reportFor, workspaceStatus } from '../../../src/language-server/lsp/results-watch.js';
+import { createTenancyServices } from '../../../src/language-server/tenancy-module.js';
+import { makeResults, tenantResult } from '../../fixtures/results/make-results.js';
+
+const source = `model m(batch = 1) {
+  input x: f32[batch, 16]
+  h = relu(dense(x, 32))
+  output dense(h, 4)
+}
+
+workload w {
+  tenant a {
+    model m(batch: 1)
+    slo p99 <= 25ms
+  }
+  tenant b {
+    model m(batch: 2)
+  }
+}
+`;
+
+let dir: string;
+let uri: string;
+let services: ReturnType<typeof createTenancyServices>['Tenancy'];
+
+beforeEach(() => {
+    dir = mkdtempSync(path.join(tmpdir(), 'tenancy-results-'));
+    mkdirSync(path.join(dir, '.tenancy', 'results', 'history'), { recursive: true });
+    uri = pathToFileURL(path.join(dir, 'demo.tenancy')).toString();
+    writeFileSync(path.join(dir, 'demo.tenancy'), source);
+    // Node file system: rebuilding a document after a results change reloads it like the server does.
+    services = createTenancyServices(NodeFileSystem).Tenancy;
+    // The validation check is registered with the handlers; a stub connection takes the rest.
+    const stub = { onNotification: () => undefined, onRequest: () => undefined } as never;
+    registerResultsHandlers(stub, services);
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+async function open(): Promise<LangiumDocument> {
+    const document = services.shared.workspace.LangiumDocumentFactory.fromString(source, URI.parse(uri));
+    services.shared.workspace.LangiumDocuments.addDocument(document);
+    await services.shared.workspace.DocumentBuilder.build([document], { validation: true });
+    return document;
+}
+
+function writeResults(name: string, results: unknown): string {
+    const file = path.join(dir, '.tenancy', 'results', name);
+    writeFileSync(file, JSON.stringify(results));
+    return file;
+}
+
+const twoTenants = (u: string, corunA = 30) => [
+    tenantResult('a', { uri: u, requests: 212, soloBase: 15, corunBase: corunA, slo: { percentile: 'p99', targetMs: 25 }, ops: [{ path: 'a/m/dense', line: 2, soloMs: 1, corunMs: 1.8 }] }),
+    tenantResult('b', { uri: u, requests: 50, soloBase: 10, corunBase: 11, ops: [{ path: 'b/m/dense', line: 2, soloMs: 2, corunMs: 2.2 }, { path: 'b/m/dense_1', line: 3, soloMs: 0.5, corunMs: 0.6 }] }),
+];
+
+async function lensTitles(document: LangiumDocument): Promise<string[]> {
+    const lenses = await services.lsp.CodeLensProvider!.provideCodeLens(document, { textDocument: { uri } });
+    return (lenses ?? []).map(l => l.command!.title);
+}
+
+describe('code lenses', () => {
+    it('offer run, calibrate and solo runs before any results', async () => {
+        const document = await open();
+        const lenses = (await services.lsp.CodeLensProvider!.provideCodeLens(document, { textDocument: { uri } }))!;
+        expect(lenses.map(l => l.command!.title)).toEqual(['▶ Run benchmark', '⟳ Calibrate device', '▶ Run solo', '▶ Run solo']);
+        expect(lenses[0]!.command).toMatchObject({ command: CommandIds.runWorkload, arguments: [{ uri, workload: 'w' }] });
+        expect(lenses[0]!.range.start.line).toBe(6);
+        expect(lenses[2]!.command).toMatchObject({ command: CommandIds.runTenantSolo, arguments: [{ uri, workload: 'w', tenant: 'a' }] });
+        expect(lenses[2]!.range.start.line).toBe(7);
+    });
+
+    it('show the measured summary per tenant and the report after a run; calibrate disappears with a profile', async () => {
+        const document = await open();
+        writeResults('demo.w.json', makeResults(uri, 'w', twoTenants(uri)));
+        writeFileSync(path.join(dir, '.tenancy', 'device-profile.json'), JSON.stringify({ adapter: { vendor: 'mesa', device: 'llvmpipe' } }));
+        const titles = await lensTitles(document);
+        expect(titles[0]).toBe('▶ Run benchmark');
+        expect(titles).not.toContain('⟳ Calibrate device');
+        expect(titles[1]).toMatch(/^\$\(graph\) Report \(run at .*, complete\)$/);
+        expect(titles).toContain('p99 32.1 ms ✗ (SLO 25 ms) · 1.9× slower than solo · 212 req');
+        expect(titles.some(t => /^p99 11\.\d ms · 1\.\d× slower than solo · 50 req$/.test(t))).toBe(true);
+    });
+
+    it('say when the results file is unreadable', async () => {
+        const document = await open();
+        writeResults('demo.w.json', { schemaVersion: 99 });
+        expect(await lensTitles(document)).toContain('⚠ Results unreadable — show report for details');
+        expect(reportFor(services.results.ResultsWatch, { uri, workload: 'w' })).toEqual({ error: expect.stringContaining('schemaVersion 99') });
+    });
+
+    it('pick up a changed results file after invalidation', async () => {
+        const document = await open();
+        writeResults('demo.w.json', makeResults(uri, 'w', twoTenants(uri)));
+        expect((await lensTitles(document)).some(t => t.includes('✗'))).toBe(true);
+        writeResults('demo.w.json', makeResults(uri, 'w', twoTenants(uri, 12)));
+        services.results.ResultsWatch.invalidate([pathToFileURL(path.join(dir, '.tenancy', 'results', 'demo.w.json')).toString()]);
+        expect((await lensTitles(document)).some(t => t.startsWith('p99 14.1 ms ✓ (SLO 25 ms)'))).toBe(true);
+    });
+});
+
+describe('tenantSummary', () => {
+    it('marks partial runs and solo-only tenants', () => {
+        const t = tenantResult('a', { uri: 'u', requests: 10, soloBase: 5, corunBase: 5 });
+        expect(tenantSummary({ ...t, corun: null }, 'cancelled')).toBe('(cancelled) p99 5.1 ms · solo · 10 req');
+    });
+});
+
+describe('slo-violated', () => {
+    it('is a warning on the slo line when the latest run missed it, and goes away when it is met', async () => {
+        writeResults('demo.w.json', makeResults(uri, 'w', twoTenants(uri)));
+        let document = await open();
+        const violated = (document.diagnostics ?? []).filter(d => d.code === 'slo-violated');
+        expect(violated).toHaveLength(1);
+        expect(violated[0]!.range.start.line).toBe(9);
+        expect(violated[0]!.message).toMatch(/^Measured p99 32\.1 ms exceeds the SLO of 25 ms in the latest run \(.*, 212 requests\)\.$/);
+
+        writeResults('demo.w.json', makeResults(uri, 'w', twoTenants(uri, 12)));
+        services.results.ResultsWatch.invalidate([]);
+        await services.shared.workspace.DocumentBuilder.update([document.uri], []);
+        document = services.shared.workspace.LangiumDocuments.getDocument(document.uri)!;
+        expect((document.diagnostics ?? []).filter(d => d.code === 'slo-violated')).toEqual([]);
+    });
+});
+
+describe('measured figures', () => {
+    it('sum ops per line and tenant, with slowdown and a hover table', async () => {
+        const document = await open();
+        writeResults('demo.w.json', makeResults(uri, 'w', twoTenants(uri)));
+        const figures = measuredFigures(services.results.ResultsWatch, document);
+        expect(figures.map(f => f.range.start.line)).toEqual([2, 3]);
+        expect(figures[0]!.text).toBe('⏱ a: 1.80 ms co-run · 1.80×  |  b: 2.20 ms co-run · 1.10×');
+        expect(figures[0]!.verdict).toBe('slow');
+        expect(figures[1]!.verdict).toBe('ok');
+        expect(figures[0]!.hover).toContain('| a | 1 | 1.00 ms | 1.80 ms | 1.80× |');
+    });
+    it('ignore ops of other documents', async () => {
+        const document = await open();
+        writeResults('demo.w.json', makeResults(uri, 'w', twoTenants('file:///elsewhere.tenancy')));
+        expect(measuredFigures(services.results.ResultsWatch, document)).toEqual([]);
+    });
+});
+
+describe('report and status', () => {
+    it('build the report with the previous run from history', async () => {
+        const document = await open();
+        writeResults('demo.w.json', makeResults(uri, 'w', twoTenants(uri), '2026-11-29T12:00:00.000Z'));
+        writeResults('history/demo.w.2026-11-29T12-00-00.000Z.json', makeResults(uri, 'w', twoTenants(uri), '2026-11-29T12:00:00.000Z'));
+        writeResults('history/demo.w.2026-11-29T11-00-00.000Z.json', makeResults(uri, 'w', twoTenants(uri, 40), '2026-11-29T11:00:00.000Z'));
+        const result = reportFor(services.results.ResultsWatch, { uri, workload: 'w' });
+        expect('report' in result && isReportModel(result.report)).toBe(true);
+        if (!('report' in result)) return;
+        expect(result.report.adapter).toBe('mesa llvmpipe (software)');
+        expect(result.report.tenants.map(t => t.name)).toEqual(['a', 'b']);
+        expect(result.report.tenants[0]!.corunLatenciesMs).toHaveLength(212);
+        expect(result.report.ops).toHaveLength(3);
+        expect(result.report.timeline).toHaveLength(6);
+        expect(result.report.comparison?.previousFinishedAt).toBe('2026-11-29T11:00:00.000Z');
+        expect(result.report.comparison?.rows.find(r => r.tenant === 'a' && r.metric === 'p99')).toMatchObject({ previousMs: expect.closeTo(42.1, 1), currentMs: expect.closeTo(32.1, 1) });
+        const status = workspaceStatus(services.results.ResultsWatch, document, uri);
+        expect(status).toMatchObject({ calibrated: false, adapter: 'mesa llvmpipe (software)', lastRun: { workload: 'w', status: 'complete' } });
+    });
+    it('say how to get results when there are none', () => {
+        expect(reportFor(services.results.ResultsWatch, { uri, workload: 'w' })).toEqual({ error: expect.stringMatching(/^No results for workload w yet \(expected .*demo\.w\.json\): run it/) });
+    });
+});
