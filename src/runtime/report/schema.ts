@@ -31,6 +31,8 @@ export const phaseStatsSchema = z.object({
     /** Length of the measured window, from its start to the last measured completion. */
     windowMs: num,
     throughputPerSecond: num,
+    /** Measured requests that arrived but had not finished when the phase ended (overload). */
+    unfinished: z.number().int(),
     latencyMs: z.object({
         mean: num, min: num, max: num, p50: num, p90: num, p95: num, p99: num, p999: num,
         p99Interval: intervalSchema,

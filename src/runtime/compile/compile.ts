@@ -1,0 +1,195 @@
+/**
+ * Tenant plan → GPU objects on the tenant's device: weights filled deterministically from the
+ * seed (He-scaled normals so activations stay finite), graph inputs, activation buffers from
+ * the memory plan, pipelines cached by cacheKey (one cache per device), bind groups per launch.
+ * Every op's objects are created and then run once under error scopes, so a GPU validation
+ * error names the op path. Release with `destroy()`.
+ */
+import type { IrOp } from '../ir/types.js';
+import type { LaunchBuffer } from '../kernels/kernel.js';
+import { KernelPipelines, createUniformBuffer } from '../kernels/harness.js';
+import { createRandom, type Random } from './random.js';
+import { alignBufferSize } from './memory.js';
+import { CompileError, fanInOf, type PlannedOp, type TenantPlan } from './plan.js';
+import { withTimeout } from '../execute/wait.js';
+
+/** One launch ready to encode. */
+export interface CompiledLaunch {
+    name: string;
+    pipeline: GPUComputePipeline;
+    group: GPUBindGroup;
+    dispatch: [number, number, number];
+}
+
+export interface CompiledOp {
+    planned: PlannedOp;
+    /** Launches in order (empty for an aliasing op such as reshape). */
+    launches: CompiledLaunch[];
+}
+
+export interface CompiledTenant {
+    name: string;
+    plan: TenantPlan;
+    device: GPUDevice;
+    ops: CompiledOp[];
+    /** Number of distinct pipelines on this device. */
+    pipelineCount: number;
+    /** Destroys every buffer this tenant created (the device is the caller's). */
+    destroy(): void;
+}
+
+const BN_EPS = 1e-5;
+const numel = (s: readonly number[]) => s.reduce((a, b) => a * b, 1);
+
+/** Fills a weight per its init hint, scaled by the op's fan-in (He init for matrices, small values for vectors). */
+export function initWeightValues(op: IrOp, buffer: LaunchBuffer, random: Random): Float32Array {
+    const n = numel(buffer.shape);
+    const values = new Float32Array(n);
+    const fanIn = fanInOf(op, buffer);
+    const matrix = buffer.shape.length >= 2;
+    switch (buffer.init ?? 'normal') {
+        case 'zeros': break;
+        case 'ones': values.fill(1); break;
+        case 'positive': for (let i = 0; i < n; i++) values[i] = 0.5 + random.next(); break;
+        case 'uniform': {
+            const a = matrix ? Math.sqrt(6 / fanIn) : 0.1;
+            for (let i = 0; i < n; i++) values[i] = (2 * random.next() - 1) * a;
+            break;
+        }
+        case 'normal': {
+            const std = matrix ? Math.sqrt(2 / fanIn) : 0.1;
+            for (let i = 0; i < n; i++) values[i] = random.normal() * std;
+            break;
+        }
+    }
+    return values;
+}
+
+/** Seeded data for a graph input: N(0, 1) floats, or ids in the consuming embedding's vocabulary. */
+export function graphInputValues(plan: TenantPlan, id: string, random: Random): Float32Array | Int32Array {
+    const t = plan.tenant.graph.tensors[id];
+    const n = numel(t.shape);
+    if (t.dtype === 'i32') {
+        const consumer = plan.tenant.graph.ops.find(o => o.inputs.includes(id) && o.kind === 'embedding');
+        const range = consumer ? Number(consumer.attrs.vocab) : 2;
+        return Int32Array.from({ length: n }, () => random.int(range));
+    }
+    const values = new Float32Array(n);
+    for (let i = 0; i < n; i++) values[i] = random.normal();
+    return values;
+}
+
+async function popScopes(device: GPUDevice): Promise<GPUError | null> {
+    const oom = await device.popErrorScope();
+    const validation = await device.popErrorScope();
+    return validation ?? oom;
+}
+
+function pushScopes(device: GPUDevice): void {
+    device.pushErrorScope('validation');
+    device.pushErrorScope('out-of-memory');
+}
+
+/** Creates a tenant's GPU objects from its plan and runs each op once under error scopes. */
+export async function compileTenant(device: GPUDevice, plan: TenantPlan, seed: number, options: { timeoutMs?: number; signal?: AbortSignal } = {}): Promise<CompiledTenant> {
+    const tenant = plan.tenant;
+    const created: GPUBuffer[] = [];
+    const usage = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST | GPUBufferUsage.COPY_SRC;
+    const make = (label: string, bytes: number) => {
+        const b = device.createBuffer({ label, size: alignBufferSize(bytes), usage });
+        created.push(b);
+        return b;
+    };
+    const upload = (label: string, data: Float32Array | Int32Array) => {
+        const b = make(label, data.byteLength);
+        device.queue.writeBuffer(b, 0, data.buffer, data.byteOffset, data.byteLength);
+        return b;
+    };
+    const destroy = () => { for (const b of created) b.destroy(); created.length = 0; };
+    const random = createRandom(seed, `tenant/${tenant.name}`);
+    const pipelines = new KernelPipelines(device);
+    try {
+        // Activation slots (shared by liveness) and graph inputs (seeded, never overwritten).
+        pushScopes(device);
+        const slots = plan.memory.slots.map((bytes, i) => make(`${tenant.name}/slot${i}`, bytes));
+        for (const id of tenant.graph.inputs) {
+            const data = graphInputValues(plan, id, random.fork(`input/${id}`));
+            device.queue.writeBuffer(slots[plan.memory.tensorSlot.get(id)!], 0, data.buffer, data.byteOffset, data.byteLength);
+        }
+        const allocError = await popScopes(device);
+        if (allocError) throw new CompileError(`tenant ${tenant.name}: allocating ${plan.memory.slots.length} activation buffers failed: ${allocError.message}`, undefined, tenant.name);
+
+        const ops: CompiledOp[] = [];
+        for (let stepIndex = 0; stepIndex < plan.ops.length; stepIndex++) {
+            options.signal?.throwIfAborted();
+            const planned = plan.ops[stepIndex];
+            const { fused, kernels } = planned;
+            const where = `tenant ${tenant.name}, op ${planned.path}`;
+            pushScopes(device);
+            const byRole = new Map<string, GPUBuffer>();
+            fused.inputs.forEach((id, i) => byRole.set(`in${i}`, slots[plan.memory.tensorSlot.get(id)!]));
+            byRole.set('out', slots[plan.memory.tensorSlot.get(fused.output)!]);
+            for (const e of fused.epilogueInputs) byRole.set(e.role, slots[plan.memory.tensorSlot.get(e.tensor)!]);
+            for (const b of kernels.buffers) {
+                if (b.kind === 'weight') {
+                    byRole.set(b.role, upload(`${planned.path}/${b.role}`, initWeightValues(fused.op, b, random.fork(`weight/${planned.path}/${b.role}`))));
+                } else {
+                    byRole.set(b.role, slots[plan.memory.scratchSlot.get(`${stepIndex}:${b.role}`)!]);
+                }
+            }
+            for (const n of fused.foldedNorms) {
+                // Fold y = (x − mean)/√(var + ε)·γ + β into x·scale + shift, from the norm's seeded parameters.
+                const c = tenant.graph.tensors[n.norm.output].shape[1];
+                const r = random.fork(`weight/${n.norm.path}`);
+                const param = (name: string, init: LaunchBuffer['init']) => initWeightValues(n.norm, { role: name, kind: 'weight', shape: [c], dtype: 'f32', init }, r.fork(name));
+                const gamma = param('gamma', 'positive'), beta = param('beta', 'normal'), mean = param('mean', 'normal'), variance = param('var', 'positive');
+                const scale = new Float32Array(c), shift = new Float32Array(c);
+                for (let i = 0; i < c; i++) {
+                    scale[i] = gamma[i] / Math.sqrt(variance[i] + BN_EPS);
+                    shift[i] = beta[i] - mean[i] * scale[i];
+                }
+                byRole.set(n.scaleRole, upload(`${n.norm.path}/scale`, scale));
+                byRole.set(n.shiftRole, upload(`${n.norm.path}/shift`, shift));
+            }
+            const launches: CompiledLaunch[] = [];
+            for (const k of kernels.launches) {
+                let entry: Awaited<ReturnType<KernelPipelines['get']>>;
+                try {
+                    entry = await pipelines.get(k);
+                } catch (error) {
+                    await popScopes(device);
+                    throw new CompileError(`${where}: ${error instanceof Error ? error.message : String(error)}`, planned.path, tenant.name);
+                }
+                const ub = createUniformBuffer(device, k);
+                if (ub) created.push(ub);
+                const entries = k.bindings.map((b, i) => ({ binding: i, resource: { buffer: b.access === 'uniform' ? ub! : byRole.get(b.role)! } }));
+                launches.push({ name: k.name, pipeline: entry.pipeline, group: device.createBindGroup({ label: `${planned.path}:${k.name}`, layout: entry.layout, entries }), dispatch: k.dispatch });
+            }
+            // Run the op once on its own so a dispatch error names this op.
+            if (launches.length > 0) {
+                const encoder = device.createCommandEncoder({ label: planned.path });
+                encodeOp(encoder, launches);
+                device.queue.submit([encoder.finish()]);
+            }
+            const error = await popScopes(device);
+            if (error) throw new CompileError(`${where}: GPU ${error.constructor.name === 'GPUOutOfMemoryError' ? 'out of memory' : 'validation error'}: ${error.message}`, planned.path, tenant.name);
+            ops.push({ planned, launches });
+        }
+        await withTimeout(device.queue.onSubmittedWorkDone(), options.timeoutMs ?? 120_000, `the first run of tenant ${tenant.name}`, options.signal);
+        return { name: tenant.name, plan, device, ops, pipelineCount: pipelines.size, destroy };
+    } catch (error) {
+        destroy();
+        throw error;
+    }
+}
+
+/** Encodes one op's launches in one compute pass (optionally timestamped). */
+export function encodeOp(encoder: GPUCommandEncoder, launches: readonly CompiledLaunch[], timestampWrites?: GPUComputePassTimestampWrites): void {
+    const pass = encoder.beginComputePass(timestampWrites ? { timestampWrites } : {});
+    for (const l of launches) {
+        pass.setPipeline(l.pipeline);
+        pass.setBindGroup(0, l.group);
+        pass.dispatchWorkgroups(l.dispatch[0], l.dispatch[1], l.dispatch[2]);
+    }
+    pass.end();
+}

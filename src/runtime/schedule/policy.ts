@@ -1,0 +1,98 @@
+/**
+ * The schedule seam: a policy sees the tenants' queues (arrived, unfinished requests in FIFO
+ * order, and whether each tenant has GPU work in flight) and decides what to submit now. A
+ * submission runs the head request of a tenant from its next op up to `opEnd` (the whole rest,
+ * or a block of layers — so layer_block / regulated policies fit without touching execute).
+ * The executor calls `decide` after every arrival and every completion. Pure.
+ */
+import type { IrPriority, IrSchedule } from '../ir/types.js';
+
+/** A request waiting or partly executed. */
+export interface RequestView {
+    id: number;
+    /** Arrival time, ms since the phase started. */
+    arrivalMs: number;
+    /** Index of the next op to run (0 = not started). */
+    nextOp: number;
+}
+
+/** One tenant as a policy sees it. */
+export interface TenantView {
+    /** Index in the phase's tenant list (used in submissions). */
+    index: number;
+    name: string;
+    priority: IrPriority;
+    /** Number of ops in the tenant's plan. */
+    opCount: number;
+    /** True while a submission of this tenant is on the GPU. */
+    busy: boolean;
+    /** Arrived, unfinished requests, oldest first; only the head may be submitted. */
+    waiting: readonly RequestView[];
+}
+
+export interface SchedulerView {
+    nowMs: number;
+    tenants: readonly TenantView[];
+}
+
+/** Run ops [head.nextOp, opEnd) of tenant `tenant`'s head request. */
+export interface Submission {
+    tenant: number;
+    opEnd: number;
+}
+
+/** A scheduling policy. */
+export interface SchedulePolicy {
+    readonly name: string;
+    /** What to submit now (may be empty). Only tenants that are not busy and have waiting requests may be named. */
+    decide(view: SchedulerView): Submission[];
+}
+
+/** Raised for a schedule the runtime does not implement yet (never silently replaced). */
+export class ScheduleNotImplementedError extends Error {
+    constructor(readonly policy: string) {
+        super(`schedule ${policy} is not implemented yet; use sequential or concurrent`);
+        this.name = 'ScheduleNotImplementedError';
+    }
+}
+
+const priorityRank: Record<IrPriority, number> = { high: 0, normal: 1, low: 2 };
+
+/** One request on the GPU at a time across all tenants: highest priority first, then earliest arrival. */
+export const sequentialPolicy: SchedulePolicy = {
+    name: 'sequential',
+    decide(view) {
+        if (view.tenants.some(t => t.busy)) return [];
+        let best: TenantView | undefined;
+        for (const t of view.tenants) {
+            if (t.waiting.length === 0) continue;
+            if (!best) { best = t; continue; }
+            const a = priorityRank[t.priority] - priorityRank[best.priority];
+            if (a < 0 || (a === 0 && t.waiting[0].arrivalMs < best.waiting[0].arrivalMs)) best = t;
+        }
+        return best ? [{ tenant: best.index, opEnd: best.opCount }] : [];
+    },
+};
+
+/** Every tenant submits its next request as soon as its own queue is free (the driver interleaves). */
+export const concurrentPolicy: SchedulePolicy = {
+    name: 'concurrent',
+    decide(view) {
+        return view.tenants.filter(t => !t.busy && t.waiting.length > 0).map(t => ({ tenant: t.index, opEnd: t.opCount }));
+    },
+};
+
+/** The policy for a workload's schedule, or ScheduleNotImplementedError. */
+export function policyFor(schedule: IrSchedule): SchedulePolicy {
+    switch (schedule.policy) {
+        case 'sequential': return sequentialPolicy;
+        case 'concurrent': return concurrentPolicy;
+        default: throw new ScheduleNotImplementedError(schedule.policy);
+    }
+}
+
+/** A readable name of a schedule with its arguments, e.g. "layer_block(size: 4)". */
+export function scheduleName(schedule: IrSchedule): string {
+    const args = Object.entries(schedule).filter(([k]) => k !== 'policy').map(([k, v]) => `${k}: ${v}`);
+    return args.length ? `${schedule.policy}(${args.join(', ')})` : schedule.policy;
+}
