@@ -1,0 +1,131 @@
+/**
+ * Pooling: max_pool2d / avg_pool2d (direct, one output per invocation; avg divides by the
+ * number of in-bounds taps, i.e. excludes padding) and global_avg_pool (one workgroup per
+ * (n, c) plane with a workgroup-memory tree reduction).
+ */
+import type { KernelDescription, KernelRequest, OpKernels } from './kernel.js';
+import {
+    KernelError, at, bindingList, checkEpilogue, checkLaunch, declareBindings, epilogueBindings, epilogueFn, epilogueKey,
+    expectInputs, expectOutputShape, fmtShape, fold1D, tupleAttr, u, unknownVariant, type BindingSpec,
+} from './common.js';
+
+/** max_pool2d, avg_pool2d: attrs kernel, stride, padding (4-tuple). */
+export function poolKernels(req: KernelRequest): OpKernels {
+    const { op } = req;
+    expectInputs(req, 1);
+    checkEpilogue(op, req.epilogue);
+    if (req.variant !== undefined && req.variant !== 'direct') throw unknownVariant(op, req.variant, ['direct']);
+    const x = req.inputShapes[0];
+    if (x.length !== 4) throw new KernelError(`${at(op)}: expected an input [n, c, h, w], found ${fmtShape(x)}`);
+    const [N, C, H, W] = x;
+    const [KH, KW] = tupleAttr(op, 'kernel', 2);
+    const [sh, sw] = tupleAttr(op, 'stride', 2, [KH, KW]);
+    const [pt, pl, pb, pr] = tupleAttr(op, 'padding', 4, [0, 0, 0, 0]);
+    if (pt >= KH || pb >= KH || pl >= KW || pr >= KW) {
+        throw new KernelError(`${at(op)}: padding [${pt}, ${pl}, ${pb}, ${pr}] must be smaller than the kernel [${KH}, ${KW}] (else a window can lie wholly in the padding)`);
+    }
+    const Ho = Math.floor((H + pt + pb - KH) / sh) + 1, Wo = Math.floor((W + pl + pr - KW) / sw) + 1;
+    if (Ho < 1 || Wo < 1) throw new KernelError(`${at(op)}: input ${fmtShape(x)} is smaller than the kernel [${KH}, ${KW}]`);
+    expectOutputShape(req, [N, C, Ho, Wo]);
+    const isMax = op.kind === 'max_pool2d';
+    const total = N * C * Ho * Wo;
+    const WG = 64;
+    const groups = Math.ceil(total / WG);
+    const dispatch = fold1D(groups, req.caps, at(op));
+    const specs: BindingSpec[] = [{ role: 'in0', access: 'read' }, ...epilogueBindings(req.epilogue), { role: 'out', access: 'read_write' }];
+    const code = [
+        declareBindings(specs),
+        epilogueFn(req.epilogue),
+        `@compute @workgroup_size(${WG}, 1, 1)`,
+        `fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {`,
+        `  let i = (wid.x + wid.y * ${u(dispatch[0])}) * ${u(WG)} + lid.x;`,
+        `  if (i >= ${u(total)}) { return; }`,
+        `  let ox = i % ${u(Wo)};`,
+        `  let oy = (i / ${u(Wo)}) % ${u(Ho)};`,
+        `  let plane = i / ${u(Ho * Wo)};`,
+        `  let base = plane * ${u(H * W)};`,
+        `  let y0 = i32(oy * ${u(sh)}) - ${pt};`,
+        `  let x0 = i32(ox * ${u(sw)}) - ${pl};`,
+        isMax ? `  var acc = -3.4028234e38;` : `  var acc = 0.0;`,
+        `  var cnt = 0u;`,
+        `  for (var ky = 0; ky < ${KH}; ky = ky + 1) {`,
+        `    let y = y0 + ky;`,
+        `    if (y < 0 || y >= ${H}) { continue; }`,
+        `    for (var kx = 0; kx < ${KW}; kx = kx + 1) {`,
+        `      let x = x0 + kx;`,
+        `      if (x < 0 || x >= ${W}) { continue; }`,
+        `      let v = t_in0[base + u32(y) * ${u(W)} + u32(x)];`,
+        isMax ? `      acc = max(acc, v);` : `      acc = acc + v;`,
+        `      cnt = cnt + 1u;`,
+        '    }', '  }',
+        isMax ? `  _ = cnt;` : `  acc = acc / f32(max(cnt, 1u));`,
+        `  t_out[i] = epilogue(acc, i, (i / ${u(Ho * Wo)}) % ${u(C)});`,
+        '}',
+    ].join('\n');
+    const k: KernelDescription = {
+        name: `${op.kind}.direct`,
+        cacheKey: `pool.${isMax ? 'max' : 'avg'}|x=${x.join('x')},k=${KH}x${KW},s=${sh}x${sw},p=${pt},${pl},${pb},${pr}${epilogueKey(req.epilogue)}|d=${dispatch.join('x')}`,
+        variant: { variant: 'direct', workgroups: groups },
+        workgroupSize: [WG, 1, 1],
+        bindings: bindingList(specs),
+        wgsl: () => code,
+        dispatch,
+        flops: total * KH * KW,
+        bytes: 4 * (N * C * H * W + total),
+    };
+    checkLaunch(k, specs, { in0: N * C * H * W, out: total }, req.caps);
+    return { launches: [k], buffers: [] };
+}
+
+/** global_avg_pool: [n, c, h, w] → [n, c, 1, 1]. */
+export function globalAvgPoolKernels(req: KernelRequest): OpKernels {
+    const { op } = req;
+    expectInputs(req, 1);
+    checkEpilogue(op, req.epilogue);
+    if (req.variant !== undefined && req.variant !== 'workgroup_reduce') throw unknownVariant(op, req.variant, ['workgroup_reduce']);
+    const x = req.inputShapes[0];
+    if (x.length !== 4) throw new KernelError(`${at(op)}: expected an input [n, c, h, w], found ${fmtShape(x)}`);
+    const [N, C, H, W] = x;
+    expectOutputShape(req, [N, C, 1, 1]);
+    const HW = H * W, planes = N * C;
+    const WG = 64;
+    const dispatch = fold1D(planes, req.caps, at(op));
+    const specs: BindingSpec[] = [{ role: 'in0', access: 'read' }, ...epilogueBindings(req.epilogue), { role: 'out', access: 'read_write' }];
+    const code = [
+        declareBindings(specs),
+        epilogueFn(req.epilogue),
+        `var<workgroup> part: array<f32, ${WG}>;`,
+        `@compute @workgroup_size(${WG}, 1, 1)`,
+        `fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {`,
+        `  let plane = wid.x + wid.y * ${u(dispatch[0])};`,
+        `  let inRange = plane < ${u(planes)};`,
+        `  let base = min(plane, ${u(planes - 1)}) * ${u(HW)};`,
+        `  var s = 0.0;`,
+        `  for (var j = lid.x; j < ${u(HW)}; j = j + ${u(WG)}) { s = s + t_in0[base + j]; }`,
+        `  part[lid.x] = s;`,
+        `  workgroupBarrier();`,
+        `  for (var w = ${u(WG / 2)}; w > 0u; w = w >> 1u) {`,
+        `    if (lid.x < w) { part[lid.x] = part[lid.x] + part[lid.x + w]; }`,
+        `    workgroupBarrier();`,
+        `  }`,
+        `  if (lid.x == 0u && inRange) { t_out[plane] = epilogue(part[0] / ${f32(HW)}, plane, plane % ${u(C)}); }`,
+        '}',
+    ].join('\n');
+    const k: KernelDescription = {
+        name: 'global_avg_pool.workgroup_reduce',
+        cacheKey: `pool.global_avg|x=${x.join('x')}${epilogueKey(req.epilogue)}|d=${dispatch.join('x')}`,
+        variant: { variant: 'workgroup_reduce', workgroups: planes },
+        workgroupSize: [WG, 1, 1],
+        bindings: bindingList(specs),
+        wgsl: () => code,
+        dispatch,
+        flops: N * C * HW,
+        bytes: 4 * (N * C * HW + planes),
+    };
+    checkLaunch(k, specs, { in0: N * C * HW, out: planes }, req.caps, WG * 4);
+    return { launches: [k], buffers: [] };
+}
+
+function f32(n: number): string {
+    return Number.isInteger(n) ? `${n}.0` : String(n);
+}

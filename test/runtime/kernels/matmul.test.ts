@@ -1,0 +1,64 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { probeAdapter, openKernelDevice, type KernelTestDevice } from '../gpu.js';
+import { checkCase, makeOp } from './check.js';
+import { kernelsFor, variantsFor } from '../../../src/runtime/kernels/index.js';
+import type { Epilogue } from '../../../src/runtime/kernels/kernel.js';
+
+const available = await probeAdapter();
+
+const VARIANTS = [...variantsFor(makeOp('matmul', {}, 2)), 'splitk_3', 'capped_3', 'vec4_2x4'];
+
+describe.skipIf(!available)('matmul / dense kernels vs reference', () => {
+    let dev: KernelTestDevice;
+    beforeAll(async () => { dev = await openKernelDevice(); });
+    afterAll(() => dev?.close());
+
+    // Awkward shapes: non-multiples of every tile, K not a multiple of 4, N not a multiple of 4, exact fits.
+    const shapes: [number, number, number][] = [[1, 1, 1], [5, 7, 3], [33, 65, 17], [64, 64, 64], [32, 128, 96], [3, 10, 257], [70, 36, 12]];
+    for (const v of VARIANTS) {
+        it(`matmul ${v} on awkward shapes`, async () => {
+            for (const [M, N, K] of shapes) {
+                await checkCase(dev, { op: makeOp('matmul', {}, 2), inputShapes: [[M, K], [K, N]], outputShape: [M, N], variant: v });
+            }
+        });
+    }
+
+    it('batched matmul broadcasts leading dims (a [2,1,M,K] · b [3,K,N])', async () => {
+        for (const v of ['vec4_4x8', 'wgmem_8x8', 'splitk_2', 'capped_2']) {
+            await checkCase(dev, { op: makeOp('matmul', {}, 2), inputShapes: [[2, 1, 9, 12], [3, 12, 20]], outputShape: [2, 3, 9, 20], variant: v });
+            await checkCase(dev, { op: makeOp('matmul', {}, 2), inputShapes: [[4, 6, 5], [4, 5, 7]], outputShape: [4, 6, 7], variant: v });
+        }
+    });
+
+    const epilogues: Epilogue[][] = [
+        [{ kind: 'activation', fn: 'relu' }],
+        [{ kind: 'bias', tensor: 'extra_bias' }, { kind: 'activation', fn: 'gelu' }],
+        [{ kind: 'scale_shift', scale: 'bn_scale', shift: 'bn_shift' }, { kind: 'activation', fn: 'relu6' }],
+        [{ kind: 'activation', fn: 'sigmoid' }, { kind: 'add', tensor: 'residual' }],
+        [{ kind: 'activation', fn: 'tanh' }, { kind: 'mul', tensor: 'gate' }, { kind: 'activation', fn: 'silu' }],
+    ];
+    it('dense with bias and fused epilogues, every variant', async () => {
+        for (const v of ['vec4_4x8', 'vec4_4x4', 'wgmem_16x16', 'splitk_4', 'capped_4']) {
+            for (const [i, epi] of epilogues.entries()) {
+                const shape = i % 2 ? [2, 7, 30] : [1, 40];
+                const units = i % 2 ? 21 : 64;
+                await checkCase(dev, { op: makeOp('dense', { units, bias: true }), inputShapes: [shape], outputShape: [...shape.slice(0, -1), units], variant: v, epilogue: epi });
+            }
+        }
+        await checkCase(dev, { op: makeOp('dense', { units: 12, bias: false }), inputShapes: [[3, 5]], outputShape: [3, 12] });
+    });
+
+    it('tall-skinny split-K (M·N small, K large) matches', async () => {
+        await checkCase(dev, { op: makeOp('dense', { units: 16, bias: true }), inputShapes: [[1, 3000]], outputShape: [1, 16], variant: 'splitk_8', tol: 1e-5 });
+    });
+
+    it('reports a readable error for an unknown variant and for bad shapes', () => {
+        const op = makeOp('matmul', {}, 2);
+        expect(() => kernelsFor({ op, inputShapes: [[2, 3], [3, 4]], outputShape: [2, 4], epilogue: [], variant: 'vec4_9x9', caps: dev.caps }))
+            .toThrow(/unknown variant 'vec4_9x9'.*vec4_4x8/);
+        expect(() => kernelsFor({ op, inputShapes: [[2, 3], [5, 4]], outputShape: [2, 4], epilogue: [], caps: dev.caps }))
+            .toThrow(/inner dims differ.*k = 3.*k = 5/);
+        expect(() => kernelsFor({ op, inputShapes: [[2, 3], [3, 4]], outputShape: [2, 5], epilogue: [], caps: dev.caps }))
+            .toThrow(/output shape \[2, 5\] does not match.*\[2, 4\]/);
+    });
+});
