@@ -2,9 +2,14 @@ import { inject, type Module } from 'langium';
 import {
     createDefaultModule, createDefaultSharedModule,
     type DefaultSharedModuleContext, type LangiumServices, type LangiumSharedServices,
-    type PartialLangiumServices,
+    type PartialLangiumServices, type PartialLangiumSharedServices,
 } from 'langium/lsp';
+import { TenancyAnalyzer } from './analysis/index.js';
 import { TenancyGeneratedModule, TenancyGeneratedSharedModule } from './generated/module.js';
+import { TenancyLinker } from './references/linker.js';
+import { TenancyScopeProvider } from './references/scope-provider.js';
+import { TenancyDocumentBuilder } from './workspace/document-builder.js';
+import { ZooLibrary } from './workspace/zoo-library.js';
 import { TenancyDocumentationProvider } from './lsp/documentation-provider.js';
 import { TenancyHoverProvider } from './lsp/hover-provider.js';
 import { TenancyCompletionProvider } from './lsp/completion-provider.js';
@@ -14,14 +19,34 @@ import { ResultsWatch } from './lsp/results-watch.js';
 
 /** Services added by Tenancy on top of Langium's defaults. */
 export type TenancyAddedServices = {
+    /** Shape and cost analysis, cached per workspace state (hover, inlay hints, validation, lowering). */
+    analysis: { Analyzer: TenancyAnalyzer };
     /** Latest results files and device profile (read-only; the server never runs the GPU). */
     results: { ResultsWatch: ResultsWatch };
 };
 
 export type TenancyServices = LangiumServices & TenancyAddedServices;
 
+/** Shared services added by Tenancy: the zoo library, loaded into every workspace. */
+export type TenancySharedAddedServices = { workspace: { ZooLibrary: ZooLibrary } };
+
+/** Shared overrides: builds also load the zoo and imported files. */
+export const TenancySharedModule: Module<LangiumSharedServices & TenancySharedAddedServices, PartialLangiumSharedServices & TenancySharedAddedServices> = {
+    workspace: {
+        DocumentBuilder: (shared) => new TenancyDocumentBuilder(shared),
+        ZooLibrary: (shared) => new ZooLibrary(shared),
+    },
+};
+
 /** Every override is one visible line here. */
 export const TenancyModule: Module<TenancyServices, PartialLangiumServices & TenancyAddedServices> = {
+    references: {
+        ScopeProvider: (services) => new TenancyScopeProvider(services),
+        Linker: (services) => new TenancyLinker(services),
+    },
+    analysis: {
+        Analyzer: (services) => new TenancyAnalyzer(services),
+    },
     documentation: {
         DocumentationProvider: () => new TenancyDocumentationProvider(),
     },
@@ -38,10 +63,10 @@ export const TenancyModule: Module<TenancyServices, PartialLangiumServices & Ten
 
 /** Creates the shared and language services (the language server and the CLI both use this). */
 export function createTenancyServices(context: DefaultSharedModuleContext): {
-    shared: LangiumSharedServices;
+    shared: LangiumSharedServices & TenancySharedAddedServices;
     Tenancy: TenancyServices;
 } {
-    const shared = inject(createDefaultSharedModule(context), TenancyGeneratedSharedModule);
+    const shared = inject(createDefaultSharedModule(context), TenancyGeneratedSharedModule, TenancySharedModule);
     const Tenancy = inject(createDefaultModule({ shared }), TenancyGeneratedModule, TenancyModule);
     shared.ServiceRegistry.register(Tenancy);
     return { shared, Tenancy };

@@ -1,0 +1,219 @@
+/**
+ * Symbolic dims: integer polynomials over parameter and dim-variable names. One representation
+ * serves both analyses: a model analysed on its own keeps its parameters symbolic (hover shows
+ * `f32[batch, 512]`), a tenant's instantiation makes every dim a constant polynomial. FLOP and
+ * byte counts use the same type, so `2*batch*784*512` is exact before any value is known.
+ * Operations the polynomial ring cannot express exactly (a floor division of a symbolic dim, a
+ * division that is not exact term by term) produce an opaque atom named by its text, which
+ * compares equal only to the same text.
+ */
+
+/** A monomial key: symbol names sorted and joined by SEP; '' is the constant term. */
+type MonomialKey = string;
+
+// Opaque atoms' texts contain `*`, so keys use a separator no name can contain.
+const SEP = '\u0001';
+
+/** An immutable integer polynomial over named symbols. */
+export class Dim {
+    private constructor(private readonly terms: ReadonlyMap<MonomialKey, number>) {}
+
+    static readonly zero = new Dim(new Map());
+    static readonly one = Dim.of(1);
+
+    /** The constant `n`. */
+    static of(n: number): Dim {
+        return new Dim(n === 0 ? new Map() : new Map([['', n]]));
+    }
+
+    /** The symbol `name` (a parameter, a dim variable or an opaque atom's text). */
+    static symbol(name: string): Dim {
+        return new Dim(new Map([[name, 1]]));
+    }
+
+    /** True when the dim has no symbols. */
+    get isConstant(): boolean {
+        for (const key of this.terms.keys()) if (key !== '') return false;
+        return true;
+    }
+
+    /** The value of a constant dim, or undefined if symbolic. */
+    get value(): number | undefined {
+        return this.isConstant ? (this.terms.get('') ?? 0) : undefined;
+    }
+
+    /** The symbols this dim mentions (opaque atoms count as one symbol each). */
+    get symbols(): string[] {
+        const out = new Set<string>();
+        for (const key of this.terms.keys()) if (key !== '') for (const s of key.split(SEP)) out.add(s);
+        return [...out];
+    }
+
+    add(other: Dim | number): Dim {
+        const o = toDim(other);
+        const terms = new Map(this.terms);
+        for (const [k, c] of o.terms) setTerm(terms, k, (terms.get(k) ?? 0) + c);
+        return new Dim(terms);
+    }
+
+    sub(other: Dim | number): Dim {
+        return this.add(toDim(other).scale(-1));
+    }
+
+    scale(k: number): Dim {
+        const terms = new Map<MonomialKey, number>();
+        for (const [key, c] of this.terms) setTerm(terms, key, c * k);
+        return new Dim(terms);
+    }
+
+    mul(other: Dim | number): Dim {
+        const o = toDim(other);
+        const terms = new Map<MonomialKey, number>();
+        for (const [ka, ca] of this.terms) {
+            for (const [kb, cb] of o.terms) {
+                const key = multiplyKeys(ka, kb);
+                setTerm(terms, key, (terms.get(key) ?? 0) + ca * cb);
+            }
+        }
+        return new Dim(terms);
+    }
+
+    /**
+     * Exact division. Returns the quotient, `undefined` when the division is provably inexact
+     * (constants that do not divide, or division by zero), or an opaque atom when the quotient
+     * cannot be expressed exactly but may be an integer for some values.
+     */
+    divExact(other: Dim | number): Dim | undefined {
+        const o = toDim(other);
+        if (o.isConstant) {
+            const k = o.value!;
+            if (k === 0) return undefined;
+            if ([...this.terms.values()].every(c => c % k === 0)) return this.scale(1 / k).roundCoefficients();
+            if (this.isConstant) return undefined;
+            return Dim.symbol(`(${this.toString()})/${k}`);
+        }
+        // Divide by a single symbolic term when every term contains it.
+        if (o.terms.size === 1) {
+            const [[okey, oc]] = [...o.terms];
+            const terms = new Map<MonomialKey, number>();
+            let ok = true;
+            for (const [key, c] of this.terms) {
+                const q = divideKey(key, okey);
+                if (q === undefined || c % oc !== 0) { ok = false; break; }
+                setTerm(terms, q, c / oc);
+            }
+            if (ok) return new Dim(terms);
+        }
+        if (this.equals(o)) return Dim.one;
+        return Dim.symbol(`(${this.toString()})/(${o.toString()})`);
+    }
+
+    /** Floor division by a positive integer (window sizes); opaque when symbolic and inexact. */
+    floorDiv(k: number): Dim {
+        if (this.isConstant) return Dim.of(Math.floor(this.value! / k));
+        if ([...this.terms.values()].every(c => c % k === 0)) return this.scale(1 / k).roundCoefficients();
+        return Dim.symbol(`⌊(${this.toString()})/${k}⌋`);
+    }
+
+    equals(other: Dim | number): boolean {
+        return this.toString() === toDim(other).toString();
+    }
+
+    /**
+     * 'equal' when identical, 'different' when provably unequal for every value of the symbols
+     * (the difference is a non-zero constant), 'unknown' otherwise.
+     */
+    compare(other: Dim | number): 'equal' | 'different' | 'unknown' {
+        const diff = this.sub(toDim(other));
+        if (diff.terms.size === 0) return 'equal';
+        return diff.isConstant ? 'different' : 'unknown';
+    }
+
+    /** Substitutes symbols by dims (used when a symbolic result is instantiated). */
+    substitute(values: ReadonlyMap<string, Dim>): Dim {
+        let result = Dim.zero;
+        for (const [key, c] of this.terms) {
+            let term = Dim.of(c);
+            if (key !== '') for (const s of key.split(SEP)) term = term.mul(values.get(s) ?? Dim.symbol(s));
+            result = result.add(term);
+        }
+        return result;
+    }
+
+    /** `2*batch*seq + 3`: highest degree first, then alphabetical, constant last. */
+    toString(): string {
+        if (this.terms.size === 0) return '0';
+        const keys = [...this.terms.keys()].sort((a, b) => {
+            const da = a === '' ? 0 : a.split(SEP).length;
+            const db = b === '' ? 0 : b.split(SEP).length;
+            return db - da || (a < b ? -1 : a > b ? 1 : 0);
+        });
+        let text = '';
+        keys.forEach((key, i) => {
+            const c = this.terms.get(key)!;
+            const magnitude = Math.abs(c);
+            const name = key.split(SEP).join('*');
+            const body = key === '' ? String(magnitude) : magnitude === 1 ? name : `${magnitude}*${name}`;
+            if (i === 0) text = c < 0 ? `-${body}` : body;
+            else text += c < 0 ? ` - ${body}` : ` + ${body}`;
+        });
+        return text;
+    }
+
+    private roundCoefficients(): Dim {
+        const terms = new Map<MonomialKey, number>();
+        for (const [k, c] of this.terms) setTerm(terms, k, Math.round(c));
+        return new Dim(terms);
+    }
+}
+
+function toDim(x: Dim | number): Dim {
+    return typeof x === 'number' ? Dim.of(x) : x;
+}
+
+function setTerm(terms: Map<MonomialKey, number>, key: MonomialKey, c: number): void {
+    if (c === 0) terms.delete(key);
+    else terms.set(key, c);
+}
+
+function multiplyKeys(a: MonomialKey, b: MonomialKey): MonomialKey {
+    if (a === '') return b;
+    if (b === '') return a;
+    return [...a.split(SEP), ...b.split(SEP)].sort().join(SEP);
+}
+
+/** a / b for monomials, or undefined when b's symbols are not all in a. */
+function divideKey(a: MonomialKey, b: MonomialKey): MonomialKey | undefined {
+    if (b === '') return a;
+    const rest = a === '' ? [] : a.split(SEP);
+    for (const s of b.split(SEP)) {
+        const i = rest.indexOf(s);
+        if (i < 0) return undefined;
+        rest.splice(i, 1);
+    }
+    return rest.join(SEP);
+}
+
+/** A shape: one dim per axis. */
+export type Shape = readonly Dim[];
+
+/** `[batch, 784]`. */
+export function formatShape(shape: Shape): string {
+    return `[${shape.map(d => d.toString()).join(', ')}]`;
+}
+
+/** The product of a shape's dims (element count). */
+export function elementCount(shape: Shape): Dim {
+    return shape.reduce((p, d) => p.mul(d), Dim.one);
+}
+
+/** The shape as numbers, or undefined when any dim is symbolic. */
+export function concreteShape(shape: Shape): number[] | undefined {
+    const out: number[] = [];
+    for (const d of shape) {
+        const v = d.value;
+        if (v === undefined) return undefined;
+        out.push(v);
+    }
+    return out;
+}

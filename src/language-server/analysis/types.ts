@@ -1,0 +1,122 @@
+/**
+ * Result types of the shape and cost analysis (see ./index.ts for the API summary).
+ * Dims, FLOPs and bytes are `Dim` polynomials: constants in a tenant's instantiation,
+ * symbolic (`batch`, `2*batch*784*512`) when a model is analysed on its own.
+ */
+import type { AstNode } from 'langium';
+import type { DType, IrOpKind } from '../../runtime/ir/types.js';
+import type { Binding, Call, Model } from '../generated/ast.js';
+import type { IssueCode } from '../validation/issue-codes.js';
+import type { Dim, Shape } from './dims.js';
+
+/** A tensor flowing through a model: an id unique within the analysed instance. */
+export interface TensorValue {
+    /** `/`-joined path of the op that produced it (or of the input that declared it). */
+    id: string;
+    dtype: DType;
+    shape: Shape;
+}
+
+/** The value of an expression. Integers are dims (they may be dim expressions). */
+export type Value =
+    | { kind: 'tensor'; tensor: TensorValue }
+    | { kind: 'dim'; dim: Dim }
+    | { kind: 'number'; value: number }
+    | { kind: 'string'; value: string }
+    | { kind: 'bool'; value: boolean }
+    | { kind: 'quantity'; text: string }
+    | { kind: 'tuple'; elements: Value[] }
+    /** The expression had an error (already reported); suppresses follow-up errors. */
+    | { kind: 'error' };
+
+/** The cost of an op, a block call or a whole model. */
+export interface Cost {
+    /** Floating-point operations (a multiply-add counts 2). */
+    flops: Dim;
+    /** Multiply-accumulates of the matrix-like work (conv, dense, matmul, attention, lstm) — the published convention. */
+    macs: Dim;
+    /** Bytes read: inputs + weights, each once. */
+    bytesRead: Dim;
+    /** Bytes written: the output. */
+    bytesWritten: Dim;
+    /** Trainable parameters (batch_norm counts gamma and beta, not its running statistics). */
+    params: Dim;
+}
+
+/** A resolved attribute: booleans, single dims or dim lists (padding as [top, left, bottom, right]). */
+export type AttrValue = boolean | Dim | readonly Dim[];
+
+/** An implicit weight of an op. */
+export interface WeightInfo {
+    name: string;
+    shape: Shape;
+    dtype: DType;
+}
+
+/** One operator application after inlining every block. */
+export interface OpRecord {
+    /** Path segments relative to the analysed model: `['basic_block.0', 'y']`. */
+    path: string[];
+    kind: IrOpKind;
+    /** The call in the source text. */
+    node: Call;
+    /** Input tensor ids, positional as in LANGUAGE.md. */
+    inputs: string[];
+    output: TensorValue;
+    attrs: Record<string, AttrValue>;
+    weights: WeightInfo[];
+    cost: Cost;
+    /** How many times the op runs: 1, or a symbolic `repeat` count in a standalone analysis. */
+    count: Dim;
+}
+
+/** A problem found by the analysis, in the AST of the analysed model (or at a call site of it). */
+export interface AnalysisIssue {
+    code: IssueCode;
+    severity: 'error' | 'warning' | 'info' | 'hint';
+    message: string;
+    node: AstNode;
+    property?: string;
+    index?: number;
+}
+
+/** What hover and inlay hints show for an expression. */
+export interface ExpressionInfo {
+    value: Value;
+    /** The op's cost (operator call) or the inlined block's total (model call; × repeat count). */
+    cost?: Cost;
+    /** For a call: the op kind, or the model inlined. */
+    callee?: { kind: 'operator'; name: IrOpKind } | { kind: 'model'; model: Model };
+}
+
+/** Totals over a model instance. */
+export interface ModelTotals extends Cost {
+    /** Sum of all activation (op output) bytes. */
+    activationBytes: Dim;
+    /** Bytes of all weights. */
+    weightBytes: Dim;
+    /** Peak memory: weights + the largest set of simultaneously live activations (concrete only). */
+    peakBytes?: number;
+    /** The largest single tensor (weight or activation), concrete only. */
+    largestTensor?: { bytes: number; what: string; node: AstNode };
+    opCount: number;
+}
+
+/** The analysis of one model instance. */
+export interface ModelAnalysis {
+    model: Model;
+    /** Parameter values used: constants given by the caller, symbols for the rest. */
+    params: Map<string, Dim>;
+    /** Per expression of this model's own body (not of inlined blocks). */
+    expressions: Map<AstNode, ExpressionInfo>;
+    /** Value bound by each of this model's bindings (inputs, lets, outputs, params, dim vars). */
+    bindings: Map<Binding, Value>;
+    inputs: TensorValue[];
+    outputs: TensorValue[];
+    /** Every op after inlining, in topological (evaluation) order. */
+    ops: OpRecord[];
+    totals: ModelTotals;
+    /** Dim variables of the model's own inputs that nothing bound (names). */
+    unboundDims: string[];
+    issues: AnalysisIssue[];
+}
