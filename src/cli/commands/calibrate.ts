@@ -1,0 +1,94 @@
+/**
+ * `tenancy calibrate [--json] [--quick]`: measures the local adapter's device profile and
+ * writes it to the user cache and the workspace (`.tenancy/device-profile.json`), atomically.
+ */
+import type { Command } from 'commander';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { calibrate } from '../../runtime/calibrate/calibrate.js';
+import { NoAdapterError, type AdapterPreference } from '../../runtime/gpu/adapter.js';
+import { writeProfile } from '../../runtime/predict/profile-store.js';
+import { workspaceFolderOf } from '../../runtime/report/write.js';
+import { exitCodes } from '../exit-codes.js';
+
+/** Tenancy's version from the nearest package.json named "tenancy" above this module (source or bundle). */
+export function tenancyVersion(): string {
+    for (let dir = dirname(fileURLToPath(import.meta.url)); ; dir = dirname(dir)) {
+        const file = join(dir, 'package.json');
+        if (existsSync(file)) {
+            try {
+                const pkg = JSON.parse(readFileSync(file, 'utf8')) as { name?: string; version?: string };
+                if (pkg.name === 'tenancy' && pkg.version) return pkg.version;
+            } catch { /* not ours: keep looking */ }
+        }
+        if (dirname(dir) === dir) return 'unknown';
+    }
+}
+
+const PREFERENCES = ['auto', 'high-performance', 'low-power', 'fallback'];
+
+export function register(program: Command): void {
+    program.command('calibrate')
+        .description('Measure the local GPU adapter (kernel throughput curves, memory bandwidth, overheads, interference) and store the device profile used by predictions')
+        .option('--json', 'print the profile as JSON on stdout (progress stays on stderr)')
+        .option('--quick', 'fewer sizes and repeats (about half the time, noisier)')
+        .option('--adapter <preference>', `adapter preference: ${PREFERENCES.join(', ')}`, 'auto')
+        .option('--workspace <dir>', 'workspace folder to write .tenancy/device-profile.json into (default: the one containing the current directory)')
+        .option('--no-workspace-copy', 'write only to the user cache')
+        .action(async (opts: { json?: boolean; quick?: boolean; adapter: string; workspace?: string; workspaceCopy: boolean }) => {
+            if (!PREFERENCES.includes(opts.adapter)) {
+                console.error(`tenancy calibrate: --adapter must be one of ${PREFERENCES.join(', ')}; found '${opts.adapter}'`);
+                process.exitCode = exitCodes.usage;
+                return;
+            }
+            const controller = new AbortController();
+            const onSignal = () => controller.abort(new Error('calibration cancelled'));
+            process.once('SIGINT', onSignal);
+            process.once('SIGTERM', onSignal);
+            const tty = process.stderr.isTTY;
+            try {
+                const profile = await calibrate({
+                    quick: opts.quick,
+                    preference: opts.adapter as AdapterPreference,
+                    tenancyVersion: tenancyVersion(),
+                    signal: controller.signal,
+                    onProgress: (fraction, message) => {
+                        const line = `calibrate [${String(Math.round(fraction * 100)).padStart(3)}%] ${message}`;
+                        process.stderr.write(tty ? `\r\x1b[K${line}` : `${line}\n`);
+                    },
+                });
+                if (tty) process.stderr.write('\n');
+                const workspace = opts.workspaceCopy ? resolve(opts.workspace ?? workspaceFolderOf(join(process.cwd(), 'calibrate'))) : undefined;
+                const written = await writeProfile(profile, workspace);
+                if (opts.json) {
+                    process.stdout.write(JSON.stringify(profile, null, 2) + '\n');
+                } else {
+                    const gemm = profile.families['gemm.vec4'];
+                    const top = gemm ? gemm.points[gemm.points.length - 1] : undefined;
+                    console.log(`Device profile for ${profile.adapter.vendor} ${profile.adapter.device} (${profile.adapter.description || profile.adapter.architecture})`);
+                    if (top) console.log(`  matmul (vec4) peak   ${(top.flops / top.ms / 1e6).toFixed(2)} GFLOP/s at ${top.shape}`);
+                    console.log(`  memory bandwidth     ${(profile.bandwidthBytesPerMs / 1e6).toFixed(2)} GB/s`);
+                    console.log(`  dispatch / submit    ${(profile.dispatchOverheadMs * 1000).toFixed(1)} µs / ${(profile.submitOverheadMs * 1000).toFixed(0)} µs`);
+                    console.log(`  interference         ${profile.interference.pairs.map(p => `${p.victim}×${p.aggressor} ${p.slowdown.toFixed(2)}×`).join(', ')}`);
+                    console.log(`  took ${(profile.calibrationMs / 1000).toFixed(1)} s; written to:`);
+                    for (const p of written) console.log(`    ${p}`);
+                }
+            } catch (e) {
+                if (tty) process.stderr.write('\n');
+                if (e instanceof NoAdapterError) {
+                    console.error(`tenancy calibrate: ${e.message}`);
+                    process.exitCode = exitCodes.environment;
+                } else if (controller.signal.aborted) {
+                    console.error('tenancy calibrate: cancelled; no profile was written');
+                    process.exitCode = exitCodes.cancelled;
+                } else {
+                    console.error(`tenancy calibrate: ${(e as Error).message}`);
+                    process.exitCode = exitCodes.environment;
+                }
+            } finally {
+                process.off('SIGINT', onSignal);
+                process.off('SIGTERM', onSignal);
+            }
+        });
+}

@@ -1,0 +1,176 @@
+/**
+ * The editor's views of predictions: a hover section (op, tenant, workload), inlay hints
+ * (`≈1.2 ms` per op line, predicted p50/p99 per tenant, measured figures with the error beside
+ * them) and the three prediction diagnostics (slo-infeasible, overloaded, slo-at-risk). All
+ * render from PredictionService's cached per-workload prediction: no second logic.
+ */
+import { AstUtils, GrammarUtils, type LangiumDocument, type ValidationAcceptor, type ValidationChecks } from 'langium';
+import type { InlayHintProvider, LangiumServices } from 'langium/lsp';
+import { InlayHintKind, type CancellationToken, type InlayHint, type InlayHintParams } from 'vscode-languageserver';
+import {
+    isArrivalProp, isSloProp, isTenant, isWorkload, type TenancyAstType, type Workload,
+} from '../generated/ast.js';
+import type { HoverSection, HoverTarget } from '../lsp/hover-provider.js';
+import { IssueCodes } from '../validation/issue-codes.js';
+import {
+    formatMs, formatPercent, measuredOp, measuredTenant, opHint, opHoverMarkdown, tenantHint, tenantHoverMarkdown,
+    workloadHoverMarkdown,
+} from './format.js';
+import type { PredictionService, WorkloadPredictionView } from './prediction-service.js';
+
+type Services = LangiumServices & { prediction: { Predictions: PredictionService } };
+
+function allViews(services: Services): WorkloadPredictionView[] {
+    return services.prediction.Predictions.allViews(services.shared.workspace.LangiumDocuments.all);
+}
+
+/** The hover section of predictions (appended to the hover's list). */
+export function predictionHoverSection(services: Services): HoverSection {
+    const predictions = services.prediction.Predictions;
+    return (target: HoverTarget, document: LangiumDocument): string | undefined => {
+        if (target.kind === 'operator' && target.call?.$cstNode) {
+            const range = target.call.$cstNode.range;
+            const instances = predictions.opsAt(document.uri.toString(), range, allViews(services));
+            if (instances.length === 0) return undefined;
+            const rows = instances.map(i => ({
+                tenant: instances.some(j => j.view !== i.view) ? `${i.view.prediction.workload}/${i.tenant.name}` : i.tenant.name,
+                op: i.op,
+                measured: measuredOp(measuredTenant(i.view.measured, i.tenant.name), i.op),
+            }));
+            // A repeated block line has several instances per tenant: show each (they may differ by position in the chain).
+            return opHoverMarkdown(rows.slice(0, 12), instances[0].view.prediction) + (rows.length > 12 ? `\n\n…and ${rows.length - 12} more instances` : '');
+        }
+        if (target.kind === 'tenant') {
+            const workload = target.tenant.$container;
+            if (!isWorkload(workload)) return undefined;
+            const view = predictions.forWorkload(workload);
+            const t = view?.prediction.tenants.find(x => x.name === target.tenant.name);
+            return view && t ? tenantHoverMarkdown(t, view.prediction, measuredTenant(view.measured, t.name)) : undefined;
+        }
+        if (target.kind === 'workload') {
+            const view = predictions.forWorkload(target.workload);
+            return view ? workloadHoverMarkdown(view.prediction) : undefined;
+        }
+        return undefined;
+    };
+}
+
+/** Inlay hints: predicted (and measured) figures per op line and per tenant. Off with `tenancy.inlayHints.enabled: false`. */
+export class PredictionInlayHintProvider implements InlayHintProvider {
+    constructor(protected readonly services: Services) {}
+
+    async getInlayHints(document: LangiumDocument, params: InlayHintParams, _cancel?: CancellationToken): Promise<InlayHint[] | undefined> {
+        if (!(await this.enabled())) return undefined;
+        const uri = document.uri.toString();
+        const views = allViews(this.services);
+        const hints: InlayHint[] = [];
+        const inRange = (line: number) => line >= params.range.start.line && line <= params.range.end.line;
+
+        // Per op line: the sum over the line's ops, per tenant instance (first tenant shown, others counted).
+        const lines = new Map<number, { key: string; predicted: number; measured?: number; uncalibrated: boolean; tenants: Set<string> }>();
+        for (const view of views) {
+            for (const t of view.prediction.tenants) {
+                const measured = measuredTenant(view.measured, t.name);
+                for (const op of t.ops) {
+                    const s = op.source;
+                    if (!s || s.uri !== uri || !inRange(s.start.line)) continue;
+                    const key = `${view.prediction.workload}/${t.name}`;
+                    let entry = lines.get(s.start.line);
+                    if (!entry) lines.set(s.start.line, entry = { key, predicted: 0, uncalibrated: view.prediction.profile.uncalibrated, tenants: new Set() });
+                    entry.tenants.add(key);
+                    if (entry.key !== key) continue;
+                    entry.predicted += op.soloMs;
+                    const m = measuredOp(measured, op);
+                    if (m?.soloMs !== null && m?.soloMs !== undefined) entry.measured = (entry.measured ?? 0) + m.soloMs;
+                }
+            }
+        }
+        const text = document.textDocument;
+        for (const [line, entry] of lines) {
+            const lineText = text.getText({ start: { line, character: 0 }, end: { line: line + 1, character: 0 } }).replace(/\r?\n$/, '');
+            const more = entry.tenants.size > 1 ? ` (${entry.key.split('/')[1]}; ${entry.tenants.size - 1} more tenant${entry.tenants.size > 2 ? 's' : ''})` : '';
+            hints.push({
+                position: { line, character: lineText.length },
+                label: ` ${opHint(entry.predicted, entry.measured, entry.uncalibrated)}${more}`,
+                kind: InlayHintKind.Type,
+                paddingLeft: true,
+                tooltip: entry.uncalibrated ? 'Predicted GPU time per request with the default (uncalibrated) profile: run `tenancy calibrate`.' : 'Predicted GPU time per request (solo).',
+            });
+        }
+
+        // Per tenant of this document's workloads.
+        for (const view of views) {
+            if (AstUtils.getDocument(view.workload).uri.toString() !== uri) continue;
+            const multi = view.prediction.tenants.length > 1;
+            for (const member of view.workload.members) {
+                if (!isTenant(member) || !member.$cstNode) continue;
+                const nameNode = GrammarUtils.findNodeForProperty(member.$cstNode, 'name') ?? member.$cstNode;
+                if (!inRange(nameNode.range.end.line)) continue;
+                const t = view.prediction.tenants.find(x => x.name === member.name);
+                if (!t) continue;
+                hints.push({
+                    position: nameNode.range.end,
+                    label: ` ${tenantHint(t, measuredTenant(view.measured, t.name), view.prediction.profile.uncalibrated, multi)}`,
+                    kind: InlayHintKind.Type,
+                    paddingLeft: true,
+                });
+            }
+        }
+        return hints.sort((a, b) => a.position.line - b.position.line || a.position.character - b.position.character);
+    }
+
+    /** `tenancy.inlayHints.enabled` (default true) via workspace/configuration. */
+    protected async enabled(): Promise<boolean> {
+        try {
+            const value = await this.services.shared.workspace.ConfigurationProvider.getConfiguration('tenancy', 'inlayHints');
+            return !(value && typeof value === 'object' && (value as { enabled?: unknown }).enabled === false);
+        } catch {
+            return true;
+        }
+    }
+}
+
+/** Validation of the prediction diagnostics on each workload (computed once per build, cached by the service). */
+export function checkWorkloadPredictions(services: Services, workload: Workload, accept: ValidationAcceptor): void {
+    const view = services.prediction.Predictions.forWorkload(workload);
+    if (!view) return;
+    const p = view.prediction;
+    const label = p.profile.uncalibrated ? ' (uncalibrated default profile: run `tenancy calibrate`)' : '';
+    if (p.overloaded) {
+        const open = p.tenants.filter(t => t.openLoop).map(t => `${t.name} ${t.throughputPerSecond.toFixed(1)}/s × ${formatMs(t.serviceMs)}`);
+        accept('warning', `Predicted device utilisation ${formatPercent(p.deviceUtilisation)}: the open-loop arrivals (${open.join(', ')}) need more than the device can serve${label}.`,
+            { node: workload, property: 'name', code: IssueCodes.Overloaded, data: { code: IssueCodes.Overloaded } });
+    }
+    for (const member of workload.members) {
+        if (!isTenant(member)) continue;
+        const t = p.tenants.find(x => x.name === member.name);
+        if (!t) continue;
+        if (!p.overloaded && t.openLoop && t.corunUtilisation >= 1) {
+            const arrival = member.props.find(isArrivalProp);
+            accept('warning', `Predicted utilisation of tenant ${t.name}'s queue is ${formatPercent(t.corunUtilisation)} under ${p.policy} co-run (service ${formatMs(t.serviceMs)} slowed ×${t.slowdown.toFixed(2)}): requests arrive faster than they are served${label}.`,
+                { node: arrival ?? member, property: arrival ? 'kind' : 'name', code: IssueCodes.Overloaded, data: { code: IssueCodes.Overloaded } });
+        }
+        for (const s of t.slos) {
+            const prop = member.props.find(x => isSloProp(x) && x.percentile === s.percentile);
+            const report = (code: string, message: string) => {
+                if (prop) accept('warning', message, { node: prop, code, data: { code } });
+                else accept('warning', message, { node: member, property: 'name', code, data: { code } });
+            };
+            if (s.verdict === 'infeasible') {
+                report(IssueCodes.SloInfeasible, `Predicted solo ${s.percentile} latency ${formatMs(s.soloServiceMs)} already exceeds the SLO of ${formatMs(s.targetMs)}${label}.`);
+            } else if (s.verdict === 'at-risk') {
+                report(IssueCodes.SloAtRisk, `Predicted ${p.tenants.length > 1 ? `co-run (${p.policy})` : 'queued'} ${s.percentile} latency ${formatMs(s.corunMs)} exceeds the SLO of ${formatMs(s.targetMs)} (solo ${formatMs(s.soloMs)})${label}.`);
+            }
+        }
+    }
+}
+
+/** Registers the hover section and the validation checks of predictions. Call once when creating the services. */
+export function registerPredictionFeatures(services: Services): void {
+    const hover = services.lsp.HoverProvider as unknown as { addSection?: (s: HoverSection) => void } | undefined;
+    hover?.addSection?.(predictionHoverSection(services));
+    const checks: ValidationChecks<TenancyAstType> = {
+        Workload: (workload, accept) => checkWorkloadPredictions(services, workload, accept),
+    };
+    services.validation.ValidationRegistry.register(checks);
+}

@@ -1,0 +1,165 @@
+/// <reference types="@webgpu/types" />
+/**
+ * GPU timing primitives for calibration: per-launch GPU time with timestamp queries (one
+ * compute pass per launch, as the runtime encodes ops), wall time of whole submissions, and an
+ * aggressor loop that keeps a second device busy. Every wait is bounded (execute/wait.ts).
+ */
+import { withTimeout } from '../execute/wait.js';
+import { createOpBuffers, median, prepareLaunches, type KernelPipelines, type OpBuffers } from '../kernels/harness.js';
+import { kernelsFor } from '../kernels/index.js';
+import type { DeviceCaps, OpKernels } from '../kernels/kernel.js';
+import { numel } from '../kernels/common.js';
+import type { SyntheticCase } from './synthetic.js';
+
+/** Longest a single GPU wait may take during calibration (a lost device must not hang the command). */
+export const WAIT_LIMIT_MS = 30_000;
+
+type Step = { pipeline: GPUComputePipeline; group: GPUBindGroup; dispatch: [number, number, number] };
+
+/** A synthetic op with its buffers and bind groups on a device, ready to time. */
+export interface PreparedCase {
+    case: SyntheticCase;
+    kernels: OpKernels;
+    steps: Step[];
+    destroy(): void;
+}
+
+/** Deterministic small input data (values do not change timing; NaN-free keeps every backend on its fast path). */
+function inputData(shape: number[], seed: number): Float32Array {
+    const a = new Float32Array(numel(shape));
+    let s = seed >>> 0;
+    for (let i = 0; i < a.length; i++) {
+        s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+        a[i] = (s / 4294967296) - 0.5;
+    }
+    return a;
+}
+
+/** Builds the kernels, buffers and bind groups of a synthetic op. */
+export async function prepareCase(device: GPUDevice, pipelines: KernelPipelines, c: SyntheticCase, caps: DeviceCaps): Promise<PreparedCase> {
+    const kernels = kernelsFor({ op: c.op, inputShapes: c.inputShapes, outputShape: c.outputShape, epilogue: [], variant: c.variant, caps });
+    let bufs: OpBuffers | undefined;
+    try {
+        bufs = createOpBuffers(device, c.shape, kernels, {
+            inputs: c.inputShapes.map((s, i) => inputData(s, 17 + i)),
+            outputElements: numel(c.outputShape),
+            seed: 7,
+        });
+        const prepared = await prepareLaunches(device, pipelines, kernels, bufs);
+        const b = bufs;
+        return { case: c, kernels, steps: prepared.steps, destroy: () => { prepared.destroy(); b.destroy(); } };
+    } catch (e) {
+        bufs?.destroy();
+        throw e;
+    }
+}
+
+/** Encodes each step in its own compute pass, optionally timestamped at pass boundaries. */
+function encodePasses(encoder: GPUCommandEncoder, steps: Step[], querySet?: GPUQuerySet, firstQuery = 0): void {
+    steps.forEach((s, i) => {
+        const pass = encoder.beginComputePass(querySet
+            ? { timestampWrites: { querySet, beginningOfPassWriteIndex: firstQuery + 2 * i, endOfPassWriteIndex: firstQuery + 2 * i + 1 } }
+            : {});
+        pass.setPipeline(s.pipeline);
+        pass.setBindGroup(0, s.group);
+        pass.dispatchWorkgroups(...s.dispatch);
+        pass.end();
+    });
+}
+
+/** GPU time (ms) of each launch over `reps` repetitions: result[launch][rep]. One submission per repetition. */
+export async function timeLaunches(device: GPUDevice, prepared: PreparedCase, reps: number, signal?: AbortSignal): Promise<number[][]> {
+    const L = prepared.steps.length;
+    const count = 2 * L * reps;
+    const qs = device.createQuerySet({ label: `${prepared.case.shape}.timestamps`, type: 'timestamp', count });
+    const resolve = device.createBuffer({ size: 8 * count, usage: GPUBufferUsage.QUERY_RESOLVE | GPUBufferUsage.COPY_SRC });
+    const staging = device.createBuffer({ size: 8 * count, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
+    try {
+        for (let r = 0; r < reps; r++) {
+            signal?.throwIfAborted();
+            const enc = device.createCommandEncoder({ label: prepared.case.shape });
+            encodePasses(enc, prepared.steps, qs, 2 * L * r);
+            device.queue.submit([enc.finish()]);
+            await withTimeout(device.queue.onSubmittedWorkDone(), WAIT_LIMIT_MS, `calibration kernel ${prepared.case.shape}`, signal);
+        }
+        const enc = device.createCommandEncoder();
+        enc.resolveQuerySet(qs, 0, count, resolve, 0);
+        enc.copyBufferToBuffer(resolve, 0, staging, 0, 8 * count);
+        device.queue.submit([enc.finish()]);
+        await withTimeout(staging.mapAsync(GPUMapMode.READ), WAIT_LIMIT_MS, 'timestamp readback', signal);
+        const t = new BigUint64Array(staging.getMappedRange().slice(0));
+        staging.unmap();
+        const out: number[][] = Array.from({ length: L }, () => []);
+        for (let r = 0; r < reps; r++) {
+            for (let l = 0; l < L; l++) {
+                const i = 2 * (L * r + l);
+                out[l].push(Math.max(0, Number(t[i + 1] - t[i]) / 1e6));
+            }
+        }
+        return out;
+    } finally {
+        qs.destroy();
+        resolve.destroy();
+        staging.destroy();
+    }
+}
+
+/** Wall time (ms) of one submission holding `passes` copies of the case's launches, to completion. */
+export async function wallTimeOfSubmit(device: GPUDevice, prepared: PreparedCase, passes: number, signal?: AbortSignal): Promise<number> {
+    const steps: Step[] = [];
+    for (let i = 0; i < passes; i++) steps.push(...prepared.steps);
+    const t0 = performance.now();
+    const enc = device.createCommandEncoder();
+    encodePasses(enc, steps);
+    device.queue.submit([enc.finish()]);
+    await withTimeout(device.queue.onSubmittedWorkDone(), WAIT_LIMIT_MS, 'calibration submit', signal);
+    return performance.now() - t0;
+}
+
+/**
+ * Keeps a device busy with a case's launches (two submissions in flight, so the queue never
+ * drains) until `stop()`; `stop()` resolves when the last submission finished.
+ */
+export function startAggressor(device: GPUDevice, prepared: PreparedCase, signal?: AbortSignal): { stop(): Promise<void> } {
+    let running = true;
+    const submitOne = () => {
+        const enc = device.createCommandEncoder({ label: 'aggressor' });
+        encodePasses(enc, prepared.steps);
+        device.queue.submit([enc.finish()]);
+        return withTimeout(device.queue.onSubmittedWorkDone(), WAIT_LIMIT_MS, 'aggressor kernel', signal);
+    };
+    const loop = (async () => {
+        let inFlight = submitOne();
+        while (running && !signal?.aborted) {
+            const next = submitOne();
+            await inFlight;
+            inFlight = next;
+        }
+        await inFlight;
+    })();
+    return { stop: async () => { running = false; await loop; } };
+}
+
+/** Median and a robust coefficient of variation (IQR / 1.349 / median: insensitive to other processes' bursts). */
+export function robustStats(xs: readonly number[]): { median: number; cv: number } {
+    const s = [...xs].sort((a, b) => a - b);
+    const q = (p: number) => {
+        const h = (s.length - 1) * p, lo = Math.floor(h), hi = Math.min(lo + 1, s.length - 1);
+        return s[lo] + (h - lo) * (s[hi] - s[lo]);
+    };
+    const m = median(s);
+    return { median: m, cv: m > 0 ? (q(0.75) - q(0.25)) / 1.349 / m : 0 };
+}
+
+/** Least-squares line y = a + b·x. */
+export function fitLine(xs: readonly number[], ys: readonly number[]): { intercept: number; slope: number } {
+    const n = xs.length;
+    const mx = xs.reduce((a, b) => a + b, 0) / n, my = ys.reduce((a, b) => a + b, 0) / n;
+    let sxy = 0, sxx = 0;
+    for (let i = 0; i < n; i++) {
+        sxy += (xs[i] - mx) * (ys[i] - my);
+        sxx += (xs[i] - mx) ** 2;
+    }
+    const slope = sxx > 0 ? sxy / sxx : 0;
+    return { intercept: my - slope * mx, slope };
+}

@@ -1,0 +1,115 @@
+/**
+ * The synthetic ops calibration times: for every kernel family, a ladder of sizes (small to
+ * large) built as IR ops and served by the real kernel generators, so the profile measures the
+ * kernels the runtime will launch. Shapes here are deliberately not the zoo's (the accuracy
+ * benchmark evaluates on zoo models: no fitting to the test set). Pure.
+ */
+import type { IrAttrs, IrOp, IrOpKind } from '../ir/types.js';
+
+/** One op to time. */
+export interface SyntheticCase {
+    /** Human-readable shape, stored with the curve point. */
+    shape: string;
+    op: IrOp;
+    inputShapes: number[][];
+    outputShape: number[];
+    variant?: string;
+}
+
+function op(kind: IrOpKind, attrs: IrAttrs, inputs: number): IrOp {
+    return {
+        path: `calibrate/${kind}`, kind, inputs: Array.from({ length: inputs }, (_, i) => `in${i}`), output: 'out',
+        attrs, weights: [], flops: 0, bytes: 0,
+    };
+}
+
+/** matmul [m, k] · [k, n]. */
+export function matmulCase(m: number, k: number, n: number, variant?: string): SyntheticCase {
+    return { shape: `matmul ${m}×${k}·${k}×${n}${variant ? ' ' + variant : ''}`, op: op('matmul', {}, 2), inputShapes: [[m, k], [k, n]], outputShape: [m, n], variant };
+}
+
+/** dense [m, k] → [m, n] (bias). */
+export function denseCase(m: number, k: number, n: number, variant?: string): SyntheticCase {
+    return { shape: `dense ${m}×${k}→${n}${variant ? ' ' + variant : ''}`, op: op('dense', { units: n, bias: true }, 1), inputShapes: [[m, k]], outputShape: [m, n], variant };
+}
+
+/** conv2d on [1, c, h, w] with f filters, k×k, stride s, "same"-style padding. */
+export function convCase(c: number, hw: number, f: number, k: number, s = 1, variant?: string): SyntheticCase {
+    const p = Math.floor(k / 2);
+    const ho = Math.floor((hw + 2 * p - k) / s) + 1;
+    return {
+        shape: `conv2d ${c}×${hw}² → ${f}, ${k}×${k}/${s}${variant ? ' ' + variant : ''}`,
+        op: op('conv2d', { filters: f, kernel: [k, k], stride: [s, s], padding: [p, p, p, p], dilation: [1, 1], groups: 1, bias: true }, 1),
+        inputShapes: [[1, c, hw, hw]], outputShape: [1, f, ho, ho], variant,
+    };
+}
+
+/** depthwise_conv2d 3×3 on [1, c, h, w]. */
+export function depthwiseCase(c: number, hw: number): SyntheticCase {
+    return {
+        shape: `depthwise ${c}×${hw}², 3×3`,
+        op: op('depthwise_conv2d', { kernel: [3, 3], stride: [1, 1], padding: [1, 1, 1, 1], multiplier: 1 }, 1),
+        inputShapes: [[1, c, hw, hw]], outputShape: [1, c, hw, hw],
+    };
+}
+
+/** relu over n floats (reads and writes each once: the copy kernel). */
+export function reluCase(n: number): SyntheticCase {
+    return { shape: `relu ${n}`, op: op('relu', {}, 1), inputShapes: [[n]], outputShape: [n] };
+}
+
+/** add of two [n] tensors. */
+export function addCase(n: number): SyntheticCase {
+    return { shape: `add ${n}`, op: op('add', {}, 2), inputShapes: [[n], [n]], outputShape: [n] };
+}
+
+/** softmax over the last dim of [rows, cols]. */
+export function softmaxCase(rows: number, cols: number): SyntheticCase {
+    return { shape: `softmax ${rows}×${cols}`, op: op('softmax', { axis: 1 }, 1), inputShapes: [[rows, cols]], outputShape: [rows, cols] };
+}
+
+/** layer_norm over the last dim of [rows, cols]. */
+export function layerNormCase(rows: number, cols: number): SyntheticCase {
+    return { shape: `layer_norm ${rows}×${cols}`, op: op('layer_norm', {}, 1), inputShapes: [[rows, cols]], outputShape: [rows, cols] };
+}
+
+/** max_pool2d 2×2/2 on [1, c, hw, hw]. */
+export function poolCase(c: number, hw: number): SyntheticCase {
+    return {
+        shape: `max_pool2d ${c}×${hw}², 2×2/2`,
+        op: op('max_pool2d', { kernel: [2, 2], stride: [2, 2], padding: [0, 0, 0, 0] }, 1),
+        inputShapes: [[1, c, hw, hw]], outputShape: [1, c, hw / 2, hw / 2],
+    };
+}
+
+/** transpose of [a, b]. */
+export function transposeCase(a: number, b: number): SyntheticCase {
+    return { shape: `transpose ${a}×${b}`, op: op('transpose', { perm: [1, 0] }, 1), inputShapes: [[a, b]], outputShape: [b, a] };
+}
+
+/** The size ladders per family. `quick` keeps the ends and the middle. */
+export function calibrationCases(quick: boolean): { family: string; cases: SyntheticCase[] }[] {
+    const pick = <T>(xs: T[]): T[] => (quick ? xs.filter((_, i) => i === 0 || i === xs.length - 1 || i === xs.length >> 1) : xs);
+    return [
+        { family: 'gemm.vec4', cases: pick([48, 96, 160, 240, 352, 448]).map(n => matmulCase(n, n, n)).concat(pick([[8, 1000, 1000], [128, 256, 512]]).map(([m, k, n]) => denseCase(m, k, n))) },
+        { family: 'gemm.wgmem', cases: pick([48, 96, 144]).map(n => matmulCase(n, n, n, 'wgmem_16x16')) },
+        { family: 'gemm.capped', cases: pick([96, 224]).map(n => matmulCase(n, n, n, 'capped_4')) },
+        { family: 'gemm.splitk', cases: pick([[4, 2048, 96], [8, 6000, 120]]).map(([m, k, n]) => denseCase(m, k, n, 'splitk_4')) },
+        { family: 'conv2d', cases: pick([[8, 24, 16], [24, 40, 32], [48, 20, 96], [32, 48, 32]]).map(([c, hw, f]) => convCase(c, hw, f, 3)) },
+        { family: 'conv2d.direct', cases: pick([[16, 24], [40, 48]]).map(([c, hw]) => convCase(c, hw, 2, 3)) },
+        { family: 'depthwise_conv2d', cases: pick([[24, 20], [72, 36], [128, 48]]).map(([c, hw]) => depthwiseCase(c, hw)) },
+        { family: 'elementwise', cases: pick([1000, 24_000, 300_000, 2_000_000]).map(reluCase).concat(pick([50_000, 900_000]).map(addCase)) },
+        { family: 'reduction', cases: pick([[24, 100], [200, 300], [600, 500]]).map(([r, c]) => softmaxCase(r, c)).concat(pick([[40, 300], [400, 500]]).map(([r, c]) => layerNormCase(r, c))) },
+        { family: 'pool', cases: pick([[16, 36], [48, 84]]).map(([c, hw]) => poolCase(c, hw)) },
+        { family: 'copy', cases: pick([[100, 200], [700, 900]]).map(([a, b]) => transposeCase(a, b)) },
+    ];
+}
+
+/** The kernels calibration co-runs to measure interference, by contention kind. */
+export function interferenceKernels(): Record<'compute' | 'memory' | 'capped', SyntheticCase> {
+    return {
+        compute: matmulCase(256, 256, 256),
+        memory: reluCase(2_097_152),
+        capped: matmulCase(256, 256, 256, 'capped_4'),
+    };
+}
