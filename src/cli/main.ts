@@ -5,6 +5,8 @@
  */
 import { Command } from 'commander';
 import { exitCodes } from './exit-codes.js';
+import * as run from './commands/run.js';
+import * as devices from './commands/devices.js';
 
 const program = new Command()
     .name('tenancy')
@@ -13,7 +15,7 @@ const program = new Command()
     .exitOverride();
 
 // Each subcommand module: src/cli/commands/<name>.ts exporting register(program).
-for (const command of [] as { register(program: Command): void }[]) {
+for (const command of [run, devices] as { register(program: Command): void }[]) {
     command.register(program);
 }
 

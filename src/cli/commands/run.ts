@@ -1,0 +1,205 @@
+/**
+ * `tenancy run <file> [--workload W] …`: compiles a workload's tenants to WebGPU kernels, runs
+ * each tenant alone and then all together, prints the interference table and writes the
+ * results atomically to `<workspace>/.tenancy/results/<file-stem>.<workload>.json` (+ history).
+ *
+ * Output: the table on stdout; `--json` puts the results JSON on stdout instead (table on
+ * stderr); `--progress jsonl` puts progress events (src/protocol/progress.ts) on stdout, one
+ * per line, and the table on stderr. Exit codes (src/cli/exit-codes.ts): 0 complete or
+ * partial, 1 input errors (IR, unsupported op, too large, schedule not implemented), 2 no
+ * adapter or the GPU failed during the run (results marked failed), 130 cancelled (results
+ * marked cancelled), 64 usage.
+ */
+import type { Command } from 'commander';
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { exitCodes } from '../exit-codes.js';
+import type { ProgressEvent } from '../../protocol/progress.js';
+import { IrValidationError, parseWorkloadIr } from '../../runtime/ir/validate.js';
+import type { WorkloadIR } from '../../runtime/ir/types.js';
+import { NoAdapterError, type AdapterPreference } from '../../runtime/gpu/adapter.js';
+import { CompileError } from '../../runtime/compile/plan.js';
+import { MemoryLimitError } from '../../runtime/compile/memory.js';
+import { ScheduleNotImplementedError } from '../../runtime/schedule/policy.js';
+import { runWorkload, startEvent } from '../../runtime/execute/run.js';
+import { interferenceTable } from '../../runtime/report/table.js';
+import { resultsPathsFor, sourcePathOf, writeResultsFiles } from '../../runtime/report/write.js';
+
+const ADAPTERS = ['auto', 'high-performance', 'low-power', 'fallback'];
+
+/** Parses "5s", "250ms", "1.5s", "2m" or a bare number of seconds into ms. */
+export function parseDuration(text: string): number {
+    const m = /^(\d+(?:\.\d+)?)(ms|s|m)?$/.exec(text.trim());
+    if (!m) throw new UsageError(`--duration/--warmup must look like 5s, 250ms or 2m; found '${text}'`);
+    const v = Number(m[1]);
+    return m[2] === 'ms' ? v : m[2] === 'm' ? v * 60_000 : v * 1000;
+}
+
+class UsageError extends Error {}
+
+/** Reads workload IR JSON (one workload, an array of them, or { workloads: [...] }) and picks one. */
+export async function loadIrFile(file: string, workload: string | undefined): Promise<WorkloadIR> {
+    let value: unknown;
+    try {
+        value = JSON.parse(await readFile(file, 'utf8'));
+    } catch (error) {
+        throw new InputError(`cannot read IR from ${file}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    const list = Array.isArray(value) ? value
+        : value && typeof value === 'object' && Array.isArray((value as { workloads?: unknown }).workloads) ? (value as { workloads: unknown[] }).workloads
+            : [value];
+    const names = list.map(w => (w as { workload?: unknown } | null)?.workload);
+    let chosen: unknown;
+    if (workload !== undefined) {
+        chosen = list.find(w => (w as { workload?: unknown } | null)?.workload === workload);
+        if (!chosen) throw new InputError(`${file} has no workload '${workload}'; it has ${names.map(String).join(', ') || 'none'}`);
+    } else if (list.length === 1) {
+        chosen = list[0];
+    } else {
+        throw new UsageError(`${file} holds ${list.length} workloads (${names.map(String).join(', ')}); choose one with --workload`);
+    }
+    try {
+        return parseWorkloadIr(chosen);
+    } catch (error) {
+        if (error instanceof IrValidationError) throw new InputError(`${file}: ${error.message}`);
+        throw error;
+    }
+}
+
+class InputError extends Error {}
+
+interface RunOptions {
+    ir?: string;
+    workload?: string;
+    tenant?: string[];
+    duration?: string;
+    warmup?: string;
+    requests?: string;
+    json?: boolean;
+    progress?: string;
+    adapter: string;
+    resultsDir?: string;
+    fusion: boolean;
+    timing: string;
+}
+
+export function register(program: Command): void {
+    program.command('run')
+        .description('Run a workload on the local GPU: each tenant solo, then all co-running; print the interference table and write results')
+        .argument('[file]', 'the .tenancy file (or workload IR JSON, as with --ir)')
+        .option('--ir <file.json>', 'read workload IR JSON (as written by `tenancy ir`) instead of a .tenancy file')
+        .option('-w, --workload <name>', 'the workload to run (required when the file has several)')
+        .option('--tenant <name...>', 'run only these tenants (one tenant: a solo run)')
+        .option('--duration <time>', 'measured time per phase, e.g. 5s or 500ms (overrides the benchmark block)')
+        .option('--warmup <time>', 'warm-up time per phase (overrides the benchmark block)')
+        .option('--requests <n>', 'measured requests per tenant and phase instead of a duration')
+        .option('--json', 'print the results JSON on stdout (the table goes to stderr)')
+        .option('--progress <format>', 'progress events on stdout: jsonl (the table goes to stderr)')
+        .option('--adapter <preference>', `adapter preference: ${ADAPTERS.join(', ')} (default: the workload's device line)`, '')
+        .option('--results-dir <dir>', 'where to write results (default <workspace>/.tenancy/results)')
+        .option('--no-fusion', 'compile every IR op as its own kernel (no batch-norm folding or epilogue fusion)')
+        .option('--timing <mode>', 'per-op timing: auto (GPU timestamps when available) or cpu', 'auto')
+        .action(async (file: string | undefined, opts: RunOptions) => {
+            process.exitCode = await runCommand(file, opts);
+        });
+}
+
+async function runCommand(file: string | undefined, opts: RunOptions): Promise<number> {
+    const progress = opts.progress === 'jsonl';
+    const emit = (event: ProgressEvent) => { if (progress) process.stdout.write(`${JSON.stringify(event)}\n`); };
+    const fail = (code: number, message: string, opPath?: string) => {
+        console.error(`tenancy run: ${message}`);
+        emit({ type: 'error', message, ...(opPath ? { opPath } : {}), exitCode: code });
+        return code;
+    };
+    let ir: WorkloadIR;
+    let sourceFile: string;
+    let durationMs: number | undefined, warmupMs: number | undefined, requests: number | undefined;
+    try {
+        if (opts.progress !== undefined && !progress) throw new UsageError(`--progress supports only 'jsonl'; found '${opts.progress}'`);
+        if (progress && opts.json) throw new UsageError('--json and --progress jsonl both write to stdout; use one of them');
+        if (opts.adapter && !ADAPTERS.includes(opts.adapter)) throw new UsageError(`--adapter must be one of ${ADAPTERS.join(', ')}; found '${opts.adapter}'`);
+        if (!['auto', 'cpu'].includes(opts.timing)) throw new UsageError(`--timing must be auto or cpu; found '${opts.timing}'`);
+        if (opts.duration !== undefined) durationMs = parseDuration(opts.duration);
+        if (opts.warmup !== undefined) warmupMs = parseDuration(opts.warmup);
+        if (opts.requests !== undefined) {
+            requests = Number(opts.requests);
+            if (!Number.isInteger(requests) || requests < 1) throw new UsageError(`--requests must be a positive integer; found '${opts.requests}'`);
+        }
+        if (durationMs !== undefined && durationMs <= 0) throw new UsageError('--duration must be positive');
+        const irFile = opts.ir ?? (file && /\.json$/i.test(file) ? file : undefined);
+        if (irFile) {
+            ir = await loadIrFile(resolve(irFile), opts.workload);
+            sourceFile = sourcePathOf(ir.sourceUri) ?? resolve(irFile);
+        } else if (file) {
+            ({ ir, sourceFile } = await loadTenancyFile(resolve(file), opts.workload));
+        } else {
+            throw new UsageError('give a .tenancy file, or workload IR with --ir <file.json>');
+        }
+    } catch (error) {
+        if (error instanceof UsageError) return fail(exitCodes.usage, error.message);
+        if (error instanceof InputError) return fail(exitCodes.inputErrors, error.message);
+        throw error;
+    }
+
+    const controller = new AbortController();
+    let signals = 0;
+    const onSignal = (name: string) => {
+        signals++;
+        if (signals > 1) process.exit(exitCodes.cancelled); // a second Ctrl-C: leave now
+        console.error(`tenancy run: ${name} received; stopping and writing partial results…`);
+        controller.abort(new Error(`cancelled by ${name}`));
+    };
+    const onInt = () => onSignal('SIGINT'), onTerm = () => onSignal('SIGTERM');
+    process.on('SIGINT', onInt);
+    process.on('SIGTERM', onTerm);
+    const tenants = opts.tenant && opts.tenant.length ? opts.tenant : ir.tenants.map(t => t.name);
+    emit(startEvent(ir, tenants));
+    try {
+        const results = await runWorkload({
+            ir, durationMs, warmupMs, requests, tenants: opts.tenant,
+            adapter: (opts.adapter || undefined) as AdapterPreference | undefined,
+            signal: controller.signal, onEvent: emit, fusion: opts.fusion, timing: opts.timing as 'auto' | 'cpu',
+        });
+        const paths = resultsPathsFor(sourceFile, ir.workload, opts.resultsDir);
+        const written = await writeResultsFiles(paths, results, new Date(results.finishedAt));
+        const table = interferenceTable(results);
+        if (opts.json) {
+            process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
+            console.error(table);
+        } else if (progress) {
+            console.error(table);
+        } else {
+            console.log(table);
+        }
+        console.error(`results: ${written.latest}`);
+        if (results.status === 'failed') emit({ type: 'error', message: results.reason ?? 'the run failed', ...(results.failedOp ? { opPath: results.failedOp } : {}), exitCode: exitCodes.environment });
+        emit({ type: 'result', resultsFile: written.latest, historyFile: written.history, status: results.status });
+        if (results.status === 'cancelled') return exitCodes.cancelled;
+        if (results.status === 'failed') {
+            console.error(`tenancy run: the run failed${results.failedOp ? ` at op ${results.failedOp}` : ''}: ${results.reason}`);
+            return exitCodes.environment;
+        }
+        return exitCodes.ok;
+    } catch (error) {
+        if (error instanceof NoAdapterError) return fail(exitCodes.environment, error.message);
+        if (error instanceof CompileError || error instanceof MemoryLimitError) return fail(exitCodes.inputErrors, error.message, error.opPath);
+        if (error instanceof ScheduleNotImplementedError) return fail(exitCodes.inputErrors, error.message);
+        if (controller.signal.aborted) return fail(exitCodes.cancelled, 'cancelled before anything was measured; no results written');
+        if (error instanceof Error && /has no tenant/.test(error.message)) return fail(exitCodes.usage, error.message);
+        return fail(exitCodes.internal, `internal error: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
+    } finally {
+        process.off('SIGINT', onInt);
+        process.off('SIGTERM', onTerm);
+    }
+}
+
+/**
+ * Reads a .tenancy file through the language server's services (parse, check, lower). Errors in
+ * the file stop the run with the same diagnostics as `tenancy check`.
+ */
+async function loadTenancyFile(file: string, workload: string | undefined): Promise<{ ir: WorkloadIR; sourceFile: string }> {
+    void workload;
+    throw new InputError(`${file}: reading .tenancy files needs the language server's lowering (src/language-server/lower.ts), which this build does not include yet; ` +
+        'write the workload as IR JSON and run `tenancy run --ir <file.json>`');
+}
