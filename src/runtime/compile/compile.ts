@@ -34,6 +34,8 @@ export interface CompiledTenant {
     ops: CompiledOp[];
     /** Number of distinct pipelines on this device. */
     pipelineCount: number;
+    /** Activation buffers by memory-plan slot. */
+    slotBuffers: GPUBuffer[];
     /** Destroys every buffer this tenant created (the device is the caller's). */
     destroy(): void;
 }
@@ -140,8 +142,9 @@ export async function compileTenant(device: GPUDevice, plan: TenantPlan, seed: n
             for (const n of fused.foldedNorms) {
                 // Fold y = (x − mean)/√(var + ε)·γ + β into x·scale + shift, from the norm's seeded parameters.
                 const c = tenant.graph.tensors[n.norm.output].shape[1];
-                const r = random.fork(`weight/${n.norm.path}`);
-                const param = (name: string, init: LaunchBuffer['init']) => initWeightValues(n.norm, { role: name, kind: 'weight', shape: [c], dtype: 'f32', init }, r.fork(name));
+                // Same streams and init hints as the unfused batch_norm kernel's weights: fusion on/off compute the same function.
+                const param = (name: string, init: LaunchBuffer['init']) =>
+                    initWeightValues(n.norm, { role: name, kind: 'weight', shape: [c], dtype: 'f32', init }, random.fork(`weight/${n.norm.path}/${name}`));
                 const gamma = param('gamma', 'positive'), beta = param('beta', 'normal'), mean = param('mean', 'normal'), variance = param('var', 'positive');
                 const scale = new Float32Array(c), shift = new Float32Array(c);
                 for (let i = 0; i < c; i++) {
@@ -176,7 +179,7 @@ export async function compileTenant(device: GPUDevice, plan: TenantPlan, seed: n
             ops.push({ planned, launches });
         }
         await withTimeout(device.queue.onSubmittedWorkDone(), options.timeoutMs ?? 120_000, `the first run of tenant ${tenant.name}`, options.signal);
-        return { name: tenant.name, plan, device, ops, pipelineCount: pipelines.size, destroy };
+        return { name: tenant.name, plan, device, ops, pipelineCount: pipelines.size, slotBuffers: slots, destroy };
     } catch (error) {
         destroy();
         throw error;
@@ -192,4 +195,25 @@ export function encodeOp(encoder: GPUCommandEncoder, launches: readonly Compiled
         pass.dispatchWorkgroups(l.dispatch[0], l.dispatch[1], l.dispatch[2]);
     }
     pass.end();
+}
+
+/** Reads a graph output of a compiled tenant back (after a run), for checks and tests. */
+export async function readGraphOutput(compiled: CompiledTenant, index = 0, timeoutMs = 30_000): Promise<Float32Array> {
+    const { plan, device } = compiled;
+    const id = plan.tenant.graph.outputs[index];
+    const tensor = plan.tenant.graph.tensors[id];
+    const bytes = numel(tensor.shape) * 4;
+    const slot = plan.memory.tensorSlot.get(id);
+    const source = slot === undefined ? undefined : compiled.slotBuffers[slot];
+    if (!source) throw new Error(`tenant ${compiled.name}: output ${id} has no buffer`);
+    const staging = device.createBuffer({ label: `${compiled.name}/readback`, size: alignBufferSize(bytes), usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
+    try {
+        const encoder = device.createCommandEncoder();
+        encoder.copyBufferToBuffer(source, 0, staging, 0, alignBufferSize(bytes));
+        device.queue.submit([encoder.finish()]);
+        await withTimeout(staging.mapAsync(GPUMapMode.READ), timeoutMs, `reading output ${id} of tenant ${compiled.name}`);
+        return new Float32Array(staging.getMappedRange(0, alignBufferSize(bytes)).slice(0, bytes));
+    } finally {
+        staging.destroy();
+    }
 }

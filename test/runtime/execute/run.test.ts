@@ -30,3 +30,41 @@ describe.skipIf(!gpu)('runWorkload on the software adapter', () => {
             .toEqual(['compile', 'solo:a', 'solo:b', 'corun', 'report']);
     });
 });
+
+describe.skipIf(!gpu)('run control', () => {
+    it('stops promptly on abort and reports status cancelled', async () => {
+        const ir = workloadOf('long', [mlpTenant('a'), mlpTenant('b')], { benchmark: { durationMs: 30_000, warmupMs: 0 } });
+        const controller = new AbortController();
+        let abortedAt = 0;
+        const results = await runWorkload({
+            ir, signal: controller.signal,
+            onEvent: e => { if (e.type === 'phase' && e.phase === 'solo' && !abortedAt) setTimeout(() => { abortedAt = performance.now(); controller.abort(); }, 300); },
+        });
+        const stopMs = performance.now() - abortedAt;
+        expect(results.status).toBe('cancelled');
+        expect(stopMs).toBeLessThan(1000);
+        expect(results.tenants[0].solo!.requests).toBeGreaterThan(0); // partial data kept
+        expect(results.tenants[1].solo).toBeNull();
+        expect(parseResults(JSON.parse(JSON.stringify(results))).status).toBe('cancelled');
+    });
+
+    it('refuses an unimplemented schedule before touching the GPU', async () => {
+        const ir = workloadOf('lb', [mlpTenant('a')], { schedule: { policy: 'layer_block', size: 4 } });
+        await expect(runWorkload({ ir })).rejects.toThrow('schedule layer_block is not implemented yet; use sequential or concurrent');
+    });
+
+    it('times ops on the CPU when asked, sequential schedule, request-count mode', async () => {
+        const ir = workloadOf('cpu', [mlpTenant('a', { priority: 'high' }), mlpTenant('b')], { schedule: { policy: 'sequential' } });
+        const results = await runWorkload({ ir, timing: 'cpu', requests: 20, warmupMs: 50 });
+        expect(results.config.timing).toBe('cpu-per-op');
+        expect(results.config.requests).toBe(20);
+        for (const t of results.tenants) {
+            expect(t.solo!.requests).toBe(20);
+            expect(t.corun!.requests).toBe(20);
+            expect(t.ops.filter(o => o.kind === 'dense').every(o => o.corunMs! > 0 && o.soloMs! > 0)).toBe(true);
+        }
+        // Sequential: kernel intervals of the two tenants never overlap in the timeline.
+        const iv = results.timeline!.intervals;
+        for (let i = 1; i < iv.length; i++) if (iv[i].tenant !== iv[i - 1].tenant) expect(iv[i].startMs).toBeGreaterThanOrEqual(iv[i - 1].endMs - 0.5);
+    });
+});

@@ -1,0 +1,98 @@
+import { describe, expect, it } from 'vitest';
+import { compileTenant, readGraphOutput } from '../../../src/runtime/compile/compile.js';
+import { planTenant, CompileError } from '../../../src/runtime/compile/plan.js';
+import { MemoryLimitError } from '../../../src/runtime/compile/memory.js';
+import { capsFromDevice, kernelsFor, DEFAULT_CAPS } from '../../../src/runtime/kernels/index.js';
+import { openGpu, requestTenantDevice } from '../../../src/runtime/gpu/adapter.js';
+import { runWorkload } from '../../../src/runtime/execute/run.js';
+import type { IrTenant } from '../../../src/runtime/ir/types.js';
+import { GraphBuilder, cnnTenant, mlpTenant, workloadOf } from '../../fixtures/ir/builders.js';
+import { hasAdapter } from '../execute/gpu-helper.js';
+
+const limits = { maxStorageBufferBindingSize: DEFAULT_CAPS.maxStorageBufferBindingSize, maxBufferSize: DEFAULT_CAPS.maxBufferSize };
+
+function hugeTenant(): IrTenant {
+    const b = new GraphBuilder('big', 'huge');
+    const x = b.input('x', [4096, 1024]);
+    b.output(b.dense('fc', x, 16384)); // [4096, 16384] f32 = 256 MiB
+    return { name: 'big', graph: b.graph, arrival: { kind: 'closed', clients: 1, thinkMs: 0 }, slos: [], priority: 'normal' };
+}
+
+describe('planning on shapes (no GPU)', () => {
+    it('rejects a tensor larger than the binding limit, naming op and sizes', () => {
+        expect(() => planTenant(hugeTenant(), { kernels: { kernelsFor }, caps: DEFAULT_CAPS, limits }))
+            .toThrow(/tenant big, op big\/huge\/fc: tensor t0_fc f32\[4096, 16384\] needs 256 MiB \(268435456 bytes\), more than the device's maxStorageBufferBindingSize of 128 MiB/);
+    });
+
+    it('rejects a plan over the workload memory budget', () => {
+        expect(() => planTenant(cnnTenant('v'), { kernels: { kernelsFor }, caps: DEFAULT_CAPS, limits: { ...limits, budgetBytes: 10_000 } }))
+            .toThrow(MemoryLimitError);
+    });
+
+    it('names the op when no kernel can be generated', () => {
+        const kernels = { kernelsFor: () => { throw new Error('conv2d is not implemented'); } };
+        expect(() => planTenant(cnnTenant('v'), { kernels, caps: DEFAULT_CAPS, limits }))
+            .toThrow(CompileError);
+        expect(() => planTenant(cnnTenant('v'), { kernels, caps: DEFAULT_CAPS, limits })).toThrow('tenant v, op v/small_cnn/stem/conv: conv2d is not implemented');
+    });
+
+    it('plans activations with reuse (less than one buffer per tensor)', () => {
+        const plan = planTenant(cnnTenant('v'), { kernels: { kernelsFor }, caps: DEFAULT_CAPS, limits });
+        expect(plan.memory.totalBytes).toBeLessThan(plan.memory.unplannedBytes);
+        expect(plan.ops).toHaveLength(6);
+    });
+});
+
+const gpu = await hasAdapter();
+
+describe.skipIf(!gpu)('compile on the software adapter', () => {
+    async function outputOf(tenant: IrTenant, seed: number, fusion = true): Promise<Float32Array> {
+        const handle = openGpu();
+        const { device } = await requestTenantDevice(handle, 'auto', 'test');
+        try {
+            const caps = capsFromDevice(device);
+            const plan = planTenant(tenant, { kernels: { kernelsFor }, caps, limits: { maxStorageBufferBindingSize: caps.maxStorageBufferBindingSize, maxBufferSize: caps.maxBufferSize }, fusion });
+            const compiled = await compileTenant(device, plan, seed);
+            try {
+                return await readGraphOutput(compiled);
+            } finally {
+                compiled.destroy();
+            }
+        } finally {
+            device.destroy();
+        }
+    }
+
+    it('computes finite, seed-deterministic outputs; fusion does not change them', async () => {
+        const tenant = cnnTenant('v', { res: 16, channels: 8 });
+        const a = await outputOf(tenant, 5);
+        expect(a.every(Number.isFinite)).toBe(true);
+        expect(Math.max(...a.map(Math.abs))).toBeGreaterThan(1e-3);
+        expect(Array.from(await outputOf(tenant, 5))).toEqual(Array.from(a));
+        expect(Array.from(await outputOf(tenant, 6))).not.toEqual(Array.from(a));
+        const unfused = await outputOf(tenant, 5, false);
+        for (let i = 0; i < a.length; i++) expect(unfused[i]).toBeCloseTo(a[i], 3);
+    });
+
+    it('keeps a deep MLP finite (He-scaled weights)', async () => {
+        const b = new GraphBuilder('deep', 'deep_mlp');
+        let x = b.input('x', [4, 256]);
+        for (let i = 0; i < 12; i++) x = b.unary('relu', `relu${i}`, b.dense(`fc${i}`, x, 256));
+        b.output(x);
+        const out = await outputOf({ name: 'deep', graph: b.graph, arrival: { kind: 'closed', clients: 1, thinkMs: 0 }, slos: [], priority: 'normal' }, 1);
+        const rms = Math.sqrt(out.reduce((s, v) => s + v * v, 0) / out.length);
+        expect(rms).toBeGreaterThan(0.01);
+        expect(rms).toBeLessThan(100);
+    });
+
+    it('rejects a too-large tensor in a run before allocating anything', async () => {
+        await expect(runWorkload({ ir: workloadOf('huge', [mlpTenant('ok'), hugeTenantBig()]) })).rejects.toThrow(MemoryLimitError);
+    });
+});
+
+/** Larger than any 32-bit binding limit: 4 GiB. */
+function hugeTenantBig(): IrTenant {
+    const b = new GraphBuilder('big', 'huge');
+    b.output(b.dense('fc', b.input('x', [65536, 1024]), 16384));
+    return { name: 'big', graph: b.graph, arrival: { kind: 'closed', clients: 1, thinkMs: 0 }, slos: [], priority: 'normal' };
+}
