@@ -7,6 +7,8 @@ import { Command } from 'commander';
 import { exitCodes } from './exit-codes.js';
 import * as run from './commands/run.js';
 import * as devices from './commands/devices.js';
+import * as calibrate from './commands/calibrate.js';
+import * as predict from './commands/predict.js';
 
 const program = new Command()
     .name('tenancy')
@@ -15,7 +17,7 @@ const program = new Command()
     .exitOverride();
 
 // Each subcommand module: src/cli/commands/<name>.ts exporting register(program).
-for (const command of [run, devices] as { register(program: Command): void }[]) {
+for (const command of [run, devices, calibrate, predict] as { register(program: Command): void }[]) {
     command.register(program);
 }
 

@@ -18,7 +18,7 @@ import { adapterInfo, openGpu, requestAdapter, type AdapterPreference } from '..
 import { KernelPipelines, kernelDeviceDescriptor } from '../kernels/harness.js';
 import { capsFromDevice } from '../kernels/index.js';
 import type { DeviceCaps } from '../kernels/kernel.js';
-import { familyOf } from '../predict/plan.js';
+import { familyOf, launchEffectiveFlops } from '../predict/plan.js';
 import {
     PROFILE_SCHEMA_VERSION, parseProfile, profileKey, type CurvePoint, type DemandKind, type DeviceProfile, type FamilyProfile,
     type InterferencePair,
@@ -99,10 +99,15 @@ export async function calibrate(options: CalibrateOptions): Promise<DeviceProfil
             for (const c of ladder.cases) {
                 const p = await prep(a, c);
                 const ms = await measure(a, p);
+                const outputs = c.outputShape.reduce((x, y) => x * y, 1);
                 p.kernels.launches.forEach((l, i) => {
                     const fam = familyOf(l.name);
                     const list = points.get(fam) ?? [];
-                    list.push({ flops: l.flops, bytes: Math.max(1, l.bytes), workgroups: l.dispatch[0] * l.dispatch[1] * l.dispatch[2], ms: Math.max(ms[i], 1e-6), shape: `${c.shape} [${l.name}]` });
+                    list.push({
+                        flops: l.flops, bytes: Math.max(1, l.bytes), workgroups: l.dispatch[0] * l.dispatch[1] * l.dispatch[2],
+                        effectiveFlops: launchEffectiveFlops(l, p.kernels.launches.length === 1 ? outputs : undefined),
+                        ms: Math.max(ms[i], 1e-6), shape: `${c.shape} [${l.name}]`,
+                    });
                     points.set(fam, list);
                 });
                 const total = ms.reduce((s, x) => s + x, 0);

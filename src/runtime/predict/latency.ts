@@ -1,12 +1,16 @@
 /**
  * Per-launch and per-op latency from a device profile (roofline over measured curves):
  *
- *   t_curve(x) = log-log interpolation of the family's measured (x_k, t_k), x = FLOPs (compute
- *                families) or bytes (memory families); beyond the largest point the last
- *                point's rate holds (t ∝ x); below the smallest, the first segment's slope,
- *                clamped to [0, 1] (time never falls faster than the work), floored at the
- *                profile's kernel floor.
- *   t_launch   = max(t_curve, bytes / bandwidth)          (the memory roof binds skinny GEMMs)
+ *   compute families (GEMM, convolution): a waves model fitted to the family's points,
+ *                t = floor + (F_eff / W) · ⌈W / C⌉ / r
+ *                W workgroups, F_eff the FLOPs with partial tiles padded (plan.ts), C the
+ *                workgroups the device runs at once and r the rate of one — fitted per family
+ *                (C on a grid, r the median ratio, least squared log error). It captures both
+ *                low occupancy (W < C) and tile padding (batch-1 dense on 32-row tiles).
+ *   memory families: log-log interpolation of the measured (bytes_k, t_k); beyond the largest
+ *                point the last rate holds (t ∝ bytes); below the smallest, the first
+ *                segment's slope clamped to [0, 1]; floored at the kernel floor.
+ *   t_launch   = max(t_model, bytes / bandwidth)          (the memory roof binds skinny GEMMs)
  *   t_op       = Σ t_launch over the op's launches         (composites are their kernels)
  *
  * A launch is memory-bound when bytes / bandwidth ≥ its compute time; memory families are
@@ -52,6 +56,44 @@ export function curveMs(family: FamilyProfile, x: number, floorMs: number): numb
     return Math.max(floorMs, Math.exp(Math.log(pts[i - 1].ms) + f * Math.log(pts[i].ms / pts[i - 1].ms)));
 }
 
+/** A fitted waves model of a compute family. */
+export interface WavesFit {
+    /** Workgroups in flight at once. */
+    concurrency: number;
+    /** Effective FLOPs per ms of one workgroup slot. */
+    slotRate: number;
+    /** Root-mean-square error of log time over the family's points (0.1 ≈ 10%). */
+    rmsLogError: number;
+}
+
+const fits = new WeakMap<FamilyProfile, WavesFit>();
+const CONCURRENCY_GRID = [1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512, 1024, 2048, 4096];
+
+function wavesWork(effectiveFlops: number, workgroups: number, concurrency: number): number {
+    const w = Math.max(1, workgroups);
+    return (effectiveFlops / w) * Math.ceil(w / concurrency);
+}
+
+/** Fits the waves model to a compute family's points (memoised per family object). */
+export function fitWaves(family: FamilyProfile, floorMs: number): WavesFit {
+    const hit = fits.get(family);
+    if (hit) return hit;
+    const pts = family.points.filter(p => p.flops > 0);
+    let best: WavesFit = { concurrency: 1, slotRate: 1, rmsLogError: Infinity };
+    for (const c of CONCURRENCY_GRID) {
+        const ratios = pts.map(p => wavesWork(p.effectiveFlops ?? p.flops, p.workgroups, c) / Math.max(p.ms - floorMs, p.ms * 0.05)).sort((a, b) => a - b);
+        const r = ratios[ratios.length >> 1];
+        if (!(r > 0)) continue;
+        let sq = 0;
+        for (const p of pts) sq += Math.log((floorMs + wavesWork(p.effectiveFlops ?? p.flops, p.workgroups, c) / r) / p.ms) ** 2;
+        const rms = Math.sqrt(sq / Math.max(1, pts.length));
+        // Prefer the smaller concurrency on ties (within 1%): fewer slots is the simpler explanation.
+        if (rms < best.rmsLogError * 0.99) best = { concurrency: c, slotRate: r, rmsLogError: rms };
+    }
+    fits.set(family, best);
+    return best;
+}
+
 /** Time of one launch on a profile. */
 export function launchTiming(profile: DeviceProfile, launch: PlannedLaunch): LaunchTiming {
     const memoryMs = launch.bytes / profile.bandwidthBytesPerMs;
@@ -64,7 +106,10 @@ export function launchTiming(profile: DeviceProfile, launch: PlannedLaunch): Lau
     if (fam.basis === 'bytes') {
         return { ms: Math.max(curveMs(fam, launch.bytes, profile.kernelFloorMs), memoryMs), bound: 'memory', demand: 'memory' };
     }
-    const computeMs = curveMs(fam, launch.flops, profile.kernelFloorMs);
+    const fit = fitWaves(fam, profile.kernelFloorMs);
+    const computeMs = Number.isFinite(fit.rmsLogError)
+        ? profile.kernelFloorMs + wavesWork(launch.effectiveFlops, launch.workgroups, fit.concurrency) / fit.slotRate
+        : curveMs(fam, launch.flops, profile.kernelFloorMs);
     const bound = memoryMs > computeMs ? 'memory' : 'compute';
     return { ms: Math.max(computeMs, memoryMs), bound, demand: capped ? 'capped' : bound };
 }

@@ -8,7 +8,7 @@
 import type { IrGraph, IrOp, IrOpKind, IrSourceRange } from '../ir/types.js';
 import { fuseGraph } from '../compile/fusion.js';
 import { DEFAULT_CAPS, kernelsFor } from '../kernels/index.js';
-import type { DeviceCaps } from '../kernels/kernel.js';
+import type { DeviceCaps, KernelDescription } from '../kernels/kernel.js';
 import type { DeviceProfile } from './profile.js';
 
 /** One kernel launch of a planned op. */
@@ -20,6 +20,8 @@ export interface PlannedLaunch {
     flops: number;
     bytes: number;
     workgroups: number;
+    /** FLOPs executed including the padding of partial tiles (launchEffectiveFlops). */
+    effectiveFlops: number;
 }
 
 /** One op of the plan (a producer plus what fusion folded into it). */
@@ -76,6 +78,25 @@ export function familyOf(launchName: string): string {
     return 'elementwise';
 }
 
+/**
+ * FLOPs a tiled launch executes: its useful FLOPs scaled by padded outputs / useful outputs.
+ * Tiled GEMM and convolution kernels compute whole tiles (clamped loads, guarded stores), so a
+ * batch-8 dense on 32-row tiles costs as much as a batch-32 one. Known only for one-launch ops
+ * whose kernel reports its tile (variant.tileM/tileN, or tile for workgroup-memory kernels) and
+ * is not a persistent (capped) kernel; otherwise the useful FLOPs.
+ */
+export function launchEffectiveFlops(launch: KernelDescription, usefulOutputs: number | undefined): number {
+    const v = launch.variant;
+    if (!usefulOutputs || launch.flops <= 0 || (typeof v.cap === 'number' && v.cap > 0)) return launch.flops;
+    const perInvocation = typeof v.tileM === 'number' && typeof v.tileN === 'number' ? v.tileM * v.tileN : typeof v.tile === 'number' ? 1 : undefined;
+    if (perInvocation === undefined) return launch.flops;
+    const [x, y, z] = launch.workgroupSize;
+    const padded = launch.dispatch[0] * launch.dispatch[1] * launch.dispatch[2] * x * y * z * perInvocation;
+    const ratio = padded / usefulOutputs;
+    // Outside [1, 32] the assumption (one tile per invocation, all outputs of the op) does not hold: keep useful FLOPs.
+    return ratio >= 1 && ratio <= 32 ? launch.flops * ratio : launch.flops;
+}
+
 /** The family an op kind's single launch falls in when no generator serves it (estimate). */
 function estimatedFamily(kind: IrOpKind): string {
     switch (kind) {
@@ -121,19 +142,21 @@ export function planGraph(graph: IrGraph, options: PlanOptions = {}): PlannedOp[
                 variant: options.variantFor?.(fop.op),
                 caps,
             });
+            const outputs = shapeOf(fop.op.output).reduce((a, b) => a * b, 1);
             const launches = k.aliasesInput ? [] : k.launches.map(l => ({
                 name: l.name,
                 family: familyOf(l.name),
                 flops: l.flops,
                 bytes: Math.max(l.bytes, 1),
                 workgroups: l.dispatch[0] * l.dispatch[1] * l.dispatch[2],
+                effectiveFlops: launchEffectiveFlops(l, k.launches.length === 1 ? outputs : undefined),
             }));
             return { ...base, launches, estimated: false };
         } catch {
             // No generator for this op on these limits (e.g. f16, or a buffer beyond the limit, which
             // validation reports as buffer-too-large): time it from its IR figures as one launch.
             const launches = fop.op.kind === 'reshape' || fop.op.kind === 'flatten' ? [] : [{
-                name: `${fop.op.kind}.estimate`, family: estimatedFamily(fop.op.kind), flops, bytes: base.bytes, workgroups: 1,
+                name: `${fop.op.kind}.estimate`, family: estimatedFamily(fop.op.kind), flops, bytes: base.bytes, workgroups: 1, effectiveFlops: flops,
             }];
             return { ...base, launches, estimated: true };
         }

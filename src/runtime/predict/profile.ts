@@ -30,6 +30,8 @@ export const curvePointSchema = z.object({
     bytes: positive,
     /** Workgroups dispatched (x·y·z). */
     workgroups: z.number().int().positive(),
+    /** FLOPs the launch actually executes with its tiles padded to full size (≥ flops); absent ⇒ flops. */
+    effectiveFlops: nonNegative.optional(),
     ms: positive,
     /** The synthetic op the point came from (for humans reading the profile). */
     shape: z.string(),
@@ -151,9 +153,9 @@ export function defaultProfile(): DeviceProfile {
     const gemm = (gflops: number): FamilyProfile => ({
         basis: 'flops',
         points: [
-            point(2 * 64 ** 3, 3 * 4 * 64 ** 2, (2 * 64 ** 3) / (gflops * 0.4e6), 'matmul 64³', 8),
-            point(2 * 256 ** 3, 3 * 4 * 256 ** 2, (2 * 256 ** 3) / (gflops * 0.9e6), 'matmul 256³', 128),
-            point(2 * 1024 ** 3, 3 * 4 * 1024 ** 2, (2 * 1024 ** 3) / (gflops * 1e6), 'matmul 1024³', 2048),
+            point(2 * 64 ** 3, 3 * 4 * 64 ** 2, (2 * 64 ** 3) / (gflops * 0.4e6), 'matmul 64³', 2),
+            point(2 * 256 ** 3, 3 * 4 * 256 ** 2, (2 * 256 ** 3) / (gflops * 0.9e6), 'matmul 256³', 32),
+            point(2 * 1024 ** 3, 3 * 4 * 1024 ** 2, (2 * 1024 ** 3) / (gflops * 1e6), 'matmul 1024³', 512),
         ],
     });
     const memory = (bytesPerMs: number): FamilyProfile => ({

@@ -53,10 +53,10 @@ describe('roofline', () => {
     it('binds a skinny GEMM by memory bandwidth', () => {
         const p = defaultProfile();
         // batch-1 dense 4096×4096: 2·16M FLOPs over 64 MiB of weights.
-        const t = launchTiming(p, { name: 'dense.vec4_4x8', family: 'gemm.vec4', flops: 2 * 4096 * 4096, bytes: 4 * 4096 * 4096, workgroups: 64 });
+        const t = launchTiming(p, { name: 'dense.vec4_4x8', family: 'gemm.vec4', flops: 2 * 4096 * 4096, bytes: 4 * 4096 * 4096, workgroups: 512, effectiveFlops: 2 * 4096 * 4096 });
         expect(t.bound).toBe('memory');
         expect(t.ms).toBeCloseTo((4 * 4096 * 4096) / p.bandwidthBytesPerMs, 9);
-        const square = launchTiming(p, { name: 'matmul.vec4_4x8', family: 'gemm.vec4', flops: 2 * 512 ** 3, bytes: 12 * 512 ** 2, workgroups: 256 });
+        const square = launchTiming(p, { name: 'matmul.vec4_4x8', family: 'gemm.vec4', flops: 2 * 512 ** 3, bytes: 12 * 512 ** 2, workgroups: 128, effectiveFlops: 2 * 512 ** 3 });
         expect(square.bound).toBe('compute');
     });
 });
@@ -184,5 +184,28 @@ describe('profile schema', () => {
         expect(() => parseProfile(bad)).toThrow(/found schemaVersion 2, expected 1/);
         const missing = { ...defaultProfile(), bandwidthBytesPerMs: -1 };
         expect(() => parseProfile(missing)).toThrow(/bandwidthBytesPerMs/);
+    });
+});
+
+describe('waves model', () => {
+    it('recovers the concurrency and slot rate of synthetic points and charges tile padding', async () => {
+        const { fitWaves } = await import('../../../src/runtime/predict/latency.js');
+        // A device with 4 slots at 1e6 FLOP/ms each, floor 0.01 ms.
+        const ms = (f: number, w: number) => 0.01 + (f / w) * Math.ceil(w / 4) / 1e6;
+        const fam: FamilyProfile = {
+            basis: 'flops',
+            points: [[1e6, 2], [8e6, 6], [3e7, 32], [2e8, 130]].map(([f, w]) => ({ flops: f, bytes: 1e4, workgroups: w, ms: ms(f, w), shape: `${f}` })),
+        };
+        const fit = fitWaves(fam, 0.01);
+        expect(fit.concurrency).toBe(4);
+        expect(fit.slotRate).toBeCloseTo(1e6, 0);
+        expect(fit.rmsLogError).toBeLessThan(1e-9);
+        const p = { ...defaultProfile(), kernelFloorMs: 0.01, bandwidthBytesPerMs: 1e12, families: { 'gemm.vec4': fam } };
+        const useful = launchTiming(p, { name: 'dense.vec4_4x8', family: 'gemm.vec4', flops: 4e6, bytes: 1e3, workgroups: 4, effectiveFlops: 4e6 });
+        const padded = launchTiming(p, { name: 'dense.vec4_4x8', family: 'gemm.vec4', flops: 4e6, bytes: 1e3, workgroups: 4, effectiveFlops: 1.6e7 });
+        expect(useful.ms).toBeCloseTo(ms(4e6, 4), 9);
+        expect(padded.ms - 0.01).toBeCloseTo(4 * (useful.ms - 0.01), 9);
+        // Fewer workgroups than slots: no faster than one wave.
+        expect(launchTiming(p, { name: 'x.vec4_4x8', family: 'gemm.vec4', flops: 4e6, bytes: 1e3, workgroups: 1, effectiveFlops: 4e6 }).ms).toBeCloseTo(ms(4e6, 1), 9);
     });
 });

@@ -1,0 +1,135 @@
+/**
+ * `tenancy predict <file> [--workload W] [--json] [--profile P] [--top N]`: the predictions the
+ * editor shows, as a table — per tenant solo and co-run p50/p99, utilisation and SLO verdicts,
+ * then the top ops by predicted time. `<file>` is a `.tenancy` document or a Workload IR JSON
+ * file (`tenancy ir` output).
+ */
+import type { Command } from 'commander';
+import { readFileSync } from 'node:fs';
+import { extname, join, resolve } from 'node:path';
+import { parseWorkloadIr } from '../../runtime/ir/validate.js';
+import type { WorkloadIR } from '../../runtime/ir/types.js';
+import { locateProfile, readProfileFile, type LocatedProfile } from '../../runtime/predict/profile-store.js';
+import { predictWorkload, type WorkloadPrediction } from '../../runtime/predict/workload.js';
+import { alignTable } from '../../runtime/report/table.js';
+import { workspaceFolderOf } from '../../runtime/report/write.js';
+import { formatBytes, formatError, formatFlops, formatMs, formatPercent, profileLabel } from '../../language-server/prediction/format.js';
+import { exitCodes } from '../exit-codes.js';
+
+/** Loads the workloads of a file: IR JSON directly, `.tenancy` through the language services. */
+export type WorkloadSource = (file: string) => Promise<WorkloadIR[]>;
+
+/** Validates one IR read from a file, naming the file in the error. */
+function parseWorkloadIrAt(value: unknown, where: string): WorkloadIR {
+    try {
+        return parseWorkloadIr(value);
+    } catch (e) {
+        throw new Error(`${where}: ${(e as Error).message}`);
+    }
+}
+
+async function loadIrs(file: string): Promise<WorkloadIR[]> {
+    if (extname(file) === '.json') {
+        const value: unknown = JSON.parse(readFileSync(file, 'utf8'));
+        const list = Array.isArray(value) ? value : [value];
+        return list.map((v, i) => parseWorkloadIrAt(v, list.length > 1 ? `${file}[${i}]` : file));
+    }
+    const { loadWorkloadIrs } = await import('./predict-source.js');
+    return loadWorkloadIrs(file);
+}
+
+/** The text table of a prediction (what `tenancy predict` prints). */
+export function predictionTable(p: WorkloadPrediction, top: number): string {
+    const multi = p.tenants.length > 1;
+    const header = ['tenant', 'service', 'solo p50', 'solo p99', ...(multi ? ['co-run p50', 'co-run p99', 'slowdown'] : []), 'utilisation', 'SLO'];
+    const rows = [header];
+    for (const t of p.tenants) {
+        const slo = t.slos.length === 0 ? '—' : t.slos.map(s => `${s.percentile}≤${formatMs(s.targetMs)} ${s.verdict === 'ok' ? '✓' : s.verdict === 'infeasible' ? '✗ infeasible' : '⚠ at risk'}`).join(' ');
+        rows.push([
+            t.name, formatMs(t.serviceMs), formatMs(t.solo.p50), formatMs(t.solo.p99),
+            ...(multi ? [formatMs(t.corun.p50), formatMs(t.corun.p99), `${t.slowdown.toFixed(2)}×`] : []),
+            `${formatPercent(t.corunUtilisation)}${t.openLoop ? '' : ' (closed)'}`, slo,
+        ]);
+    }
+    const lines = [
+        `workload ${p.workload} — schedule ${p.policy} — ${profileLabel(p)}`,
+        alignTable(rows),
+        `device utilisation (open-loop demand at solo speed): ${formatPercent(p.deviceUtilisation)}${p.overloaded ? ' — OVERLOADED' : ''}`,
+    ];
+    if (top > 0) {
+        const ops = p.tenants.flatMap(t => t.ops.map(o => ({ t: t.name, o }))).sort((a, b) => b.o.soloMs - a.o.soloMs).slice(0, top);
+        const opRows = [['op', 'kind', 'FLOPs', 'bytes', 'FLOP/B', 'bound', 'solo', 'co-run', 'kernels']];
+        for (const { o } of ops) {
+            opRows.push([o.path, o.kind, formatFlops(o.flops), formatBytes(o.bytes), o.intensity.toFixed(1), o.bound, formatMs(o.soloMs), formatMs(o.corunMs), o.launches.map(l => l.name).join(',')]);
+        }
+        lines.push('', `top ${ops.length} ops by predicted solo GPU time:`, alignTable(opRows));
+    }
+    return lines.join('\n');
+}
+
+/** Measured-vs-predicted line for a results document's stored predictions (used by `tenancy run`). */
+export function predictionErrorLine(predictedMs: number, measuredMs: number): string {
+    return `predicted ${formatMs(predictedMs)}, measured ${formatMs(measuredMs)} (${formatError(predictedMs, measuredMs)})`;
+}
+
+export function register(program: Command): void {
+    program.command('predict')
+        .description('Predict latency, utilisation and interference of a workload on the calibrated device profile (no GPU needed)')
+        .argument('<file>', 'a .tenancy document, or a Workload IR JSON file')
+        .option('--workload <name>', 'the workload to predict (default: every workload of the file)')
+        .option('--json', 'print the predictions as JSON')
+        .option('--profile <file>', 'a device profile JSON (default: <workspace>/.tenancy/device-profile.json, then the user cache, else the uncalibrated default)')
+        .option('--top <n>', 'how many ops to list per workload', '10')
+        .action(async (fileArg: string, opts: { workload?: string; json?: boolean; profile?: string; top: string }) => {
+            const file = resolve(fileArg);
+            const top = Number(opts.top);
+            if (!Number.isInteger(top) || top < 0) {
+                console.error(`tenancy predict: --top must be a non-negative integer; found '${opts.top}'`);
+                process.exitCode = exitCodes.usage;
+                return;
+            }
+            let located: LocatedProfile;
+            try {
+                located = opts.profile ? { profile: readProfileFile(resolve(opts.profile)), file: resolve(opts.profile) } : locateProfile(workspaceFolderOf(file));
+            } catch (e) {
+                console.error(`tenancy predict: ${(e as Error).message}`);
+                process.exitCode = exitCodes.inputErrors;
+                return;
+            }
+            if (located.problem) console.error(`tenancy predict: warning: ${located.problem}`);
+            let irs: WorkloadIR[];
+            try {
+                irs = await loadIrs(file);
+            } catch (e) {
+                console.error(`tenancy predict: ${(e as Error).message}`);
+                process.exitCode = exitCodes.inputErrors;
+                return;
+            }
+            if (opts.workload) {
+                const found = irs.filter(ir => ir.workload === opts.workload);
+                if (found.length === 0) {
+                    console.error(`tenancy predict: no workload '${opts.workload}' in ${fileArg}; found: ${irs.map(i => i.workload).join(', ') || 'none'}`);
+                    process.exitCode = exitCodes.inputErrors;
+                    return;
+                }
+                irs = found;
+            }
+            if (irs.length === 0) {
+                console.error(`tenancy predict: ${fileArg} defines no workload`);
+                process.exitCode = exitCodes.inputErrors;
+                return;
+            }
+            const predictions = irs.map(ir => predictWorkload(ir, located.profile));
+            if (opts.json) {
+                process.stdout.write(JSON.stringify({ profile: located.file ?? 'default (uncalibrated)', predictions }, (_k, v) => (v === Infinity ? 'Infinity' : v), 2) + '\n');
+            } else {
+                console.log(`profile: ${located.file ?? 'built-in default (uncalibrated) — run `tenancy calibrate`'}`);
+                for (const p of predictions) console.log('\n' + predictionTable(p, top));
+            }
+        });
+}
+
+/** Where the workspace's profile would be written (for messages). */
+export function workspaceProfileHint(file: string): string {
+    return join(workspaceFolderOf(file), '.tenancy', 'device-profile.json');
+}
