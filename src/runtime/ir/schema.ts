@@ -7,8 +7,8 @@ import { z } from 'zod';
 import type { IrOpKind } from './types.js';
 
 const int = z.number({ error: 'must be an integer' }).int({ error: 'must be an integer' });
-const positiveInt = int.positive({ error: 'must be a positive integer' });
-const nonNegativeInt = int.nonnegative({ error: 'must be a non-negative integer' });
+const positiveInt = z.number({ error: 'must be a positive integer' }).int({ error: 'must be a positive integer' }).positive({ error: 'must be a positive integer' });
+const nonNegativeInt = z.number({ error: 'must be a non-negative integer' }).int({ error: 'must be a non-negative integer' }).nonnegative({ error: 'must be a non-negative integer' });
 const finite = z.number({ error: 'must be a number' }).finite({ error: 'must be a finite number' });
 
 export const dtypeSchema = z.enum(['f32', 'f16', 'i32'], { error: 'must be one of f32, f16, i32' });

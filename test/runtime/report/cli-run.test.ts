@@ -1,0 +1,109 @@
+/**
+ * The `tenancy run` command end to end in a child process: progress JSON lines, results files,
+ * exit codes, SIGTERM → cancelled results and exit 130. The CLI is bundled from source here.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { build } from 'esbuild';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { isProgressEvent, type ProgressEvent } from '../../../src/protocol/progress.js';
+import { parseResults } from '../../../src/runtime/report/schema.js';
+import { hasAdapter } from '../execute/gpu-helper.js';
+
+const root = join(import.meta.dirname, '../../..');
+const node = join(root, 'node_modules/.bin/node');
+const work = mkdtempSync(join(tmpdir(), 'tenancy-cli-'));
+// Inside the project so the external `webgpu` resolves from node_modules.
+const cli = join(root, 'out', 'test', `cli-${process.pid}.mjs`);
+const fixture = join(root, 'test/fixtures/ir/two-mlps.json');
+
+function runCli(args: string[], onLine?: (event: ProgressEvent, child: ReturnType<typeof spawn>) => void) {
+    return new Promise<{ code: number | null; stdout: string; stderr: string; events: ProgressEvent[]; ms: number }>((resolve) => {
+        const child = spawn(node, [cli, ...args], { env: { ...process.env, XDG_RUNTIME_DIR: process.env.XDG_RUNTIME_DIR ?? tmpdir() } });
+        let stdout = '', stderr = '', pending = '';
+        const events: ProgressEvent[] = [];
+        const started = performance.now();
+        child.stdout.on('data', (chunk: Buffer) => {
+            stdout += chunk;
+            pending += chunk;
+            const lines = pending.split('\n');
+            pending = lines.pop()!;
+            for (const line of lines) {
+                if (!line.trim()) continue;
+                const value: unknown = JSON.parse(line);
+                if (isProgressEvent(value)) { events.push(value); onLine?.(value, child); }
+            }
+        });
+        child.stderr.on('data', (chunk: Buffer) => { stderr += chunk; });
+        child.on('close', code => resolve({ code, stdout, stderr, events, ms: performance.now() - started }));
+    });
+}
+
+const gpu = await hasAdapter();
+
+beforeAll(async () => {
+    await build({
+        entryPoints: [join(root, 'src/cli/main.ts')], bundle: true, platform: 'node', format: 'esm', outfile: cli, external: ['webgpu'],
+        logLevel: 'error', nodePaths: [join(root, 'node_modules')],
+        banner: { js: "import { createRequire as __r } from 'node:module'; const require = __r(import.meta.url);" },
+    });
+});
+
+describe('tenancy run (CLI)', () => {
+    it('rejects invalid IR with exit code 1 and the op path', async () => {
+        const bad = join(work, 'bad.json');
+        const ir = JSON.parse(readFileSync(fixture, 'utf8'));
+        ir.tenants[0].graph.ops[0].attrs.units = 'many';
+        (await import('node:fs')).writeFileSync(bad, JSON.stringify(ir));
+        const r = await runCli(['run', '--ir', bad, '--progress', 'jsonl']);
+        expect(r.code).toBe(1);
+        expect(r.stderr).toContain('tenant small, op small/mlp/fc1: attrs.units must be a positive integer');
+        expect(r.events.at(-1)).toMatchObject({ type: 'error', exitCode: 1 });
+    });
+
+    it('usage errors exit 64', async () => {
+        const r = await runCli(['run', '--ir', fixture, '--duration', 'soon']);
+        expect(r.code).toBe(64);
+        expect(r.stderr).toContain("--duration/--warmup must look like 5s, 250ms or 2m; found 'soon'");
+    });
+});
+
+describe.skipIf(!gpu)('tenancy run on the software adapter (CLI)', () => {
+    it('streams progress, writes results and history, exit 0', async () => {
+        const dir = join(work, 'results-ok');
+        const r = await runCli(['run', '--ir', fixture, '--duration', '300ms', '--warmup', '50ms', '--progress', 'jsonl', '--results-dir', dir]);
+        expect(r.code, r.stderr).toBe(0);
+        // Only progress events on stdout.
+        expect(r.stdout.trim().split('\n').every(l => isProgressEvent(JSON.parse(l)))).toBe(true);
+        const types = r.events.map(e => e.type);
+        expect(types[0]).toBe('start');
+        expect(types.at(-1)).toBe('result');
+        const fractions = r.events.filter(e => e.type === 'progress').map(e => (e as { fraction: number }).fraction);
+        expect(fractions.every((f, i) => i === 0 || f >= fractions[i - 1])).toBe(true);
+        const result = r.events.at(-1) as Extract<ProgressEvent, { type: 'result' }>;
+        expect(result.resultsFile).toBe(join(dir, 'two-mlps.two_mlps.json'));
+        const results = parseResults(JSON.parse(readFileSync(result.resultsFile, 'utf8')));
+        expect(results.status).toBe('complete');
+        expect(results.tenants.map(t => t.slowdown.p99 !== null)).toEqual([true, true]);
+        expect(readdirSync(join(dir, 'history'))).toHaveLength(1);
+        expect(r.stderr).toMatch(/tenant\s+requests\s+solo p50/);
+    });
+
+    it('SIGTERM stops the run within a second, writes cancelled results, exit 130', async () => {
+        const dir = join(work, 'results-cancel');
+        let signalledAt = 0;
+        const r = await runCli(['run', '--ir', fixture, '--duration', '60s', '--progress', 'jsonl', '--results-dir', dir], (event, child) => {
+            if (event.type === 'phase' && event.phase === 'solo' && !signalledAt) {
+                setTimeout(() => { signalledAt = performance.now(); child.kill('SIGTERM'); }, 500);
+            }
+        });
+        expect(r.code, r.stderr).toBe(130);
+        expect(r.events.at(-1)).toMatchObject({ type: 'result', status: 'cancelled' });
+        const results = parseResults(JSON.parse(readFileSync(join(dir, 'two-mlps.two_mlps.json'), 'utf8')));
+        expect(results.status).toBe('cancelled');
+        expect(results.tenants[0].solo!.requests).toBeGreaterThan(0);
+        expect(signalledAt).toBeGreaterThan(0);
+    });
+});
