@@ -14,6 +14,12 @@ import { TenancyDocumentationProvider } from './lsp/documentation-provider.js';
 import { TenancyHoverProvider } from './lsp/hover-provider.js';
 import { TenancyCompletionProvider } from './lsp/completion-provider.js';
 import { TenancySignatureHelpProvider } from './lsp/signature-help-provider.js';
+import { TenancyRenameProvider } from './lsp/rename-provider.js';
+import { TenancyDocumentSymbolProvider } from './lsp/document-symbol-provider.js';
+import { TenancyFoldingRangeProvider } from './lsp/folding-range-provider.js';
+import { TenancySemanticTokenProvider } from './lsp/semantic-token-provider.js';
+import { TenancyFormatter } from './lsp/formatter.js';
+import { TenancyCodeActionProvider } from './lsp/code-action-provider.js';
 import { TenancyCodeLensProvider } from './lsp/code-lens.js';
 import { ResultsWatch } from './lsp/results-watch.js';
 
@@ -54,6 +60,12 @@ export const TenancyModule: Module<TenancyServices, PartialLangiumServices & Ten
         HoverProvider: (services) => new TenancyHoverProvider(services),
         CompletionProvider: (services) => new TenancyCompletionProvider(services),
         SignatureHelp: (services) => new TenancySignatureHelpProvider(services),
+        RenameProvider: (services) => new TenancyRenameProvider(services),
+        DocumentSymbolProvider: () => new TenancyDocumentSymbolProvider(),
+        FoldingRangeProvider: (services) => new TenancyFoldingRangeProvider(services),
+        SemanticTokenProvider: (services) => new TenancySemanticTokenProvider(services),
+        Formatter: () => new TenancyFormatter(),
+        CodeActionProvider: (services) => new TenancyCodeActionProvider(services),
         CodeLensProvider: (services) => new TenancyCodeLensProvider(() => services.results.ResultsWatch),
     },
     results: {

@@ -1,7 +1,7 @@
 import { AstUtils, type LangiumDocument } from 'langium';
 import type { LangiumServices } from 'langium/lsp';
 import { findOperator, formatSignature, type OperatorSignature } from '../analysis/operators.js';
-import { isDocument, isModel, Model, type Call } from '../generated/ast.js';
+import { Call, isDocument, isModel, type Model } from '../generated/ast.js';
 
 /** What a call invokes: a built-in operator or a model (user, imported or zoo). */
 export type CallTarget =
@@ -26,11 +26,14 @@ export function callTargetByName(services: LangiumServices, document: LangiumDoc
     if (isDocument(root)) {
         const local = root.elements.find((e): e is Model => isModel(e) && e.name === name);
         if (local) return { kind: 'model', model: local };
+        // Ask the scope provider as if linking a call here, so the precedence (imports, workspace,
+        // zoo) is the linker's.
+        const call = { $type: Call.$type, $container: root, $containerProperty: 'elements', args: [] } as unknown as Call;
+        const found = services.references.ScopeProvider.getScope({ reference: { $refText: name } as Call['callee'], container: call, property: 'callee' })
+            .getElement(name);
+        const node = found?.node;
+        if (node && isModel(node)) return { kind: 'model', model: node };
     }
-    const indexed = services.shared.workspace.IndexManager.allElements(Model.$type)
-        .find(d => d.name === name && d.documentUri.toString() !== document.uri.toString());
-    const node = indexed?.node;
-    if (node && isModel(node)) return { kind: 'model', model: node };
     const op = findOperator(name);
     return op ? { kind: 'operator', op } : undefined;
 }

@@ -6,9 +6,10 @@ import {
 import {
     CompletionItemKind, CompletionList, InsertTextFormat, type CompletionItem, type CompletionParams,
 } from 'vscode-languageserver';
-import type { AstNodeDescription, ReferenceInfo, TextDocument } from 'langium';
+import { stream, type AstNodeDescription, type ReferenceInfo, type Stream, type TextDocument } from 'langium';
 import { formatSignature, operators, type OperatorParam, type OperatorSignature } from '../analysis/operators.js';
-import { isModel, isTenant } from '../generated/ast.js';
+import { isLet, isModel, isNameRef, isOutput, isTenant } from '../generated/ast.js';
+import { visibleBindings } from '../references/bindings.js';
 import { findCallContext, unmatchedOpener } from './call-context.js';
 import { callTargetByName, modelSignature } from './call-target.js';
 import { benchmarkExamples, unitsByKind, workloadWords, wordSignature, wordSnippet, type WordContext } from './workload-words.js';
@@ -75,10 +76,23 @@ export class TenancyCompletionProvider extends DefaultCompletionProvider {
         return super.completionFor(context, next, acceptor);
     }
 
-    protected override getReferenceCandidates(refInfo: ReferenceInfo, context: CompletionContext) {
-        const candidates = super.getReferenceCandidates(refInfo, context);
-        // A tenant's `model` line takes a model, never a tensor.
-        return refInfo.property === 'callee' ? candidates.filter(d => d.type === 'Model') : candidates;
+    protected override getReferenceCandidates(refInfo: ReferenceInfo, context: CompletionContext): Stream<AstNodeDescription> {
+        if (refInfo.property === 'callee') {
+            // The scope lists models by precedence (this file, imports, workspace, zoo): the first
+            // of a name is the one a call links to, so a user model hides the zoo model it shadows.
+            return super.getReferenceCandidates(refInfo, context).filter(d => d.type === 'Model').distinct(d => d.name);
+        }
+        if (isNameRef(refInfo.container) && refInfo.property === 'ref') {
+            // The reference being completed does not exist in the text yet: ask what a reference at
+            // the cursor would see (bindings made by earlier text, the latest of each name).
+            const model = context.node && AstUtils.getContainerOfType(context.node, isModel);
+            if (!model) return stream([]);
+            // A statement still being typed (`y = |`) parses as a binding without a value: not yet one.
+            return stream(visibleBindings(model, context.tokenOffset))
+                .filter(e => !((isLet(e.node) || isOutput(e.node)) && !e.node.value?.$cstNode))
+                .map(e => this.services.workspace.AstNodeDescriptionProvider.createDescription(e.node, e.name));
+        }
+        return super.getReferenceCandidates(refInfo, context);
     }
 
     protected override createReferenceCompletionItem(description: AstNodeDescription, refInfo: ReferenceInfo, context: CompletionContext) {

@@ -11,6 +11,8 @@ import {
 import { callTarget, dimsText, modelSignature, type CallTarget } from './call-target.js';
 import { findWord, wordSignature, type Word, type WordContext } from './workload-words.js';
 import { isZooModel } from './zoo-uri.js';
+import { analysisHoverSection } from './analysis-hover.js';
+import type { TenancyServices } from '../tenancy-module.js';
 
 /** What the cursor is on, resolved: every hover section renders from this. */
 export type HoverTarget =
@@ -44,6 +46,7 @@ export class TenancyHoverProvider implements HoverProvider {
                 return documented && docs.getDocumentation(documented);
             },
             target => detailSection(target),
+            analysisHoverSection(() => (services as TenancyServices).analysis.Analyzer),
         ];
     }
 

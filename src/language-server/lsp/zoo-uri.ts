@@ -1,14 +1,9 @@
-import { AstUtils, type AstNode, type URI } from 'langium';
+import { AstUtils, type AstNode } from 'langium';
+import { isZooUri } from '../workspace/zoo-library.js';
 
-/** URI scheme of the built-in model zoo's documents. */
-export const ZooScheme = 'tenancy-zoo';
+export { isZooUri };
 
-/** Whether `uri` is a document of the built-in model zoo (read-only: no rename, no edits). */
-export function isZooUri(uri: URI): boolean {
-    return uri.scheme === ZooScheme;
-}
-
-/** Whether `node` lives in the built-in model zoo. */
+/** Whether `node` lives in the built-in model zoo (embedded or loaded from the zoo folder). */
 export function isZooModel(node: AstNode): boolean {
     const doc = AstUtils.findRootNode(node).$document;
     return doc !== undefined && isZooUri(doc.uri);

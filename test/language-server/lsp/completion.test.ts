@@ -40,11 +40,19 @@ describe('completion', () => {
             expect(widen?.detail).toBe('model widen(batch = 1, k = 2)');
             expect(widen?.documentation).toEqual({ kind: 'markdown', value: 'Doubles the width.' });
             expect(labels(items)).toEqual(expect.arrayContaining(['h', 'x', 'batch']));
+            // The tensor being defined is not in scope yet.
+            expect(items.filter(i => i.label === 'y')).toEqual([]);
+        });
+    });
+    test('after a rebinding, one entry per name', async () => {
+        await itemsAt(header + '  h = relu(h)\n  y = <|>\n}', items => {
+            expect(labels(items).filter(l => l === 'h')).toEqual(['h']);
         });
     });
     test('a prefix filters operators', async () => {
         await itemsAt(header + '  y = re<|>\n}', items => {
-            expect(labels(items).filter(l => !['repeat'].includes(l))).toEqual(['relu', 'relu6', 'reshape']);
+            expect(items.filter(i => i.kind === 3 /* Function */).map(i => i.label)).toEqual(['relu', 'relu6', 'reshape']);
+            expect(labels(items)).toEqual(expect.arrayContaining(['resnet18', 'resnet50']));
         });
     });
     test('an already typed ( is not doubled', async () => {
@@ -83,7 +91,18 @@ describe('completion in workloads', () => {
         await itemsAt(wl('tenant t { <|> }'), items => expect(labels(items)).toEqual(['model', 'arrival', 'slo', 'priority']));
     });
     test('a tenant model line proposes models, not operators or tensors', async () => {
-        await itemsAt(wl('tenant t { model <|> }'), items => expect(labels(items)).toEqual(['widen', 'm']));
+        await itemsAt(wl('tenant t { model <|> }'), items => {
+            expect(labels(items).slice(0, 2)).toEqual(['widen', 'm']);
+            expect(labels(items)).toEqual(expect.arrayContaining(['resnet50', 'bert_base', 'mlp']));
+            expect(labels(items)).not.toContain('relu');
+            expect(labels(items)).not.toContain('x');
+        });
+    });
+    test('a user model hides the zoo model of its name', async () => {
+        await itemsAt('model mlp(batch = 2) {\n  input x: f32[batch, 3]\n  output relu(x)\n}\nworkload w { tenant t { model <|> } }', items => {
+            const mlps = items.filter(i => i.label === 'mlp');
+            expect(mlps.map(i => i.detail)).toEqual(['model mlp(batch = 2)']);
+        });
     });
     test('arrival kinds with snippets', async () => {
         await itemsAt(wl('tenant t { arrival <|> }'), items => {

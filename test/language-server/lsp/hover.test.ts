@@ -4,7 +4,8 @@ import { describe, test } from 'vitest';
 import { createTenancyServices } from '../../../src/language-server/tenancy-module.js';
 
 const services = createTenancyServices(EmptyFileSystem).Tenancy;
-const hover = expectHover(services);
+const expectHoverAt = expectHover(services);
+const hover = (args: Parameters<typeof expectHoverAt>[0]) => expectHoverAt({ ...args, disposeAfterCheck: true });
 
 const source = `/// A two-layer classifier.
 /// Second line of docs.
@@ -54,5 +55,22 @@ describe('hover', () => {
         await hover({ text: source, index: 7, hover: /poisson\(rate\)[\s\S]*Poisson/ });
         await hover({ text: source, index: 8, hover: /99th-percentile/ });
         await hover({ text: source, index: 9, hover: /layer_block\(size\)[\s\S]*VELTAIR/ });
+    });
+    test('a tensor: inferred shape and the cost of the op producing it', async () => {
+        await hover({ text: source, index: 2, hover: /\(tensor\) h[\s\S]*\*\*Shape:\*\* `f32\[batch, hidden\]`[\s\S]*\*\*Cost:\*\* batch\*hidden FLOP · reads 4\*batch\*hidden B/ });
+    });
+    test('an operator call: the inferred output and cost next to the rule', async () => {
+        await hover({ text: source, index: 0, hover: /\*\*Inferred:\*\* `f32\[batch, hidden\]`[\s\S]*\*\*Cost:\*\* 1569\*batch\*hidden FLOP[\s\S]*785\*hidden params/ });
+    });
+    test('a model: totals at its defaults; in a tenant, as the tenant instantiates it', async () => {
+        // dense 784→512 and 512→10 at batch 32: 2·32·(784·512 + 512·10) + relu ≈ 26.1 MFLOP, 407 k params.
+        await hover({ text: source, index: 3, hover: /\*\*At the defaults:\*\* [\d.]+ (k|M)FLOP/ });
+        await hover({ text: source, index: 6, hover: /\*\*As this tenant instantiates it:\*\* [\d.]+ MFLOP · 407 k params[\s\S]*in `f32\[8, 784\]` · out `f32\[8, 10\]`/ });
+    });
+    test('a zoo model says where it comes from', async () => {
+        await hover({ text: 'workload w { tenant t { model bert<|>_base(layers: 2) } }', index: 0, hover: /model bert_base\(batch = 1, seq = 128, layers = 12\)[\s\S]*From the built-in model zoo[\s\S]*As this tenant instantiates it/ });
+    });
+    test("an unnamed output's call is the operator's hover", async () => {
+        await hover({ text: source, index: 4, hover: /^```tenancy\nglobal_avg_pool\(x\)/ });
     });
 });

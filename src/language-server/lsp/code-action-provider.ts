@@ -1,0 +1,188 @@
+import { AstUtils, CstUtils, GrammarUtils, type AstNode, type LangiumDocument, type MaybePromise } from 'langium';
+import type { CodeActionProvider, LangiumServices } from 'langium/lsp';
+import { CodeActionKind, type CodeAction, type CodeActionParams, type Command, type Diagnostic } from 'vscode-languageserver';
+import { findOperator, operators } from '../analysis/operators.js';
+import {
+    isArg, isArrivalProp, isCall, isDeviceDecl, isDocument, isModel, isNamedArg, isNameRef, isScheduleDecl,
+    isSloProp, isPriorityProp, isBenchmarkSetting, isTenant, isWorkload, type Call,
+} from '../generated/ast.js';
+import { IssueCodes } from '../validation/issue-codes.js';
+import { callTarget } from './call-target.js';
+import { workloadWords, type WordContext } from './workload-words.js';
+
+/**
+ * Quick fixes keyed on the stable IssueCodes: did-you-mean for unresolved references, unknown
+ * operators and bad argument names or words, and "create model" for a call of a model that does
+ * not exist. Candidates come from the diagnostic's `data.suggestions` when the validator attached
+ * them, else from the scope and the operator and word tables.
+ */
+export class TenancyCodeActionProvider implements CodeActionProvider {
+    constructor(protected readonly services: LangiumServices) {}
+
+    getCodeActions(document: LangiumDocument, params: CodeActionParams): MaybePromise<Array<Command | CodeAction> | undefined> {
+        const actions: CodeAction[] = [];
+        for (const diagnostic of params.context.diagnostics) {
+            const code = diagnosticCode(diagnostic);
+            if (code === IssueCodes.UnresolvedReference || code === IssueCodes.UnknownOp || code === IssueCodes.BadArgument) {
+                actions.push(...this.didYouMean(document, diagnostic));
+            }
+            if (code === IssueCodes.UnresolvedReference || code === IssueCodes.UnknownOp) {
+                const create = this.createModel(document, diagnostic);
+                if (create) actions.push(create);
+            }
+        }
+        return actions;
+    }
+
+    /** Replacements for the misspelt name at the diagnostic, best first. */
+    protected didYouMean(document: LangiumDocument, diagnostic: Diagnostic): CodeAction[] {
+        const site = this.nameAt(document, diagnostic);
+        if (!site) return [];
+        const given = (diagnostic.data as { suggestions?: unknown } | undefined)?.suggestions;
+        const candidates = Array.isArray(given) && given.every(s => typeof s === 'string')
+            ? given as string[]
+            : closest(site.text, this.candidates(site.node, site.feature));
+        return candidates.map((name, i): CodeAction => ({
+            title: `Change to '${name}'`,
+            kind: CodeActionKind.QuickFix,
+            diagnostics: [diagnostic],
+            isPreferred: i === 0,
+            edit: { changes: { [document.uri.toString()]: [{ range: site.range, newText: name }] } },
+        }));
+    }
+
+    /** The name token a diagnostic is about: its AST node, the grammar feature and its range. */
+    protected nameAt(document: LangiumDocument, diagnostic: Diagnostic) {
+        const root = document.parseResult.value.$cstNode;
+        if (!root) return undefined;
+        const leaf = CstUtils.findLeafNodeAtOffset(root, document.textDocument.offsetAt(diagnostic.range.start));
+        if (!leaf || !/^[A-Za-z_]\w*$/.test(leaf.text)) return undefined;
+        const feature = GrammarUtils.findAssignment(leaf)?.feature;
+        if (!feature) return undefined;
+        return { node: leaf.astNode, feature, text: leaf.text, range: leaf.range };
+    }
+
+    /** Every name that could stand where `node.feature` is. */
+    protected candidates(node: AstNode, feature: string): string[] {
+        if (isCall(node) && feature === 'callee') {
+            const inTenant = AstUtils.getContainerOfType(node, isTenant) !== undefined;
+            const models = this.scopeNames({ reference: node.callee, container: node, property: 'callee' });
+            return inTenant ? models : [...operators.map(o => o.name), ...models];
+        }
+        if (isNameRef(node) && feature === 'ref') {
+            return this.scopeNames({ reference: node.ref, container: node, property: 'ref' });
+        }
+        if (isArg(node) && feature === 'name') {
+            const target = callTarget(node.$container);
+            if (!target) return [];
+            return target.kind === 'operator' ? target.op.params.map(p => p.name) : target.model.params.map(p => p.name);
+        }
+        if (isNamedArg(node) && feature === 'name') {
+            const owner = node.$container;
+            const ctx: WordContext | undefined = isArrivalProp(owner) ? 'arrival' : isScheduleDecl(owner) ? 'schedule' : isDeviceDecl(owner) ? 'device' : undefined;
+            const word = isArrivalProp(owner) || isDeviceDecl(owner) ? owner.kind : isScheduleDecl(owner) ? owner.policy : undefined;
+            const args = ctx && workloadWords[ctx].find(w => w.word === word)?.args;
+            return (args ?? []).map(a => a.name);
+        }
+        const ctx: WordContext | undefined = isArrivalProp(node) && feature === 'kind' ? 'arrival'
+            : isScheduleDecl(node) && feature === 'policy' ? 'schedule'
+                : isSloProp(node) && feature === 'percentile' ? 'percentile'
+                    : isPriorityProp(node) && feature === 'level' ? 'priority'
+                        : isDeviceDecl(node) && feature === 'kind' ? 'device'
+                            : isBenchmarkSetting(node) && feature === 'key' ? 'benchmark' : undefined;
+        return ctx ? workloadWords[ctx].map(w => w.word) : [];
+    }
+
+    private scopeNames(info: Parameters<LangiumServices['references']['ScopeProvider']['getScope']>[0]): string[] {
+        return [...new Set(this.services.references.ScopeProvider.getScope(info).getAllElements().map(d => d.name))];
+    }
+
+    /** `Create model 'name'` for a call of an unknown model: a skeleton with the call's arguments. */
+    protected createModel(document: LangiumDocument, diagnostic: Diagnostic): CodeAction | undefined {
+        const site = this.nameAt(document, diagnostic);
+        if (!site || !isCall(site.node) || site.feature !== 'callee') return undefined;
+        const call = site.node;
+        if (call.callee.ref || findOperator(site.text)) return undefined;
+        const root = document.parseResult.value;
+        if (!isDocument(root)) return undefined;
+        const top = AstUtils.getContainerOfType(call, (n): n is AstNode => isModel(n) || isWorkload(n));
+        const text = modelSkeleton(site.text, call);
+        const tdoc = document.textDocument;
+        const edit = top && isModel(top)
+            ? { range: rangeAt(tdoc, top.$cstNode!.end), newText: `\n\n${text}` }
+            : top ? { range: rangeAt(tdoc, top.$cstNode!.offset), newText: `${text}\n\n` }
+                : { range: rangeAt(tdoc, tdoc.getText().length), newText: `\n${text}\n` };
+        return {
+            title: `Create model '${site.text}'`,
+            kind: CodeActionKind.QuickFix,
+            diagnostics: [diagnostic],
+            edit: { changes: { [document.uri.toString()]: [edit] } },
+        };
+    }
+}
+
+function rangeAt(doc: LangiumDocument['textDocument'], offset: number) {
+    const p = doc.positionAt(offset);
+    return { start: p, end: p };
+}
+
+/**
+ * `model name(batch = 8) { input x: f32[…] output relu(x) }`: named arguments become parameters
+ * (an integer value becomes the default), positional ones inputs named after the tensors passed.
+ */
+export function modelSkeleton(name: string, call: Call): string {
+    const params = call.args.filter(a => a.name !== undefined).map(a => {
+        const v = a.value;
+        return v.$type === 'IntLit' ? `${a.name} = ${(v as { value: number }).value}` : a.name!;
+    });
+    const used = new Set<string>(call.args.filter(a => a.name !== undefined).map(a => a.name!));
+    const inputs = call.args.filter(a => a.name === undefined).map((a, i) => {
+        let base = isNameRef(a.value) ? a.value.ref.$refText : `x${i}`;
+        while (used.has(base)) base = `${base}_`;
+        used.add(base);
+        return base;
+    });
+    const batch = call.args.find(a => a.name === 'batch') ? 'batch' : '1';
+    const lines = [`model ${name}(${params.join(', ')}) {`];
+    if (inputs.length === 0) {
+        lines.push(`  input x: f32[${batch}, 16]`, '  output relu(x)');
+    } else {
+        // The inputs' dims are dim variables: they bind to the caller's tensors by unification.
+        inputs.forEach((input, i) => lines.push(`  input ${input}: f32[n${i}, d${i}]`));
+        lines.push(`  output relu(${inputs[0]})`);
+    }
+    lines.push('}');
+    return lines.join('\n');
+}
+
+function diagnosticCode(d: Diagnostic): string | undefined {
+    const fromData = (d.data as { code?: unknown } | undefined)?.code;
+    return typeof fromData === 'string' ? fromData : typeof d.code === 'string' ? d.code : undefined;
+}
+
+/** Up to three candidates closest to `name` by edit distance, within a third of its length (at least 2). */
+export function closest(name: string, candidates: readonly string[]): string[] {
+    const limit = Math.max(2, Math.floor(name.length / 3));
+    return [...new Set(candidates)]
+        .filter(c => c !== name)
+        .map(c => ({ c, d: editDistance(name.toLowerCase(), c.toLowerCase()) }))
+        .filter(x => x.d <= limit)
+        .sort((a, b) => a.d - b.d || a.c.localeCompare(b.c))
+        .slice(0, 3)
+        .map(x => x.c);
+}
+
+/** Levenshtein distance with adjacent transpositions counted as one edit. */
+export function editDistance(a: string, b: string): number {
+    const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => [i, ...new Array<number>(b.length).fill(0)]);
+    for (let j = 1; j <= b.length; j++) d[0]![j] = j;
+    for (let i = 1; i <= a.length; i++) {
+        for (let j = 1; j <= b.length; j++) {
+            const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+            let v = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
+            if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) v = Math.min(v, d[i - 2]![j - 2]! + 1);
+            d[i]![j] = v;
+        }
+    }
+    return d[a.length]![b.length]!;
+}

@@ -1,0 +1,24 @@
+import type { AstNode, LangiumDocument } from 'langium';
+import { DefaultFoldingRangeProvider, type FoldingRangeAcceptor } from 'langium/lsp';
+import { FoldingRangeKind } from 'vscode-languageserver';
+import { isBenchmarkDecl, isCall, isModel, isTenant, isWorkload } from '../generated/ast.js';
+import { docCommentBlocks } from './documentation-provider.js';
+
+/** Folds blocks (models, workloads, tenants, benchmark settings), multi-line calls and `///` doc blocks. */
+export class TenancyFoldingRangeProvider extends DefaultFoldingRangeProvider {
+
+    protected override collectFolding(document: LangiumDocument, acceptor: FoldingRangeAcceptor): void {
+        super.collectFolding(document, acceptor);
+        const text = document.textDocument.getText();
+        for (const block of docCommentBlocks(text)) {
+            if (block.lines < 2) continue;
+            const start = document.textDocument.positionAt(block.start);
+            const end = document.textDocument.positionAt(block.end);
+            acceptor({ startLine: start.line, endLine: end.line, kind: FoldingRangeKind.Comment });
+        }
+    }
+
+    protected override shouldProcess(node: AstNode): boolean {
+        return isModel(node) || isWorkload(node) || isTenant(node) || isBenchmarkDecl(node) || isCall(node);
+    }
+}
