@@ -1,0 +1,86 @@
+/**
+ * Interference benchmark: every pair of models (a matrix, self-pairs included) co-runs on the
+ * local adapter under the `concurrent` schedule, each with one closed-loop client; the cell is
+ * the row model's slowdown (co-run / solo, mean and p99) while the column model runs beside it.
+ * Solo baselines are measured in the same run as each co-run. Until the model zoo lowers to IR,
+ * the models are the IR fixtures: an MLP, a small residual CNN and a transformer block.
+ *
+ * Run: node bench/interference/run.mjs [--duration 1s] [--only mlp,cnn]
+ * Writes bench/.work/interference.json and prints a markdown table.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { runWorkload } from '../../src/runtime/execute/run.js';
+import type { IrTenant } from '../../src/runtime/ir/types.js';
+import type { Results } from '../../src/runtime/report/schema.js';
+import { cnnTenant, mlpTenant, transformerTenant, workloadOf } from '../../test/fixtures/ir/builders.js';
+
+const MODELS: Record<string, (name: string) => IrTenant> = {
+    mlp: name => mlpTenant(name, { batch: 32, inputs: 256, hidden: 512 }),
+    cnn: name => cnnTenant(name, { res: 32, channels: 16 }),
+    transformer: name => transformerTenant(name, { seq: 32, dim: 64, heads: 4 }),
+};
+
+function arg(name: string): string | undefined {
+    const i = process.argv.indexOf(name);
+    return i >= 0 ? process.argv[i + 1] : undefined;
+}
+
+interface Cell { victim: string; aggressor: string; slowdownMean: number | null; slowdownP99: number | null; soloMeanMs: number | null; corunMeanMs: number | null; requests: number; error?: string }
+
+const durationMs = Number((arg('--duration') ?? '1s').replace(/s$/, '')) * 1000;
+const names = (arg('--only') ?? Object.keys(MODELS).join(',')).split(',');
+const outDir = join(import.meta.dirname ?? '.', '..', '.work');
+const cells: Cell[] = [];
+let adapter: Results['adapter'] = null;
+const started = performance.now();
+
+for (let i = 0; i < names.length; i++) {
+    for (let j = i; j < names.length; j++) {
+        const [a, b] = [names[i], names[j]];
+        const ir = workloadOf(`${a}_x_${b}`, [MODELS[a](`${a}.0`), MODELS[b](`${b}.1`)], { benchmark: { durationMs, warmupMs: 200, seed: 1 } });
+        process.stderr.write(`co-running ${a} with ${b}… `);
+        try {
+            const r = await runWorkload({ ir });
+            adapter ??= r.adapter;
+            if (r.status !== 'complete') throw new Error(`run ${r.status}: ${r.reason}`);
+            const pairs: [string, string, Results['tenants'][number]][] = [[a, b, r.tenants[0]], [b, a, r.tenants[1]]];
+            for (const [victim, aggressor, t] of (a === b ? pairs.slice(0, 1) : pairs)) {
+                cells.push({
+                    victim, aggressor, slowdownMean: t.slowdown.mean, slowdownP99: t.slowdown.p99,
+                    soloMeanMs: t.solo?.latencyMs.mean ?? null, corunMeanMs: t.corun?.latencyMs.mean ?? null, requests: t.corun?.requests ?? 0,
+                });
+            }
+            process.stderr.write('done\n');
+        } catch (error) {
+            const message = error instanceof Error ? error.message.split('\n')[0] : String(error);
+            process.stderr.write(`failed: ${message}\n`);
+            for (const [victim, aggressor] of a === b ? [[a, b]] : [[a, b], [b, a]]) {
+                cells.push({ victim, aggressor, slowdownMean: null, slowdownP99: null, soloMeanMs: null, corunMeanMs: null, requests: 0, error: message });
+            }
+        }
+    }
+}
+
+const fmt = (v: number | null) => v === null ? 'n/a' : `${v.toFixed(2)}×`;
+const lines = [
+    `Interference on ${adapter ? `${adapter.vendor} ${adapter.device} (${adapter.description})` : 'unknown adapter'} — concurrent schedule, closed loop (1 client each), ${durationMs / 1000} s per phase.`,
+    'Cell: slowdown of the row model (mean / p99 latency, co-run ÷ solo) while the column model co-runs.',
+    '',
+    `| victim \\ aggressor | ${names.join(' | ')} | solo mean |`,
+    `|---|${names.map(() => '---').join('|')}|---|`,
+];
+for (const v of names) {
+    const row = names.map(a => {
+        const c = cells.find(x => x.victim === v && x.aggressor === a);
+        return c?.error ? 'failed' : c ? `${fmt(c.slowdownMean)} / ${fmt(c.slowdownP99)}` : '—';
+    });
+    const solo = cells.find(x => x.victim === v && x.soloMeanMs !== null)?.soloMeanMs;
+    lines.push(`| ${v} | ${row.join(' | ')} | ${solo !== undefined && solo !== null ? `${solo.toFixed(2)} ms` : 'n/a'} |`);
+}
+const failures = cells.filter(c => c.error);
+if (failures.length) lines.push('', ...[...new Set(failures.map(f => f.error))].map(e => `failed: ${e}`));
+lines.push('', `total ${((performance.now() - started) / 1000).toFixed(0)} s`);
+console.log(lines.join('\n'));
+mkdirSync(outDir, { recursive: true });
+writeFileSync(join(outDir, 'interference.json'), JSON.stringify({ adapter, durationMs, models: names, cells, createdAt: new Date().toISOString() }, null, 2) + '\n');
