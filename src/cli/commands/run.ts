@@ -14,6 +14,7 @@ import type { Command } from 'commander';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { exitCodes } from '../exit-codes.js';
+import { loadWorkloadIr, WorkspaceInputError } from '../load-workspace.js';
 import type { ProgressEvent } from '../../protocol/progress.js';
 import { IrValidationError, parseWorkloadIr } from '../../runtime/ir/validate.js';
 import type { WorkloadIR } from '../../runtime/ir/types.js';
@@ -196,10 +197,21 @@ async function runCommand(file: string | undefined, opts: RunOptions): Promise<n
 
 /**
  * Reads a .tenancy file through the language server's services (parse, check, lower). Errors in
- * the file stop the run with the same diagnostics as `tenancy check`.
+ * the file stop the run with the same diagnostics as `tenancy check`. The lowered IR is
+ * validated like IR read from outside (a lowering bug shows as a named IR problem, not a crash).
  */
 async function loadTenancyFile(file: string, workload: string | undefined): Promise<{ ir: WorkloadIR; sourceFile: string }> {
-    void workload;
-    throw new InputError(`${file}: reading .tenancy files needs the language server's lowering (src/language-server/lower.ts), which this build does not include yet; ` +
-        'write the workload as IR JSON and run `tenancy run --ir <file.json>`');
+    let lowered: WorkloadIR;
+    try {
+        lowered = await loadWorkloadIr(file, workload);
+    } catch (error) {
+        if (error instanceof WorkspaceInputError) throw new InputError(error.message);
+        throw error;
+    }
+    try {
+        return { ir: parseWorkloadIr(lowered), sourceFile: file };
+    } catch (error) {
+        if (error instanceof IrValidationError) throw new InputError(`${file}: the lowered workload is not valid IR (a bug in lowering): ${error.message}`);
+        throw error;
+    }
 }

@@ -3,7 +3,7 @@
  * exit codes, SIGTERM → cancelled results and exit 130. The CLI is bundled from source here.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
@@ -31,7 +31,7 @@ function runCli(args: string[], onLine?: (event: ProgressEvent, child: ReturnTyp
             const lines = pending.split('\n');
             pending = lines.pop()!;
             for (const line of lines) {
-                if (!line.trim()) continue;
+                if (!line.trim().startsWith('{')) continue; // the table, without --progress
                 const value: unknown = JSON.parse(line);
                 if (isProgressEvent(value)) { events.push(value); onLine?.(value, child); }
             }
@@ -56,11 +56,19 @@ describe('tenancy run (CLI)', () => {
         const bad = join(work, 'bad.json');
         const ir = JSON.parse(readFileSync(fixture, 'utf8'));
         ir.tenants[0].graph.ops[0].attrs.units = 'many';
-        (await import('node:fs')).writeFileSync(bad, JSON.stringify(ir));
+        writeFileSync(bad, JSON.stringify(ir));
         const r = await runCli(['run', '--ir', bad, '--progress', 'jsonl']);
         expect(r.code).toBe(1);
         expect(r.stderr).toContain('tenant small, op small/mlp/fc1: attrs.units must be a positive integer');
         expect(r.events.at(-1)).toMatchObject({ type: 'error', exitCode: 1 });
+    });
+
+    it('stops on errors in a .tenancy file with the diagnostics of tenancy check (exit 1)', async () => {
+        const file = join(work, 'bad.tenancy');
+        writeFileSync(file, 'workload bad {\n  tenant a { model nosuch() }\n}\n');
+        const r = await runCli(['run', file]);
+        expect(r.code).toBe(1);
+        expect(r.stderr).toMatch(/bad\.tenancy:2:\d+ error unknown-op/);
     });
 
     it('usage errors exit 64', async () => {
@@ -89,6 +97,21 @@ describe.skipIf(!gpu)('tenancy run on the software adapter (CLI)', () => {
         expect(results.tenants.map(t => t.slowdown.p99 !== null)).toEqual([true, true]);
         expect(readdirSync(join(dir, 'history'))).toHaveLength(1);
         expect(r.stderr).toMatch(/tenant\s+requests\s+solo p50/);
+    });
+
+    it('runs a .tenancy file through the language server (parse, check, lower)', async () => {
+        const file = join(work, 'ok.tenancy');
+        writeFileSync(file, [
+            'model m(batch = 4) {', '  input x: f32[batch, 32]', '  output dense(relu(dense(x, 64)), 8)', '}',
+            'workload w {', '  tenant a { model m() }', '  tenant b { model m(batch: 8) }', '  benchmark { duration 200ms warmup 50ms seed 1 }', '}', '',
+        ].join('\n'));
+        const dir = join(work, 'results-tenancy');
+        const r = await runCli(['run', file, '--workload', 'w', '--results-dir', dir]);
+        expect(r.code, r.stderr).toBe(0);
+        expect(r.stdout).toMatch(/^a\s+\d+/m);
+        const results = parseResults(JSON.parse(readFileSync(join(dir, 'ok.w.json'), 'utf8')));
+        expect(results.tenants.map(t => t.name)).toEqual(['a', 'b']);
+        expect(results.sourceUri).toMatch(/ok\.tenancy$/);
     });
 
     it('SIGTERM stops the run within a second, writes cancelled results, exit 130', async () => {
