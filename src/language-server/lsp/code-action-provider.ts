@@ -4,8 +4,9 @@ import { CodeActionKind, type CodeAction, type CodeActionParams, type Command, t
 import { findOperator, operators } from '../analysis/operators.js';
 import {
     isArg, isArrivalProp, isCall, isDeviceDecl, isDocument, isModel, isNamedArg, isNameRef, isScheduleDecl,
-    isSloProp, isPriorityProp, isBenchmarkSetting, isTenant, isWorkload, type Call,
+    isSloProp, isPriorityProp, isBenchmarkSetting, isTenant, isWorkload, type Call, type Expression,
 } from '../generated/ast.js';
+import type { TenancyServices } from '../tenancy-module.js';
 import { IssueCodes } from '../validation/issue-codes.js';
 import { callTarget } from './call-target.js';
 import { workloadWords, type WordContext } from './workload-words.js';
@@ -106,7 +107,11 @@ export class TenancyCodeActionProvider implements CodeActionProvider {
         const root = document.parseResult.value;
         if (!isDocument(root)) return undefined;
         const top = AstUtils.getContainerOfType(call, (n): n is AstNode => isModel(n) || isWorkload(n));
-        const text = modelSkeleton(site.text, call);
+        const analyzer = (this.services as TenancyServices).analysis.Analyzer;
+        const text = modelSkeleton(site.text, call, arg => {
+            const value = analyzer.expression(arg)?.value;
+            return value?.kind === 'tensor' ? { dtype: value.tensor.dtype, rank: value.tensor.shape.length } : undefined;
+        });
         const tdoc = document.textDocument;
         const edit = top && isModel(top)
             ? { range: rangeAt(tdoc, top.$cstNode!.end), newText: `\n\n${text}` }
@@ -130,7 +135,7 @@ function rangeAt(doc: LangiumDocument['textDocument'], offset: number) {
  * `model name(batch = 8) { input x: f32[…] output relu(x) }`: named arguments become parameters
  * (an integer value becomes the default), positional ones inputs named after the tensors passed.
  */
-export function modelSkeleton(name: string, call: Call): string {
+export function modelSkeleton(name: string, call: Call, tensorOf: (arg: Expression) => { dtype: string; rank: number } | undefined = () => undefined): string {
     const params = call.args.filter(a => a.name !== undefined).map(a => {
         const v = a.value;
         return v.$type === 'IntLit' ? `${a.name} = ${(v as { value: number }).value}` : a.name!;
@@ -140,7 +145,10 @@ export function modelSkeleton(name: string, call: Call): string {
         let base = isNameRef(a.value) ? a.value.ref.$refText : `x${i}`;
         while (used.has(base)) base = `${base}_`;
         used.add(base);
-        return base;
+        // Dim variables of the passed tensor's rank (2 when the analysis does not know it).
+        const tensor = tensorOf(a.value);
+        const dims = Array.from({ length: tensor?.rank ?? 2 }, (_, k) => (k === 0 ? `n${i}` : `d${i}${tensor && tensor.rank > 2 ? `_${k}` : ''}`));
+        return { name: base, dtype: tensor?.dtype ?? 'f32', dims };
     });
     const batch = call.args.find(a => a.name === 'batch') ? 'batch' : '1';
     const lines = [`model ${name}(${params.join(', ')}) {`];
@@ -148,8 +156,8 @@ export function modelSkeleton(name: string, call: Call): string {
         lines.push(`  input x: f32[${batch}, 16]`, '  output relu(x)');
     } else {
         // The inputs' dims are dim variables: they bind to the caller's tensors by unification.
-        inputs.forEach((input, i) => lines.push(`  input ${input}: f32[n${i}, d${i}]`));
-        lines.push(`  output relu(${inputs[0]})`);
+        for (const input of inputs) lines.push(`  input ${input.name}: ${input.dtype}[${input.dims.join(', ')}]`);
+        lines.push(`  output relu(${inputs[0]!.name})`);
     }
     lines.push('}');
     return lines.join('\n');

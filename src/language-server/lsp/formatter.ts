@@ -1,10 +1,12 @@
 import { GrammarUtils, type AstNode, type CstNode } from 'langium';
-import { AbstractFormatter, Formatting, type NodeFormatter } from 'langium/lsp';
+import { AbstractFormatter, Formatting, type FormattingAction, type NodeFormatter } from 'langium/lsp';
 import * as ast from '../generated/ast.js';
 
 const { fit, indent, newLine, newLines, noSpace, oneSpace } = Formatting;
 /** A line break that keeps one blank line where the author left one. */
 const lineKeepingBlank = fit(newLine(), newLines(2));
+/** The same, one level deeper (the members of a block). */
+const indentKeepingBlank: FormattingAction = { options: {}, moves: [{ tabs: 1, lines: 1 }, { tabs: 1, lines: 2 }] };
 
 /**
  * The formatter: 2-space indents (from the editor's options), one statement per line, one space
@@ -18,7 +20,8 @@ export class TenancyFormatter extends AbstractFormatter {
     protected format(node: AstNode): void {
         const f = this.getNodeFormatter(node);
         if (ast.isDocument(node)) {
-            f.nodes(...node.imports, ...node.elements).prepend(lineKeepingBlank);
+            const [, ...rest] = [...node.imports, ...node.elements];
+            if (rest.length > 0) f.nodes(...rest).prepend(lineKeepingBlank);
         } else if (ast.isImport(node)) {
             f.keyword('import').append(oneSpace());
         } else if (ast.isModel(node)) {
@@ -116,9 +119,10 @@ export class TenancyFormatter extends AbstractFormatter {
         const close = f.keyword('}');
         open.prepend(oneSpace());
         f.interior(open, close).prepend(indent());
-        f.nodes(...members).prepend(lineKeepingBlank);
+        // The first member right after the brace; later ones keep a blank line before them.
+        if (members.length > 0) f.node(members[0]!).prepend(indent());
+        if (members.length > 1) f.nodes(...members.slice(1)).prepend(indentKeepingBlank);
         close.prepend(newLine());
-        if (members.length > 0) f.node(members[0]!).prepend(newLine());
     }
 }
 

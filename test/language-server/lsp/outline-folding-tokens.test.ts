@@ -1,0 +1,98 @@
+import { readFileSync } from 'node:fs';
+import { EmptyFileSystem } from 'langium';
+import { AllSemanticTokenModifiers } from 'langium/lsp';
+import { clearDocuments, highlightHelper, parseDocument } from 'langium/test';
+import { afterEach, describe, expect, test } from 'vitest';
+import { SemanticTokenModifiers, SemanticTokenTypes, SymbolKind, type DocumentSymbol } from 'vscode-languageserver';
+import { createTenancyServices } from '../../../src/language-server/tenancy-module.js';
+
+const services = createTenancyServices(EmptyFileSystem).Tenancy;
+const example = readFileSync('examples/vision-and-nlp.tenancy', 'utf8');
+const params = (uri: string) => ({ textDocument: { uri } });
+
+describe('outline', () => {
+    afterEach(() => clearDocuments(services));
+
+    test('models with inputs and outputs, workloads with tenants', async () => {
+        const doc = await parseDocument(services, example);
+        const symbols = await services.lsp.DocumentSymbolProvider!.getSymbols(doc, params(doc.uri.toString()));
+        const kindName = (k: number) => Object.entries(SymbolKind).find(([, v]) => v === k)?.[0];
+        const tree = (s: DocumentSymbol): unknown => ({ [`${s.name} ${kindName(s.kind)}`]: (s.children ?? []).map(c => `${c.name}: ${c.detail}`) });
+        expect(symbols.map(tree)).toEqual([
+            { 'mlp_small Class': ['x: input f32[batch, 784]', 'logits: output'] },
+            { 'basic_block Class': ['x: input f32[n, channels, h, w]', 'output: output'] },
+            { 'tiny_resnet Class': ['image: input f32[batch, 3, 64, 64]', 'output: output'] },
+            { 'vision_and_nlp Namespace': ['vision: model tiny_resnet(batch: 8)', 'nlp: model bert_base(batch: 1, seq: 128, layers: 2)'] },
+        ]);
+        // The selection is the name; the range the whole block.
+        const first = symbols[0]!;
+        expect(doc.textDocument.getText(first.selectionRange)).toBe('mlp_small');
+        expect(doc.textDocument.getText(first.range)).toMatch(/^model mlp_small[\s\S]*\}$/);
+    });
+});
+
+describe('folding', () => {
+    afterEach(() => clearDocuments(services));
+
+    test('blocks and /// doc blocks of two or more lines', async () => {
+        const text = '/// One.\n/// Two.\nmodel m() {\n  input x: f32[1, 4]\n  output relu(x)\n}\n/// Single line: no fold.\nworkload w {\n  tenant t {\n    model m()\n  }\n  benchmark {\n    seed 1\n  }\n}\n';
+        const doc = await parseDocument(services, text);
+        const ranges = await services.lsp.FoldingRangeProvider!.getFoldingRanges(doc, params(doc.uri.toString()));
+        const shown = ranges.map(r => `${r.startLine}-${r.endLine}${r.kind ? ` ${r.kind}` : ''}`).sort();
+        expect(shown).toEqual(['0-1 comment', '11-12', '2-4', '7-13', '8-9'].sort());
+    });
+});
+
+describe('semantic tokens', () => {
+    afterEach(() => clearDocuments(services));
+
+    test('operators, models, tensors, parameters, dim variables, closed words and units', async () => {
+        const highlight = highlightHelper(services);
+        const text = `model <|blk|>(<|c|>) {
+  input <|x|>: f32[<|n|>, c]
+  <|output|> = <|relu|>(<|x|>)
+  output <|add|>(output, x)
+}
+model top(batch = 1) {
+  input image: f32[batch, 4]
+  output <|blk|>(image, <|c|>: 4)
+}
+workload w {
+  tenant t {
+    model <|resnet18|>()
+    arrival <|poisson|>(<|rate|>: <|20|><|/s|>)
+    slo <|p99|> <= 40ms
+  }
+  device <|auto|>
+}`;
+        const tokens = await highlight(text);
+        const at = (i: number) => {
+            const [start, end] = tokens.ranges[i]!;
+            const found = tokens.tokens.filter(t => t.offset === start && t.offset + t.text.length === end);
+            return found.map(t => {
+                const modifiers = Object.entries(AllSemanticTokenModifiers).filter(([, bit]) => (t.tokenModifiers & bit) !== 0).map(([name]) => name);
+                return `${t.tokenType}${modifiers.length ? ' ' + modifiers.join(',') : ''}`;
+            });
+        };
+        const decl = SemanticTokenModifiers.declaration;
+        const lib = SemanticTokenModifiers.defaultLibrary;
+        expect(at(0)).toEqual([`${SemanticTokenTypes.class} ${decl}`]);
+        expect(at(1)).toEqual([`${SemanticTokenTypes.parameter} ${decl}`]);
+        expect(at(2)).toEqual([`${SemanticTokenTypes.variable} ${decl}`]);
+        expect(at(3)).toEqual([`${SemanticTokenTypes.typeParameter} ${decl}`]);
+        // A tensor named like a keyword is a tensor.
+        expect(at(4)).toEqual([`${SemanticTokenTypes.variable} ${decl}`]);
+        expect(at(5)).toEqual([`${SemanticTokenTypes.function} ${lib}`]);
+        expect(at(6)).toEqual([SemanticTokenTypes.variable]);
+        expect(at(7)).toEqual([`${SemanticTokenTypes.function} ${lib}`]);
+        expect(at(8)).toEqual([SemanticTokenTypes.class]);
+        expect(at(9)).toEqual([SemanticTokenTypes.property]);
+        expect(at(10)).toEqual([`${SemanticTokenTypes.class} ${lib}`]);
+        expect(at(11)).toEqual([SemanticTokenTypes.enumMember]);
+        expect(at(12)).toEqual([SemanticTokenTypes.property]);
+        expect(at(13)).toEqual([SemanticTokenTypes.number]);
+        expect(at(14)).toEqual([SemanticTokenTypes.enumMember]);
+        expect(at(15)).toEqual([SemanticTokenTypes.enumMember]);
+        expect(at(16)).toEqual([SemanticTokenTypes.enumMember]);
+    });
+});
