@@ -45,7 +45,9 @@ interface StridedGemm {
 /** Register-blocked (4×4 per invocation) batched GEMM over arbitrarily strided operands. */
 function stridedGemm(g: StridedGemm): KernelDescription {
     const WGX = 8, WGY = 8, T = 4;
-    const specs: BindingSpec[] = [{ role: g.a.role, access: 'read' }, { role: g.b.role, access: 'read' }, { role: g.out.role, access: 'read_write' }];
+    const specs: BindingSpec[] = [{ role: g.a.role, access: 'read' }];
+    if (g.b.role !== g.a.role) specs.push({ role: g.b.role, access: 'read' });
+    specs.push({ role: g.out.role, access: 'read_write' });
     const A = ident(g.a.role), B = ident(g.b.role), O = ident(g.out.role);
     const off = (s: Strided) => `${u(s.base)} + (z / ${u(g.zDiv)}) * ${u(s.zsHi)} + (z % ${u(g.zDiv)}) * ${u(s.zsLo)}`;
     const L: string[] = [declareBindings(specs)];

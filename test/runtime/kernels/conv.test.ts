@@ -1,0 +1,100 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { probeAdapter, openKernelDevice, type KernelTestDevice } from '../gpu.js';
+import { checkCase, makeOp } from './check.js';
+import { kernelsFor, variantsFor } from '../../../src/runtime/kernels/index.js';
+import type { IrAttrs } from '../../../src/runtime/ir/types.js';
+import type { Epilogue } from '../../../src/runtime/kernels/kernel.js';
+
+const available = await probeAdapter();
+
+function outHW(h: number, w: number, a: { kernel: number[]; stride: number[]; padding: number[]; dilation?: number[] }): [number, number] {
+    const d = a.dilation ?? [1, 1];
+    return [
+        Math.floor((h + a.padding[0] + a.padding[2] - d[0] * (a.kernel[0] - 1) - 1) / a.stride[0]) + 1,
+        Math.floor((w + a.padding[1] + a.padding[3] - d[1] * (a.kernel[1] - 1) - 1) / a.stride[1]) + 1,
+    ];
+}
+
+interface ConvCase { x: number[]; filters: number; kernel: number[]; stride: number[]; padding: number[]; dilation: number[]; groups: number; bias: boolean }
+const CONVS: ConvCase[] = [
+    { x: [1, 3, 11, 13], filters: 8, kernel: [3, 3], stride: [1, 1], padding: [1, 1, 1, 1], dilation: [1, 1], groups: 1, bias: true },
+    { x: [2, 6, 9, 10], filters: 9, kernel: [3, 2], stride: [2, 1], padding: [0, 1, 1, 0], dilation: [1, 2], groups: 3, bias: false },
+    { x: [1, 16, 7, 7], filters: 12, kernel: [1, 1], stride: [1, 1], padding: [0, 0, 0, 0], dilation: [1, 1], groups: 1, bias: true },
+    { x: [1, 5, 12, 12], filters: 7, kernel: [5, 5], stride: [3, 3], padding: [2, 2, 2, 2], dilation: [2, 2], groups: 1, bias: true },
+    { x: [1, 40, 6, 6], filters: 36, kernel: [3, 3], stride: [1, 1], padding: [1, 1, 1, 1], dilation: [1, 1], groups: 4, bias: true },
+];
+
+const convOp = (c: ConvCase) => makeOp('conv2d', { filters: c.filters, kernel: c.kernel, stride: c.stride, padding: c.padding, dilation: c.dilation, groups: c.groups, bias: c.bias } as IrAttrs);
+
+describe.skipIf(!available)('conv2d / depthwise / pooling kernels vs reference', () => {
+    let dev: KernelTestDevice;
+    beforeAll(async () => { dev = await openKernelDevice(); });
+    afterAll(() => dev?.close());
+
+    for (const v of ['gemm_4x4', 'gemm_8x4', 'gemm_4x8', 'direct', 'capped_4', 'capped_1']) {
+        it(`conv2d ${v}: strides, dilation, padding, groups`, async () => {
+            for (const c of CONVS) {
+                const [ho, wo] = outHW(c.x[2], c.x[3], c);
+                await checkCase(dev, { op: convOp(c), inputShapes: [c.x], outputShape: [c.x[0], c.filters, ho, wo], variant: v });
+            }
+        });
+    }
+
+    it('pointwise (1×1) conv2d through every GEMM variant, batch 2, large channels', async () => {
+        const c: ConvCase = { x: [2, 96, 5, 6], filters: 70, kernel: [1, 1], stride: [1, 1], padding: [0, 0, 0, 0], dilation: [1, 1], groups: 1, bias: true };
+        const pw = variantsFor(convOp(c)).filter(v => v.startsWith('pointwise_'));
+        expect(pw.length).toBeGreaterThanOrEqual(5);
+        for (const v of pw) await checkCase(dev, { op: convOp(c), inputShapes: [c.x], outputShape: [2, 70, 5, 6], variant: v });
+    });
+
+    it('conv2d with fused folded batch_norm, relu and residual add', async () => {
+        const epi: Epilogue[] = [{ kind: 'scale_shift', scale: 'bn_scale', shift: 'bn_shift' }, { kind: 'activation', fn: 'relu' }, { kind: 'add', tensor: 'residual' }];
+        const c = CONVS[0];
+        for (const v of ['gemm_4x4', 'direct', 'capped_2']) {
+            await checkCase(dev, { op: convOp(c), inputShapes: [c.x], outputShape: [1, 8, 11, 13], variant: v, epilogue: epi });
+        }
+        const p = CONVS[2];
+        await checkCase(dev, { op: convOp(p), inputShapes: [p.x], outputShape: [1, 12, 7, 7], variant: 'pointwise_splitk_2', epilogue: epi });
+        await checkCase(dev, { op: convOp(p), inputShapes: [p.x], outputShape: [1, 12, 7, 7], variant: 'pointwise_vec4_4x8', epilogue: [{ kind: 'activation', fn: 'silu' }] });
+    });
+
+    it('depthwise_conv2d pix4 and direct, multiplier 1 and 2, with epilogue', async () => {
+        for (const v of ['pix4', 'direct']) {
+            for (const [x, mult, kernel, stride, padding] of [
+                [[1, 8, 10, 9], 1, [3, 3], [1, 1], [1, 1, 1, 1]],
+                [[2, 3, 11, 11], 2, [5, 3], [2, 2], [2, 1, 2, 1]],
+            ] as [number[], number, number[], number[], number[]][]) {
+                const op = makeOp('depthwise_conv2d', { kernel, stride, padding, multiplier: mult });
+                const [ho, wo] = outHW(x[2], x[3], { kernel, stride, padding });
+                await checkCase(dev, { op, inputShapes: [x], outputShape: [x[0], x[1] * mult, ho, wo], variant: v, epilogue: [{ kind: 'bias', tensor: 'b' }, { kind: 'activation', fn: 'relu6' }] });
+            }
+        }
+    });
+
+    it('max/avg pooling (avg excludes padding) and global avg pool', async () => {
+        for (const kind of ['max_pool2d', 'avg_pool2d'] as const) {
+            for (const [x, kernel, stride, padding] of [
+                [[1, 3, 9, 9], [3, 3], [2, 2], [1, 1, 1, 1]],
+                [[2, 4, 8, 7], [2, 2], [2, 2], [0, 0, 0, 0]],
+                [[1, 2, 6, 10], [3, 2], [1, 3], [1, 0, 0, 1]],
+            ] as [number[], number[], number[], number[]][]) {
+                const [ho, wo] = outHW(x[2], x[3], { kernel, stride, padding });
+                await checkCase(dev, { op: makeOp(kind, { kernel, stride, padding }), inputShapes: [x], outputShape: [x[0], x[1], ho, wo] });
+            }
+        }
+        await checkCase(dev, { op: makeOp('global_avg_pool'), inputShapes: [[2, 70, 7, 7]], outputShape: [2, 70, 1, 1] });
+        await checkCase(dev, { op: makeOp('global_avg_pool'), inputShapes: [[1, 3, 1, 1]], outputShape: [1, 3, 1, 1], epilogue: [{ kind: 'activation', fn: 'sigmoid' }] });
+    });
+
+    it('rejects bad conv geometry with readable errors', () => {
+        const op = makeOp('conv2d', { filters: 6, kernel: [3, 3], stride: [1, 1], padding: [0, 0, 0, 0], dilation: [1, 1], groups: 4, bias: true });
+        expect(() => kernelsFor({ op, inputShapes: [[1, 8, 5, 5]], outputShape: [1, 6, 3, 3], epilogue: [], caps: dev.caps }))
+            .toThrow(/channels 8 and filters 6 must both be divisible by groups 4/);
+        const op2 = makeOp('conv2d', { filters: 4, kernel: [7, 7], stride: [1, 1], padding: [0, 0, 0, 0], dilation: [1, 1], groups: 1, bias: true });
+        expect(() => kernelsFor({ op: op2, inputShapes: [[1, 2, 5, 5]], outputShape: [1, 4, 1, 1], epilogue: [], caps: dev.caps }))
+            .toThrow(/smaller than the \(dilated\) kernel/);
+        const op3 = makeOp('conv2d', { filters: 4, kernel: [3, 3], stride: [1, 1], padding: [0, 0, 0, 0], dilation: [1, 1], groups: 1, bias: true });
+        expect(() => kernelsFor({ op: op3, inputShapes: [[1, 2, 5, 5]], outputShape: [1, 4, 3, 3], epilogue: [], variant: 'pointwise_vec4_4x8', caps: dev.caps }))
+            .toThrow(/needs a 1×1, stride-1/);
+    });
+});
