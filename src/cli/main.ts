@@ -4,7 +4,7 @@
  * subcommand in ./commands, each exporting `register(program)`.
  */
 import { Command } from 'commander';
-import { exitCodes } from './exit-codes.js';
+import { exitCodes } from '../protocol/exit-codes.js';
 import * as run from './commands/run.js';
 import * as devices from './commands/devices.js';
 import * as calibrate from './commands/calibrate.js';

@@ -7,7 +7,7 @@
 import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
-import { exitCodes } from '../cli/exit-codes.js';
+import { exitCodes } from '../protocol/exit-codes.js';
 import { isProgressEvent, type ProgressEvent, type RunPhase } from '../protocol/progress.js';
 import type { AdapterPreference } from './config.js';
 

@@ -10,7 +10,7 @@ import { calibrate } from '../../runtime/calibrate/calibrate.js';
 import { NoAdapterError, type AdapterPreference } from '../../runtime/gpu/adapter.js';
 import { writeProfile } from '../../runtime/predict/profile-store.js';
 import { workspaceFolderOf } from '../../runtime/report/write.js';
-import { exitCodes } from '../exit-codes.js';
+import { exitCodes } from '../../protocol/exit-codes.js';
 
 /** Tenancy's version from the nearest package.json named "tenancy" above this module (source or bundle). */
 export function tenancyVersion(): string {

@@ -3,7 +3,7 @@
  * deduplicated) with their identity, features and limits. Exit code 2 when there is none.
  */
 import type { Command } from 'commander';
-import { exitCodes } from '../exit-codes.js';
+import { exitCodes } from '../../protocol/exit-codes.js';
 import { listAdapters, NoAdapterError, openGpu } from '../../runtime/gpu/adapter.js';
 
 /** Limits worth a line in the text output (all are in --json). */

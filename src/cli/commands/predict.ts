@@ -14,7 +14,7 @@ import { predictWorkload, type WorkloadPrediction } from '../../runtime/predict/
 import { alignTable } from '../../runtime/report/table.js';
 import { workspaceFolderOf } from '../../runtime/report/write.js';
 import { formatBytes, formatError, formatFlops, formatMs, formatPercent, profileLabel } from '../../language-server/prediction/format.js';
-import { exitCodes } from '../exit-codes.js';
+import { exitCodes } from '../../protocol/exit-codes.js';
 
 /** Loads the workloads of a file: IR JSON directly, `.tenancy` through the language services. */
 export type WorkloadSource = (file: string) => Promise<WorkloadIR[]>;

@@ -5,7 +5,7 @@
  *
  * Output: the table on stdout; `--json` puts the results JSON on stdout instead (table on
  * stderr); `--progress jsonl` puts progress events (src/protocol/progress.ts) on stdout, one
- * per line, and the table on stderr. Exit codes (src/cli/exit-codes.ts): 0 complete or
+ * per line, and the table on stderr. Exit codes (src/protocol/exit-codes.ts): 0 complete or
  * partial, 1 input errors (IR, unsupported op, too large, schedule not implemented), 2 no
  * adapter or the GPU failed during the run (results marked failed), 130 cancelled (results
  * marked cancelled), 64 usage.
@@ -13,7 +13,7 @@
 import type { Command } from 'commander';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { exitCodes } from '../exit-codes.js';
+import { exitCodes } from '../../protocol/exit-codes.js';
 import { loadWorkloadIr, WorkspaceInputError } from '../load-workspace.js';
 import type { ProgressEvent } from '../../protocol/progress.js';
 import { IrValidationError, parseWorkloadIr } from '../../runtime/ir/validate.js';

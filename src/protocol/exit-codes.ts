@@ -1,4 +1,4 @@
-/** Exit codes of the `tenancy` command (documented in the README). */
+/** Exit codes of the `tenancy` command (documented in the README); the extension reads them too. */
 export const exitCodes = {
     ok: 0,
     /** The input has errors (diagnostics of severity error), or a run violated nothing but failed a check. */
