@@ -1,0 +1,76 @@
+// `npm run bench`: runs every benchmark suite on this machine and writes BENCHMARKS.md with the
+// adapter, the commit and the date. Each suite prints its markdown tables on stdout (progress on
+// stderr) and its raw numbers to bench/.work/<suite>.json.
+// Usage: node bench/run.mjs [--only language,kernels,interference,accuracy] [--quick] [--out FILE]
+import { spawn, spawnSync } from 'node:child_process';
+import { cpus } from 'node:os';
+import { renameSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const argv = process.argv.slice(2);
+const option = name => { const i = argv.indexOf(name); return i >= 0 ? argv[i + 1] : undefined; };
+const quick = argv.includes('--quick');
+const out = path.resolve(root, option('--out') ?? 'BENCHMARKS.md');
+
+const suites = [
+    { name: 'language', title: 'Language server: build and hover', entry: 'bench/language/main.ts' },
+    { name: 'kernels', title: 'Kernels: throughput vs TF.js WebGPU and native BLAS; dispatch overhead', entry: 'bench/kernels/run.ts' },
+    { name: 'interference', title: 'Interference: co-run slowdown matrix', entry: 'bench/interference/main.ts' },
+    { name: 'accuracy', title: 'Prediction accuracy: predicted vs measured', entry: 'bench/accuracy/run.ts' },
+];
+const only = option('--only')?.split(',');
+const selected = suites.filter(s => !only || only.includes(s.name));
+if (selected.length === 0) {
+    console.error(`bench: --only names none of ${suites.map(s => s.name).join(', ')}`);
+    process.exit(64);
+}
+
+const git = args => spawnSync('git', args, { cwd: root, encoding: 'utf8' }).stdout.trim();
+const commit = git(['rev-parse', '--short', 'HEAD']) + (git(['status', '--porcelain', '--untracked-files=no']) ? ' (with uncommitted changes)' : '');
+const node = path.join(root, 'node_modules/.bin/node');
+const devices = spawnSync(node, [path.join(root, 'bin/tenancy.mjs'), 'devices', '--json'], { cwd: root, encoding: 'utf8' });
+let adapter = 'unknown (run `npm run build` first)';
+try {
+    const first = [].concat(JSON.parse(devices.stdout).adapters ?? JSON.parse(devices.stdout))[0];
+    adapter = [first.info?.vendor, first.info?.architecture, first.info?.device, first.info?.description].filter(Boolean).join(' · ');
+} catch { /* keep "unknown" */ }
+
+/** Runs one suite, echoing its output, and returns what it printed on stdout. */
+function runSuite(suite) {
+    return new Promise(resolve => {
+        const child = spawn(node, [path.join(root, 'bench/bundle-and-run.mjs'), suite.entry, ...(quick ? ['--quick'] : [])],
+            { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
+        let text = '';
+        child.stdout.on('data', chunk => { text += chunk; process.stdout.write(chunk); });
+        child.on('close', code => resolve({ text, code }));
+    });
+}
+
+const sections = [];
+let failed = 0;
+for (const suite of selected) {
+    console.error(`\n== ${suite.name} ==`);
+    const started = Date.now();
+    const { text, code } = await runSuite(suite);
+    const seconds = ((Date.now() - started) / 1000).toFixed(0);
+    if (code !== 0) failed++;
+    sections.push(`## ${suite.title}\n\n\`npm run bench -- --only ${suite.name}\` — ${seconds} s` +
+        (code === 0 ? '' : ` — **failed (exit ${code})**`) + `\n\n${text.trim()}\n`);
+}
+
+const header = `# Benchmarks
+
+Written by \`npm run bench\` (bench/run.mjs); raw numbers in bench/.work/*.json.
+
+- Date: ${new Date().toISOString().slice(0, 10)}
+- Commit: ${commit}
+- Adapter: ${adapter}
+- Machine: ${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, Node ${spawnSync(node, ['--version'], { encoding: 'utf8' }).stdout.trim()}
+`;
+const temp = `${out}.tmp`;
+writeFileSync(temp, [header, ...sections].join('\n'));
+renameSync(temp, out);
+console.error(`\nbench: wrote ${path.relative(root, out)}${failed ? ` (${failed} suite(s) failed)` : ''}`);
+process.exit(failed ? 1 : 0);
