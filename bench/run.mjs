@@ -4,7 +4,7 @@
 // Usage: node bench/run.mjs [--only language,kernels,interference,accuracy] [--quick] [--out FILE]
 import { spawn, spawnSync } from 'node:child_process';
 import { cpus } from 'node:os';
-import { renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -12,7 +12,9 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const argv = process.argv.slice(2);
 const option = name => { const i = argv.indexOf(name); return i >= 0 ? argv[i + 1] : undefined; };
 const quick = argv.includes('--quick');
-const out = path.resolve(root, option('--out') ?? 'BENCHMARKS.md');
+// A partial run (--only, --quick) must not replace the full record in BENCHMARKS.md.
+const partial = argv.includes('--only') || quick;
+const out = path.resolve(root, option('--out') ?? (partial ? 'bench/.work/BENCHMARKS.partial.md' : 'BENCHMARKS.md'));
 
 const suites = [
     { name: 'language', title: 'Language server: build and hover', entry: 'bench/language/main.ts' },
@@ -69,6 +71,7 @@ Written by \`npm run bench\` (bench/run.mjs); raw numbers in bench/.work/*.json.
 - Adapter: ${adapter}
 - Machine: ${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, Node ${spawnSync(node, ['--version'], { encoding: 'utf8' }).stdout.trim()}
 `;
+mkdirSync(path.dirname(out), { recursive: true });
 const temp = `${out}.tmp`;
 writeFileSync(temp, [header, ...sections].join('\n'));
 renameSync(temp, out);
