@@ -60,6 +60,10 @@ export class TenancyCompletionProvider extends DefaultCompletionProvider {
 
     protected override completionFor(context: CompletionContext, next: NextFeature, acceptor: CompletionAcceptor): MaybePromise<void> {
         const rule = AstUtils.getContainerOfType(next.feature, GrammarAST.isParserRule);
+        // Inside a tenant's `model m(…)` the values are integers: only the parameter names to propose.
+        if (this.inTenant(context) && findCallContext(context.textDocument.getText(), context.offset)) {
+            return rule?.name === 'Name' && next.property === 'name' ? this.completeArgumentNames(context, acceptor) : undefined;
+        }
         if (rule?.name === 'Name') {
             // A name is being typed: the soft keywords listed in `Name` are not keywords here.
             // Only the closed word lists and argument names have something to propose.

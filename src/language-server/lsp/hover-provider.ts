@@ -1,4 +1,4 @@
-import { CstUtils, GrammarUtils, type AstNode, type CstNode, type LangiumDocument, type MaybePromise } from 'langium';
+import { AstUtils, CstUtils, GrammarUtils, type AstNode, type CstNode, type LangiumDocument, type MaybePromise } from 'langium';
 import type { HoverProvider, LangiumServices } from 'langium/lsp';
 import type { Hover, HoverParams } from 'vscode-languageserver';
 import type { OperatorParam, OperatorSignature } from '../analysis/operators.js';
@@ -12,6 +12,7 @@ import { callTarget, dimsText, modelSignature, type CallTarget } from './call-ta
 import { findWord, wordSignature, type Word, type WordContext } from './workload-words.js';
 import { isZooModel } from './zoo-uri.js';
 import { analysisHoverSection } from './analysis-hover.js';
+import { resolveDimVar } from '../references/bindings.js';
 import type { TenancyServices } from '../tenancy-module.js';
 
 /** What the cursor is on, resolved: every hover section renders from this. */
@@ -88,7 +89,12 @@ export function hoverTarget(leaf: CstNode): HoverTarget | undefined {
         if (isModel(node)) return { kind: 'model', model: node };
         if (isTenant(node)) return { kind: 'tenant', tenant: node };
         if (isWorkload(node)) return { kind: 'workload', workload: node };
-        if (isParam(node) || isInput(node) || isLet(node) || isDimVar(node) || isOutput(node)) return { kind: 'binding', binding: node };
+        if (isDimVar(node)) {
+            // A lone name naming a parameter or an earlier dim variable stands for that binding.
+            const model = AstUtils.getContainerOfType(node, isModel);
+            return { kind: 'binding', binding: model ? resolveDimVar(node, model) : node };
+        }
+        if (isParam(node) || isInput(node) || isLet(node) || isOutput(node)) return { kind: 'binding', binding: node };
         if (isArg(node) && node.name) {
             const target = callTarget(node.$container);
             return target ? { kind: 'argument', name: node.name, call: node.$container, target } : undefined;

@@ -1,4 +1,5 @@
-import type { AstNode } from 'langium';
+import { AstUtils, type AstNode } from 'langium';
+import { resolveDimVar } from '../references/bindings.js';
 import { AbstractSemanticTokenProvider, type SemanticTokenAcceptor } from 'langium/lsp';
 import { SemanticTokenModifiers, SemanticTokenTypes } from 'vscode-languageserver';
 import {
@@ -33,7 +34,12 @@ export class TenancySemanticTokenProvider extends AbstractSemanticTokenProvider 
         } else if (isNameRef(node)) {
             const ref = node.ref.ref;
             if (ref) acceptor({ node, property: 'ref', type: bindingType(ref) });
-        } else if (isParam(node) || isInput(node) || isLet(node) || isDimVar(node) || (isOutput(node) && node.name)) {
+        } else if (isDimVar(node)) {
+            // `[batch, n]`: a lone name that names a parameter or an earlier dim variable is a use of it.
+            const model = AstUtils.getContainerOfType(node, isModel);
+            const target = model ? resolveDimVar(node, model) : node;
+            acceptor({ node, property: 'name', type: bindingType(target), modifier: target === node ? declaration : [] });
+        } else if (isParam(node) || isInput(node) || isLet(node) || (isOutput(node) && node.name)) {
             acceptor({ node, property: 'name', type: bindingType(node), modifier: declaration });
         } else if (isArg(node) && node.name !== undefined) {
             acceptor({ node, property: 'name', type: SemanticTokenTypes.property });

@@ -104,6 +104,10 @@ describe('completion in workloads', () => {
             expect(mlps.map(i => i.detail)).toEqual(['model mlp(batch = 2)']);
         });
     });
+    test("a tenant's model call: the model's parameters not given yet", async () => {
+        await itemsAt(wl('tenant t { model widen(k: 2, <|>) }'), items => expect(labels(items)).toEqual(['batch:']));
+        await itemsAt(wl('tenant t { model resnet50(<|>) }'), items => expect(labels(items)).toEqual(['batch:', 'res:']));
+    });
     test('arrival kinds with snippets', async () => {
         await itemsAt(wl('tenant t { arrival <|> }'), items => {
             expect(labels(items)).toEqual(['poisson', 'closed', 'periodic']);

@@ -54,7 +54,7 @@ describe('semantic tokens', () => {
   output <|add|>(output, x)
 }
 model top(batch = 1) {
-  input image: f32[batch, 4]
+  input image: f32[<|batch|>, 4]
   output <|blk|>(image, <|c|>: 4)
 }
 workload w {
@@ -85,14 +85,16 @@ workload w {
         expect(at(5)).toEqual([`${SemanticTokenTypes.function} ${lib}`]);
         expect(at(6)).toEqual([SemanticTokenTypes.variable]);
         expect(at(7)).toEqual([`${SemanticTokenTypes.function} ${lib}`]);
-        expect(at(8)).toEqual([SemanticTokenTypes.class]);
-        expect(at(9)).toEqual([SemanticTokenTypes.property]);
-        expect(at(10)).toEqual([`${SemanticTokenTypes.class} ${lib}`]);
-        expect(at(11)).toEqual([SemanticTokenTypes.enumMember]);
-        expect(at(12)).toEqual([SemanticTokenTypes.property]);
-        expect(at(13)).toEqual([SemanticTokenTypes.number]);
-        expect(at(14)).toEqual([SemanticTokenTypes.enumMember]);
+        // A lone name in an input's dims that names a parameter is a use of the parameter.
+        expect(at(8)).toEqual([SemanticTokenTypes.parameter]);
+        expect(at(9)).toEqual([SemanticTokenTypes.class]);
+        expect(at(10)).toEqual([SemanticTokenTypes.property]);
+        expect(at(11)).toEqual([`${SemanticTokenTypes.class} ${lib}`]);
+        expect(at(12)).toEqual([SemanticTokenTypes.enumMember]);
+        expect(at(13)).toEqual([SemanticTokenTypes.property]);
+        expect(at(14)).toEqual([SemanticTokenTypes.number]);
         expect(at(15)).toEqual([SemanticTokenTypes.enumMember]);
         expect(at(16)).toEqual([SemanticTokenTypes.enumMember]);
+        expect(at(17)).toEqual([SemanticTokenTypes.enumMember]);
     });
 });
