@@ -122,7 +122,11 @@ export class PredictionInlayHintProvider implements InlayHintProvider {
     /** `tenancy.inlayHints.enabled` (default true) via workspace/configuration. */
     protected async enabled(): Promise<boolean> {
         try {
-            const value = await this.services.shared.workspace.ConfigurationProvider.getConfiguration('tenancy', 'inlayHints');
+            // The provider answers after the client's `initialized`; a client that never sends it must not stall hints.
+            const value = await Promise.race([
+                this.services.shared.workspace.ConfigurationProvider.getConfiguration('tenancy', 'inlayHints'),
+                new Promise(resolve => setTimeout(() => resolve(undefined), 1000).unref()),
+            ]);
             return !(value && typeof value === 'object' && (value as { enabled?: unknown }).enabled === false);
         } catch {
             return true;

@@ -1,0 +1,131 @@
+/**
+ * Accuracy benchmark of the prediction model: predicted vs measured on a fixed set of
+ * workloads (solo models, pairs and a triple; closed and open loop; concurrent and sequential),
+ * on the device profile found for this workspace (calibrated on synthetic shapes that none of
+ * these workloads use — no fitting to the test set).
+ *
+ *   node_modules/.bin/esbuild bench/accuracy/run.ts --bundle --platform=node --format=esm \
+ *     --external:webgpu --outfile=bench/.work/accuracy.mjs
+ *   node_modules/.bin/node bench/.work/accuracy.mjs [--profile P] [--duration-ms N] [--only NAME]
+ *
+ * Reports MAPE per op kind (solo GPU time per op), per tenant mean latency (solo phase) and
+ * co-run p99 and mean (co-run phase), the worst cases, and writes bench/.work/accuracy.json.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { IrArrival, IrSchedule, IrTenant, WorkloadIR } from '../../src/runtime/ir/types.js';
+import { runWorkload } from '../../src/runtime/execute/run.js';
+import { locateProfile, readProfileFile } from '../../src/runtime/predict/profile-store.js';
+import { predictWorkload, type WorkloadPrediction } from '../../src/runtime/predict/workload.js';
+import type { DeviceProfile } from '../../src/runtime/predict/profile.js';
+import type { Results } from '../../src/runtime/report/schema.js';
+import { cnnTenant, mlpTenant, transformerTenant, workloadOf } from '../../test/fixtures/ir/builders.js';
+
+const args = process.argv.slice(2);
+const flag = (name: string) => { const i = args.indexOf(name); return i >= 0 ? args[i + 1] : undefined; };
+const durationMs = Number(flag('--duration-ms') ?? 2500);
+const only = flag('--only');
+
+const closed: IrArrival = { kind: 'closed', clients: 1, thinkMs: 0 };
+
+/** A Poisson arrival at the given fraction of the tenant's predicted solo capacity. */
+function poissonAt(profile: DeviceProfile, tenant: IrTenant, utilisation: number): IrArrival {
+    const p = predictWorkload(workloadOf('probe', [{ ...tenant, arrival: closed }]), profile);
+    return { kind: 'poisson', ratePerSecond: (1000 * utilisation) / p.tenants[0].serviceMs };
+}
+
+/** The fixed evaluation set. Shapes differ from calibration's synthetic ladders (calibrate/synthetic.ts). */
+function workloads(profile: DeviceProfile): WorkloadIR[] {
+    const mlp = (n: string) => mlpTenant(n, { batch: 32, inputs: 784, hidden: 512, outputs: 10 });
+    const cnn = (n: string) => cnnTenant(n, { batch: 1, res: 64, channels: 32 });
+    const cnnSmall = (n: string) => cnnTenant(n, { batch: 2, res: 32, channels: 16 });
+    const tfm = (n: string) => transformerTenant(n, { batch: 1, seq: 64, dim: 128, heads: 4 });
+    const bench = { durationMs, warmupMs: 500, seed: 11 };
+    const with_ = (t: IrTenant, arrival: IrArrival): IrTenant => ({ ...t, arrival });
+    const wl = (name: string, tenants: IrTenant[], schedule: IrSchedule = { policy: 'concurrent' }) => workloadOf(name, tenants, { schedule, benchmark: bench });
+    return [
+        wl('solo_mlp', [mlp('mlp')]),
+        wl('solo_cnn', [cnn('cnn')]),
+        wl('solo_transformer', [tfm('tfm')]),
+        wl('solo_cnn_open', [with_(cnnSmall('cnn_s'), poissonAt(profile, cnnSmall('cnn_s'), 0.5))]),
+        wl('pair_cnn_tfm_closed', [cnn('cnn'), tfm('tfm')]),
+        wl('pair_mlp_open_cnn_closed', [with_(mlp('mlp'), poissonAt(profile, mlp('mlp'), 0.3)), cnn('cnn')]),
+        wl('pair_sequential_open', [with_(cnnSmall('cnn_s'), poissonAt(profile, cnnSmall('cnn_s'), 0.25)), with_(tfm('tfm'), poissonAt(profile, tfm('tfm'), 0.25))], { policy: 'sequential' }),
+        wl('triple_mixed', [mlp('mlp'), with_(cnnSmall('cnn_s'), poissonAt(profile, cnnSmall('cnn_s'), 0.2)), with_(tfm('tfm'), poissonAt(profile, tfm('tfm'), 0.2))]),
+    ].filter(w => !only || w.workload === only);
+}
+
+interface Sample { workload: string; what: string; predicted: number; measured: number; ape: number }
+
+const ape = (p: number, m: number) => Math.abs(p - m) / m;
+
+function compare(ir: WorkloadIR, pred: WorkloadPrediction, res: Results, out: { ops: Map<string, Sample[]>; tenantMean: Sample[]; corunP99: Sample[]; corunMean: Sample[] }): void {
+    const multi = ir.tenants.length > 1;
+    for (const t of pred.tenants) {
+        const m = res.tenants.find(x => x.name === t.name);
+        if (!m) continue;
+        if (m.solo && m.solo.requests > 0) {
+            out.tenantMean.push({ workload: ir.workload, what: `${t.name} solo mean`, predicted: t.solo.mean, measured: m.solo.latencyMs.mean, ape: ape(t.solo.mean, m.solo.latencyMs.mean) });
+        }
+        if (multi && m.corun && m.corun.requests > 0 && Number.isFinite(t.corun.p99)) {
+            out.corunP99.push({ workload: ir.workload, what: `${t.name} co-run p99`, predicted: t.corun.p99, measured: m.corun.latencyMs.p99, ape: ape(t.corun.p99, m.corun.latencyMs.p99) });
+            out.corunMean.push({ workload: ir.workload, what: `${t.name} co-run mean`, predicted: t.corun.mean, measured: m.corun.latencyMs.mean, ape: ape(t.corun.mean, m.corun.latencyMs.mean) });
+        }
+        // Per-op solo GPU time: only from solo-only workloads (one measurement per op shape).
+        if (!multi) {
+            for (const op of t.ops) {
+                const mo = m.ops.find(o => o.path === op.path);
+                if (!mo || mo.soloMs === null || mo.soloMs <= 0 || op.launches.length === 0) continue;
+                const list = out.ops.get(op.kind) ?? [];
+                list.push({ workload: ir.workload, what: op.path, predicted: op.soloMs, measured: mo.soloMs, ape: ape(op.soloMs, mo.soloMs) });
+                out.ops.set(op.kind, list);
+            }
+        }
+    }
+}
+
+const mape = (xs: Sample[]) => (xs.length ? (100 * xs.reduce((s, x) => s + x.ape, 0)) / xs.length : NaN);
+const fmt = (x: number) => (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2));
+const row = (s: Sample) => `| ${s.workload} | ${s.what} | ${fmt(s.predicted)} | ${fmt(s.measured)} | ${(100 * (s.predicted - s.measured) / s.measured).toFixed(1)}% |`;
+
+async function main(): Promise<void> {
+    const profileFile = flag('--profile');
+    const located = profileFile ? { profile: readProfileFile(resolve(profileFile)), file: resolve(profileFile) } : locateProfile(process.cwd());
+    const profile = located.profile;
+    console.error(`profile: ${located.file ?? 'default (uncalibrated)'}${profile.uncalibrated ? ' — UNCALIBRATED: run tenancy calibrate first' : ''}`);
+    const out = { ops: new Map<string, Sample[]>(), tenantMean: [] as Sample[], corunP99: [] as Sample[], corunMean: [] as Sample[] };
+    const started = Date.now();
+    let adapter = '';
+    for (const ir of workloads(profile)) {
+        const pred = predictWorkload(ir, profile);
+        const t0 = Date.now();
+        const res = await runWorkload({ ir, predictions: pred });
+        adapter = res.adapter ? `${res.adapter.vendor} ${res.adapter.device} (${res.adapter.description})` : adapter;
+        if (res.status !== 'complete') console.error(`${ir.workload}: run ${res.status}${res.reason ? ` — ${res.reason}` : ''}`);
+        compare(ir, pred, res, out);
+        console.error(`${ir.workload}: ${((Date.now() - t0) / 1000).toFixed(1)} s — ` + pred.tenants.map(t => {
+            const m = res.tenants.find(x => x.name === t.name);
+            return `${t.name} solo mean ${fmt(t.solo.mean)}/${m?.solo ? fmt(m.solo.latencyMs.mean) : '—'}` + (ir.tenants.length > 1 ? `, co-run p99 ${fmt(t.corun.p99)}/${m?.corun ? fmt(m.corun.latencyMs.p99) : '—'}` : '');
+        }).join('; ') + ' (predicted/measured ms)');
+    }
+    const allOps = [...out.ops.values()].flat();
+    const lines: string[] = [];
+    lines.push(`# Prediction accuracy — ${adapter}`, '', `profile: ${located.file ?? 'default'} (created ${profile.createdAt}${profile.quick ? ', quick' : ''}); ${new Date().toISOString()}; ${((Date.now() - started) / 1000).toFixed(0)} s`, '');
+    lines.push('| metric | n | MAPE | goal |', '|---|---:|---:|---:|');
+    for (const [kind, xs] of [...out.ops.entries()].sort()) lines.push(`| op ${kind} (solo GPU time) | ${xs.length} | ${mape(xs).toFixed(1)}% | ≤ 10% |`);
+    lines.push(`| all ops | ${allOps.length} | ${mape(allOps).toFixed(1)}% | ≤ 10% |`);
+    lines.push(`| tenant mean latency (solo) | ${out.tenantMean.length} | ${mape(out.tenantMean).toFixed(1)}% | ≤ 10% |`);
+    lines.push(`| co-run mean latency | ${out.corunMean.length} | ${mape(out.corunMean).toFixed(1)}% | — |`);
+    lines.push(`| co-run p99 latency | ${out.corunP99.length} | ${mape(out.corunP99).toFixed(1)}% | ≤ 15% |`);
+    const worst = (xs: Sample[], n: number) => [...xs].sort((a, b) => b.ape - a.ape).slice(0, n);
+    lines.push('', '## Worst cases (ms)', '', '| workload | what | predicted | measured | error |', '|---|---|---:|---:|---:|');
+    for (const s of [...worst(allOps, 6), ...worst(out.tenantMean, 3), ...worst(out.corunP99, 4)]) lines.push(row(s));
+    const text = lines.join('\n');
+    console.log(text);
+    const dir = resolve('bench/.work');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'accuracy.json'), JSON.stringify({ adapter, profile: located.file, ops: Object.fromEntries(out.ops), tenantMean: out.tenantMean, corunP99: out.corunP99, corunMean: out.corunMean }, null, 2));
+    writeFileSync(join(dir, 'accuracy.md'), text + '\n');
+}
+
+await main();

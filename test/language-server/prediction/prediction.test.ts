@@ -1,0 +1,254 @@
+import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { URI, type LangiumDocument } from 'langium';
+import { NodeFileSystem } from 'langium/node';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Diagnostic, InlayHint } from 'vscode-languageserver';
+import { IssueCodes } from '../../../src/language-server/validation/issue-codes.js';
+import { createTenancyServices } from '../../../src/language-server/tenancy-module.js';
+import { defaultProfile, type DeviceProfile } from '../../../src/runtime/predict/profile.js';
+import { makeResults, tenantResult } from '../../fixtures/results/make-results.js';
+
+let dir: string;
+let savedCache: string | undefined;
+let services: ReturnType<typeof createTenancyServices>['Tenancy'];
+
+beforeEach(() => {
+    dir = mkdtempSync(path.join(tmpdir(), 'tenancy-prediction-'));
+    mkdirSync(path.join(dir, '.tenancy'), { recursive: true });
+    // The user cache of this machine must not leak into the tests.
+    savedCache = process.env.XDG_CACHE_HOME;
+    process.env.XDG_CACHE_HOME = path.join(dir, 'cache');
+    services = createTenancyServices(NodeFileSystem).Tenancy;
+    // As after the client's `initialized` (no workspace/configuration support: settings come by push).
+    void services.shared.workspace.ConfigurationProvider.initialized({});
+});
+afterEach(() => {
+    if (savedCache === undefined) delete process.env.XDG_CACHE_HOME; else process.env.XDG_CACHE_HOME = savedCache;
+    rmSync(dir, { recursive: true, force: true });
+});
+
+const model = `model m(batch = 1) {
+  input x: f32[batch, 256]
+  h = relu(dense(x, 512))
+  output dense(h, 64)
+}
+`;
+
+async function open(text: string, name = 'demo.tenancy'): Promise<LangiumDocument> {
+    const file = path.join(dir, name);
+    writeFileSync(file, text);
+    const uri = URI.file(file);
+    const document = await services.shared.workspace.LangiumDocumentFactory.fromUri(uri);
+    services.shared.workspace.LangiumDocuments.addDocument(document);
+    await services.shared.workspace.DocumentBuilder.build([document], { validation: true });
+    return document;
+}
+
+async function rebuild(document: LangiumDocument): Promise<void> {
+    await services.shared.workspace.DocumentBuilder.update([document.uri], []);
+}
+
+const codes = (d: LangiumDocument, code: string): Diagnostic[] => (d.diagnostics ?? []).filter(x => x.code === code || (x.data as { code?: string } | undefined)?.code === code);
+
+function errors(d: LangiumDocument): string[] {
+    return (d.diagnostics ?? []).filter(x => x.severity === 1).map(x => `${x.range.start.line}: ${x.message}`);
+}
+
+async function hoverAt(d: LangiumDocument, needle: string, offsetInNeedle = 0): Promise<string> {
+    const offset = d.textDocument.getText().indexOf(needle) + offsetInNeedle;
+    const hover = await services.lsp.HoverProvider!.getHoverContent(d, { textDocument: { uri: d.uri.toString() }, position: d.textDocument.positionAt(offset) });
+    const contents = hover?.contents as { value?: string } | undefined;
+    return contents?.value ?? '';
+}
+
+async function hints(d: LangiumDocument): Promise<InlayHint[]> {
+    const end = d.textDocument.positionAt(d.textDocument.getText().length);
+    return (await services.lsp.InlayHintProvider!.getInlayHints(d, { textDocument: { uri: d.uri.toString() }, range: { start: { line: 0, character: 0 }, end } })) ?? [];
+}
+
+const label = (h: InlayHint) => (typeof h.label === 'string' ? h.label : h.label.map(p => p.value).join(''));
+
+function predictionOf(d: LangiumDocument) {
+    const root = d.parseResult.value as unknown as { elements: { $type: string }[] };
+    const w = root.elements.find(e => e.$type === 'Workload');
+    return services.prediction.Predictions.forWorkload(w as never)!.prediction;
+}
+
+describe('prediction diagnostics', () => {
+    it('slo-infeasible when the predicted solo latency exceeds the SLO; none when it fits', async () => {
+        const d = await open(`${model}
+workload w {
+  tenant a {
+    model m(batch: 8)
+    slo p99 <= 0.001ms
+  }
+  tenant b {
+    model m(batch: 1)
+    slo p99 <= 10s
+  }
+}
+`);
+        expect(errors(d)).toEqual([]);
+        const infeasible = codes(d, IssueCodes.SloInfeasible);
+        expect(infeasible).toHaveLength(1);
+        expect(infeasible[0].severity).toBe(2);
+        expect(infeasible[0].range.start.line).toBe(9);
+        expect(infeasible[0].message).toMatch(/uncalibrated/);
+        expect(codes(d, IssueCodes.SloAtRisk)).toEqual([]);
+        expect(codes(d, IssueCodes.Overloaded)).toEqual([]);
+    });
+
+    it('overloaded when open-loop arrivals exceed the device', async () => {
+        const d = await open(`${model}
+workload w {
+  tenant a {
+    model m(batch: 8)
+    arrival poisson(rate: 100000/s)
+  }
+}
+`);
+        const over = codes(d, IssueCodes.Overloaded);
+        expect(over).toHaveLength(1);
+        expect(over[0].message).toMatch(/utilisation/);
+        expect(predictionOf(d).deviceUtilisation).toBeGreaterThan(1);
+    });
+
+    it('slo-at-risk when the co-run latency (not the solo one) exceeds the SLO', async () => {
+        const base = await open(`${model}
+workload w {
+  tenant a { model m(batch: 8) }
+  tenant b { model m(batch: 8) }
+}
+`, 'probe.tenancy');
+        const t = predictionOf(base).tenants[0];
+        expect(t.corun.mean).toBeGreaterThan(t.solo.mean * 1.2);
+        const target = (t.serviceMs * 1.1 + t.corun.mean) / 2;
+        const d = await open(`${model}
+workload w {
+  tenant a {
+    model m(batch: 8)
+    slo mean <= ${target.toFixed(4)}ms
+  }
+  tenant b { model m(batch: 8) }
+}
+`);
+        expect(codes(d, IssueCodes.SloInfeasible)).toEqual([]);
+        const risk = codes(d, IssueCodes.SloAtRisk);
+        expect(risk).toHaveLength(1);
+        expect(risk[0].range.start.line).toBe(9);
+    });
+
+    it('a workload with errors gets no prediction diagnostics', async () => {
+        const d = await open(`${model}
+workload w {
+  tenant a {
+    model nope(batch: 8)
+    slo p99 <= 0.001ms
+  }
+}
+`);
+        expect(errors(d).length).toBeGreaterThan(0);
+        expect(codes(d, IssueCodes.SloInfeasible)).toEqual([]);
+    });
+});
+
+describe('hover and inlay hints', () => {
+    const two = `${model}
+workload w {
+  tenant a {
+    model m(batch: 8)
+    slo p99 <= 1s
+  }
+  tenant b { model m(batch: 4) }
+}
+`;
+    it('hover on an op shows FLOPs, bytes, intensity, bound and predicted time per tenant', async () => {
+        const d = await open(two);
+        const text = await hoverAt(d, 'dense(x, 512)');
+        expect(text).toMatch(/Predicted/);
+        expect(text).toMatch(/uncalibrated/);
+        expect(text).toMatch(/\| a \|/);
+        expect(text).toMatch(/\| b \|/);
+        expect(text).toMatch(/FLOP/);
+        expect(text).toMatch(/compute|memory/);
+        expect(text).toMatch(/dense\.vec4/);
+    });
+
+    it('hover on a tenant shows solo and co-run p50/p99, utilisation and the SLO verdict', async () => {
+        const d = await open(two);
+        const text = await hoverAt(d, 'tenant a', 7);
+        expect(text).toMatch(/\| solo \|/);
+        expect(text).toMatch(/co-run \(concurrent\)/);
+        expect(text).toMatch(/utilisation/);
+        expect(text).toMatch(/SLO p99 ≤ 1\.00 s: ✓ met/);
+    });
+
+    it('inlay hints per op line and per tenant', async () => {
+        const d = await open(two);
+        const all = await hints(d);
+        const byLine = new Map(all.map(h => [h.position.line, label(h)]));
+        expect(byLine.get(2)).toMatch(/≈.*ms|≈.*µs/); // h = relu(dense(x, 512))
+        expect(byLine.get(3)).toMatch(/≈/);           // output dense(h, 64)
+        expect(byLine.get(7)).toMatch(/p50 .* p99 .* co-run/);
+        expect(byLine.get(11)).toMatch(/p99/);
+    });
+
+    it('inlay hints can be switched off with tenancy.inlayHints.enabled', async () => {
+        const d = await open(two);
+        const config = services.shared.workspace.ConfigurationProvider as unknown as { updateConfiguration(change: { settings: unknown }): void };
+        config.updateConfiguration({ settings: { tenancy: { inlayHints: { enabled: false } } } });
+        expect(await hints(d)).toEqual([]);
+    });
+});
+
+describe('device profile and measured figures', () => {
+    function calibrated(factor: number): DeviceProfile {
+        const p = defaultProfile();
+        for (const fam of Object.values(p.families)) for (const pt of fam.points) pt.ms *= factor;
+        return { ...p, uncalibrated: false, key: 'test-key', adapter: { vendor: 'mesa', architecture: 'software', device: 'llvmpipe-test', description: 'test' }, createdAt: new Date().toISOString(), limits: { ...p.limits, maxStorageBufferBindingSize: 1 << 20 } };
+    }
+
+    it('uses the workspace profile, re-reads it when it changes, and hands its limits to buffer-too-large', async () => {
+        const file = path.join(dir, '.tenancy', 'device-profile.json');
+        writeFileSync(file, JSON.stringify(calibrated(1)));
+        const d = await open(`${model}
+workload w { tenant a { model m(batch: 8) } }
+`);
+        expect(await hoverAt(d, 'tenant a', 7)).toMatch(/calibrated on llvmpipe-test/);
+        const before = predictionOf(d).tenants[0].gpuMs;
+        // A slower device: every curve point 3× longer; the mtime moves, the next build re-reads it.
+        writeFileSync(file, JSON.stringify(calibrated(3)));
+        const later = new Date(Date.now() + 5000);
+        utimesSync(file, later, later);
+        await rebuild(d);
+        expect(predictionOf(d).tenants[0].gpuMs).toBeGreaterThan(before * 2);
+        expect(services.validation.DeviceLimits.current().maxStorageBufferBindingSize).toBe(1 << 20);
+        expect(services.validation.DeviceLimits.current().source).toMatch(/llvmpipe-test/);
+    });
+
+    it('shows measured figures beside predictions, matched by op path, with the error', async () => {
+        const d = await open(`${model}
+workload w {
+  tenant a { model m(batch: 8) }
+}
+`);
+        const p = predictionOf(d);
+        const op = p.tenants[0].ops[0];
+        const uri = d.uri.toString();
+        // The measured op sits on another line (as after an edit): matching is by path, not by line.
+        const results = makeResults(uri, 'w', [tenantResult('a', { requests: 50, soloBase: p.tenants[0].solo.mean * 1.25, corunBase: p.tenants[0].solo.mean * 1.25, uri, ops: [{ path: op.path, line: 40, soloMs: op.soloMs * 2, corunMs: op.soloMs * 2 }] })]);
+        mkdirSync(path.join(dir, '.tenancy', 'results'), { recursive: true });
+        writeFileSync(path.join(dir, '.tenancy', 'results', 'demo.w.json'), JSON.stringify(results));
+        services.results.ResultsWatch.invalidate([pathToFileURL(path.join(dir, '.tenancy', 'results', 'demo.w.json')).toString()]);
+        await rebuild(d);
+        const hover = await hoverAt(d, 'dense(x, 512)');
+        expect(hover).toMatch(/−50%/);
+        const tenantHover = await hoverAt(d, 'tenant a', 7);
+        expect(tenantHover).toMatch(/measured/);
+        const opHint = (await hints(d)).map(label).find(l => l.includes('measured'));
+        expect(opHint).toMatch(/measured .*\(−50%\)/);
+    });
+});
