@@ -4,8 +4,9 @@ import { CodeActionKind, type CodeAction, type CodeActionParams, type Command, t
 import { findOperator, operators } from '../analysis/operators.js';
 import {
     isArg, isArrivalProp, isCall, isDeviceDecl, isDocument, isModel, isNamedArg, isNameRef, isScheduleDecl,
-    isSloProp, isPriorityProp, isBenchmarkSetting, isTenant, isWorkload, type Call, type Expression,
+    isSloProp, isPriorityProp, isBenchmarkSetting, isLet, isTenant, isWorkload, type Call, type Expression,
 } from '../generated/ast.js';
+import { bindingTable } from '../references/bindings.js';
 import type { TenancyServices } from '../tenancy-module.js';
 import { IssueCodes } from '../validation/issue-codes.js';
 import { callTarget } from './call-target.js';
@@ -30,6 +31,10 @@ export class TenancyCodeActionProvider implements CodeActionProvider {
             if (code === IssueCodes.UnresolvedReference || code === IssueCodes.UnknownOp) {
                 const create = this.createModel(document, diagnostic);
                 if (create) actions.push(create);
+            }
+            if (code === IssueCodes.KeywordName) {
+                const output = this.letOutputToOutput(document, diagnostic);
+                if (output) actions.push(output);
             }
         }
         return actions;
@@ -96,6 +101,27 @@ export class TenancyCodeActionProvider implements CodeActionProvider {
 
     private scopeNames(info: Parameters<LangiumServices['references']['ScopeProvider']['getScope']>[0]): string[] {
         return [...new Set(this.services.references.ScopeProvider.getScope(info).getAllElements().map(d => d.name))];
+    }
+
+    /**
+     * `output = dense(h, 10)` binds a tensor named output; when nothing reads it, the author meant
+     * an output statement: `output out = dense(h, 10)`.
+     */
+    protected letOutputToOutput(document: LangiumDocument, diagnostic: Diagnostic): CodeAction | undefined {
+        const site = this.nameAt(document, diagnostic);
+        if (!site || !isLet(site.node) || site.text !== 'output') return undefined;
+        const let_ = site.node;
+        if (this.services.references.References.findReferences(let_, { includeDeclaration: false }).head()) return undefined;
+        const taken = new Set(bindingTable(let_.$container).entries.map(e => e.name));
+        let name = 'out';
+        for (let i = 2; taken.has(name); i++) name = `out${i}`;
+        return {
+            title: `Make it an output statement: 'output ${name} = …'`,
+            kind: CodeActionKind.QuickFix,
+            diagnostics: [diagnostic],
+            isPreferred: true,
+            edit: { changes: { [document.uri.toString()]: [{ range: site.range, newText: `output ${name}` }] } },
+        };
     }
 
     /** `Create model 'name'` for a call of an unknown model: a skeleton with the call's arguments. */

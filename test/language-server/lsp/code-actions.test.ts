@@ -88,6 +88,16 @@ describe('quick fixes', () => {
         expect(fixed).toBe('model detector(batch = 4) {\n  input x: f32[batch, 16]\n  output relu(x)\n}\n\n' + text);
         expect(await errorCodes(fixed)).toEqual([]);
     });
+    test("'output = …' becomes an output statement when nothing reads the tensor", async () => {
+        const text = model('h = relu(x)\n  output = dense(h, 10)');
+        const { preferred, apply } = await actionsFor(text, IssueCodes.KeywordName);
+        expect(preferred).toBe("Make it an output statement: 'output out = …'");
+        const fixed = apply(preferred!);
+        expect(fixed).toBe(model('h = relu(x)\n  output out = dense(h, 10)'));
+        expect((await validate(fixed)).diagnostics.filter(d => codeOf(d) === IssueCodes.KeywordName)).toEqual([]);
+        const used = await actionsFor(model('output = relu(x)\n  output y = relu(output)'), IssueCodes.KeywordName);
+        expect(used.titles).toEqual([]);
+    });
     test('closest: edit distance within a third of the length, best first', () => {
         expect(closest('rleu', ['relu', 'relu6', 'gelu', 'dense'])).toEqual(['relu', 'gelu', 'relu6']);
         expect(closest('conv', ['conv2d', 'concat'])).toEqual(['conv2d']);
