@@ -9,6 +9,8 @@ import * as run from './commands/run.js';
 import * as devices from './commands/devices.js';
 import * as calibrate from './commands/calibrate.js';
 import * as predict from './commands/predict.js';
+import * as check from './commands/check.js';
+import * as ir from './commands/ir.js';
 
 const program = new Command()
     .name('tenancy')
@@ -17,7 +19,7 @@ const program = new Command()
     .exitOverride();
 
 // Each subcommand module: src/cli/commands/<name>.ts exporting register(program).
-for (const command of [run, devices, calibrate, predict] as { register(program: Command): void }[]) {
+for (const command of [check, ir, run, devices, calibrate, predict] as { register(program: Command): void }[]) {
     command.register(program);
 }
 

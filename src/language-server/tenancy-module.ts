@@ -8,6 +8,9 @@ import { TenancyAnalyzer } from './analysis/index.js';
 import { TenancyGeneratedModule, TenancyGeneratedSharedModule } from './generated/module.js';
 import { TenancyLinker } from './references/linker.js';
 import { TenancyScopeProvider } from './references/scope-provider.js';
+import { DeviceLimitsProvider } from './validation/device-limits.js';
+import { TenancyDocumentValidator } from './validation/document-validator.js';
+import { registerValidationChecks } from './validation/tenancy-validator.js';
 import { TenancyDocumentBuilder } from './workspace/document-builder.js';
 import { ZooLibrary } from './workspace/zoo-library.js';
 import { TenancyDocumentationProvider } from './lsp/documentation-provider.js';
@@ -27,6 +30,8 @@ import { ResultsWatch } from './lsp/results-watch.js';
 export type TenancyAddedServices = {
     /** Shape and cost analysis, cached per workspace state (hover, inlay hints, validation, lowering). */
     analysis: { Analyzer: TenancyAnalyzer };
+    /** Limits for buffer-too-large / out-of-memory (WebGPU defaults until a device profile sets them). */
+    validation: { DeviceLimits: DeviceLimitsProvider };
     /** Latest results files and device profile (read-only; the server never runs the GPU). */
     results: { ResultsWatch: ResultsWatch };
 };
@@ -52,6 +57,10 @@ export const TenancyModule: Module<TenancyServices, PartialLangiumServices & Ten
     },
     analysis: {
         Analyzer: (services) => new TenancyAnalyzer(services),
+    },
+    validation: {
+        DocumentValidator: (services) => new TenancyDocumentValidator(services),
+        DeviceLimits: () => new DeviceLimitsProvider(),
     },
     documentation: {
         DocumentationProvider: () => new TenancyDocumentationProvider(),
@@ -81,5 +90,6 @@ export function createTenancyServices(context: DefaultSharedModuleContext): {
     const shared = inject(createDefaultSharedModule(context), TenancyGeneratedSharedModule, TenancySharedModule);
     const Tenancy = inject(createDefaultModule({ shared }), TenancyGeneratedModule, TenancyModule);
     shared.ServiceRegistry.register(Tenancy);
+    registerValidationChecks(Tenancy);
     return { shared, Tenancy };
 }

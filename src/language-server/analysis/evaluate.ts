@@ -247,10 +247,10 @@ class Evaluator {
         }
         const model = call.callee.ref;
         if (!model || !isModel(model)) return { value: ERROR }; // unknown-op / unresolved: reported by the validator
-        return { value: this.evalModelCall(frame, call, model, argValues, site), callee: { kind: 'model', model } };
+        return { value: this.evalModelCall(frame, call, model, argValues), callee: { kind: 'model', model } };
     }
 
-    private evalModelCall(frame: Frame, call: Call, model: Model, argValues: Value[], site?: string): Value {
+    private evalModelCall(frame: Frame, call: Call, model: Model, argValues: Value[]): Value {
         const issue = (message: string, node: AstNode, code: AnalysisIssue['code'] = IssueCodes.BadArgument, property?: string) => {
             frame.issues.push({ code, severity: 'error', message, node, property });
             return ERROR;
@@ -285,7 +285,8 @@ class Evaluator {
         if (tensors.length !== inputs.length) {
             return issue(`${model.name} takes ${inputs.length} input tensor${inputs.length === 1 ? '' : 's'} (${inputs.map(x => x.name).join(', ')}), found ${tensors.length}; expected ${signature}`, call, IssueCodes.BadArgument, 'callee');
         }
-        const child = newFrame(model, [...frame.prefix, uniqueName(frame, site, model.name)], false, frame.count);
+        // Block call sites are named by the model (`resnet_bottleneck.2`), not the let: lets rebind often.
+        const child = newFrame(model, [...frame.prefix, uniqueName(frame, undefined, model.name)], false, frame.count);
         for (const p of model.params) {
             const dim = given.get(p.name) ?? (p.default !== undefined ? Dim.of(p.default) : undefined);
             if (!dim) return issue(`${model.name} is missing parameter '${p.name}'; expected ${signature}`, call, IssueCodes.BadArgument, 'callee');

@@ -21,12 +21,15 @@
  *     tenant(tenant)               the tenant's instance, with its args + defaults resolved
  *     expression(node)             ExpressionInfo of an expression from its model's standalone analysis
  *     binding(node)                Value of a binding (param, dim var, input, let, output)
+ * - `readWorkload(workload)` (./workload.ts): device, tenants, arrival, slos, priority, schedule,
+ *   benchmark resolved with LANGUAGE.md's defaults + the issues found (validator and lowering share it).
  * - Formatting: `formatTensor(t)` → `f32[batch, 512]`, `formatBytes`, `formatFlops`, `formatCount`.
  */
 import { AstUtils, WorkspaceCache, type AstNode } from 'langium';
 import type { LangiumSharedCoreServices } from 'langium';
 import { isModel, isModelProp, type Binding, type Model, type Tenant } from '../generated/ast.js';
 import { analyseModel } from './evaluate.js';
+import { constantInt } from './workload.js';
 import type { ExpressionInfo, ModelAnalysis, Value } from './types.js';
 
 export { Dim, concreteShape, elementCount, formatShape, type Shape } from './dims.js';
@@ -34,6 +37,8 @@ export { analyseModel, sumCost, type AnalyseOptions } from './evaluate.js';
 export { formatBytes, formatCount, formatFlops } from './format.js';
 export { describeValue, formatTensor } from './operator-rules.js';
 export type * from './types.js';
+export { parseQuantity, type Quantity, type QuantityKind } from './quantities.js';
+export { constantInt, readWorkload, type TenantReading, type WorkloadReading } from './workload.js';
 
 /** A tenant's model call resolved: the model and its parameter values after defaults. */
 export interface TenantModel {
@@ -100,8 +105,8 @@ export class TenancyAnalyzer {
         if (!prop || !model || !isModel(model)) return undefined;
         const args = new Map<string, number>();
         for (const arg of prop.call.args) {
-            const v = arg.value;
-            if (arg.name !== undefined && v.$type === 'IntLit') args.set(arg.name, (v as { value: number }).value);
+            const v = arg.name !== undefined ? constantInt(arg.value) : undefined;
+            if (arg.name !== undefined && v !== undefined && v >= 1) args.set(arg.name, v);
         }
         const missing: string[] = [];
         for (const p of model.params) {

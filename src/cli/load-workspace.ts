@@ -1,0 +1,154 @@
+/**
+ * Loading .tenancy files for the CLI: a Langium workspace on the real file system with the
+ * files given, everything they import (transitively) and the built-in zoo; per-file
+ * diagnostics formatted as `tenancy check` prints them; lowering a workload by name to IR.
+ * `tenancy check`, `ir`, `run` and `predict` all read files through here.
+ */
+import { existsSync, statSync } from 'node:fs';
+import { relative, resolve } from 'node:path';
+import { URI, type LangiumDocument } from 'langium';
+import { NodeFileSystem } from 'langium/node';
+import type { Diagnostic } from 'vscode-languageserver-types';
+import type { WorkloadIR } from '../runtime/ir/types.js';
+import { isDocument, isWorkload, type Workload } from '../language-server/generated/ast.js';
+import { lowerWorkload } from '../language-server/lower.js';
+import { createTenancyServices, type TenancyServices } from '../language-server/tenancy-module.js';
+import { isZooUri } from '../language-server/workspace/zoo-library.js';
+
+export type Severity = 'error' | 'warning' | 'info' | 'hint';
+
+/** One diagnostic, positions 1-based as printed. */
+export interface CheckDiagnostic {
+    /** The file as the user would write it (relative to the working directory when inside it). */
+    file: string;
+    uri: string;
+    line: number;
+    column: number;
+    endLine: number;
+    endColumn: number;
+    severity: Severity;
+    code: string;
+    message: string;
+}
+
+/** A workload found in the loaded files. */
+export interface WorkloadEntry {
+    name: string;
+    file: string;
+    node: Workload;
+}
+
+/** Bad input that is not a diagnostic: an unreadable file, a missing or ambiguous workload, a file with errors. */
+export class WorkspaceInputError extends Error {
+    constructor(message: string, readonly diagnostics: CheckDiagnostic[] = []) {
+        super(message);
+        this.name = 'WorkspaceInputError';
+    }
+}
+
+/** The loaded workspace. */
+export interface LoadedWorkspace {
+    services: TenancyServices;
+    /** The documents of the files given, in order. */
+    documents: LangiumDocument[];
+    /** Diagnostics of every loaded user file (given or imported; never the zoo), sorted by file and position. */
+    diagnostics: CheckDiagnostic[];
+    /** Number of error diagnostics. */
+    errorCount: number;
+    /** Workloads of the given files (or of one of them). */
+    workloads(file?: string): WorkloadEntry[];
+    /**
+     * Lowers a workload to IR. Without a name the file must hold exactly one workload. Throws
+     * WorkspaceInputError when the workload's file has errors or the name is missing/ambiguous.
+     */
+    lower(workload?: string, file?: string): WorkloadIR;
+}
+
+const severities: Record<number, Severity> = { 1: 'error', 2: 'warning', 3: 'info', 4: 'hint' };
+
+/** `file:line:col severity code message` (1-based line and column). */
+export function formatDiagnostic(d: CheckDiagnostic): string {
+    return `${d.file}:${d.line}:${d.column} ${d.severity} ${d.code} ${d.message}`;
+}
+
+/** Loads, links and validates the files (and their imports and the zoo). */
+export async function loadWorkspace(files: readonly string[], options: { cwd?: string } = {}): Promise<LoadedWorkspace> {
+    const cwd = options.cwd ?? process.cwd();
+    const { shared, Tenancy } = createTenancyServices(NodeFileSystem);
+    const documents: LangiumDocument[] = [];
+    for (const file of files) {
+        const path = resolve(cwd, file);
+        if (!existsSync(path)) throw new WorkspaceInputError(`${file}: no such file`);
+        if (!statSync(path).isFile()) throw new WorkspaceInputError(`${file}: not a file`);
+        if (!path.endsWith('.tenancy')) throw new WorkspaceInputError(`${file}: expected a .tenancy file`);
+        documents.push(await shared.workspace.LangiumDocuments.getOrCreateDocument(URI.file(path)));
+    }
+    await shared.workspace.DocumentBuilder.build(documents, { validation: true });
+    const display = (uri: URI): string => {
+        if (uri.scheme !== 'file') return uri.toString();
+        const rel = relative(cwd, uri.fsPath);
+        return rel.startsWith('..') ? uri.fsPath : rel;
+    };
+    const diagnostics: CheckDiagnostic[] = [];
+    for (const doc of shared.workspace.LangiumDocuments.all) {
+        if (isZooUri(doc.uri)) continue;
+        for (const d of doc.diagnostics ?? []) diagnostics.push(toCheckDiagnostic(d, display(doc.uri), doc.uri.toString()));
+    }
+    const order = new Map(documents.map((d, i) => [d.uri.toString(), i]));
+    diagnostics.sort((a, b) => (order.get(a.uri) ?? 1e9) - (order.get(b.uri) ?? 1e9) || a.file.localeCompare(b.file) || a.line - b.line || a.column - b.column);
+    const errorCount = diagnostics.filter(d => d.severity === 'error').length;
+
+    const workloads = (file?: string): WorkloadEntry[] => {
+        const docs = file === undefined ? documents : documents.filter(d => d.uri.fsPath === resolve(cwd, file));
+        return docs.flatMap(doc => {
+            const root = doc.parseResult.value;
+            return isDocument(root) ? root.elements.filter(isWorkload).map(node => ({ name: node.name, file: display(doc.uri), node })) : [];
+        });
+    };
+
+    const lower = (name?: string, file?: string): WorkloadIR => {
+        const candidates = workloads(file);
+        const listed = candidates.map(w => `${w.name} (${w.file})`).join(', ');
+        let entry: WorkloadEntry | undefined;
+        if (name === undefined) {
+            if (candidates.length === 0) throw new WorkspaceInputError(`${file ?? files.join(', ')}: no workload to lower; add one: workload name { tenant … }`);
+            if (candidates.length > 1) throw new WorkspaceInputError(`more than one workload; choose one with --workload: ${listed}`);
+            entry = candidates[0];
+        } else {
+            const matches = candidates.filter(w => w.name === name);
+            if (matches.length === 0) throw new WorkspaceInputError(`no workload named '${name}'; workloads: ${listed || 'none'}`);
+            if (matches.length > 1) throw new WorkspaceInputError(`workload '${name}' is defined in more than one file: ${matches.map(m => m.file).join(', ')}`);
+            entry = matches[0];
+        }
+        const errors = diagnostics.filter(d => d.severity === 'error');
+        if (errors.length > 0) {
+            throw new WorkspaceInputError(`${entry.file} (or a file it uses) has ${errors.length} error${errors.length === 1 ? '' : 's'}; fix ${errors.length === 1 ? 'it' : 'them'} first (tenancy check):\n${errors.map(formatDiagnostic).join('\n')}`, errors);
+        }
+        return lowerWorkload(entry.node, Tenancy.analysis.Analyzer);
+    };
+
+    return { services: Tenancy, documents, diagnostics, errorCount, workloads, lower };
+}
+
+/** Loads one file and lowers one workload (by name, or the only one). */
+export async function loadWorkloadIr(file: string, workload?: string): Promise<WorkloadIR> {
+    const workspace = await loadWorkspace([file]);
+    return workspace.lower(workload, file);
+}
+
+/** Loads one file and lowers every workload in it (throws if the file has errors). */
+export async function loadAllWorkloadIrs(file: string): Promise<WorkloadIR[]> {
+    const workspace = await loadWorkspace([file]);
+    return workspace.workloads(file).map(w => workspace.lower(w.name, file));
+}
+
+function toCheckDiagnostic(d: Diagnostic, file: string, uri: string): CheckDiagnostic {
+    const code = typeof d.code === 'string' ? d.code : (d.data as { code?: string } | undefined)?.code ?? 'unknown';
+    return {
+        file, uri,
+        line: d.range.start.line + 1, column: d.range.start.character + 1,
+        endLine: d.range.end.line + 1, endColumn: d.range.end.character + 1,
+        severity: severities[d.severity ?? 1] ?? 'error',
+        code, message: typeof d.message === 'string' ? d.message : d.message.value,
+    };
+}

@@ -1,0 +1,163 @@
+/**
+ * Lowering: a checked workload → Workload IR (src/runtime/ir/types.ts). Blocks are inlined and
+ * `repeat` unrolled by the analysis (every op of a tenant's concrete instance); here the ops get
+ * their workload-wide paths and tensor ids, concrete attributes, weights, FLOPs, bytes and source
+ * ranges, and the workload's settings their defaults (via readWorkload).
+ *
+ * Paths: `<tenant>/<model>/<segments…>` where the segments name inlined block calls and then
+ * the op. A block call is `<model>.<n>`, counted per model within its caller
+ * (`resnet_bottleneck.2`); each iteration of `repeat` is one more call (`bert_encoder_layer.11`).
+ * An op bound by a let/output takes the tensor's name (rebinding: `y`, `y.1`, …), any other op
+ * is `<op>.<n>` counted per operator within its block (`relu.0`). Tensor ids are the path of
+ * the op that produces them (inputs: `<tenant>/<model>/<input>`).
+ */
+import { AstUtils, type AstNode } from 'langium';
+import { IR_VERSION, type IrAttrs, type IrGraph, type IrOp, type IrSourceRange, type IrTenant, type WorkloadIR } from '../runtime/ir/types.js';
+import type { TenancyAnalyzer } from './analysis/index.js';
+import { Dim } from './analysis/dims.js';
+import type { AttrValue, ModelAnalysis, OpRecord } from './analysis/types.js';
+import { readWorkload } from './analysis/workload.js';
+import type { Tenant, Workload } from './generated/ast.js';
+
+/** Thrown when a workload cannot be lowered; `problems` say what and where. */
+export class LoweringError extends Error {
+    constructor(readonly problems: string[]) {
+        super(`cannot lower the workload:\n  ${problems.join('\n  ')}`);
+        this.name = 'LoweringError';
+    }
+}
+
+/** Lowers a workload whose document has no errors. Throws LoweringError otherwise. */
+export function lowerWorkload(workload: Workload, analyzer: TenancyAnalyzer): WorkloadIR {
+    const reading = readWorkload(workload);
+    const problems = reading.issues.filter(i => i.severity === 'error').map(i => `${where(i.node)}: ${i.message}`);
+    const tenants: IrTenant[] = [];
+    for (const t of reading.tenants) {
+        const lowered = lowerTenant(t.node, analyzer, problems);
+        if (lowered) tenants.push({ name: t.name, graph: lowered, arrival: t.arrival, slos: t.slos.map(s => ({ percentile: s.percentile, ms: s.ms })), priority: t.priority, source: sourceRange(t.node) });
+    }
+    if (problems.length > 0) throw new LoweringError(problems);
+    const device: WorkloadIR['device'] = { preference: reading.device.preference };
+    if (reading.device.memoryBytes !== undefined) device.memoryBytes = reading.device.memoryBytes;
+    const ir: WorkloadIR = {
+        irVersion: IR_VERSION,
+        workload: workload.name,
+        sourceUri: AstUtils.getDocument(workload).uri.toString(),
+        device,
+        tenants,
+        schedule: reading.schedule,
+        benchmark: reading.benchmark,
+    };
+    const source = sourceRange(workload);
+    if (source) ir.source = source;
+    return ir;
+}
+
+function lowerTenant(tenant: Tenant, analyzer: TenancyAnalyzer, problems: string[]): IrGraph | undefined {
+    const resolved = analyzer.tenantModel(tenant);
+    if (!resolved) {
+        problems.push(`${where(tenant)}: tenant ${tenant.name} has no resolvable model`);
+        return undefined;
+    }
+    if (resolved.missing.length > 0) {
+        problems.push(`${where(tenant)}: tenant ${tenant.name}: ${resolved.model.name} needs ${resolved.missing.join(', ')}`);
+        return undefined;
+    }
+    const analysis = analyzer.instance(resolved.model, resolved.args);
+    if (analysis.unboundDims.length > 0 || analysis.issues.length > 0) {
+        const first = analysis.issues[0];
+        problems.push(`${where(tenant)}: tenant ${tenant.name}: ${first ? `${where(first.node)}: ${first.message}` : `unbound dims ${analysis.unboundDims.join(', ')}`}`);
+        return undefined;
+    }
+    return lowerGraph(`${tenant.name}/${resolved.model.name}`, analysis, Object.fromEntries(resolved.args), problems);
+}
+
+/** The IR graph of a concrete model instance; every id and path is prefixed with `prefix/`. */
+export function lowerGraph(prefix: string, analysis: ModelAnalysis, args: Record<string, number>, problems: string[] = []): IrGraph | undefined {
+    const id = (local: string) => `${prefix}/${local}`;
+    const graph: IrGraph = { model: analysis.model.name, args, tensors: {}, inputs: [], outputs: [], ops: [] };
+    for (const t of analysis.inputs) {
+        const shape = numbers(t.shape);
+        if (!shape) { problems.push(`${prefix}: input ${t.id} has a symbolic shape`); return undefined; }
+        graph.tensors[id(t.id)] = { id: id(t.id), dtype: t.dtype, shape };
+        graph.inputs.push(id(t.id));
+    }
+    for (const op of analysis.ops) {
+        const lowered = lowerOp(op, id);
+        if (typeof lowered === 'string') { problems.push(`${prefix}/${op.path.join('/')}: ${lowered}`); return undefined; }
+        graph.tensors[lowered.output] = { id: lowered.output, dtype: op.output.dtype, shape: numbers(op.output.shape)! };
+        graph.ops.push(lowered);
+    }
+    for (const t of analysis.outputs) {
+        if (graph.inputs.includes(id(t.id))) {
+            problems.push(`${prefix}: output ${t.id} is an input unchanged; a model run by a tenant must compute something`);
+            return undefined;
+        }
+        if (!graph.outputs.includes(id(t.id))) graph.outputs.push(id(t.id));
+    }
+    if (graph.ops.length === 0) problems.push(`${prefix}: the model has no operators`);
+    return graph;
+}
+
+function lowerOp(op: OpRecord, id: (local: string) => string): IrOp | string {
+    if (op.count.value !== 1) return 'a symbolic repeat count (lower a concrete instance)';
+    const attrs: IrAttrs = {};
+    for (const [key, value] of Object.entries(op.attrs)) {
+        const v = attrValue(value);
+        if (v === undefined) return `attribute ${key} is symbolic (${String(value)})`;
+        attrs[key] = v;
+    }
+    const weights = [];
+    for (const w of op.weights) {
+        const shape = numbers(w.shape);
+        if (!shape) return `weight ${w.name} has a symbolic shape`;
+        weights.push({ name: w.name, shape, dtype: w.dtype });
+    }
+    const flops = op.cost.flops.value;
+    const bytes = op.cost.bytesRead.add(op.cost.bytesWritten).value;
+    if (flops === undefined || bytes === undefined || !numbers(op.output.shape)) return 'symbolic shape or cost';
+    const lowered: IrOp = {
+        path: id(op.path.join('/')),
+        kind: op.kind,
+        inputs: op.inputs.map(id),
+        output: id(op.output.id),
+        attrs,
+        weights,
+        flops,
+        bytes,
+    };
+    const source = sourceRange(op.node);
+    if (source) lowered.source = source;
+    return lowered;
+}
+
+function attrValue(value: AttrValue): number | boolean | number[] | undefined {
+    if (typeof value === 'boolean') return value;
+    if (value instanceof Dim) return value.value;
+    return numbers(value);
+}
+
+function numbers(dims: readonly Dim[]): number[] | undefined {
+    const out: number[] = [];
+    for (const d of dims) {
+        const v = d.value;
+        if (v === undefined) return undefined;
+        out.push(v);
+    }
+    return out;
+}
+
+/** The source range of a node, with its document URI. */
+export function sourceRange(node: AstNode): IrSourceRange | undefined {
+    const cst = node.$cstNode;
+    if (!cst) return undefined;
+    return { uri: AstUtils.getDocument(node).uri.toString(), start: { ...cst.range.start }, end: { ...cst.range.end } };
+}
+
+/** `file.tenancy:12:5` for messages. */
+function where(node: AstNode): string {
+    const doc = AstUtils.findRootNode(node).$document;
+    const file = doc ? doc.uri.path.split('/').pop() : '?';
+    const start = node.$cstNode?.range.start;
+    return start ? `${file}:${start.line + 1}:${start.character + 1}` : String(file);
+}

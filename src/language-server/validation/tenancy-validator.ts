@@ -1,0 +1,253 @@
+/**
+ * Validation checks, registered per AST type. Expensive work (shape inference of a model, a
+ * tenant's instantiation, a workload's reading) runs once per workspace state in the cached
+ * TenancyAnalyzer; these checks only turn its results into diagnostics.
+ *
+ * Adding checks: register another object with `services.validation.ValidationRegistry.register(
+ * checks, thisArg, category)` next to `registerValidationChecks` below — prediction diagnostics
+ * (`slo-infeasible`, `overloaded`, `slo-at-risk`) belong in the 'slow' category. Each diagnostic
+ * carries its IssueCodes code via `report()`.
+ */
+import { AstUtils, type AstNode, type LangiumDocuments, type ValidationAcceptor, type ValidationChecks } from 'langium';
+import type { TenancyAnalyzer } from '../analysis/index.js';
+import { formatBytes } from '../analysis/format.js';
+import { findOperator } from '../analysis/operators.js';
+import type { AnalysisIssue, ModelAnalysis } from '../analysis/types.js';
+import { constantInt, readWorkload, type WorkloadReading } from '../analysis/workload.js';
+import {
+    isInput, isLet, isModel, isNameRef, isOutput, isParam,
+    type Document, type Model, type TenancyAstType, type Tenant, type Workload,
+} from '../generated/ast.js';
+import { bindingTable } from '../references/bindings.js';
+import type { TenancyServices } from '../tenancy-module.js';
+import { importCycle, importsOf } from '../workspace/imports.js';
+import { isZooUri, zooModelNames } from '../workspace/zoo-library.js';
+import type { DeviceLimitsProvider } from './device-limits.js';
+import { IssueCodes, type IssueCode } from './issue-codes.js';
+
+/** Accepts a diagnostic with its stable code (LSP `code` and `data.code`). */
+export function report(accept: ValidationAcceptor, severity: 'error' | 'warning' | 'info' | 'hint', code: IssueCode, message: string,
+    info: { node: AstNode; property?: string; index?: number }): void {
+    accept(severity, message, { ...info, code, data: { code } } as never);
+}
+
+function reportIssue(accept: ValidationAcceptor, issue: AnalysisIssue, suffix = ''): void {
+    report(accept, issue.severity, issue.code, issue.message + suffix, { node: issue.node, property: issue.property, index: issue.index });
+}
+
+/** Statement keywords a tensor should not be named after (`output = …` is a let, not an output). */
+const statementKeywords = new Set(['input', 'output', 'model', 'import', 'workload', 'tenant', 'repeat']);
+
+/** Registers the Tenancy checks with the validation registry. */
+export function registerValidationChecks(services: TenancyServices & { validation: { DeviceLimits: DeviceLimitsProvider } }): void {
+    const validator = new TenancyValidator(services);
+    const checks: ValidationChecks<TenancyAstType> = {
+        Document: validator.checkDocument,
+        Model: validator.checkModel,
+        Workload: validator.checkWorkload,
+        Tenant: validator.checkTenant,
+    };
+    services.validation.ValidationRegistry.register(checks, validator);
+}
+
+export class TenancyValidator {
+    private readonly analyzer: TenancyAnalyzer;
+    private readonly documents: LangiumDocuments;
+    private readonly limits: DeviceLimitsProvider;
+    private readonly services: TenancyServices;
+    private readonly workloads = new WeakMap<Workload, WorkloadReading>();
+
+    constructor(services: TenancyServices & { validation: { DeviceLimits: DeviceLimitsProvider } }) {
+        this.services = services;
+        this.analyzer = services.analysis.Analyzer;
+        this.documents = services.shared.workspace.LangiumDocuments;
+        this.limits = services.validation.DeviceLimits;
+    }
+
+    /** Imports (unresolved, cycles), duplicate and shadowing model names, unused models. */
+    checkDocument(doc: Document, accept: ValidationAcceptor): void {
+        const document = AstUtils.getDocument(doc);
+        const zoo = isZooUri(document.uri);
+        for (const { node, uri } of importsOf(document)) {
+            if (!this.documents.hasDocument(uri)) {
+                report(accept, 'error', IssueCodes.UnresolvedReference, `cannot find imported file "${node.path}" (looked for ${uri.path}); the path is relative to this file`, { node, property: 'path' });
+                continue;
+            }
+            const cycle = importCycle(document, node, this.documents);
+            if (cycle) report(accept, 'error', IssueCodes.ImportCycle, `import cycle: ${cycle.join(' → ')}; remove one of these imports`, { node, property: 'path' });
+        }
+        const seen = new Map<string, AstNode>();
+        const zooNames = new Set(zooModelNames());
+        for (const element of doc.elements) {
+            const key = `${element.$type}:${element.name}`;
+            if (seen.has(key)) {
+                const first = seen.get(key)!.$cstNode?.range.start.line;
+                report(accept, 'error', IssueCodes.DuplicateName, `${isModel(element) ? 'model' : 'workload'} '${element.name}' is already defined${first !== undefined ? ` on line ${first + 1}` : ''}`, { node: element, property: 'name' });
+            } else seen.set(key, element);
+            if (!isModel(element) || zoo) continue;
+            if (findOperator(element.name)) {
+                report(accept, 'error', IssueCodes.DuplicateName, `model '${element.name}' has the name of a built-in operator; calls to ${element.name}(…) would use the operator — rename the model`, { node: element, property: 'name' });
+            } else if (zooNames.has(element.name)) {
+                report(accept, 'hint', IssueCodes.ShadowedZooModel, `model '${element.name}' shadows the zoo model of the same name; calls in this workspace use this one`, { node: element, property: 'name' });
+            }
+            if (!this.isCalled(element)) {
+                report(accept, 'hint', IssueCodes.Unused, `model '${element.name}' is not used by any tenant or model`, { node: element, property: 'name' });
+            }
+        }
+    }
+
+    /** Duplicate names, keyword names, unused tensors and the model's shape analysis. */
+    checkModel(model: Model, accept: ValidationAcceptor): void {
+        const zoo = isZooUri(AstUtils.getDocument(model).uri);
+        const table = bindingTable(model);
+        const declared = new Map<string, AstNode>();
+        const declare = (name: string, node: AstNode, kind: string) => {
+            const previous = declared.get(name);
+            if (previous) {
+                const what = isParam(previous) ? 'parameter' : isInput(previous) ? 'input' : 'dim variable';
+                report(accept, 'error', IssueCodes.DuplicateName, `${kind} '${name}' has the name of a ${what} of ${model.name}; parameters, inputs and dim variables share one namespace`, { node, property: 'name' });
+            } else declared.set(name, node);
+        };
+        for (const p of model.params) declare(p.name, p, 'parameter');
+        for (const st of model.statements) {
+            if (isInput(st)) {
+                for (const d of table.dimVars) if (d.$container === st) declare(d.name, d, 'dim variable');
+                declare(st.name, st, 'input');
+            } else if (isLet(st) || isOutput(st)) {
+                const previous = st.name !== undefined ? declared.get(st.name) : undefined;
+                if (st.name !== undefined && previous && !isInput(previous)) {
+                    report(accept, 'error', IssueCodes.DuplicateName, `'${st.name}' is a ${isParam(previous) ? 'parameter' : 'dim variable'} of ${model.name}; a tensor cannot rebind it`, { node: st, property: 'name' });
+                }
+            }
+            if ((isLet(st) || isInput(st) || isOutput(st)) && st.name !== undefined && statementKeywords.has(st.name) && !zoo) {
+                const hint = isLet(st) && st.name === 'output'
+                    ? `'output = …' binds a tensor named output; it is not an output statement (write 'output name = …')`
+                    : `tensor named '${st.name}' like the statement keyword; easy to misread — consider another name`;
+                report(accept, 'hint', IssueCodes.KeywordName, hint, { node: st, property: 'name' });
+            }
+        }
+        if (!zoo) this.checkUnusedTensors(model, accept);
+        const standalone = this.analyzer.standalone(model);
+        for (const issue of standalone.issues) reportIssue(accept, issue);
+        // Errors that appear only with the parameters' defaults (e.g. a too-small default resolution).
+        if (model.params.some(p => p.default !== undefined)) {
+            const defaults = this.analyzer.atDefaults(model);
+            const withDefaults = model.params.filter(p => p.default !== undefined).map(p => `${p.name} = ${p.default}`).join(', ');
+            for (const issue of onlyIn(defaults, standalone)) reportIssue(accept, issue, ` (with the defaults ${withDefaults})`);
+        }
+    }
+
+    /** Workload structure and arguments; out-of-memory across its tenants. */
+    checkWorkload(workload: Workload, accept: ValidationAcceptor): void {
+        const reading = this.reading(workload);
+        for (const issue of reading.issues) reportIssue(accept, issue);
+        const limits = this.limits.current();
+        const memory = reading.device.memoryBytes ?? limits.memoryBytes;
+        if (memory === undefined) return;
+        let total = 0;
+        const parts: string[] = [];
+        for (const t of reading.tenants) {
+            const peak = this.analyzer.tenant(t.node)?.totals.peakBytes;
+            if (peak === undefined) return; // a tenant with errors: its own diagnostics say why
+            total += peak;
+            parts.push(`${t.name} ${formatBytes(peak)}`);
+        }
+        if (total > memory) {
+            const device = workload.members.find(m => m.$type === 'DeviceDecl');
+            const source = reading.device.memoryBytes !== undefined ? 'device(memory: …)' : limits.source;
+            report(accept, 'error', IssueCodes.OutOfMemory, `the tenants' peak memory ${formatBytes(total)} (${parts.join(', ')}) exceeds the ${formatBytes(memory)} of ${source}`,
+                device ? { node: device } : { node: workload, property: 'name' });
+        }
+    }
+
+    /** A tenant's model line: arguments, unbound dims, instance-only shape errors, buffer limits. */
+    checkTenant(tenant: Tenant, accept: ValidationAcceptor): void {
+        const prop = tenant.props.find(p => p.$type === 'ModelProp');
+        if (!prop || prop.$type !== 'ModelProp') return;
+        const call = prop.call;
+        const model = call.callee.ref;
+        if (!model || !isModel(model)) return; // unknown-op / unresolved: reported by linking
+        let ok = true;
+        const given = new Set<string>();
+        for (const arg of call.args) {
+            if (arg.name === undefined) {
+                report(accept, 'error', IssueCodes.BadArgument, `a tenant's model takes parameters by name (${model.params.map(p => `${p.name}: …`).join(', ') || 'none'}), found a positional argument`, { node: arg });
+                ok = false;
+                continue;
+            }
+            const param = model.params.find(p => p.name === arg.name);
+            if (!param) {
+                report(accept, 'error', IssueCodes.BadArgument, `${model.name} has no parameter '${arg.name}'; expected ${model.params.map(p => p.name).join(', ') || 'no arguments'}`, { node: arg, property: 'name' });
+                ok = false;
+            } else if (given.has(arg.name)) {
+                report(accept, 'error', IssueCodes.BadArgument, `parameter '${arg.name}' is given twice`, { node: arg, property: 'name' });
+                ok = false;
+            } else {
+                const v = constantInt(arg.value);
+                if (v === undefined || v < 1) {
+                    report(accept, 'error', IssueCodes.BadArgument, `parameter '${arg.name}' of ${model.name} must be a positive integer, found ${arg.value.$cstNode?.text ?? '?'}`, { node: arg.value });
+                    ok = false;
+                }
+            }
+            given.add(arg.name);
+        }
+        const resolved = this.analyzer.tenantModel(tenant);
+        if (!ok || !resolved) return;
+        if (resolved.missing.length > 0) {
+            report(accept, 'error', IssueCodes.BadArgument, `${model.name} needs ${resolved.missing.map(m => `'${m}'`).join(', ')} (no default); add ${resolved.missing.map(m => `${m}: …`).join(', ')}`, { node: call, property: 'callee' });
+            return;
+        }
+        const instance = this.analyzer.instance(resolved.model, resolved.args);
+        if (instance.unboundDims.length > 0) {
+            report(accept, 'error', IssueCodes.UnboundDim, `${model.name} has input dims no parameter binds: ${instance.unboundDims.join(', ')}; a model run by a tenant needs every input dim from its parameters (it can be called as a block inside another model)`, { node: call, property: 'callee' });
+            return;
+        }
+        const standalone = this.analyzer.standalone(model);
+        if (standalone.issues.length > 0) return; // the model's own errors are reported in the model
+        const args = [...resolved.args].map(([k, v]) => `${k}: ${v}`).join(', ');
+        for (const issue of onlyIn(instance, standalone)) {
+            const line = issue.node.$cstNode ? ` (line ${issue.node.$cstNode.range.start.line + 1} of ${AstUtils.getDocument(issue.node).uri.path.split('/').pop()})` : '';
+            report(accept, 'error', issue.code, `with ${model.name}(${args}): ${issue.message}${line}`, { node: call, property: 'callee' });
+            return;
+        }
+        const largest = instance.totals.largestTensor;
+        const limits = this.limits.current();
+        if (largest && largest.bytes > limits.maxStorageBufferBindingSize) {
+            report(accept, 'error', IssueCodes.BufferTooLarge, `${largest.what} needs ${formatBytes(largest.bytes)}, more than the largest storage buffer binding ${formatBytes(limits.maxStorageBufferBindingSize)} (${limits.source}); use a smaller batch or resolution`, { node: call, property: 'callee' });
+        }
+    }
+
+    /** The workload's reading, once per AST instance. */
+    private reading(workload: Workload): WorkloadReading {
+        let r = this.workloads.get(workload);
+        if (!r) {
+            r = readWorkload(workload);
+            this.workloads.set(workload, r);
+        }
+        return r;
+    }
+
+    private checkUnusedTensors(model: Model, accept: ValidationAcceptor): void {
+        const used = new Set<AstNode>();
+        for (const node of AstUtils.streamAst(model)) {
+            if (isNameRef(node) && node.ref.ref) used.add(node.ref.ref);
+        }
+        for (const st of model.statements) {
+            if ((isLet(st) || isInput(st)) && !used.has(st)) {
+                report(accept, 'hint', IssueCodes.Unused, `${isInput(st) ? 'input' : 'tensor'} '${st.name}' is never used`, { node: st, property: 'name' });
+            }
+        }
+    }
+
+    /** Whether any model or tenant in the workspace calls this model. */
+    private isCalled(model: Model): boolean {
+        const refs = this.services.shared.workspace.IndexManager.findAllReferences(model, this.services.workspace.AstNodeLocator.getAstNodePath(model));
+        return refs.some(() => true);
+    }
+}
+
+/** Issues of `instance` that `base` does not have (same node and code). */
+function onlyIn(instance: ModelAnalysis, base: ModelAnalysis): AnalysisIssue[] {
+    return instance.issues.filter(i => !base.issues.some(b => b.node === i.node && b.code === i.code));
+}
+
