@@ -15,9 +15,7 @@ import { alignTable } from '../../runtime/report/table.js';
 import { workspaceFolderOf } from '../../runtime/report/write.js';
 import { formatBytes, formatError, formatFlops, formatMs, formatPercent, profileLabel } from '../../language-server/prediction/format.js';
 import { exitCodes } from '../../protocol/exit-codes.js';
-
-/** Loads the workloads of a file: IR JSON directly, `.tenancy` through the language services. */
-export type WorkloadSource = (file: string) => Promise<WorkloadIR[]>;
+import { loadAllWorkloadIrs } from '../load-workspace.js';
 
 /** Validates one IR read from a file, naming the file in the error. */
 function parseWorkloadIrAt(value: unknown, where: string): WorkloadIR {
@@ -28,14 +26,14 @@ function parseWorkloadIrAt(value: unknown, where: string): WorkloadIR {
     }
 }
 
+/** Loads the workloads of a file: IR JSON directly, `.tenancy` through the language services (load-workspace). */
 async function loadIrs(file: string): Promise<WorkloadIR[]> {
     if (extname(file) === '.json') {
         const value: unknown = JSON.parse(readFileSync(file, 'utf8'));
         const list = Array.isArray(value) ? value : [value];
         return list.map((v, i) => parseWorkloadIrAt(v, list.length > 1 ? `${file}[${i}]` : file));
     }
-    const { loadWorkloadIrs } = await import('./predict-source.js');
-    return loadWorkloadIrs(file);
+    return loadAllWorkloadIrs(file);
 }
 
 /** The text table of a prediction (what `tenancy predict` prints). */
