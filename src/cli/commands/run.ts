@@ -24,7 +24,8 @@ import { MemoryLimitError } from '../../runtime/compile/memory.js';
 import { ScheduleNotImplementedError } from '../../runtime/schedule/policy.js';
 import { runWorkload, startEvent } from '../../runtime/execute/run.js';
 import { interferenceTable } from '../../runtime/report/table.js';
-import { resultsPathsFor, sourcePathOf, writeResultsFiles } from '../../runtime/report/write.js';
+import { resultsPathsFor, sourcePathOf, workspaceFolderOf, writeResultsFiles } from '../../runtime/report/write.js';
+import { recordedPredictions } from '../../runtime/predict/record.js';
 
 const ADAPTERS = ['auto', 'high-performance', 'low-power', 'fallback'];
 
@@ -161,6 +162,8 @@ async function runCommand(file: string | undefined, opts: RunOptions): Promise<n
             ir, durationMs, warmupMs, requests, tenants: opts.tenant,
             adapter: (opts.adapter || undefined) as AdapterPreference | undefined,
             signal: controller.signal, onEvent: emit, fusion: opts.fusion, timing: opts.timing as 'auto' | 'cpu',
+            // Added by predictions (issue 4): the figures the editor showed, stored so prediction error stays visible.
+            predictions: recordedPredictions(ir, workspaceFolderOf(sourceFile)),
         });
         const paths = resultsPathsFor(sourceFile, ir.workload, opts.resultsDir);
         const written = await writeResultsFiles(paths, results, new Date(results.finishedAt));

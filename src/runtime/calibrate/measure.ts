@@ -11,8 +11,8 @@ import type { DeviceCaps, OpKernels } from '../kernels/kernel.js';
 import { numel } from '../kernels/common.js';
 import type { SyntheticCase } from './synthetic.js';
 
-/** Longest a single GPU wait may take during calibration (a lost device must not hang the command). */
-export const WAIT_LIMIT_MS = 30_000;
+/** Longest a single GPU wait may take during calibration (a lost device must not hang the command); lavapipe JIT-compiles a pipeline at its first dispatch, which took up to 20 s for workgroup-memory kernels on a loaded 2-core machine. */
+export const WAIT_LIMIT_MS = 120_000;
 
 type Step = { pipeline: GPUComputePipeline; group: GPUBindGroup; dispatch: [number, number, number] };
 
