@@ -7,6 +7,8 @@
  * - `direct`: one output per invocation (best for tiny channel counts).
  * - `pointwise_<gemm variant>`: 1×1, stride 1, no padding, groups 1 → a plain GEMM
  *   weight [F, C] · x[n] [C, H·W] using the matmul generators.
+ * - `im2col_<gemm variant>`: an im2col launch into a scratch buffer [n, groups, Cg·KH·KW, Ho·Wo]
+ *   then the GEMM weight[g] · cols[n, g] (trades memory traffic for the fast GEMM kernels).
  * depthwise_conv2d: `pix4` (4 output pixels per invocation) and `direct`.
  */
 import type { IrOp } from '../ir/types.js';
@@ -18,7 +20,7 @@ import {
 } from './common.js';
 import { GEMM_VARIANTS, gemmLaunches, parseGemmVariant } from './matmul.js';
 
-export const CONV_VARIANTS = ['gemm_4x4', 'gemm_8x4', 'gemm_4x8', 'direct', 'capped_4', 'capped_16'] as const;
+export const CONV_VARIANTS = ['gemm_4x4', 'gemm_8x4', 'gemm_4x8', 'direct', 'capped_4', 'capped_16', 'im2col_vec4_4x8', 'im2col_vec4_4x4'] as const;
 export const DEPTHWISE_VARIANTS = ['pix4', 'direct'] as const;
 
 /** Concrete geometry of one convolution. */
@@ -249,10 +251,58 @@ function directConv(c: ConvCommon): KernelDescription {
     return k;
 }
 
-function defaultConvVariant(g: ConvGeometry, pointwise: boolean): string {
+/** im2col: cols[n, g, k, p] = x[n, g·Cg + c, iy, ix] (0 in the padding), k = (c, ky, kx). */
+function im2colLaunch(c: ConvCommon): KernelDescription {
+    const g = c.geom;
+    const P = g.Ho * g.Wo, Kg = g.Cg * g.KH * g.KW, HW = g.H * g.W;
+    const total = g.N * g.G * Kg * P;
+    const WG = 64;
+    const groups = Math.ceil(total / WG);
+    const dispatch = fold1D(groups, c.caps, c.where);
+    const specs: BindingSpec[] = [{ role: 'in0', access: 'read' }, { role: 'cols', access: 'read_write' }];
+    const code = [
+        declareBindings(specs),
+        `@compute @workgroup_size(${WG}, 1, 1)`,
+        `fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {`,
+        `  let i = (wid.x + wid.y * ${u(dispatch[0])}) * ${u(WG)} + lid.x;`,
+        `  if (i >= ${u(total)}) { return; }`,
+        `  let p = i % ${u(P)};`,
+        `  let kk = (i / ${u(P)}) % ${u(Kg)};`,
+        `  let z = i / ${u(P * Kg)};`,
+        `  let n = z / ${u(g.G)};`,
+        `  let grp = z % ${u(g.G)};`,
+        `  let ci = kk / ${u(g.KH * g.KW)};`,
+        `  let ky = (kk / ${u(g.KW)}) % ${u(g.KH)};`,
+        `  let kx = kk % ${u(g.KW)};`,
+        `  let y = i32((p / ${u(g.Wo)}) * ${u(g.sh)} + ky * ${u(g.dh)}) - ${g.pt};`,
+        `  let x = i32((p % ${u(g.Wo)}) * ${u(g.sw)} + kx * ${u(g.dw)}) - ${g.pl};`,
+        `  let ok = y >= 0 && y < ${g.H} && x >= 0 && x < ${g.W};`,
+        `  let src = (n * ${u(g.C)} + grp * ${u(g.Cg)} + ci) * ${u(HW)} + select(0u, u32(y) * ${u(g.W)} + u32(x), ok);`,
+        `  t_cols[i] = select(0.0, t_in0[src], ok);`,
+        '}',
+    ].join('\n');
+    const k: KernelDescription = {
+        name: `${c.opName}.${c.variantName}.im2col`,
+        cacheKey: `conv.im2col|${geomKey(g)}|d=${dispatch.join('x')}`,
+        variant: { variant: c.variantName, workgroups: groups },
+        workgroupSize: [WG, 1, 1],
+        bindings: bindingList(specs),
+        wgsl: () => code,
+        dispatch,
+        flops: 0,
+        bytes: 4 * (2 * total),
+    };
+    checkLaunch(k, specs, { in0: g.N * g.C * HW, cols: total }, c.caps);
+    return k;
+}
+
+function defaultConvVariant(g: ConvGeometry, pointwise: boolean, caps: DeviceCaps): string {
     if (pointwise) return 'pointwise_vec4_4x8';
     if (g.Fg < 4) return 'direct';
-    return 'gemm_4x4';
+    // im2col + GEMM measured fastest on lavapipe for 3×3 convs; fall back when cols would not fit.
+    const colsBytes = 4 * g.N * g.C * g.KH * g.KW * g.Ho * g.Wo;
+    if (g.Fg >= 16 && colsBytes <= caps.maxStorageBufferBindingSize) return 'im2col_vec4_4x8';
+    return 'gemm_4x8';
 }
 
 /** conv2d: weight [filters, c/groups, kh, kw], bias [filters] when attrs.bias. */
@@ -264,7 +314,7 @@ export function conv2dKernels(req: KernelRequest): OpKernels {
     expectOutputShape(req, [g.N, g.F, g.Ho, g.Wo]);
     const hasBias = boolAttr(op, 'bias', true);
     const pointwise = isPointwise(op);
-    const vname = req.variant ?? defaultConvVariant(g, pointwise);
+    const vname = req.variant ?? defaultConvVariant(g, pointwise, req.caps);
     const common: ConvCommon = { opName: 'conv2d', variantName: vname, geom: g, ownBias: hasBias ? 'bias' : undefined, epilogue: req.epilogue, caps: req.caps, where: at(op) };
     const buffers: LaunchBuffer[] = [{ role: 'weight', kind: 'weight', shape: [g.F, g.Cg, g.KH, g.KW], dtype: 'f32', init: 'normal' }];
     if (hasBias) buffers.push({ role: 'bias', kind: 'weight', shape: [g.F], dtype: 'f32', init: 'normal' });
@@ -278,6 +328,18 @@ export function conv2dKernels(req: KernelRequest): OpKernels {
     }
     if (cap !== undefined && cap >= 1) return { launches: [implicitGemm(common, 4, 4, 8, 8, cap)], buffers };
     if (vname === 'direct') return { launches: [directConv(common)], buffers };
+    if (vname.startsWith('im2col_')) {
+        const v = parseGemmVariant(vname.slice('im2col_'.length));
+        if (!v) throw unknownVariant(op, vname, valid);
+        const P = g.Ho * g.Wo, Kg = g.Cg * g.KH * g.KW;
+        const cols = im2colLaunch(common);
+        const gl = gemmLaunches({
+            opName: 'conv2d', variantName: vname, variant: v, M: g.Fg, N: P, K: Kg, batch: g.N * g.G,
+            outLead: [g.N, g.G], aLead: [g.G], bLead: [g.N, g.G], aRole: 'weight', bRole: 'cols', outRole: 'out',
+            ownBias: common.ownBias, epilogue: req.epilogue, channel: 'row', channelGroups: g.G, partialRole: 'partial', caps: req.caps, where: at(op),
+        });
+        return { launches: [cols, ...gl.launches], buffers: [...buffers, { role: 'cols', kind: 'scratch', shape: [g.N, g.G, Kg, P], dtype: 'f32' }, ...gl.buffers] };
+    }
     if (vname.startsWith('pointwise_')) {
         const inner = vname.slice('pointwise_'.length);
         const v = parseGemmVariant(inner);

@@ -67,6 +67,8 @@ export interface GemmConfig {
     epilogue: readonly Epilogue[];
     /** Which index the bias/scale channel is: the output column (dense) or row (conv as GEMM). */
     channel: 'col' | 'row';
+    /** With channel 'row' and problems laid out [..., groups]: channel = row + (b % groups)·M (grouped conv). */
+    channelGroups?: number;
     /** Role of the split-K scratch buffer (unique within the op). */
     partialRole?: string;
     caps: DeviceCaps;
@@ -91,7 +93,7 @@ function batchOffsetFn(name: string, outLead: number[], lead: number[], matSize:
 }
 
 function gemmKeyBase(c: GemmConfig): string {
-    return `M=${c.M},N=${c.N},K=${c.K},lead=${c.outLead.join('x')}/${c.aLead.join('x')}/${c.bLead.join('x')},`
+    return `M=${c.M},N=${c.N},K=${c.K},cg=${c.channelGroups ?? 1},lead=${c.outLead.join('x')}/${c.aLead.join('x')}/${c.bLead.join('x')},`
         + `roles=${c.aRole},${c.bRole},${c.outRole},bias=${c.ownBias ?? '-'},ch=${c.channel}${epilogueKey(c.epilogue)}`;
 }
 
@@ -193,12 +195,13 @@ function regblockGemm(c: GemmConfig, v: Extract<GemmVariant, { kind: 'regblock' 
     }
     // Stores.
     L.push(split ? `  let oBase = (ks * ${u(batch)} + b) * ${u(M * N)};` : `  let oBase = b * ${u(M * N)};`);
-    const ch = (j: number, r: string) => c.channel === 'col' ? `col + ${u(j)}` : r;
+    const rowCh = (c.channelGroups ?? 1) > 1 ? `row + (b % ${u(c.channelGroups!)}) * ${u(M)}` : 'row';
+    const ch = (j: number) => c.channel === 'col' ? `col + ${u(j)}` : rowCh;
     for (let r = 0; r < TM; r++) {
         L.push(`  {`, `    let row = row0 + ${u(r)};`);
         for (let cv = 0; cv < CV; cv++) {
             L.push(`    {`, `      let col = col0 + ${u(4 * cv)};`, `      let i = oBase + row * ${u(N)} + col;`);
-            const val = (j: number) => split ? `acc${r}_${cv}[${j}]` : `epilogue(acc${r}_${cv}[${j}], i + ${u(j)}, ${ch(j, 'row')})`;
+            const val = (j: number) => split ? `acc${r}_${cv}[${j}]` : `epilogue(acc${r}_${cv}[${j}], i + ${u(j)}, ${ch(j)})`;
             const guard: string[] = [];
             if (!rowsExact) guard.push(`row < ${u(M)}`);
             if (outVec) {
@@ -270,7 +273,9 @@ function splitReduce(c: GemmConfig, S: number, partialRole: string, name: string
     specs.push({ role: c.outRole, access: 'read_write', elem: 'f32' });
     const P = `t_${partialRole.replace(/[^A-Za-z0-9_]/g, '_')}`;
     const O = `t_${c.outRole.replace(/[^A-Za-z0-9_]/g, '_')}`;
-    const chExpr = c.channel === 'col' ? `i % ${u(c.N)}` : `(i / ${u(c.N)}) % ${u(c.M)}`;
+    const G = c.channelGroups ?? 1;
+    const chExpr = c.channel === 'col' ? `i % ${u(c.N)}`
+        : G > 1 ? `(i / ${u(c.N)}) % ${u(c.M)} + ((i / ${u(c.M * c.N)}) % ${u(G)}) * ${u(c.M)}` : `(i / ${u(c.N)}) % ${u(c.M)}`;
     const code = [
         declareBindings(specs),
         epilogueFn(c.epilogue, c.ownBias),
@@ -285,7 +290,7 @@ function splitReduce(c: GemmConfig, S: number, partialRole: string, name: string
     ].join('\n');
     const k: KernelDescription = {
         name: `${name}.reduce`,
-        cacheKey: `gemm.splitk_reduce|S=${S},total=${total},M=${c.M},N=${c.N},roles=${partialRole},${c.outRole},bias=${c.ownBias ?? '-'},ch=${c.channel}${epilogueKey(c.epilogue)}|d=${dispatch.join('x')}`,
+        cacheKey: `gemm.splitk_reduce|S=${S},total=${total},M=${c.M},N=${c.N},cg=${c.channelGroups ?? 1},roles=${partialRole},${c.outRole},bias=${c.ownBias ?? '-'},ch=${c.channel}${epilogueKey(c.epilogue)}|d=${dispatch.join('x')}`,
         variant: { variant: c.variantName, splits: S },
         workgroupSize: [WG, 1, 1],
         bindings: bindingList(specs),
@@ -336,7 +341,7 @@ function wgmemGemm(c: GemmConfig, T: number): { launches: KernelDescription[]; b
         `  }`,
         exactM && exactN ? '' : `  if (r >= ${u(M)} || col >= ${u(N)}) { return; }`,
         `  let i = b * ${u(M * N)} + r * ${u(N)} + col;`,
-        `  ${O}[i] = epilogue(acc, i, ${c.channel === 'col' ? 'col' : 'r'});`,
+        `  ${O}[i] = epilogue(acc, i, ${c.channel === 'col' ? 'col' : (c.channelGroups ?? 1) > 1 ? `r + (b % ${u(c.channelGroups!)}) * ${u(M)}` : 'r'});`,
         '}',
     ].join('\n');
     const elems = operandElems(c);

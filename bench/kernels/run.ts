@@ -1,0 +1,320 @@
+/// <reference types="@webgpu/types" />
+/**
+ * Kernel benchmark: GFLOP/s of our kernel variants (GPU time from timestamp queries, median
+ * of repetitions) side by side with TF.js's WebGPU backend on the same adapter in the same run
+ * (its own timestamp-query kernel time), and numpy/OpenBLAS float32 GEMM on the same cores.
+ * Also the per-dispatch overhead of our launch path vs a bare Dawn dispatch loop.
+ * Run: node bench/kernels/build-and-run.mjs [--quick] [--only matmul,conv,bert,overhead]
+ * Writes bench/.work/kernels.json and prints a markdown table.
+ */
+import { create, globals } from 'webgpu';
+import { spawnSync } from 'node:child_process';
+import { writeFileSync, mkdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { capsFromDevice, kernelsFor } from '../../src/runtime/kernels/index.js';
+import {
+    KernelPipelines, createOpBuffers, encodeSteps, kernelDeviceDescriptor, median, prepareLaunches, timeOpKernels,
+} from '../../src/runtime/kernels/harness.js';
+import type { IrAttrs, IrOp, IrOpKind } from '../../src/runtime/ir/types.js';
+import type { DeviceCaps, OpKernels } from '../../src/runtime/kernels/kernel.js';
+
+const FLAGS = ['disable-dawn-features=timestamp_quantization', 'enable-dawn-features=allow_unsafe_apis,disable_robustness'];
+const args = process.argv.slice(2);
+const quick = args.includes('--quick');
+const onlyIdx = args.indexOf('--only');
+const only = onlyIdx >= 0 ? new Set(args[onlyIdx + 1].split(',')) : undefined;
+const TARGET_S = quick ? 0.6 : 2.0; // measured GPU seconds per (case, variant)
+
+type Cls = 'matmul' | 'conv' | 'bert';
+interface Case {
+    cls: Cls;
+    name: string;
+    kind: IrOpKind;
+    attrs: IrAttrs;
+    inputShapes: number[][];
+    outputShape: number[];
+    flops: number;
+    variants: string[];
+    /** The same work as one GEMM [m, n, k] for the BLAS column. */
+    gemm: [number, number, number];
+    tf: { kind: 'matmul'; m: number; n: number; k: number } | { kind: 'conv'; h: number; w: number; c: number; f: number; k: number; stride: number; pad: 'same' | 'valid' };
+}
+
+function op(kind: IrOpKind, attrs: IrAttrs, n: number): IrOp {
+    return { path: `bench/${kind}`, kind, inputs: Array.from({ length: n }, (_, i) => `t${i}`), output: 'y', attrs, weights: [], flops: 0, bytes: 0 };
+}
+
+function cases(): Case[] {
+    const out: Case[] = [];
+    const mm = (cls: Cls, name: string, m: number, n: number, k: number, variants: string[]): Case => ({
+        cls, name, kind: 'matmul', attrs: {}, inputShapes: [[m, k], [k, n]], outputShape: [m, n], flops: 2 * m * n * k, variants,
+        gemm: [m, n, k], tf: { kind: 'matmul', m, n, k },
+    });
+    for (const n of quick ? [256, 1024] : [256, 512, 1024, 2048]) {
+        const v = ['vec4_4x8', 'vec4_4x4'];
+        if (n <= 512) v.push('wgmem_16x16', 'splitk_4');
+        if (n <= 1024) v.push('capped_4');
+        out.push(mm('matmul', `matmul ${n}³`, n, n, n, v));
+    }
+    const conv = (name: string, c: number, f: number, hw: number, k: number, variants: string[]): Case => {
+        const pad = (k - 1) / 2;
+        return {
+            cls: 'conv', name, kind: 'conv2d',
+            attrs: { filters: f, kernel: [k, k], stride: [1, 1], padding: [pad, pad, pad, pad], dilation: [1, 1], groups: 1, bias: false },
+            inputShapes: [[1, c, hw, hw]], outputShape: [1, f, hw, hw], flops: 2 * f * c * k * k * hw * hw, variants,
+            gemm: [f, hw * hw, c * k * k], tf: { kind: 'conv', h: hw, w: hw, c, f, k, stride: 1, pad: k === 1 ? 'valid' : 'same' },
+        };
+    };
+    out.push(conv('resnet50 1×1 256→64 @56²', 256, 64, 56, 1, ['pointwise_vec4_4x8', 'pointwise_vec4_4x4', 'gemm_4x4']));
+    out.push(conv('resnet50 3×3 64→64 @56²', 64, 64, 56, 3, ['im2col_vec4_4x8', 'im2col_vec4_4x4', 'gemm_4x4', 'gemm_4x8', 'direct']));
+    out.push(conv('resnet50 3×3 512→512 @7²', 512, 512, 7, 3, ['im2col_vec4_4x8', 'im2col_vec4_4x4', 'im2col_splitk_4', 'gemm_4x8']));
+    out.push(mm('bert', 'bert 128×768×768', 128, 768, 768, ['vec4_4x8', 'vec4_4x4', 'splitk_4']));
+    if (!quick) {
+        out.push(mm('bert', 'bert 128×768×3072 (ffn up)', 128, 3072, 768, ['vec4_4x8', 'vec4_4x4']));
+        out.push(mm('bert', 'bert 128×3072×768 (ffn down)', 128, 768, 3072, ['vec4_4x8', 'vec4_4x4', 'splitk_4']));
+    }
+    return out.filter(c => !only || only.has(c.cls));
+}
+
+function randomData(n: number): Float32Array {
+    const a = new Float32Array(n);
+    for (let i = 0; i < n; i++) a[i] = Math.random() - 0.5;
+    return a;
+}
+
+async function openDevice(gpu: GPU): Promise<GPUDevice> {
+    const adapter = await gpu.requestAdapter();
+    if (!adapter) throw new Error('no WebGPU adapter: install a Vulkan driver (see /work/shared/TESTING.md)');
+    return adapter.requestDevice(kernelDeviceDescriptor(adapter, 'kernel-bench'));
+}
+
+interface VariantResult { variant: string; ms?: number; gflops?: number; reps?: number; error?: string }
+
+async function measureOurs(device: GPUDevice, caps: DeviceCaps, pipes: KernelPipelines, c: Case): Promise<VariantResult[]> {
+    const res: VariantResult[] = [];
+    const numel = (s: number[]) => s.reduce((a, b) => a * b, 1);
+    const inputs = c.inputShapes.map(s => randomData(numel(s)));
+    for (const variant of c.variants) {
+        try {
+            const k = kernelsFor({ op: op(c.kind, c.attrs, c.inputShapes.length), inputShapes: c.inputShapes, outputShape: c.outputShape, epilogue: [], variant, caps });
+            const run = { inputs, outputElements: numel(c.outputShape), seed: 1 };
+            const first = median(await timeOpKernels(device, pipes, `bench/${variant}`, k, run, 1, 1));
+            const reps = Math.max(3, Math.min(15, Math.floor(TARGET_S / Math.max(first / 1000, 1e-4))));
+            const ms = median(await timeOpKernels(device, pipes, `bench/${variant}`, k, run, reps, 0));
+            res.push({ variant, ms, gflops: c.flops / ms / 1e6, reps });
+        } catch (e) {
+            res.push({ variant, error: (e as Error).message.split('\n')[0] });
+        }
+    }
+    return res;
+}
+
+/* eslint-disable @typescript-eslint/no-explicit-any */
+async function setupTf(gpu: GPU): Promise<any> {
+    Object.defineProperty(globalThis.navigator, 'gpu', { value: gpu, configurable: true });
+    const tf: any = await import('@tensorflow/tfjs-core');
+    await import('@tensorflow/tfjs-backend-webgpu');
+    const ok = await tf.setBackend('webgpu');
+    if (!ok) throw new Error('tf.setBackend("webgpu") failed');
+    await tf.ready();
+    return tf;
+}
+
+async function measureTf(tf: any, c: Case): Promise<{ ms?: number; gflops?: number; timing: string; reps?: number; error?: string }> {
+    try {
+        let a: any, b: any, fn: () => any;
+        if (c.tf.kind === 'matmul') {
+            a = tf.randomUniform([c.tf.m, c.tf.k]);
+            b = tf.randomUniform([c.tf.k, c.tf.n]);
+            fn = () => tf.matMul(a, b);
+        } else {
+            const t = c.tf;
+            a = tf.randomUniform([1, t.h, t.w, t.c]);
+            b = tf.randomUniform([t.k, t.k, t.c, t.f]);
+            fn = () => tf.conv2d(a, b, t.stride, t.pad);
+        }
+        const once = async () => {
+            const info = await tf.time(async () => { const y = fn(); await y.data(); y.dispose(); });
+            return { kernel: typeof info.kernelMs === 'number' ? info.kernelMs : undefined, wall: info.wallMs as number };
+        };
+        await once(); // compile
+        const first = await once();
+        const est = (first.kernel ?? first.wall) / 1000;
+        const reps = Math.max(3, Math.min(15, Math.floor(TARGET_S / Math.max(est, 1e-4))));
+        const ks: number[] = [], ws: number[] = [];
+        for (let r = 0; r < reps; r++) { const s = await once(); if (s.kernel !== undefined) ks.push(s.kernel); ws.push(s.wall); }
+        a.dispose(); b.dispose();
+        const ms = ks.length === reps ? median(ks) : median(ws);
+        return { ms, gflops: c.flops / ms / 1e6, timing: ks.length === reps ? 'gpu (timestamp-query)' : 'wall (with readback)', reps };
+    } catch (e) {
+        return { timing: 'failed', error: (e as Error).message.split('\n')[0] };
+    }
+}
+
+function measureBlas(cs: Case[]): { info: string; seconds: Record<string, number> } | { error: string } {
+    const payload: Record<string, [number, number, number]> = {};
+    for (const c of cs) payload[c.name] = c.gemm;
+    const r = spawnSync('python3', [path.join('bench/kernels/blas.py')], { input: JSON.stringify(payload), encoding: 'utf8', timeout: 120_000 });
+    if (r.status !== 0) return { error: `python3/numpy not usable: ${(r.stderr || r.error?.message || '').trim().split('\n').pop()}` };
+    const j = JSON.parse(r.stdout);
+    return { info: j.numpy, seconds: j.seconds };
+}
+
+/** Per-dispatch overhead: our description → harness launch path vs a hand-written bare Dawn loop. */
+async function measureOverhead(device: GPUDevice, caps: DeviceCaps, pipes: KernelPipelines) {
+    const N = 64;
+    const k: OpKernels = kernelsFor({ op: op('relu', {}, 1), inputShapes: [[N]], outputShape: [N], epilogue: [], caps });
+    const bufs = createOpBuffers(device, 'overhead', k, { inputs: [randomData(N)], outputElements: N });
+    const prepared = await prepareLaunches(device, pipes, k, bufs);
+    const bareModule = device.createShaderModule({
+        label: 'bare.relu',
+        code: `@group(0) @binding(0) var<storage, read> x: array<f32>;
+@group(0) @binding(1) var<storage, read_write> y: array<f32>;
+@compute @workgroup_size(64) fn main(@builtin(global_invocation_id) g: vec3<u32>) { if (g.x < ${N}u) { y[g.x] = max(x[g.x], 0.0); } }`,
+    });
+    const bare = device.createComputePipeline({ label: 'bare.relu', layout: 'auto', compute: { module: bareModule, entryPoint: 'main' } });
+    const bareGroup = device.createBindGroup({ layout: bare.getBindGroupLayout(0), entries: [{ binding: 0, resource: { buffer: bufs.byRole.in0 } }, { binding: 1, resource: { buffer: bufs.byRole.out } }] });
+    const oursBatch = async (n: number) => {
+        const enc = device.createCommandEncoder();
+        encodeSteps(enc, Array.from({ length: n }, () => prepared.steps[0]));
+        device.queue.submit([enc.finish()]);
+        await device.queue.onSubmittedWorkDone();
+    };
+    const bareBatch = async (n: number) => {
+        const enc = device.createCommandEncoder();
+        const pass = enc.beginComputePass();
+        for (let i = 0; i < n; i++) { pass.setPipeline(bare); pass.setBindGroup(0, bareGroup); pass.dispatchWorkgroups(1); }
+        pass.end();
+        device.queue.submit([enc.finish()]);
+        await device.queue.onSubmittedWorkDone();
+    };
+    const oursSubmit = async () => {
+        const enc = device.createCommandEncoder();
+        encodeSteps(enc, prepared.steps);
+        device.queue.submit([enc.finish()]);
+        await device.queue.onSubmittedWorkDone();
+    };
+    const bareSubmit = () => bareBatch(1);
+    const time = async (f: () => Promise<void>, reps: number) => {
+        const samples: number[] = [];
+        for (let r = 0; r < reps; r++) { const t = performance.now(); await f(); samples.push(performance.now() - t); }
+        return median(samples);
+    };
+    const BATCH = 2000;
+    await oursBatch(BATCH); await bareBatch(BATCH);
+    const oursB = [], bareB = [], oursS = [], bareS = [];
+    for (let round = 0; round < 3; round++) { // interleave to share drift
+        oursB.push(await time(() => oursBatch(BATCH), 5) / BATCH * 1000);
+        bareB.push(await time(() => bareBatch(BATCH), 5) / BATCH * 1000);
+        oursS.push(await time(oursSubmit, 100) * 1000);
+        bareS.push(await time(bareSubmit, 100) * 1000);
+    }
+    let t = performance.now();
+    for (let i = 0; i < 200; i++) kernelsFor({ op: op('relu', {}, 1), inputShapes: [[N]], outputShape: [N], epilogue: [], caps });
+    const genUs = (performance.now() - t) / 200 * 1000;
+    t = performance.now();
+    for (let i = 0; i < 50; i++) kernelsFor({ op: op('conv2d', { filters: 64, kernel: [3, 3], stride: [1, 1], padding: [1, 1, 1, 1], dilation: [1, 1], groups: 1, bias: true }, 1), inputShapes: [[1, 64, 56, 56]], outputShape: [1, 64, 56, 56], epilogue: [{ kind: 'activation', fn: 'relu' }], caps }).launches[0].wgsl();
+    const genConvUs = (performance.now() - t) / 50 * 1000;
+    prepared.destroy();
+    bufs.destroy();
+    return {
+        batchedUsPerDispatch: { ours: median(oursB), bare: median(bareB), ratio: median(oursB) / median(bareB), dispatches: BATCH },
+        submitPerDispatchUs: { ours: median(oursS), bare: median(bareS), ratio: median(oursS) / median(bareS) },
+        kernelsForUs: { relu: genUs, conv3x3WithWgsl: genConvUs },
+    };
+}
+
+function fmt(x: number | undefined, d = 2): string {
+    return x === undefined || !Number.isFinite(x) ? '—' : x.toFixed(d);
+}
+
+async function main(): Promise<void> {
+    Object.assign(globalThis, globals);
+    let gpu: GPU | undefined = create(FLAGS);
+    const device = await openDevice(gpu);
+    const caps = capsFromDevice(device);
+    const pipes = new KernelPipelines(device);
+    const adapterInfo = (device as any).adapterInfo ?? {};
+    const started = performance.now();
+    const cs = cases();
+    const ours: Record<string, VariantResult[]> = {};
+    for (const c of cs) {
+        ours[c.name] = await measureOurs(device, caps, pipes, c);
+        const best = ours[c.name].filter(r => r.gflops).sort((a, b) => b.gflops! - a.gflops!)[0];
+        console.error(`ours  ${c.name}: ${ours[c.name].map(r => `${r.variant} ${r.error ? 'ERR ' + r.error : fmt(r.gflops)}`).join(' | ')}  best ${best?.variant}`);
+    }
+    let overhead: Awaited<ReturnType<typeof measureOverhead>> | undefined;
+    if (!only || only.has('overhead')) overhead = await measureOverhead(device, caps, pipes);
+    device.destroy();
+
+    // TF.js on its own device from the same adapter kind, after ours (one adapter = one device).
+    const tfRes: Record<string, Awaited<ReturnType<typeof measureTf>>> = {};
+    let tfError: string | undefined;
+    let tfVersion = '';
+    try {
+        const tf = await setupTf(gpu);
+        tfVersion = tf.version_core;
+        for (const c of cs) {
+            tfRes[c.name] = await measureTf(tf, c);
+            console.error(`tfjs  ${c.name}: ${tfRes[c.name].error ?? fmt(tfRes[c.name].gflops)} (${tfRes[c.name].timing})`);
+        }
+    } catch (e) {
+        tfError = (e as Error).message;
+        console.error(`TF.js WebGPU could not run: ${tfError}`);
+    }
+    const blas = measureBlas(cs);
+    const rows = cs.map(c => {
+        const best = ours[c.name].filter(r => r.gflops).sort((a, b) => b.gflops! - a.gflops!)[0];
+        const t = tfRes[c.name];
+        const blasS = 'seconds' in blas ? blas.seconds[c.name] : undefined;
+        const blasG = blasS ? c.flops / blasS / 1e9 : undefined;
+        return {
+            class: c.cls, case: c.name, flops: c.flops, best: best?.variant, oursGflops: best?.gflops,
+            variants: ours[c.name], tfjsGflops: t?.gflops, tfjsTiming: t?.timing, tfjsError: t?.error ?? tfError, blasGflops: blasG,
+            ratioTfjs: best?.gflops && t?.gflops ? best.gflops / t.gflops : undefined,
+            ratioBlas: best?.gflops && blasG ? best.gflops / blasG : undefined,
+        };
+    });
+    const perClass = (['matmul', 'conv', 'bert'] as Cls[]).map(cls => {
+        const rs = rows.filter(r => r.class === cls && r.ratioTfjs);
+        const geo = (xs: number[]) => xs.length ? Math.exp(xs.reduce((a, b) => a + Math.log(b), 0) / xs.length) : undefined;
+        return { class: cls, geomeanRatioTfjs: geo(rs.map(r => r.ratioTfjs!)), geomeanRatioBlas: geo(rows.filter(r => r.class === cls && r.ratioBlas).map(r => r.ratioBlas!)) };
+    });
+    let commit = '';
+    try { commit = readFileSync('.git/HEAD', 'utf8').trim(); if (commit.startsWith('ref:')) commit = readFileSync(path.join('.git', commit.slice(5)), 'utf8').trim(); } catch { /* not a checkout */ }
+    const result = {
+        date: new Date().toISOString(), commit, adapter: { vendor: adapterInfo.vendor, architecture: adapterInfo.architecture, device: adapterInfo.device, description: adapterInfo.description },
+        dawnFlags: FLAGS, quick, tfjs: tfVersion, blas: 'info' in blas ? blas.info : blas.error, rows, perClass, overhead,
+        seconds: (performance.now() - started) / 1000,
+    };
+    mkdirSync('bench/.work', { recursive: true });
+    writeFileSync('bench/.work/kernels.json', JSON.stringify(result, null, 2));
+
+    const lines: string[] = [];
+    lines.push(`Adapter: ${[adapterInfo.vendor, adapterInfo.architecture, adapterInfo.device, adapterInfo.description].filter(Boolean).join(' / ')}; TF.js ${tfVersion || 'n/a'}; BLAS: ${result.blas}`);
+    lines.push('');
+    lines.push('| class | case | ours best variant | ours GFLOP/s | TF.js GFLOP/s | BLAS GFLOP/s | ours/TF.js | ours/BLAS | all variants (GFLOP/s) |');
+    lines.push('|---|---|---|---:|---:|---:|---:|---:|---|');
+    for (const r of rows) {
+        lines.push(`| ${r.class} | ${r.case} | ${r.best ?? '—'} | ${fmt(r.oursGflops)} | ${fmt(r.tfjsGflops)} | ${fmt(r.blasGflops, 1)} | ${fmt(r.ratioTfjs)}× | ${r.ratioBlas === undefined ? '—' : (100 * r.ratioBlas).toFixed(1) + '%'} | ${r.variants.map(v => `${v.variant} ${v.error ? 'error' : fmt(v.gflops)}`).join(', ')} |`);
+    }
+    lines.push('');
+    lines.push('| class | geomean ours/TF.js | geomean ours/BLAS |');
+    lines.push('|---|---:|---:|');
+    for (const p of perClass) lines.push(`| ${p.class} | ${fmt(p.geomeanRatioTfjs)}× | ${p.geomeanRatioBlas === undefined ? '—' : (100 * p.geomeanRatioBlas).toFixed(1) + '%'} |`);
+    if (overhead) {
+        lines.push('');
+        lines.push('| dispatch overhead (trivial 64-element relu) | ours | bare Dawn | ratio |');
+        lines.push('|---|---:|---:|---:|');
+        lines.push(`| µs per dispatch, ${overhead.batchedUsPerDispatch.dispatches} in one pass | ${fmt(overhead.batchedUsPerDispatch.ours)} | ${fmt(overhead.batchedUsPerDispatch.bare)} | ${fmt(overhead.batchedUsPerDispatch.ratio)} |`);
+        lines.push(`| µs per dispatch, one submit + onSubmittedWorkDone each | ${fmt(overhead.submitPerDispatchUs.ours, 1)} | ${fmt(overhead.submitPerDispatchUs.bare, 1)} | ${fmt(overhead.submitPerDispatchUs.ratio)} |`);
+        lines.push(`| kernelsFor() CPU µs per call (compile time): relu / 3×3 conv incl. WGSL text | ${fmt(overhead.kernelsForUs.relu, 1)} / ${fmt(overhead.kernelsForUs.conv3x3WithWgsl, 1)} | — | — |`);
+    }
+    lines.push('');
+    lines.push(`Ours: GPU time (timestamp queries around the launches), median of repetitions. TF.js: ${Object.values(tfRes)[0]?.timing ?? 'n/a'}. BLAS: numpy float32 matmul of the equivalent GEMM (conv as im2col GEMM, im2col not counted), median wall time. Total ${result.seconds.toFixed(0)} s.`);
+    console.log(lines.join('\n'));
+    gpu = undefined;
+    void gpu;
+}
+
+await main();
