@@ -415,8 +415,8 @@ function totals(ops: readonly OpRecord[], inputs: readonly TensorValue[], output
     // Liveness in evaluation order: a tensor lives from its producer to its last consumer.
     const sizes = new Map<string, number>();
     let largest: ModelTotals['largestTensor'];
-    const consider = (bytes: number, what: string, node: AstNode) => {
-        if (!largest || bytes > largest.bytes) largest = { bytes, what, node };
+    const consider = (bytes: number, what: string, node: AstNode, weight = false) => {
+        if (!largest || bytes > largest.bytes) largest = { bytes, what, node, weight };
     };
     for (const t of inputs) {
         const s = concreteShape(t.shape);
@@ -441,7 +441,7 @@ function totals(ops: readonly OpRecord[], inputs: readonly TensorValue[], output
         consider(bytes, `${op.kind} output ${op.path.join('/')} ${formatTensor(op.output)}`, op.node);
         for (const w of op.weights) {
             const ws = concreteShape(w.shape);
-            if (ws) consider(ws.reduce((p, d) => p * d, dtypeBytes(w.dtype)), `${op.kind} ${w.name} ${w.dtype}${formatShape(w.shape)} of ${op.path.join('/')}`, op.node);
+            if (ws) consider(ws.reduce((p, d) => p * d, dtypeBytes(w.dtype)), `${op.kind} ${w.name} ${w.dtype}${formatShape(w.shape)} of ${op.path.join('/')}`, op.node, true);
         }
         live += bytes;
         peak = Math.max(peak, live);

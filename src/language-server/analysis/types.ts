@@ -98,7 +98,7 @@ export interface ModelTotals extends Cost {
     /** Peak memory: weights + the largest set of simultaneously live activations (concrete only). */
     peakBytes?: number;
     /** The largest single tensor (weight or activation), concrete only. */
-    largestTensor?: { bytes: number; what: string; node: AstNode };
+    largestTensor?: { bytes: number; what: string; node: AstNode; weight: boolean };
     opCount: number;
 }
 

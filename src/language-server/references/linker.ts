@@ -4,7 +4,7 @@
  * table), and words in workload arguments (`size: auto`, `sync: none`), which the workload
  * checks read as words.
  */
-import { AstUtils, DefaultLinker, type LangiumDocument, type ReferenceInfo } from 'langium';
+import { AstUtils, DefaultLinker, type AstNode, type DefaultReference, type LangiumDocument, type ReferenceInfo } from 'langium';
 import { findOperator } from '../analysis/operators.js';
 import { isCall, isNameRef, isWorkload } from '../generated/ast.js';
 
@@ -19,5 +19,21 @@ export function isLinkableReference(refInfo: ReferenceInfo): boolean {
 export class TenancyLinker extends DefaultLinker {
     protected override doLink(refInfo: ReferenceInfo, document: LangiumDocument): void {
         if (isLinkableReference(refInfo)) super.doLink(refInfo, document);
+        else markNotLinkable(refInfo.reference as DefaultReference);
     }
+
+    // Lazy `.ref` access (hover, analysis) must not resolve these either: an unresolved lazy
+    // access would record a linking error on the document.
+    protected override resolveReference(reference: DefaultReference, node: AstNode, property: string): AstNode | undefined {
+        if (!isLinkableReference({ reference, container: node, property })) {
+            markNotLinkable(reference);
+            return undefined;
+        }
+        return super.resolveReference(reference, node, property);
+    }
+}
+
+/** `null`: neither unlinked (undefined, which the linker would resolve) nor an error. */
+function markNotLinkable(reference: DefaultReference): void {
+    (reference as unknown as { _ref: null })._ref = null;
 }

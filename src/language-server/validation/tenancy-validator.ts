@@ -15,7 +15,7 @@ import { findOperator } from '../analysis/operators.js';
 import type { AnalysisIssue, ModelAnalysis } from '../analysis/types.js';
 import { constantInt, readWorkload, type WorkloadReading } from '../analysis/workload.js';
 import {
-    isInput, isLet, isModel, isNameRef, isOutput, isParam,
+    isCall, isInput, isLet, isModel, isNameRef, isOutput, isParam,
     type Document, type Model, type TenancyAstType, type Tenant, type Workload,
 } from '../generated/ast.js';
 import { bindingTable } from '../references/bindings.js';
@@ -127,8 +127,10 @@ export class TenancyValidator {
             }
         }
         if (!zoo) this.checkUnusedTensors(model, accept);
+        this.checkRecursion(model, accept);
         const standalone = this.analyzer.standalone(model);
-        for (const issue of standalone.issues) reportIssue(accept, issue);
+        // Recursion is reported on every call of a cycle by checkRecursion, not as the evaluator meets it.
+        for (const issue of standalone.issues) if (issue.code !== IssueCodes.Recursion) reportIssue(accept, issue);
         // Errors that appear only with the parameters' defaults (e.g. a too-small default resolution).
         if (model.params.some(p => p.default !== undefined)) {
             const defaults = this.analyzer.atDefaults(model);
@@ -213,7 +215,18 @@ export class TenancyValidator {
         const largest = instance.totals.largestTensor;
         const limits = this.limits.current();
         if (largest && largest.bytes > limits.maxStorageBufferBindingSize) {
-            report(accept, 'error', IssueCodes.BufferTooLarge, `${largest.what} needs ${formatBytes(largest.bytes)}, more than the largest storage buffer binding ${formatBytes(limits.maxStorageBufferBindingSize)} (${limits.source}); use a smaller batch or resolution`, { node: call, property: 'callee' });
+            const remedy = largest.weight ? 'use a smaller layer (fewer units, a smaller vocabulary)' : 'use a smaller batch, resolution or sequence';
+            report(accept, 'error', IssueCodes.BufferTooLarge, `${largest.what} needs ${formatBytes(largest.bytes)}, more than the largest storage buffer binding ${formatBytes(limits.maxStorageBufferBindingSize)} (${limits.source}); ${remedy}, or run on a device whose profile allows more`, { node: call, property: 'callee' });
+        }
+    }
+
+    /** `recursion` on each call to a model from which this model is reachable again. */
+    private checkRecursion(model: Model, accept: ValidationAcceptor): void {
+        for (const call of AstUtils.streamAst(model).filter(isCall)) {
+            const callee = call.callee.ref;
+            if (!callee || !isModel(callee)) continue;
+            const path = callPath(callee, model);
+            if (path) report(accept, 'error', IssueCodes.Recursion, `recursion: ${[model.name, ...path.map(m => m.name)].join(' → ')}; a model cannot call itself, directly or through other models`, { node: call, property: 'callee' });
         }
     }
 
@@ -244,6 +257,20 @@ export class TenancyValidator {
         const refs = this.services.shared.workspace.IndexManager.findAllReferences(model, this.services.workspace.AstNodeLocator.getAstNodePath(model));
         return refs.some(() => true);
     }
+}
+
+/** The chain of models from `from` to `to` through calls (inclusive), or undefined. */
+function callPath(from: Model, to: Model, seen = new Set<Model>()): Model[] | undefined {
+    if (from === to) return [to];
+    if (seen.has(from)) return undefined;
+    seen.add(from);
+    for (const call of AstUtils.streamAst(from).filter(isCall)) {
+        const next = call.callee.ref;
+        if (!next || !isModel(next)) continue;
+        const rest = callPath(next, to, seen);
+        if (rest) return [from, ...rest];
+    }
+    return undefined;
 }
 
 /** Issues of `instance` that `base` does not have (same node and code). */
