@@ -9,6 +9,7 @@ import {
 import { bindingTable } from '../references/bindings.js';
 import type { TenancyServices } from '../tenancy-module.js';
 import { IssueCodes } from '../validation/issue-codes.js';
+import { closest } from '../validation/suggest.js';
 import { callTarget } from './call-target.js';
 import { workloadWords, type WordContext } from './workload-words.js';
 
@@ -192,31 +193,4 @@ export function modelSkeleton(name: string, call: Call, tensorOf: (arg: Expressi
 function diagnosticCode(d: Diagnostic): string | undefined {
     const fromData = (d.data as { code?: unknown } | undefined)?.code;
     return typeof fromData === 'string' ? fromData : typeof d.code === 'string' ? d.code : undefined;
-}
-
-/** Up to three candidates closest to `name` by edit distance, within a third of its length (at least 2). */
-export function closest(name: string, candidates: readonly string[]): string[] {
-    const limit = Math.max(2, Math.floor(name.length / 3));
-    return [...new Set(candidates)]
-        .filter(c => c !== name)
-        .map(c => ({ c, d: editDistance(name.toLowerCase(), c.toLowerCase()) }))
-        .filter(x => x.d <= limit)
-        .sort((a, b) => a.d - b.d || a.c.localeCompare(b.c))
-        .slice(0, 3)
-        .map(x => x.c);
-}
-
-/** Levenshtein distance with adjacent transpositions counted as one edit. */
-export function editDistance(a: string, b: string): number {
-    const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => [i, ...new Array<number>(b.length).fill(0)]);
-    for (let j = 1; j <= b.length; j++) d[0]![j] = j;
-    for (let i = 1; i <= a.length; i++) {
-        for (let j = 1; j <= b.length; j++) {
-            const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-            let v = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
-            if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) v = Math.min(v, d[i - 2]![j - 2]! + 1);
-            d[i]![j] = v;
-        }
-    }
-    return d[a.length]![b.length]!;
 }

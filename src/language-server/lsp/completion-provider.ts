@@ -120,7 +120,7 @@ export class TenancyCompletionProvider extends DefaultCompletionProvider {
         const nextChar = context.textDocument.getText().charAt(context.tokenEndOffset);
         for (const w of workloadWords[words]) {
             const snippet = words === 'benchmark' ? `${w.word} \${1:${benchmarkExamples[w.word] ?? ''}}`
-                : nextChar === '(' ? w.word : wordSnippet(w);
+                : nextChar === '(' ? w.word : wordSnippet(w, words === 'schedule');
             acceptor(context, {
                 label: w.word,
                 kind: CompletionItemKind.EnumMember,

@@ -43,10 +43,10 @@ export const workloadWords: Readonly<Record<WordContext, readonly Word[]>> = {
         { word: 'sequential', doc: 'One request on the GPU at a time (time slicing).' },
         { word: 'concurrent', doc: 'Every tenant submits freely on its own queue (the default).' },
         { word: 'layer_block', doc: 'Blocks of consecutive layers scheduled as units, VELTAIR-style.',
-            args: [{ name: 'size', kind: 'int-or-auto', example: '4', doc: 'layers per block, or `auto`' }] },
+            args: [{ name: 'size', kind: 'int-or-auto', default: 'auto', example: '4', doc: 'layers per block, or `auto`' }] },
         { word: 'regulated', doc: 'Concurrency regulation: split large operators and choose sync points, GACER-style.',
-            args: [{ name: 'split', kind: 'int-or-auto', example: 'auto', doc: 'chunks per large operator, or `auto`' },
-                { name: 'sync', kind: 'auto-or-none', example: 'auto', doc: '`auto` or `none`' }] },
+            args: [{ name: 'split', kind: 'int-or-auto', default: 'auto', example: 'auto', doc: 'chunks per large operator, or `auto`' },
+                { name: 'sync', kind: 'auto-or-none', default: 'auto', example: 'auto', doc: 'where tenants synchronise: `auto` or `none`' }] },
         { word: 'co_tuned', doc: 'Kernels compiled for co-running (several variants per layer), ConCo-style.',
             args: [{ name: 'variants', kind: 'int', example: '3', doc: 'kernel variants per layer' }] },
         { word: 'auto', doc: 'The scheduler picks the best policy by prediction.' },
@@ -93,11 +93,14 @@ export function findWord(context: WordContext, word: string): Word | undefined {
     return workloadWords[context].find(w => w.word === word);
 }
 
-/** `poisson(rate: 20/s)` as a snippet: `poisson(rate: ${1:20/s})` — required arguments only. */
-export function wordSnippet(w: Word): string {
-    const required = (w.args ?? []).filter(a => a.default === undefined);
-    if (required.length === 0) return w.word;
-    return `${w.word}(${required.map((a, i) => `${a.name}: \${${i + 1}:${a.example}}`).join(', ')})`;
+/**
+ * `poisson(rate: 20/s)` as a snippet: `poisson(rate: ${1:20/s})` — the required arguments, or all
+ * of them with `all` (a schedule policy's arguments are what one picks it for).
+ */
+export function wordSnippet(w: Word, all = false): string {
+    const shown = (w.args ?? []).filter(a => all || a.default === undefined);
+    if (shown.length === 0) return w.word;
+    return `${w.word}(${shown.map((a, i) => `${a.name}: \${${i + 1}:${a.example}}`).join(', ')})`;
 }
 
 /** `closed(clients, think: 0)` — the word's signature. */

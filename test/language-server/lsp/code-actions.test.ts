@@ -3,7 +3,6 @@ import { clearDocuments, validationHelper } from 'langium/test';
 import { afterEach, describe, expect, test } from 'vitest';
 import { CodeAction } from 'vscode-languageserver';
 import { TextDocument } from 'vscode-languageserver-textdocument';
-import { closest } from '../../../src/language-server/lsp/code-action-provider.js';
 import { createTenancyServices } from '../../../src/language-server/tenancy-module.js';
 import { IssueCodes } from '../../../src/language-server/validation/issue-codes.js';
 
@@ -98,9 +97,12 @@ describe('quick fixes', () => {
         const used = await actionsFor(model('output = relu(x)\n  output y = relu(output)'), IssueCodes.KeywordName);
         expect(used.titles).toEqual([]);
     });
-    test('closest: edit distance within a third of the length, best first', () => {
-        expect(closest('rleu', ['relu', 'relu6', 'gelu', 'dense'])).toEqual(['relu', 'gelu', 'relu6']);
-        expect(closest('conv', ['conv2d', 'concat'])).toEqual(['conv2d']);
-        expect(closest('zzzzzz', ['relu'])).toEqual([]);
+    test('the fixes offer the names the message suggests (one did-you-mean logic)', async () => {
+        const result = await validate(model('output rleu(x)'));
+        const message = result.diagnostics.find(d => codeOf(d) === IssueCodes.UnknownOp)!.message;
+        const { titles } = await actionsFor(model('output rleu(x)'), IssueCodes.UnknownOp);
+        const offered = titles.filter(t => t.startsWith('Change to')).map(t => /'(.*)'/.exec(t)![1]);
+        expect(offered.length).toBeGreaterThan(0);
+        for (const name of offered) expect(message).toContain(`'${name}'`);
     });
 });

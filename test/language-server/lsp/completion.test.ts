@@ -2,6 +2,8 @@ import { EmptyFileSystem } from 'langium';
 import { expectCompletion } from 'langium/test';
 import { describe, expect, test } from 'vitest';
 import type { CompletionItem } from 'vscode-languageserver';
+import { arrivalKinds, benchmarkSettings, devicePreferences, percentiles, policies, priorities } from '../../../src/language-server/analysis/workload.js';
+import { workloadWords } from '../../../src/language-server/lsp/workload-words.js';
 import { createTenancyServices } from '../../../src/language-server/tenancy-module.js';
 
 const services = createTenancyServices(EmptyFileSystem).Tenancy;
@@ -132,6 +134,15 @@ describe('completion in workloads', () => {
             expect(labels(items)).toEqual(['duration', 'warmup', 'requests', 'repetitions', 'seed']);
             expect(items[0]!.textEdit?.newText).toBe('duration ${1:5s}');
         });
+    });
+    test('the word lists are the validator\'s', () => {
+        const words = (ctx: keyof typeof workloadWords) => workloadWords[ctx].map(w => w.word);
+        expect(words('arrival')).toEqual([...arrivalKinds]);
+        expect(words('schedule')).toEqual([...policies]);
+        expect(words('percentile')).toEqual([...percentiles]);
+        expect(words('priority')).toEqual([...priorities]);
+        expect(words('device')).toEqual([...devicePreferences]);
+        expect(words('benchmark')).toEqual([...benchmarkSettings]);
     });
     test('units after a number where a quantity is expected', async () => {
         await itemsAt(wl('tenant t { slo p99 <= 40<|> }'), items => {

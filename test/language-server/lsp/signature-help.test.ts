@@ -62,7 +62,7 @@ describe('signature help', () => {
         const help = await helpAt('workload w { tenant t { arrival closed(clients: 1, |) } }');
         expect(help?.signatures[0]!.label).toBe('closed(clients:, think: 0)');
         expect(active(help)).toBe('think: 0');
-        expect((await helpAt('workload w { schedule regulated(|) }'))?.signatures[0]!.label).toBe('regulated(split:, sync:)');
+        expect((await helpAt('workload w { schedule regulated(|) }'))?.signatures[0]!.label).toBe('regulated(split: auto, sync: auto)');
     });
     test('nothing outside a call or on an unknown callee', async () => {
         expect(await helpAt(model('y = |relu(x)'))).toBeUndefined();
