@@ -103,6 +103,15 @@ async function main(): Promise<void> {
         adapter = res.adapter ? `${res.adapter.vendor} ${res.adapter.device} (${res.adapter.description})` : adapter;
         if (res.status !== 'complete') console.error(`${ir.workload}: run ${res.status}${res.reason ? ` — ${res.reason}` : ''}`);
         compare(ir, pred, res, out);
+        if (args.includes('--verbose')) {
+            for (const t of pred.tenants) {
+                const m = res.tenants.find(x => x.name === t.name);
+                for (const op of t.ops) {
+                    const mo = m?.ops.find(o => o.path === op.path);
+                    console.error(`  ${op.path.padEnd(40)} ${op.launches.map(l => `${l.name}[${l.family}] ${fmt(l.ms)}`).join(' + ').padEnd(70)} pred ${fmt(op.soloMs)} meas ${mo?.soloMs == null ? '—' : fmt(mo.soloMs)}`);
+                }
+            }
+        }
         console.error(`${ir.workload}: ${((Date.now() - t0) / 1000).toFixed(1)} s — ` + pred.tenants.map(t => {
             const m = res.tenants.find(x => x.name === t.name);
             return `${t.name} solo mean ${fmt(t.solo.mean)}/${m?.solo ? fmt(m.solo.latencyMs.mean) : '—'}` + (ir.tenants.length > 1 ? `, co-run p99 ${fmt(t.corun.p99)}/${m?.corun ? fmt(m.corun.latencyMs.p99) : '—'}` : '');

@@ -171,18 +171,22 @@ export async function calibrate(options: CalibrateOptions): Promise<DeviceProfil
         const combos: [DemandKind, DemandKind][] = [
             ['compute', 'compute'], ['compute', 'memory'], ['memory', 'compute'], ['memory', 'memory'], ['capped', 'compute'], ['compute', 'capped'],
         ];
-        const pairReps = quick ? 6 : 12;
+        // Solo and co-run repetitions alternate in rounds, so drifting load from other processes hits both alike.
+        const rounds = quick ? 2 : 4, perRound = 3;
         const pairs: InterferencePair[] = [];
         for (const [v, g] of combos) {
             await timeLaunches(b.device, aggressors[g], 1, signal); // compile + warm the aggressor alone
-            const soloT = (await timeLaunches(a.device, victims[v], pairReps, signal))[0];
-            const agg = startAggressor(b.device, aggressors[g], signal);
-            let coT: number[];
-            try {
-                await timeLaunches(a.device, victims[v], 1, signal); // let the aggressor reach its steady state
-                coT = (await timeLaunches(a.device, victims[v], pairReps, signal))[0];
-            } finally {
-                await agg.stop();
+            await timeLaunches(a.device, victims[v], 1, signal);
+            const soloT: number[] = [], coT: number[] = [];
+            for (let r = 0; r < rounds; r++) {
+                soloT.push(...(await timeLaunches(a.device, victims[v], perRound, signal))[0]);
+                const agg = startAggressor(b.device, aggressors[g], signal);
+                try {
+                    await timeLaunches(a.device, victims[v], 1, signal); // let the aggressor reach its steady state
+                    coT.push(...(await timeLaunches(a.device, victims[v], perRound, signal))[0]);
+                } finally {
+                    await agg.stop();
+                }
             }
             const slowdown = robustStats(coT).median / robustStats(soloT).median;
             pairs.push({ victim: v, aggressor: g, slowdown, victimKernel: kinds[v].shape, aggressorKernel: kinds[g].shape });

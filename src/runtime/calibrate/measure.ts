@@ -117,25 +117,28 @@ export async function wallTimeOfSubmit(device: GPUDevice, prepared: PreparedCase
 }
 
 /**
- * Keeps a device busy with a case's launches (two submissions in flight, so the queue never
- * drains) until `stop()`; `stop()` resolves when the last submission finished.
+ * Keeps a device busy with a case's launches until `stop()`; `stop()` resolves when the last
+ * submission finished. Each submission repeats the launches `repeat` times and three are kept
+ * in flight: completion callbacks reach Node only when Dawn polls its events, and a queue fed
+ * one short submission at a time would idle between polls.
  */
-export function startAggressor(device: GPUDevice, prepared: PreparedCase, signal?: AbortSignal): { stop(): Promise<void> } {
+export function startAggressor(device: GPUDevice, prepared: PreparedCase, signal?: AbortSignal, repeat = 4): { stop(): Promise<void> } {
     let running = true;
+    const steps: Step[] = [];
+    for (let i = 0; i < repeat; i++) steps.push(...prepared.steps);
     const submitOne = () => {
         const enc = device.createCommandEncoder({ label: 'aggressor' });
-        encodePasses(enc, prepared.steps);
+        encodePasses(enc, steps);
         device.queue.submit([enc.finish()]);
         return withTimeout(device.queue.onSubmittedWorkDone(), WAIT_LIMIT_MS, 'aggressor kernel', signal);
     };
     const loop = (async () => {
-        let inFlight = submitOne();
+        const inFlight = [submitOne(), submitOne(), submitOne()];
         while (running && !signal?.aborted) {
-            const next = submitOne();
-            await inFlight;
-            inFlight = next;
+            await inFlight.shift();
+            inFlight.push(submitOne());
         }
-        await inFlight;
+        await Promise.all(inFlight);
     })();
     return { stop: async () => { running = false; await loop; } };
 }

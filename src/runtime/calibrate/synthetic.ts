@@ -87,7 +87,7 @@ export function transposeCase(a: number, b: number): SyntheticCase {
     return { shape: `transpose ${a}×${b}`, op: op('transpose', { perm: [1, 0] }, 1), inputShapes: [[a, b]], outputShape: [b, a] };
 }
 
-/** The size ladders per family. `quick` keeps the ends and the middle. */
+/** The size ladders, labelled by the family they target (every launch lands in its own family: plan.ts familyOf). `quick` keeps the ends and the middle. */
 export function calibrationCases(quick: boolean): { family: string; cases: SyntheticCase[] }[] {
     const pick = <T>(xs: T[]): T[] => (quick ? xs.filter((_, i) => i === 0 || i === xs.length - 1 || i === xs.length >> 1) : xs);
     return [
@@ -95,7 +95,9 @@ export function calibrationCases(quick: boolean): { family: string; cases: Synth
         { family: 'gemm.wgmem', cases: pick([48, 96, 144]).map(n => matmulCase(n, n, n, 'wgmem_16x16')) },
         { family: 'gemm.capped', cases: pick([96, 224]).map(n => matmulCase(n, n, n, 'capped_4')) },
         { family: 'gemm.splitk', cases: pick([[4, 2048, 96], [8, 6000, 120]]).map(([m, k, n]) => denseCase(m, k, n, 'splitk_4')) },
-        { family: 'conv2d', cases: pick([[8, 24, 16], [24, 40, 32], [48, 20, 96], [32, 48, 32]]).map(([c, hw, f]) => convCase(c, hw, f, 3)) },
+        // The default convolution (whatever the generator picks: im2col + GEMM today) and the implicit-GEMM variant.
+        { family: 'conv2d (default)', cases: pick([[8, 24, 16], [24, 40, 32], [48, 20, 96], [32, 48, 32]]).map(([c, hw, f]) => convCase(c, hw, f, 3)) },
+        { family: 'conv2d', cases: pick([[16, 28, 24], [40, 36, 48]]).map(([c, hw, f]) => convCase(c, hw, f, 3, 1, 'gemm_4x4')) },
         { family: 'conv2d.direct', cases: pick([[16, 24], [40, 48]]).map(([c, hw]) => convCase(c, hw, 2, 3)) },
         { family: 'depthwise_conv2d', cases: pick([[24, 20], [72, 36], [128, 48]]).map(([c, hw]) => depthwiseCase(c, hw)) },
         { family: 'elementwise', cases: pick([1000, 24_000, 300_000, 2_000_000]).map(reluCase).concat(pick([50_000, 900_000]).map(addCase)) },

@@ -50,32 +50,38 @@ export interface PlanOptions {
 }
 
 /**
- * The kernel family of a launch, by the kernel name's variant suffix first (GEMM-shaped parts of
- * any op time alike), then by the op kind prefix.
+ * The kernel family of a launch, from its name (`<op>.<variant>[.<part>]`): GEMM-shaped parts of
+ * any op time alike, so the variant segment decides first (split-K's `.reduce` part is a memory
+ * pass); then named parts of composites (attention's scores/context are register-blocked
+ * batched GEMMs, its softmax a reduction; an lstm step is a small GEMM plus the cell); then the
+ * op kind.
  */
 export function familyOf(launchName: string): string {
-    const dot = launchName.indexOf('.');
-    const prefix = dot < 0 ? launchName : launchName.slice(0, dot);
-    const variant = dot < 0 ? '' : launchName.slice(launchName.lastIndexOf('.') + 1);
-    if (prefix === 'conv2d' && /^gemm_\d+x\d+$/.test(variant)) return 'conv2d';
-    if (prefix === 'conv2d' && variant === 'direct') return 'conv2d.direct';
-    if (prefix === 'conv2d' && /^capped_\d+$/.test(variant)) return 'conv2d.capped';
-    if (/^(pointwise_)?vec4_\d+x\d+$/.test(variant)) return 'gemm.vec4';
-    if (/^(pointwise_)?wgmem_\d+x\d+$/.test(variant)) return 'gemm.wgmem';
-    if (/^(pointwise_)?capped_\d+$/.test(variant)) return 'gemm.capped';
-    if (/^(pointwise_)?splitk_\d+$/.test(variant)) return 'gemm.splitk';
+    const segments = launchName.split('.');
+    const prefix = segments[0];
+    const rest = segments.slice(1);
+    const part = rest.length >= 2 ? rest[rest.length - 1] : undefined;
+    // Memory passes of multi-launch variants: split-K's reduction, im2col's gather.
+    if (part === 'reduce') return 'elementwise';
+    if (part === 'im2col') return 'copy';
+    for (const v of rest) {
+        if (prefix === 'conv2d' && /^gemm_\d+x\d+$/.test(v)) return 'conv2d';
+        if (prefix === 'conv2d' && v === 'direct') return 'conv2d.direct';
+        if (prefix === 'conv2d' && /^capped_\d+$/.test(v)) return 'conv2d.capped';
+        if (/(^|_)vec4_\d+x\d+$/.test(v)) return 'gemm.vec4';
+        if (/(^|_)wgmem_\d+x\d+$/.test(v)) return 'gemm.wgmem';
+        if (/(^|_)capped_\d+$/.test(v)) return 'gemm.capped';
+        if (/(^|_)splitk_\d+$/.test(v)) return 'gemm.splitk';
+    }
+    if (prefix === 'attention') return rest[0] === 'softmax' ? 'reduction' : 'gemm.vec4';
+    if (prefix === 'lstm') return 'gemm.vec4';
     switch (prefix) {
         case 'depthwise_conv2d': return 'depthwise_conv2d';
         case 'max_pool2d': case 'avg_pool2d': return 'pool';
         case 'global_avg_pool': case 'layer_norm': case 'softmax': return 'reduction';
         case 'transpose': case 'concat': case 'embedding': case 'reshape': case 'flatten': return 'copy';
-        default: break;
+        default: return 'elementwise';
     }
-    if (variant === 'reduce' || variant === 'map4' || variant === 'epilogue') return 'elementwise';
-    // An unknown part of a composite (e.g. attention's softmax step): by what it is named after.
-    if (/softmax|norm|reduce/.test(launchName)) return 'reduction';
-    if (/gemm|matmul|dense|proj|qkv/.test(launchName)) return 'gemm.vec4';
-    return 'elementwise';
 }
 
 /**

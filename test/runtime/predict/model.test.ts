@@ -38,7 +38,13 @@ describe('kernel families', () => {
         expect(familyOf('matmul.wgmem_16x16')).toBe('gemm.wgmem');
         expect(familyOf('dense.capped_4')).toBe('gemm.capped');
         expect(familyOf('dense.splitk_4')).toBe('gemm.splitk');
-        expect(familyOf('dense.reduce')).toBe('elementwise');
+        expect(familyOf('dense.splitk_4.partial')).toBe('gemm.splitk');
+        expect(familyOf('dense.splitk_4.reduce')).toBe('elementwise');
+        expect(familyOf('attention.qkv.vec4_4x8')).toBe('gemm.vec4');
+        expect(familyOf('attention.scores')).toBe('gemm.vec4');
+        expect(familyOf('attention.softmax')).toBe('reduction');
+        expect(familyOf('lstm.step.0')).toBe('gemm.vec4');
+        expect(familyOf('layer_norm.workgroup_reduce')).toBe('reduction');
         expect(familyOf('conv2d.gemm_4x4')).toBe('conv2d');
         expect(familyOf('conv2d.direct')).toBe('conv2d.direct');
         expect(familyOf('conv2d.pointwise_vec4_4x8')).toBe('gemm.vec4');

@@ -1,0 +1,101 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fitLine, prepareCase, robustStats, startAggressor, timeLaunches, wallTimeOfSubmit } from '../../../src/runtime/calibrate/measure.js';
+import { calibrationCases, matmulCase, reluCase } from '../../../src/runtime/calibrate/synthetic.js';
+import { kernelsFor } from '../../../src/runtime/kernels/index.js';
+import { DEFAULT_CAPS } from '../../../src/runtime/kernels/index.js';
+import { familyOf } from '../../../src/runtime/predict/plan.js';
+import { openKernelDevice, probeAdapter, type KernelTestDevice } from '../gpu.js';
+
+describe('calibration statistics (pure)', () => {
+    it('fits a line exactly and reports a robust CV', () => {
+        const fit = fitLine([1, 4, 16, 48], [1.5, 3, 9, 25]);
+        expect(fit.slope).toBeCloseTo(0.5, 12);
+        expect(fit.intercept).toBeCloseTo(1, 12);
+        expect(robustStats([10, 10, 10, 10]).cv).toBe(0);
+        // One wild outlier barely moves the robust CV.
+        expect(robustStats([10, 10.1, 9.9, 10, 10.2, 9.8, 500]).cv).toBeLessThan(0.05);
+    });
+    it('every synthetic case is served by the kernel generators, and the ladders cover every family', () => {
+        const families = new Set<string>();
+        for (const ladder of calibrationCases(false)) {
+            for (const c of ladder.cases) {
+                const k = kernelsFor({ op: c.op, inputShapes: c.inputShapes, outputShape: c.outputShape, epilogue: [], variant: c.variant, caps: DEFAULT_CAPS });
+                expect(k.launches.length, c.shape).toBeGreaterThan(0);
+                for (const l of k.launches) families.add(familyOf(l.name));
+            }
+            if (!ladder.family.includes(' ')) expect([...families], ladder.family).toContain(ladder.family);
+        }
+        for (const f of ['gemm.vec4', 'gemm.wgmem', 'gemm.capped', 'gemm.splitk', 'conv2d', 'conv2d.direct', 'depthwise_conv2d', 'elementwise', 'reduction', 'pool', 'copy']) {
+            expect([...families]).toContain(f);
+        }
+    });
+});
+
+const hasAdapter = await probeAdapter();
+
+describe.skipIf(!hasAdapter)('calibration measurements on the GPU', () => {
+    let a: KernelTestDevice;
+    let b: KernelTestDevice;
+    beforeAll(async () => {
+        a = await openKernelDevice();
+        b = await openKernelDevice();
+    });
+    afterAll(() => {
+        a?.close();
+        b?.close();
+    });
+
+    it('times each launch with timestamps and larger work takes longer', async () => {
+        const small = await prepareCase(a.device, a.pipelines, matmulCase(32, 32, 32), a.caps);
+        const large = await prepareCase(a.device, a.pipelines, matmulCase(192, 192, 192), a.caps);
+        try {
+            const ts = await timeLaunches(a.device, small, 5);
+            const tl = await timeLaunches(a.device, large, 5);
+            expect(ts).toHaveLength(1);
+            expect(ts[0]).toHaveLength(5);
+            for (const t of [...ts[0], ...tl[0]]) expect(t).toBeGreaterThan(0);
+            expect(robustStats(tl[0]).median).toBeGreaterThan(robustStats(ts[0]).median);
+        } finally {
+            small.destroy();
+            large.destroy();
+        }
+    });
+
+    it('measures submit wall time growing with the number of passes', async () => {
+        const trivial = await prepareCase(a.device, a.pipelines, reluCase(4), a.caps);
+        try {
+            await wallTimeOfSubmit(a.device, trivial, 256);
+            const one: number[] = [], many: number[] = [];
+            // Interleaved, and compared by the minimum: other processes on the machine only ever add time.
+            for (let i = 0; i < 7; i++) {
+                one.push(await wallTimeOfSubmit(a.device, trivial, 1));
+                many.push(await wallTimeOfSubmit(a.device, trivial, 256));
+            }
+            expect(Math.min(...many)).toBeGreaterThan(Math.min(...one));
+        } finally {
+            trivial.destroy();
+        }
+    });
+
+    it('an aggressor on a second device slows the victim down and stops cleanly', async () => {
+        const victim = await prepareCase(a.device, a.pipelines, matmulCase(160, 160, 160), a.caps);
+        const aggressor = await prepareCase(b.device, b.pipelines, matmulCase(160, 160, 160), b.caps);
+        try {
+            await timeLaunches(a.device, victim, 2);
+            const solo = robustStats((await timeLaunches(a.device, victim, 7))[0]).median;
+            const agg = startAggressor(b.device, aggressor);
+            let co: number;
+            try {
+                await timeLaunches(a.device, victim, 1);
+                co = robustStats((await timeLaunches(a.device, victim, 7))[0]).median;
+            } finally {
+                await agg.stop();
+            }
+            // Two queues share the adapter's cores: the victim cannot be faster than alone (allow noise).
+            expect(co).toBeGreaterThan(solo * 0.9);
+        } finally {
+            victim.destroy();
+            aggressor.destroy();
+        }
+    });
+});
