@@ -25,6 +25,7 @@ import { TenancyFormatter } from './lsp/formatter.js';
 import { TenancyCodeActionProvider } from './lsp/code-action-provider.js';
 import { TenancyCodeLensProvider } from './lsp/code-lens.js';
 import { ResultsWatch } from './lsp/results-watch.js';
+import { createPredictionService, PredictionInlayHintProvider, registerPredictionFeatures, type PredictionService } from './prediction/index.js';
 
 /** Services added by Tenancy on top of Langium's defaults. */
 export type TenancyAddedServices = {
@@ -34,6 +35,8 @@ export type TenancyAddedServices = {
     validation: { DeviceLimits: DeviceLimitsProvider };
     /** Latest results files and device profile (read-only; the server never runs the GPU). */
     results: { ResultsWatch: ResultsWatch };
+    /** Latency and interference predictions per workload (pure model over the device profile; no GPU). */
+    prediction: { Predictions: PredictionService };
 };
 
 export type TenancyServices = LangiumServices & TenancyAddedServices;
@@ -76,9 +79,13 @@ export const TenancyModule: Module<TenancyServices, PartialLangiumServices & Ten
         Formatter: () => new TenancyFormatter(),
         CodeActionProvider: (services) => new TenancyCodeActionProvider(services),
         CodeLensProvider: (services) => new TenancyCodeLensProvider(() => services.results.ResultsWatch),
+        InlayHintProvider: (services) => new PredictionInlayHintProvider(services),
     },
     results: {
         ResultsWatch: (services) => new ResultsWatch(services),
+    },
+    prediction: {
+        Predictions: (services) => createPredictionService(services),
     },
 };
 
@@ -91,5 +98,6 @@ export function createTenancyServices(context: DefaultSharedModuleContext): {
     const Tenancy = inject(createDefaultModule({ shared }), TenancyGeneratedModule, TenancyModule);
     shared.ServiceRegistry.register(Tenancy);
     registerValidationChecks(Tenancy);
+    registerPredictionFeatures(Tenancy);
     return { shared, Tenancy };
 }
