@@ -54,7 +54,7 @@ describe('hover', () => {
     test('on closed words: arrival kind, percentile, policy', async () => {
         await hover({ text: source, index: 8, hover: /poisson\(rate\)[\s\S]*Poisson/ });
         await hover({ text: source, index: 9, hover: /99th-percentile/ });
-        await hover({ text: source, index: 10, hover: /layer_block\(size\)[\s\S]*VELTAIR/ });
+        await hover({ text: source, index: 10, hover: /layer_block\(size: auto\)[\s\S]*VELTAIR/ });
     });
     test('a tensor: inferred shape and the cost of the op producing it', async () => {
         await hover({ text: source, index: 2, hover: /\(tensor\) h[\s\S]*\*\*Shape:\*\* `f32\[batch, hidden\]`[\s\S]*\*\*Cost:\*\* batch\*hidden FLOP · reads 4\*batch\*hidden B/ });
