@@ -75,7 +75,7 @@ export function register(program: Command): void {
         .description('Predict latency, utilisation and interference of a workload on the calibrated device profile (no GPU needed)')
         .argument('<file>', 'a .tenancy document, or a Workload IR JSON file')
         .option('--workload <name>', 'the workload to predict (default: every workload of the file)')
-        .option('--json', 'print the predictions as JSON')
+        .option('--json', 'print the predictions as JSON (an unbounded latency, i.e. an overloaded queue, is null)')
         .option('--profile <file>', 'a device profile JSON (default: <workspace>/.tenancy/device-profile.json, then the user cache, else the uncalibrated default)')
         .option('--top <n>', 'how many ops to list per workload', '10')
         .action(async (fileArg: string, opts: { workload?: string; json?: boolean; profile?: string; top: string }) => {
@@ -119,7 +119,7 @@ export function register(program: Command): void {
             }
             const predictions = irs.map(ir => predictWorkload(ir, located.profile));
             if (opts.json) {
-                process.stdout.write(JSON.stringify({ profile: located.file ?? 'default (uncalibrated)', predictions }, (_k, v) => (v === Infinity ? 'Infinity' : v), 2) + '\n');
+                process.stdout.write(JSON.stringify({ profile: located.file ?? 'default (uncalibrated)', predictions }, (_k, v) => (typeof v === 'number' && !Number.isFinite(v) ? null : v), 2) + '\n');
             } else {
                 console.log(`profile: ${located.file ?? 'built-in default (uncalibrated) — run `tenancy calibrate`'}`);
                 for (const p of predictions) console.log('\n' + predictionTable(p, top));

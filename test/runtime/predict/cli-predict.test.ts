@@ -1,0 +1,86 @@
+/**
+ * `tenancy predict` end to end in a child process (no GPU needed): .tenancy and IR JSON input,
+ * the table, --json, --profile, --workload and the exit codes of bad input.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { build } from 'esbuild';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { defaultProfile } from '../../../src/runtime/predict/profile.js';
+
+const root = join(import.meta.dirname, '../../..');
+const node = join(root, 'node_modules/.bin/node');
+const cli = join(root, 'out', 'test', `cli-predict-${process.pid}.mjs`);
+const work = mkdtempSync(join(tmpdir(), 'tenancy-predict-'));
+mkdirSync(join(work, '.git')); // a workspace root: no profile here
+
+function runCli(args: string[]) {
+    const r = spawnSync(node, [cli, ...args], { cwd: work, encoding: 'utf8', env: { ...process.env, XDG_CACHE_HOME: join(work, 'cache') } });
+    return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+beforeAll(async () => {
+    await build({
+        entryPoints: [join(root, 'src/cli/main.ts')], bundle: true, platform: 'node', format: 'esm', outfile: cli, external: ['webgpu'], logLevel: 'silent',
+        banner: { js: "import { createRequire as __r } from 'node:module'; const require = __r(import.meta.url);" },
+    });
+    writeFileSync(join(work, 'demo.tenancy'), `model m(batch = 1) {
+  input x: f32[batch, 128]
+  output dense(relu(dense(x, 256)), 10)
+}
+workload w {
+  tenant a {
+    model m(batch: 4)
+    arrival poisson(rate: 10/s)
+    slo p99 <= 0.001ms
+  }
+  tenant b { model m(batch: 2) }
+}
+`);
+    const profile = { ...defaultProfile(), uncalibrated: false, key: 'k', adapter: { vendor: 'v', architecture: 'a', device: 'cli-test-device', description: 'd' } };
+    writeFileSync(join(work, 'profile.json'), JSON.stringify(profile));
+}, 120_000);
+
+describe('tenancy predict', () => {
+    it('prints the table for a .tenancy file with the uncalibrated label and verdicts', () => {
+        const r = runCli(['predict', 'demo.tenancy', '--top', '3']);
+        expect(r.stderr).toBe('');
+        expect(r.code).toBe(0);
+        expect(r.stdout).toMatch(/uncalibrated/);
+        expect(r.stdout).toMatch(/tenant\s+service\s+solo p50\s+solo p99\s+co-run p50\s+co-run p99/);
+        expect(r.stdout).toMatch(/✗ infeasible/);
+        expect(r.stdout).toMatch(/top 3 ops/);
+    });
+    it('--json with --profile gives the prediction object; --workload filters', () => {
+        const r = runCli(['predict', 'demo.tenancy', '--json', '--profile', 'profile.json', '--workload', 'w']);
+        expect(r.code).toBe(0);
+        const out = JSON.parse(r.stdout) as { profile: string; predictions: { workload: string; profile: { uncalibrated: boolean; device: string }; tenants: { name: string; solo: { p99: number } }[] }[] };
+        expect(out.profile).toMatch(/profile\.json$/);
+        expect(out.predictions).toHaveLength(1);
+        expect(out.predictions[0].profile).toMatchObject({ uncalibrated: false, device: 'cli-test-device' });
+        expect(out.predictions[0].tenants.map(t => t.name)).toEqual(['a', 'b']);
+        expect(out.predictions[0].tenants[0].solo.p99).toBeGreaterThan(0);
+    });
+    it('reads Workload IR JSON too', () => {
+        const r = runCli(['predict', join(root, 'test/fixtures/ir/two-mlps.json'), '--top', '0']);
+        expect(r.code).toBe(0);
+        expect(r.stdout).toMatch(/workload two_mlps/);
+    });
+    it('bad input: unknown workload, broken profile, document errors → exit 1 with a clear message', () => {
+        const missing = runCli(['predict', 'demo.tenancy', '--workload', 'nope']);
+        expect(missing.code).toBe(1);
+        expect(missing.stderr).toMatch(/no workload 'nope'.*found: w/);
+        writeFileSync(join(work, 'bad-profile.json'), '{"schemaVersion": 9}');
+        const badProfile = runCli(['predict', 'demo.tenancy', '--profile', 'bad-profile.json']);
+        expect(badProfile.code).toBe(1);
+        expect(badProfile.stderr).toMatch(/found schemaVersion 9, expected 1/);
+        writeFileSync(join(work, 'broken.tenancy'), 'workload w { tenant a { model nope() } }\n');
+        const broken = runCli(['predict', 'broken.tenancy']);
+        expect(broken.code).toBe(1);
+        expect(broken.stderr).toMatch(/broken\.tenancy:1/);
+        const usage = runCli(['predict', 'demo.tenancy', '--top', '-1']);
+        expect(usage.code).toBe(64);
+    });
+});
