@@ -187,23 +187,25 @@ export function interpretExit(exit: {
         return { status: 'cancelled', resultsPath };
     }
     const lastLine = exit.errorMessage ?? stderrTail.trim().split('\n').at(-1) ?? '';
-    const detail = lastLine ? `: ${lastLine}` : '';
+    // The CLI's own explanation first; the generic advice after it.
+    const explain = (generic: string) => lastLine ? `${lastLine} (${generic})` : generic;
     const base = { exitCode: code, signal, stderrTail };
     if (code === exitCodes.environment) {
-        return { ...base, status: 'failed', kind: 'environment', message: `No usable GPU adapter (WebGPU), or the environment cannot run the benchmark${detail}` };
+        return { ...base, status: 'failed', kind: 'environment', message: explain('no usable GPU adapter, or the environment cannot run the benchmark: see the setup guide') };
     }
     if (code === exitCodes.inputErrors) {
-        return { ...base, status: 'failed', kind: 'input', message: `The file has errors; fix the problems shown in the editor and run again${detail}` };
+        return { ...base, status: 'failed', kind: 'input', message: explain('the runtime rejected the workload: fix the problems shown in the editor and run again') };
     }
     if (code === exitCodes.usage) {
-        return { ...base, status: 'failed', kind: 'usage', message: `The runtime rejected the command line (a version mismatch between the extension and its CLI?)${detail}` };
+        return { ...base, status: 'failed', kind: 'usage', message: explain('the runtime rejected the command line: does the extension match its CLI?') };
     }
     if (code === exitCodes.cancelled) {
         return { status: 'cancelled', resultsPath };
     }
     if (code === exitCodes.internal) {
-        return { ...base, status: 'failed', kind: 'internal', message: `The runtime failed with an internal error${detail}` };
+        return { ...base, status: 'failed', kind: 'internal', message: explain('an internal error in the runtime') };
     }
+    const detail = lastLine ? `: ${lastLine}` : '';
     return {
         ...base, status: 'failed', kind: 'crash',
         message: signal ? `The runtime process was killed by ${signal}${detail}` : `The runtime exited with code ${code}${detail}`,

@@ -21,6 +21,9 @@ export class ReportPanels implements vscode.Disposable {
     private readonly renderedEmitter = new vscode.EventEmitter<{ ref: WorkloadRef; charts: string[] }>();
     /** Fires when a webview has drawn a report. */
     readonly onDidRender = this.renderedEmitter.event;
+    private readonly failedEmitter = new vscode.EventEmitter<{ ref: WorkloadRef; message: string }>();
+    /** Fires when a report could not be shown (no results, unreadable results, no server). */
+    readonly onDidFail = this.failedEmitter.event;
 
     constructor(
         private readonly extensionUri: vscode.Uri,
@@ -103,10 +106,15 @@ export class ReportPanels implements vscode.Disposable {
             }
         }
         await entry.panel.webview.postMessage(message);
+        if (message.type === 'error') {
+            this.output.appendLine(`Report of ${entry.ref.workload}: ${message.message}`);
+            this.failedEmitter.fire({ ref: entry.ref, message: message.message });
+        }
     }
 
     dispose(): void {
         for (const entry of this.open.values()) entry.panel.dispose();
         this.renderedEmitter.dispose();
+        this.failedEmitter.dispose();
     }
 }

@@ -1,0 +1,129 @@
+/**
+ * Integration tests in the extension host, through the `vscode` API: the example workload
+ * opens with diagnostics, hovers and code lenses from the server; "Run benchmark" runs the CLI
+ * in a child process and the results file and the measured lens appear; the report renders.
+ * The workspace (test/e2e/workspace.ts) holds examples/vision-and-nlp.tenancy and typo.tenancy.
+ */
+import * as assert from 'node:assert/strict';
+import { existsSync, statSync } from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { TenancyApi } from '../../../src/extension/main.js';
+import { CommandIds } from '../../../src/protocol/commands.js';
+import type { RunOutcome } from '../../../src/extension/run.js';
+
+const workload = 'vision_and_nlp';
+
+function folder(): string {
+    const f = vscode.workspace.workspaceFolders?.[0];
+    assert.ok(f, 'expected the test workspace to be open');
+    return f.uri.fsPath;
+}
+
+/** Resolves when `predicate` holds, re-checking on each event (never a fixed sleep). */
+async function until<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, events: vscode.Event<unknown>[], timeoutMs = 60_000): Promise<T> {
+    const first = await probe();
+    if (first !== undefined) return first;
+    return new Promise<T>((resolve, reject) => {
+        const subscriptions: vscode.Disposable[] = [];
+        const done = () => { clearTimeout(timer); clearInterval(poll); subscriptions.forEach(s => s.dispose()); };
+        const check = async () => {
+            const value = await probe();
+            if (value !== undefined) { done(); resolve(value); }
+        };
+        const timer = setTimeout(() => { done(); reject(new Error(`timed out after ${timeoutMs} ms waiting for ${what}`)); }, timeoutMs);
+        // Some state (lenses, the file system) has no event of its own: re-probe every second too.
+        const poll = setInterval(() => void check(), 1000);
+        for (const event of events) subscriptions.push(event(() => void check()));
+    });
+}
+
+async function lensTitles(uri: vscode.Uri): Promise<string[]> {
+    const lenses = await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', uri) ?? [];
+    return lenses.map(l => l.command?.title ?? '');
+}
+
+function hoverText(hovers: vscode.Hover[]): string {
+    return hovers.flatMap(h => h.contents.map(c => typeof c === 'string' ? c : 'value' in c ? c.value : '')).join('\n');
+}
+
+describe('Tenancy in the extension host', () => {
+    let api: TenancyApi;
+    let example: vscode.TextDocument;
+
+    before(async () => {
+        const extension = vscode.extensions.all.find(e => e.packageJSON.name === 'tenancy');
+        assert.ok(extension, 'expected the Tenancy extension to be loaded');
+        example = await vscode.workspace.openTextDocument(path.join(folder(), 'vision-and-nlp.tenancy'));
+        await vscode.window.showTextDocument(example);
+        api = await extension.activate() as TenancyApi;
+        assert.ok(api.client()?.isRunning(), 'expected the language server to be running after activation');
+    });
+
+    it('reports a diagnostic with its code for a mistake', async () => {
+        const typo = await vscode.workspace.openTextDocument(path.join(folder(), 'typo.tenancy'));
+        const diagnostics = await until('diagnostics of typo.tenancy', () => {
+            const list = vscode.languages.getDiagnostics(typo.uri);
+            return list.length > 0 ? list : undefined;
+        }, [vscode.languages.onDidChangeDiagnostics]);
+        const codes = diagnostics.map(d => typeof d.code === 'object' ? d.code.value : d.code);
+        assert.ok(codes.includes('unknown-op') || codes.includes('unresolved-reference'), `expected unknown-op, found ${JSON.stringify(diagnostics.map(d => [d.code, d.message]))}`);
+        await vscode.window.showTextDocument(example);
+    });
+
+    it('shows the example without errors', async () => {
+        const errors = await until('the example to be validated', async () => {
+            const lenses = await lensTitles(example.uri);
+            if (lenses.length === 0) return undefined; // not built yet
+            return vscode.languages.getDiagnostics(example.uri).filter(d => d.severity === vscode.DiagnosticSeverity.Error);
+        }, [vscode.languages.onDidChangeDiagnostics]);
+        assert.deepEqual(errors.map(e => `${e.range.start.line + 1}: ${e.message}`), []);
+    });
+
+    it('hovers an operator', async () => {
+        const line = example.getText().split('\n').findIndex(l => l.includes('conv2d('));
+        const character = example.lineAt(line).text.indexOf('conv2d') + 2;
+        const hovers = await vscode.commands.executeCommand<vscode.Hover[]>('vscode.executeHoverProvider', example.uri, new vscode.Position(line, character)) ?? [];
+        const text = hoverText(hovers);
+        assert.match(text, /conv2d/, `expected a hover for conv2d, found ${JSON.stringify(text)}`);
+    });
+
+    it('offers the run lenses on the workload and its tenants', async () => {
+        const titles = await lensTitles(example.uri);
+        assert.ok(titles.includes('▶ Run benchmark'), `expected "▶ Run benchmark" in ${JSON.stringify(titles)}`);
+        assert.equal(titles.filter(t => t === '▶ Run solo').length, 2, `expected two "▶ Run solo" lenses in ${JSON.stringify(titles)}`);
+    });
+
+    it('runs the benchmark in a child process; the results file and the measured lens appear', async () => {
+        const results = path.join(folder(), '.tenancy', 'results', `vision-and-nlp.${workload}.json`);
+        const before = existsSync(results) ? statSync(results).mtimeMs : 0;
+        const outcome = await vscode.commands.executeCommand<RunOutcome | undefined>(CommandIds.runWorkload, { uri: example.uri.toString(), workload });
+        assert.ok(outcome, 'expected the run command to return its outcome');
+        assert.equal(outcome.status, 'succeeded', `expected the run to succeed, found ${JSON.stringify(outcome)}`);
+        assert.ok(existsSync(results) && statSync(results).mtimeMs > before, `expected a fresh ${results}`);
+        const summary = await until('the measured lens', async () => (await lensTitles(example.uri)).find(t => / ms .*req$/.test(t)), []);
+        assert.match(summary, /^(p\d+ [\d.]+ ms [✓✗] \(SLO \d+ ms\)|p99 [\d.]+ ms)/);
+        const figures = await until('measured figures', () => {
+            const f = api.measured.figures(example.uri.toString());
+            return f.length > 0 ? f : undefined;
+        }, []);
+        assert.match(figures[0]!.text, /ms/);
+    });
+
+    it('opens the report and draws its charts', async () => {
+        const rendered = new Promise<string[]>(resolve => {
+            const sub = api.reports.onDidRender(e => { sub.dispose(); resolve(e.charts); });
+        });
+        const failed = new Promise<never>((_, reject) => {
+            const sub = api.reports.onDidFail(e => { sub.dispose(); reject(new Error(`the report showed an error: ${e.message}`)); });
+        });
+        await vscode.commands.executeCommand(CommandIds.showReport, { uri: example.uri.toString(), workload });
+        const charts = await Promise.race([rendered, failed, new Promise<never>((_, reject) => setTimeout(() => reject(new Error('the report did not render within 30 s')), 30_000))]);
+        assert.ok(charts.includes('chart-cdf'), `expected the latency CDF among ${JSON.stringify(charts)}`);
+    });
+
+    it('says why when a lens payload is malformed instead of running', async () => {
+        const outcome = await vscode.commands.executeCommand(CommandIds.runWorkload, { uri: example.uri.toString() });
+        assert.equal(outcome, undefined);
+    });
+});

@@ -1,0 +1,154 @@
+/**
+ * The user's path through the real VS Code UI (code-server + Chromium): open the example,
+ * see a squiggle and the Problems entry, hover an op, click "▶ Run benchmark", watch the
+ * progress, see the measured lens and inline figures, open the report and check its charts.
+ * Screenshots of every step go to test/e2e/screenshots/ (look at them when a step fails).
+ * It runs the extension installed from the .vsix (TENANCY_E2E_VSIX, default ./tenancy.vsix).
+ */
+import { existsSync, mkdirSync } from 'node:fs';
+import * as path from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { BrowserContext, Frame, Page } from 'playwright-core';
+import { launchChromium } from './chromium.js';
+import { openWorkbench, projectRoot, startCodeServer, type CodeServer } from './code-server.js';
+import { exampleName, makeWorkspace } from './workspace.js';
+
+const screenshots = path.join(projectRoot, 'test', 'e2e', 'screenshots');
+// The UI test needs toasts, which VS Code hides when the smoke-test driver (needed to load an
+// extension from a folder via `payload`) is on: so it tests the installed .vsix by default.
+const vsix = process.env.TENANCY_E2E_VSIX ?? path.join(projectRoot, 'tenancy.vsix');
+const prefix = 'ui-';
+let server: CodeServer | undefined;
+let browser: BrowserContext | undefined;
+let page: Page;
+const timings: [string, number][] = [];
+let last = Date.now();
+
+function lap(step: string): void {
+    const now = Date.now();
+    timings.push([step, now - last]);
+    last = now;
+}
+
+async function shot(name: string): Promise<void> {
+    await page.screenshot({ path: path.join(screenshots, `${prefix}${name}.png`) });
+}
+
+/** Opens a file of the workspace through Quick Open (the explorer row may be virtualised away). */
+async function openFile(name: string): Promise<void> {
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('Control+P');
+    const input = page.locator('.quick-input-widget input');
+    await input.waitFor();
+    await input.fill(name);
+    // Wait for the filtered list: the first row is the recent file until the filter applies.
+    await page.locator('.quick-input-list .monaco-list-row.focused', { hasText: name }).first().waitFor();
+    await page.keyboard.press('Enter');
+    await page.locator(`.tab.active[aria-label*="${name}"]`).waitFor();
+    await page.locator('.monaco-editor .view-lines').first().waitFor();
+}
+
+beforeAll(async () => {
+    mkdirSync(screenshots, { recursive: true });
+    if (!existsSync(vsix)) throw new Error(`expected the packaged extension ${vsix}; run npm run package (npm run test:e2e does)`);
+    server = await startCodeServer({ vsix });
+    browser = await launchChromium();
+    const workspace = makeWorkspace();
+    page = await openWorkbench(browser, server, { folder: workspace, smokeTestDriver: false });
+    lap('start code-server and open the workbench');
+});
+
+afterEach(async context => {
+    // A failed step leaves a picture of what the user would have seen.
+    if (context.task.result?.state === 'fail') {
+        const name = context.task.name.replace(/[^a-z0-9]+/gi, '-').slice(0, 40);
+        await shot(`failed-${name}`).catch(() => undefined);
+    }
+});
+
+afterAll(async () => {
+    console.log(`${prefix}e2e timings:\n${timings.map(([s, ms]) => `  ${(ms / 1000).toFixed(1).padStart(6)} s  ${s}`).join('\n')}`);
+    await browser?.close();
+    await server?.stop();
+});
+
+describe(`the user's path (installed ${path.basename(vsix)})`, () => {
+    it('shows a squiggle and a Problems entry for a mistake', async () => {
+        await openFile('typo.tenancy');
+        await page.locator('.squiggly-error').first().waitFor({ timeout: 60_000 });
+        await shot('01-squiggle');
+        await page.keyboard.press('Control+Shift+M');
+        const row = page.locator('.markers-panel .monaco-list-row').filter({ hasText: 'dense_layer' }).first();
+        await row.waitFor({ timeout: 30_000 });
+        expect(await row.innerText()).toMatch(/dense_layer/);
+        await shot('02-problems');
+        await page.keyboard.press('Control+Shift+M'); // hide the panel again
+        lap('squiggle and Problems entry');
+    });
+
+    it('hovers an op of the example', async () => {
+        await openFile(exampleName);
+        const op = page.locator('.view-line span', { hasText: /^conv2d$/ }).first();
+        await op.waitFor({ timeout: 30_000 });
+        await op.hover();
+        // The title bar's tooltips are hovers too: pick the one about the op.
+        const hover = page.locator('.monaco-hover .hover-contents', { hasText: 'conv2d' }).first();
+        await hover.waitFor({ timeout: 30_000 });
+        const text = await hover.innerText();
+        expect(text).toMatch(/conv2d/);
+        await shot('03-hover');
+        await page.mouse.move(5, 5);
+        await page.keyboard.press('Escape');
+        lap('hover');
+    });
+
+    it('runs the benchmark from the lens with progress, then shows measured figures', async () => {
+        const run = page.locator('.codelens-decoration a', { hasText: '▶ Run benchmark' }).first();
+        await run.waitFor({ timeout: 30_000 });
+        await shot('04-lenses');
+        await run.click();
+        const toast = page.locator('.notification-toast', { hasText: 'Tenancy: vision_and_nlp' }).first();
+        await toast.waitFor({ timeout: 30_000 }).catch(async error => {
+            console.log(await page.evaluate(() => (document.querySelector('.notifications-toasts')?.outerHTML ?? 'no .notifications-toasts').slice(0, 3000)));
+            await page.waitForTimeout(3000);
+            console.log(await page.evaluate(() => [...document.querySelectorAll('*')].filter(e => e.children.length === 0 && (e.textContent ?? '').includes('Tenancy:'))
+                .map(e => { const chain: string[] = []; for (let n: Element | null = e; n && chain.length < 8; n = n.parentElement) chain.push(`${n.tagName}.${n.className}`); return `${e.textContent}\n   ${chain.join(' < ')}`; }).join('\n')));
+            throw error;
+        });
+        await shot('05-progress');
+        const measured = page.locator('.codelens-decoration a', { hasText: / req$/ }).first();
+        const failure = page.locator('.notification-toast', { hasText: /Tenancy: vision_and_nlp failed/ }).first();
+        // Whichever comes first: the measured lens, or the run's error message (fail at once, with its text).
+        await Promise.race([
+            measured.waitFor({ timeout: 240_000 }),
+            failure.waitFor({ timeout: 240_000 }).then(async () => { throw new Error(`the run failed: ${await failure.innerText()}`); }),
+        ]);
+        lap('run the benchmark until the measured lens');
+        const inline = await page.evaluate(() => [...document.querySelectorAll('.view-lines span')]
+            .map(el => getComputedStyle(el, '::after').content).filter(c => c.includes('⏱')));
+        expect(inline.length).toBeGreaterThan(0);
+        await shot('06-measured');
+    });
+
+    it('opens the report from the lens and draws its charts', async () => {
+        await page.locator('.codelens-decoration a', { hasText: 'Report' }).first().click();
+        const outer = page.frameLocator('iframe.webview');
+        const inner = outer.frameLocator('iframe#active-frame');
+        await inner.locator('body[data-rendered]').waitFor({ timeout: 60_000 });
+        const rendered = await inner.locator('body').getAttribute('data-rendered');
+        expect(rendered?.split(',')).toContain('chart-cdf');
+        const frame: Frame | undefined = page.frames().find(f => f.url().includes('active-frame') || f.name() === 'active-frame');
+        if (frame) {
+            const inked = await frame.evaluate(() => {
+                const canvas = document.getElementById('chart-cdf') as HTMLCanvasElement;
+                const data = canvas.getContext('2d')!.getImageData(0, 0, canvas.width, canvas.height).data;
+                let n = 0;
+                for (let i = 3; i < data.length; i += 4) if (data[i]! > 0) n++;
+                return n;
+            });
+            expect(inked).toBeGreaterThan(1000);
+        }
+        await shot('07-report');
+        lap('report');
+    });
+});

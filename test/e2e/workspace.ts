@@ -1,0 +1,23 @@
+/** Builds a fresh test workspace: the example, a file with a mistake, short benchmark settings. */
+import { copyFileSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { projectRoot, workRoot } from './code-server.js';
+
+export const exampleName = 'vision-and-nlp.tenancy';
+
+export function makeWorkspace(): string {
+    mkdirSync(workRoot, { recursive: true });
+    const dir = mkdtempSync(path.join(workRoot, 'ws-'));
+    copyFileSync(path.join(projectRoot, 'examples', exampleName), path.join(dir, exampleName));
+    writeFileSync(path.join(dir, 'typo.tenancy'), `model broken(batch = 1) {
+  input x: f32[batch, 16]
+  output relu(dense_layer(x, 8))
+}
+`);
+    mkdirSync(path.join(dir, '.vscode'), { recursive: true });
+    // A short run: the e2e checks the flow, not the numbers.
+    writeFileSync(path.join(dir, '.vscode', 'settings.json'), JSON.stringify({ 'tenancy.run.duration': 1 }, null, 2));
+    // A marker so that the CLI's workspace rule (nearest .tenancy/.git/...) picks this folder.
+    mkdirSync(path.join(dir, '.tenancy'), { recursive: true });
+    return dir;
+}
