@@ -224,6 +224,10 @@ async function measureOverhead(device: GPUDevice, caps: DeviceCaps, pipes: Kerne
     };
 }
 
+function readLoad(): number {
+    try { return Number(readFileSync('/proc/loadavg', 'utf8').split(' ')[0]); } catch { return NaN; }
+}
+
 function fmt(x: number | undefined, d = 2): string {
     return x === undefined || !Number.isFinite(x) ? '—' : x.toFixed(d);
 }
@@ -237,31 +241,34 @@ async function main(): Promise<void> {
     const adapterInfo = (device as any).adapterInfo ?? {};
     const started = performance.now();
     const cs = cases();
-    const ours: Record<string, VariantResult[]> = {};
-    for (const c of cs) {
-        ours[c.name] = await measureOurs(device, caps, pipes, c);
-        const best = ours[c.name].filter(r => r.gflops).sort((a, b) => b.gflops! - a.gflops!)[0];
-        console.error(`ours  ${c.name}: ${ours[c.name].map(r => `${r.variant} ${r.error ? 'ERR ' + r.error : fmt(r.gflops)}`).join(' | ')}  best ${best?.variant}`);
-    }
-    let overhead: Awaited<ReturnType<typeof measureOverhead>> | undefined;
-    if (!only || only.has('overhead')) overhead = await measureOverhead(device, caps, pipes);
-    device.destroy();
-
-    // TF.js on its own device from the same adapter kind, after ours (one adapter = one device).
-    const tfRes: Record<string, Awaited<ReturnType<typeof measureTf>>> = {};
+    const loadBefore = readLoad();
+    // TF.js gets its own device from the same GPU instance; each case is measured for ours and
+    // then TF.js back to back, so both see the same machine load (2 shared cores).
+    let tf: any;
     let tfError: string | undefined;
     let tfVersion = '';
     try {
-        const tf = await setupTf(gpu);
+        tf = await setupTf(gpu);
         tfVersion = tf.version_core;
-        for (const c of cs) {
-            tfRes[c.name] = await measureTf(tf, c);
-            console.error(`tfjs  ${c.name}: ${tfRes[c.name].error ?? fmt(tfRes[c.name].gflops)} (${tfRes[c.name].timing})`);
-        }
     } catch (e) {
         tfError = (e as Error).message;
         console.error(`TF.js WebGPU could not run: ${tfError}`);
     }
+    const ours: Record<string, VariantResult[]> = {};
+    const tfRes: Record<string, Awaited<ReturnType<typeof measureTf>>> = {};
+    for (const c of cs) {
+        ours[c.name] = await measureOurs(device, caps, pipes, c);
+        const best = ours[c.name].filter(r => r.gflops).sort((a, b) => b.gflops! - a.gflops!)[0];
+        console.error(`ours  ${c.name}: ${ours[c.name].map(r => `${r.variant} ${r.error ? 'ERR ' + r.error : fmt(r.gflops)}`).join(' | ')}  best ${best?.variant}`);
+        if (tf) {
+            tfRes[c.name] = await measureTf(tf, c);
+            console.error(`tfjs  ${c.name}: ${tfRes[c.name].error ?? fmt(tfRes[c.name].gflops)} (${tfRes[c.name].timing})`);
+        }
+    }
+    let overhead: Awaited<ReturnType<typeof measureOverhead>> | undefined;
+    if (!only || only.has('overhead')) overhead = await measureOverhead(device, caps, pipes);
+    device.destroy();
+    const loadAfter = readLoad();
     const blas = measureBlas(cs);
     const rows = cs.map(c => {
         const best = ours[c.name].filter(r => r.gflops).sort((a, b) => b.gflops! - a.gflops!)[0];
@@ -284,7 +291,8 @@ async function main(): Promise<void> {
     try { commit = readFileSync('.git/HEAD', 'utf8').trim(); if (commit.startsWith('ref:')) commit = readFileSync(path.join('.git', commit.slice(5)), 'utf8').trim(); } catch { /* not a checkout */ }
     const result = {
         date: new Date().toISOString(), commit, adapter: { vendor: adapterInfo.vendor, architecture: adapterInfo.architecture, device: adapterInfo.device, description: adapterInfo.description },
-        dawnFlags: FLAGS, quick, tfjs: tfVersion, blas: 'info' in blas ? blas.info : blas.error, rows, perClass, overhead,
+        dawnFlags: FLAGS, quick, cores: (await import('node:os')).availableParallelism(), tfjs: tfVersion, blas: 'info' in blas ? blas.info : blas.error, rows, perClass, overhead,
+        loadAverage: { before: loadBefore, after: loadAfter },
         seconds: (performance.now() - started) / 1000,
     };
     mkdirSync('bench/.work', { recursive: true });
@@ -311,6 +319,7 @@ async function main(): Promise<void> {
         lines.push(`| kernelsFor() CPU µs per call (compile time): relu / 3×3 conv incl. WGSL text | ${fmt(overhead.kernelsForUs.relu, 1)} / ${fmt(overhead.kernelsForUs.conv3x3WithWgsl, 1)} | — | — |`);
     }
     lines.push('');
+    lines.push(`Load average (1 min) before/after: ${loadBefore} / ${loadAfter} on ${result.cores} cores — other processes share them.`);
     lines.push(`Ours: GPU time (timestamp queries around the launches), median of repetitions. TF.js: ${Object.values(tfRes)[0]?.timing ?? 'n/a'}. BLAS: numpy float32 matmul of the equivalent GEMM (conv as im2col GEMM, im2col not counted), median wall time. Total ${result.seconds.toFixed(0)} s.`);
     console.log(lines.join('\n'));
     gpu = undefined;
