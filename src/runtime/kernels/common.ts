@@ -226,15 +226,6 @@ export function checkLaunch(k: KernelDescription, specs: readonly BindingSpec[],
     if (workgroupBytes > 0) checkWorkgroupStorage(k.name, workgroupBytes, caps);
 }
 
-/** Rejects dtypes the generators do not implement (f16 kernels are not implemented). */
-export function requireF32(req: KernelRequest, ...tensors: { dtype: string; what: string }[]): void {
-    for (const t of tensors) {
-        if (t.dtype !== 'f32') {
-            throw new KernelError(`${at(req.op)}: ${t.what} has dtype ${t.dtype}; these kernels implement f32 only (f16 is not implemented — lower the model in f32)`);
-        }
-    }
-}
-
 /** Reads a numeric attribute, with a clear error when it is missing or of the wrong kind. */
 export function numAttr(op: IrOp, name: string, fallback?: number): number {
     const v = op.attrs[name];

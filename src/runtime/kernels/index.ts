@@ -19,7 +19,8 @@
  * Activations: gelu is the tanh approximation. Epilogues: the op's own bias is added first,
  * then the request's epilogue in order; ops that cannot fuse one (pools, norms, softmax,
  * layout copies, embedding, lstm) append an in-place epilogue launch on "out".
- * Only f32 is implemented; requests for f16 tensors are rejected with a clear error.
+ * Only f32 kernels are implemented (no `enable f16;` variants): every tensor is computed and
+ * stored as f32 (embedding ids as i32). An op whose IR weights are declared f16 is rejected.
  * Storage buffers should be allocated with sizes rounded up to a multiple of 16 bytes (some
  * kernels bind tensors whose element count is a multiple of 4 as array<vec4<f32>>).
  */
@@ -80,6 +81,8 @@ export function kernelsFor(request: KernelRequest): OpKernels {
             throw new KernelError(`${at(op)}: input ${i} has shape ${JSON.stringify(s)}; every dim must be a positive integer`);
         }
     }
+    const f16 = (op.weights ?? []).find(w => w.dtype === 'f16');
+    if (f16) throw new KernelError(`${at(op)}: weight '${f16.name}' is f16; these kernels implement f32 only (lower the model in f32)`);
     const result = gen(request);
     checkWeightsAgainstIr(op, result);
     return result;

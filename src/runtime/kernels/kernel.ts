@@ -43,7 +43,11 @@ export interface KernelDescription {
     workgroupSize: [number, number, number];
     /** Group 0 bindings in @binding order. `role` is resolved by the compiler to a buffer. */
     bindings: { role: string; access: BindingAccess }[];
-    /** Uniform data, if a binding has access 'uniform' (packed per WGSL layout rules). */
+    /**
+     * Uniform data, if a binding has access 'uniform' (packed per WGSL layout rules). Added
+     * note (kernels): each launch gets its own uniform buffer with these bytes (lstm's step
+     * launches share one pipeline and differ only here; see harness.createUniformBuffer).
+     */
     uniforms?: Uint32Array;
     wgsl: () => string;
     dispatch: [number, number, number];

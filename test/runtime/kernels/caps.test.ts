@@ -108,6 +108,8 @@ describe('kernel descriptions', () => {
         expect(() => kernelsFor({ op: bad, inputShapes: [[2, 3]], outputShape: [2, 3], epilogue: [], caps: DEFAULT_CAPS })).toThrow(/softmax axis 5 is out of range for \[2, 3\]/);
         expect(() => kernelsFor({ op: makeOp('attention', { heads: 3, causal: false }), inputShapes: [[1, 4, 8]], outputShape: [1, 4, 8], epilogue: [], caps: DEFAULT_CAPS }))
             .toThrow(/d = 8 must be divisible by heads = 3/);
+        const f16op = { ...ALL.dense.op, weights: [{ name: 'weight', shape: [4, 8], dtype: 'f16' as const }] };
+        expect(() => kernelsFor({ ...ALL.dense, op: f16op, epilogue: [], caps: DEFAULT_CAPS })).toThrow(/weight 'weight' is f16; these kernels implement f32 only/);
         expect(() => kernelsFor({ op: makeOp('relu'), inputShapes: [[0, 3]], outputShape: [0, 3], epilogue: [], caps: DEFAULT_CAPS })).toThrow(KernelError);
     });
 });
