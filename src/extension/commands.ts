@@ -248,16 +248,19 @@ async function calibrate(s: ExtensionServices, documentUri: string): Promise<Run
     if (!ready) return undefined;
     const uri = vscode.Uri.parse(documentUri);
     const cwd = workspaceFolderPath(uri);
-    const args = [ready.cliPath, 'calibrate', '--progress', 'jsonl'];
+    const args = [ready.cliPath, 'calibrate', '--workspace', cwd];
+    if (s.config.runAdapter !== 'workload') args.push('--adapter', s.config.runAdapter.replace('_', '-'));
     s.output.appendLine(`[${new Date().toLocaleTimeString()}] calibrate: ${ready.node.command} ${args.join(' ')} (in ${cwd})`);
     const outcome = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Tenancy: calibrating the device', cancellable: true }, async (progress, token) => {
         const run = new CliRun({
             node: ready.node, args, cwd,
-            onEvent: event => {
-                logEvent(s.output, event);
-                if (event.kind === 'progress') progress.report({ message: event.message });
+            onEvent: event => logEvent(s.output, event),
+            // calibrate reports its steps as text on stderr: show the latest line.
+            onStderr: text => {
+                s.output.append(text);
+                const line = text.trim().split('\n').at(-1);
+                if (line) progress.report({ message: line.slice(0, 120) });
             },
-            onStderr: text => s.output.append(text),
         });
         token.onCancellationRequested(() => run.cancel());
         return run.done;

@@ -86,7 +86,8 @@ export function buildRunArgs(request: RunRequest): string[] {
     const args = [request.cliPath, 'run', request.file, '--workload', request.workload, '--progress', 'jsonl'];
     if (request.tenant) args.push('--tenant', request.tenant);
     if (request.durationSeconds !== undefined) args.push('--duration', `${request.durationSeconds}s`);
-    if (request.adapter && request.adapter !== 'workload') args.push('--adapter', request.adapter);
+    // The setting spells preferences as the language does (low_power); the CLI as WebGPU does (low-power).
+    if (request.adapter && request.adapter !== 'workload') args.push('--adapter', request.adapter.replace('_', '-'));
     if (request.resultsFolder) args.push('--results-dir', request.resultsFolder);
     return args;
 }

@@ -1,3 +1,5 @@
+/// <reference lib="dom" />
+/// <reference lib="dom.iterable" />
 /**
  * The user's path through the real VS Code UI (code-server + Chromium): open the example,
  * see a squiggle and the Problems entry, hover an op, click "▶ Run benchmark", watch the
@@ -108,13 +110,7 @@ describe(`the user's path (installed ${path.basename(vsix)})`, () => {
         await shot('04-lenses');
         await run.click();
         const toast = page.locator('.notification-toast', { hasText: 'Tenancy: vision_and_nlp' }).first();
-        await toast.waitFor({ timeout: 30_000 }).catch(async error => {
-            console.log(await page.evaluate(() => (document.querySelector('.notifications-toasts')?.outerHTML ?? 'no .notifications-toasts').slice(0, 3000)));
-            await page.waitForTimeout(3000);
-            console.log(await page.evaluate(() => [...document.querySelectorAll('*')].filter(e => e.children.length === 0 && (e.textContent ?? '').includes('Tenancy:'))
-                .map(e => { const chain: string[] = []; for (let n: Element | null = e; n && chain.length < 8; n = n.parentElement) chain.push(`${n.tagName}.${n.className}`); return `${e.textContent}\n   ${chain.join(' < ')}`; }).join('\n')));
-            throw error;
-        });
+        await toast.waitFor({ timeout: 30_000 });
         await shot('05-progress');
         const measured = page.locator('.codelens-decoration a', { hasText: / req$/ }).first();
         const failure = page.locator('.notification-toast', { hasText: /Tenancy: vision_and_nlp failed/ }).first();

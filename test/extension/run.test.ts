@@ -63,7 +63,7 @@ describe('buildRunArgs', () => {
         expect(buildRunArgs({ cliPath: '/x/cli.mjs', file: '/w/a.tenancy', workload: 'w' }))
             .toEqual(['/x/cli.mjs', 'run', '/w/a.tenancy', '--workload', 'w', '--progress', 'jsonl']);
         expect(buildRunArgs({ cliPath: 'c', file: 'f', workload: 'w', tenant: 't', durationSeconds: 3, adapter: 'low_power', resultsFolder: '/r' }))
-            .toEqual(['c', 'run', 'f', '--workload', 'w', '--progress', 'jsonl', '--tenant', 't', '--duration', '3s', '--adapter', 'low_power', '--results-dir', '/r']);
+            .toEqual(['c', 'run', 'f', '--workload', 'w', '--progress', 'jsonl', '--tenant', 't', '--duration', '3s', '--adapter', 'low-power', '--results-dir', '/r']);
         expect(buildRunArgs({ cliPath: 'c', file: 'f', workload: 'w', adapter: 'workload' })).not.toContain('--adapter');
     });
 });
