@@ -20,6 +20,7 @@ import { predictWorkload, type WorkloadPrediction } from '../../src/runtime/pred
 import type { DeviceProfile } from '../../src/runtime/predict/profile.js';
 import type { Results } from '../../src/runtime/report/schema.js';
 import { cnnTenant, mlpTenant, transformerTenant, workloadOf } from '../../test/fixtures/ir/builders.js';
+import { loadWorkspace } from '../../src/cli/load-workspace.js';
 
 const args = process.argv.slice(2);
 const flag = (name: string) => { const i = args.indexOf(name); return i >= 0 ? args[i + 1] : undefined; };
@@ -32,6 +33,42 @@ const closed: IrArrival = { kind: 'closed', clients: 1, thinkMs: 0 };
 function poissonAt(profile: DeviceProfile, tenant: IrTenant, utilisation: number): IrArrival {
     const p = predictWorkload(workloadOf('probe', [{ ...tenant, arrival: closed }]), profile);
     return { kind: 'poisson', ratePerSecond: (1000 * utilisation) / p.tenants[0].serviceMs };
+}
+
+/** Zoo models at small resolutions, written in the language and lowered by the language server (as `tenancy run` does). */
+const ZOO_SOURCE = `
+workload zoo_resnet18 { tenant resnet { model resnet18(res: 64) } benchmark { duration DURms warmup 500ms seed 3 } }
+workload zoo_mobilenet { tenant mobilenet { model mobilenet_v2(res: 96) } benchmark { duration DURms warmup 500ms seed 3 } }
+workload zoo_bert { tenant bert { model bert_base(seq: 16, layers: 1) } benchmark { duration DURms warmup 500ms seed 3 } }
+workload zoo_pair {
+  tenant resnet { model resnet18(res: 64) }
+  tenant bert { model bert_base(seq: 16, layers: 1) }
+  benchmark { duration DURms warmup 500ms seed 3 }
+}
+workload zoo_triple_open {
+  tenant mobilenet { model mobilenet_v2(res: 96) arrival poisson(rate: RATE_M/s) }
+  tenant resnet { model resnet18(res: 64) arrival poisson(rate: RATE_R/s) }
+  tenant mlp { model mlp(batch: 16) }
+  benchmark { duration DURms warmup 500ms seed 3 }
+}
+`;
+
+async function zooWorkloads(profile: DeviceProfile): Promise<WorkloadIR[]> {
+    const dir = resolve('bench/.work/accuracy-zoo');
+    mkdirSync(dir, { recursive: true });
+    const file = join(dir, 'zoo.tenancy');
+    // First pass lowers with placeholder rates to size the open-loop rates at 20% of predicted capacity each.
+    const write = (rm: number, rr: number) => writeFileSync(file, ZOO_SOURCE.replaceAll('DUR', String(durationMs)).replace('RATE_M', rm.toFixed(2)).replace('RATE_R', rr.toFixed(2)));
+    write(1, 1);
+    const probe = await loadWorkspace([file]);
+    const rateFor = (wl: string, tenant: string) => {
+        const ir = probe.lower(wl, file);
+        const t = ir.tenants.find(x => x.name === tenant)!;
+        return poissonAt(profile, t, 0.2).kind === 'poisson' ? (poissonAt(profile, t, 0.2) as { ratePerSecond: number }).ratePerSecond : 1;
+    };
+    write(rateFor('zoo_triple_open', 'mobilenet'), rateFor('zoo_triple_open', 'resnet'));
+    const ws = await loadWorkspace([file]);
+    return ws.workloads(file).map(w => ws.lower(w.name, file));
 }
 
 /** The fixed evaluation set. Shapes differ from calibration's synthetic ladders (calibrate/synthetic.ts). */
@@ -96,7 +133,8 @@ async function main(): Promise<void> {
     const out = { ops: new Map<string, Sample[]>(), tenantMean: [] as Sample[], corunP99: [] as Sample[], corunMean: [] as Sample[] };
     const started = Date.now();
     let adapter = '';
-    for (const ir of workloads(profile)) {
+    const set = [...workloads(profile), ...(args.includes('--no-zoo') ? [] : (await zooWorkloads(profile)).filter(w => !only || w.workload === only))];
+    for (const ir of set) {
         const pred = predictWorkload(ir, profile);
         const t0 = Date.now();
         const res = await runWorkload({ ir, predictions: pred });

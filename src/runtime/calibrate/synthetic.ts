@@ -82,6 +82,11 @@ export function poolCase(c: number, hw: number): SyntheticCase {
     };
 }
 
+/** global_avg_pool on [1, c, hw, hw]. */
+export function globalPoolCase(c: number, hw: number): SyntheticCase {
+    return { shape: `global_avg_pool ${c}×${hw}²`, op: op('global_avg_pool', {}, 1), inputShapes: [[1, c, hw, hw]], outputShape: [1, c, 1, 1] };
+}
+
 /** transpose of [a, b]. */
 export function transposeCase(a: number, b: number): SyntheticCase {
     return { shape: `transpose ${a}×${b}`, op: op('transpose', { perm: [1, 0] }, 1), inputShapes: [[a, b]], outputShape: [b, a] };
@@ -99,10 +104,12 @@ export function calibrationCases(quick: boolean): { family: string; cases: Synth
         { family: 'conv2d (default)', cases: pick([[8, 24, 16], [24, 40, 32], [48, 20, 96], [32, 48, 32]]).map(([c, hw, f]) => convCase(c, hw, f, 3)) },
         { family: 'conv2d', cases: pick([[16, 28, 24], [40, 36, 48]]).map(([c, hw, f]) => convCase(c, hw, f, 3, 1, 'gemm_4x4')) },
         { family: 'conv2d.direct', cases: pick([[16, 24], [40, 48]]).map(([c, hw]) => convCase(c, hw, 2, 3)) },
-        { family: 'depthwise_conv2d', cases: pick([[24, 20], [72, 36], [128, 48]]).map(([c, hw]) => depthwiseCase(c, hw)) },
+        // Many channels on small maps too: deep layers of mobile networks are many tiny workgroups.
+        { family: 'depthwise_conv2d', cases: pick([[24, 20], [400, 5], [72, 36], [288, 12], [128, 48]]).map(([c, hw]) => depthwiseCase(c, hw)) },
         { family: 'elementwise', cases: pick([1000, 24_000, 300_000, 2_000_000]).map(reluCase).concat(pick([50_000, 900_000]).map(addCase)) },
         { family: 'reduction', cases: pick([[24, 100], [200, 300], [600, 500]]).map(([r, c]) => softmaxCase(r, c)).concat(pick([[40, 300], [400, 500]]).map(([r, c]) => layerNormCase(r, c))) },
         { family: 'pool', cases: pick([[16, 36], [48, 84]]).map(([c, hw]) => poolCase(c, hw)) },
+        { family: 'reduction', cases: pick([[48, 40], [700, 5], [300, 14]]).map(([c, hw]) => globalPoolCase(c, hw)) },
         { family: 'copy', cases: pick([[100, 200], [700, 900]]).map(([a, b]) => transposeCase(a, b)) },
     ];
 }

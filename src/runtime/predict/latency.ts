@@ -1,15 +1,16 @@
 /**
  * Per-launch and per-op latency from a device profile (roofline over measured curves):
  *
- *   compute families (GEMM, convolution): a waves model fitted to the family's points,
- *                t = floor + (F_eff / W) · ⌈W / C⌉ / r
- *                W workgroups, F_eff the FLOPs with partial tiles padded (plan.ts), C the
- *                workgroups the device runs at once and r the rate of one — fitted per family
- *                (C on a grid, r the median ratio, least squared log error). It captures both
- *                low occupancy (W < C) and tile padding (batch-1 dense on 32-row tiles).
- *   memory families: log-log interpolation of the measured (bytes_k, t_k); beyond the largest
- *                point the last rate holds (t ∝ bytes); below the smallest, the first
- *                segment's slope clamped to [0, 1]; floored at the kernel floor.
+ *   every family: a waves model fitted to the family's measured points,
+ *                t = floor + ⌈W / C⌉ · (a + b · x / W)
+ *                W workgroups, x the work (FLOPs with partial tiles padded — plan.ts — for
+ *                compute families, bytes for memory families), C the workgroups the device
+ *                runs at once, a a fixed cost per workgroup and b the time per unit of work of
+ *                one workgroup slot. C is chosen on a grid, (a, b) ≥ 0 by least squares on
+ *                relative error. It captures low occupancy (W < C), tile padding (batch-1 dense
+ *                on 32-row tiles) and many tiny workgroups (depthwise convolution of a 6×6 map
+ *                with 960 channels). A family measured at one size scales its time with x;
+ *                without a fit, log-log interpolation over x (curveMs).
  *   t_launch   = max(t_model, bytes / bandwidth)          (the memory roof binds skinny GEMMs)
  *   t_op       = Σ t_launch over the op's launches         (composites are their kernels)
  *
@@ -56,12 +57,14 @@ export function curveMs(family: FamilyProfile, x: number, floorMs: number): numb
     return Math.max(floorMs, Math.exp(Math.log(pts[i - 1].ms) + f * Math.log(pts[i].ms / pts[i - 1].ms)));
 }
 
-/** A fitted waves model of a compute family. */
+/** A fitted waves model of a family. */
 export interface WavesFit {
     /** Workgroups in flight at once. */
     concurrency: number;
-    /** Effective FLOPs per ms of one workgroup slot. */
-    slotRate: number;
+    /** Fixed time per workgroup wave, ms. */
+    perWave: number;
+    /** Time per unit of work (FLOP or byte) per workgroup, ms. */
+    perWork: number;
     /** Root-mean-square error of log time over the family's points (0.1 ≈ 10%). */
     rmsLogError: number;
 }
@@ -69,29 +72,61 @@ export interface WavesFit {
 const fits = new WeakMap<FamilyProfile, WavesFit>();
 const CONCURRENCY_GRID = [1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512, 1024, 2048, 4096];
 
-function wavesWork(effectiveFlops: number, workgroups: number, concurrency: number): number {
-    const w = Math.max(1, workgroups);
-    return (effectiveFlops / w) * Math.ceil(w / concurrency);
+/** The work measure of a point or launch in a family's basis. */
+function workOf(basis: FamilyProfile['basis'], p: { flops: number; bytes: number; effectiveFlops?: number }): number {
+    return basis === 'flops' ? (p.effectiveFlops ?? p.flops) : p.bytes;
 }
 
-/** Fits the waves model to a compute family's points (memoised per family object). */
-export function fitWaves(family: FamilyProfile, floorMs: number): WavesFit {
-    const hit = fits.get(family);
-    if (hit) return hit;
-    const pts = family.points.filter(p => p.flops > 0);
-    let best: WavesFit = { concurrency: 1, slotRate: 1, rmsLogError: Infinity };
-    for (const c of CONCURRENCY_GRID) {
-        const ratios = pts.map(p => wavesWork(p.effectiveFlops ?? p.flops, p.workgroups, c) / Math.max(p.ms - floorMs, p.ms * 0.05)).sort((a, b) => a - b);
-        const r = ratios[ratios.length >> 1];
-        if (!(r > 0)) continue;
-        let sq = 0;
-        for (const p of pts) sq += Math.log((floorMs + wavesWork(p.effectiveFlops ?? p.flops, p.workgroups, c) / r) / p.ms) ** 2;
-        const rms = Math.sqrt(sq / Math.max(1, pts.length));
-        // Prefer the smaller concurrency on ties (within 1%): fewer slots is the simpler explanation.
-        if (rms < best.rmsLogError * 0.99) best = { concurrency: c, slotRate: r, rmsLogError: rms };
+/** Non-negative weighted least squares of y ≈ a·u + b·v (weights w), by the 2×2 normal equations with clamping. */
+function nnls2(u: number[], v: number[], y: number[], w: number[]): [number, number] {
+    let suu = 0, svv = 0, suv = 0, suy = 0, svy = 0;
+    for (let i = 0; i < y.length; i++) {
+        const ww = w[i] * w[i];
+        suu += ww * u[i] * u[i]; svv += ww * v[i] * v[i]; suv += ww * u[i] * v[i]; suy += ww * u[i] * y[i]; svy += ww * v[i] * y[i];
     }
-    fits.set(family, best);
+    const det = suu * svv - suv * suv;
+    if (det > 1e-300 * Math.max(1, suu * svv)) {
+        const a = (suy * svv - svy * suv) / det, b = (svy * suu - suy * suv) / det;
+        if (a >= 0 && b >= 0) return [a, b];
+    }
+    // One coefficient at zero: the better of the two one-term fits.
+    const aOnly = suu > 0 ? Math.max(0, suy / suu) : 0, bOnly = svv > 0 ? Math.max(0, svy / svv) : 0;
+    let ea = 0, eb = 0;
+    for (let i = 0; i < y.length; i++) {
+        ea += (w[i] * (y[i] - aOnly * u[i])) ** 2;
+        eb += (w[i] * (y[i] - bOnly * v[i])) ** 2;
+    }
+    return ea < eb ? [aOnly, 0] : [0, bOnly];
+}
+
+/** Fits the waves model to a family's points (memoised per family object); undefined with fewer than two points. */
+export function fitWaves(family: FamilyProfile, floorMs: number): WavesFit | undefined {
+    if (fits.has(family)) return fits.get(family);
+    const pts = family.points.filter(p => workOf(family.basis, p) > 0);
+    if (pts.length < 2) return undefined;
+    let best: WavesFit | undefined;
+    for (const c of CONCURRENCY_GRID) {
+        const waves = pts.map(p => Math.ceil(Math.max(1, p.workgroups) / c));
+        const u = waves;
+        const v = pts.map((p, i) => waves[i] * workOf(family.basis, p) / Math.max(1, p.workgroups));
+        const y = pts.map(p => Math.max(p.ms - floorMs, p.ms * 0.05));
+        const [a, b] = nnls2(u, v, y, y.map(t => 1 / t));
+        if (!(a > 0 || b > 0)) continue;
+        let sq = 0;
+        pts.forEach((p, i) => { sq += Math.log((floorMs + a * u[i] + b * v[i]) / p.ms) ** 2; });
+        const rms = Math.sqrt(sq / pts.length);
+        // Prefer the smaller concurrency on ties (within 1%): fewer slots is the simpler explanation.
+        if (!best || rms < best.rmsLogError * 0.99) best = { concurrency: c, perWave: a, perWork: b, rmsLogError: rms };
+    }
+    fits.set(family, best as WavesFit);
     return best;
+}
+
+/** Time of a launch on a fitted family (floor included). */
+function wavesMs(fit: WavesFit, work: number, workgroups: number, floorMs: number): number {
+    const w = Math.max(1, workgroups);
+    const waves = Math.ceil(w / fit.concurrency);
+    return floorMs + waves * (fit.perWave + fit.perWork * work / w);
 }
 
 /** Time of one launch on a profile. */
@@ -103,13 +138,13 @@ export function launchTiming(profile: DeviceProfile, launch: PlannedLaunch): Lau
         // No curve at all: the roofline's memory side plus the floor (stated as memory-bound).
         return { ms: Math.max(profile.kernelFloorMs, memoryMs), bound: 'memory', demand: capped ? 'capped' : 'memory' };
     }
-    if (fam.basis === 'bytes') {
-        return { ms: Math.max(curveMs(fam, launch.bytes, profile.kernelFloorMs), memoryMs), bound: 'memory', demand: 'memory' };
-    }
     const fit = fitWaves(fam, profile.kernelFloorMs);
-    const computeMs = Number.isFinite(fit.rmsLogError)
-        ? profile.kernelFloorMs + wavesWork(launch.effectiveFlops, launch.workgroups, fit.concurrency) / fit.slotRate
-        : curveMs(fam, launch.flops, profile.kernelFloorMs);
+    const work = workOf(fam.basis, launch);
+    const modelMs = fit ? wavesMs(fit, work, launch.workgroups, profile.kernelFloorMs) : curveMs(fam, work, profile.kernelFloorMs);
+    if (fam.basis === 'bytes') {
+        return { ms: Math.max(modelMs, memoryMs), bound: 'memory', demand: 'memory' };
+    }
+    const computeMs = modelMs;
     const bound = memoryMs > computeMs ? 'memory' : 'compute';
     return { ms: Math.max(computeMs, memoryMs), bound, demand: capped ? 'capped' : bound };
 }

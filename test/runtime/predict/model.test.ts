@@ -194,24 +194,27 @@ describe('profile schema', () => {
 });
 
 describe('waves model', () => {
-    it('recovers the concurrency and slot rate of synthetic points and charges tile padding', async () => {
+    it('recovers concurrency, per-wave cost and rate from synthetic points and charges tile padding', async () => {
         const { fitWaves } = await import('../../../src/runtime/predict/latency.js');
-        // A device with 4 slots at 1e6 FLOP/ms each, floor 0.01 ms.
-        const ms = (f: number, w: number) => 0.01 + (f / w) * Math.ceil(w / 4) / 1e6;
+        // A device with 4 slots, 0.05 ms per wave and 1e6 FLOP/ms per slot, floor 0.01 ms.
+        const ms = (f: number, w: number) => 0.01 + Math.ceil(w / 4) * (0.05 + (f / w) / 1e6);
         const fam: FamilyProfile = {
             basis: 'flops',
-            points: [[1e6, 2], [8e6, 6], [3e7, 32], [2e8, 130]].map(([f, w]) => ({ flops: f, bytes: 1e4, workgroups: w, ms: ms(f, w), shape: `${f}` })),
+            points: [[1e6, 2], [8e6, 6], [3e7, 32], [2e8, 130], [4e6, 400]].map(([f, w]) => ({ flops: f, bytes: 1e4, workgroups: w, ms: ms(f, w), shape: `${f}` })),
         };
-        const fit = fitWaves(fam, 0.01);
+        const fit = fitWaves(fam, 0.01)!;
         expect(fit.concurrency).toBe(4);
-        expect(fit.slotRate).toBeCloseTo(1e6, 0);
+        expect(fit.perWave).toBeCloseTo(0.05, 9);
+        expect(1 / fit.perWork).toBeCloseTo(1e6, 0);
         expect(fit.rmsLogError).toBeLessThan(1e-9);
         const p = { ...defaultProfile(), kernelFloorMs: 0.01, bandwidthBytesPerMs: 1e12, families: { 'gemm.vec4': fam } };
         const useful = launchTiming(p, { name: 'dense.vec4_4x8', family: 'gemm.vec4', flops: 4e6, bytes: 1e3, workgroups: 4, effectiveFlops: 4e6 });
         const padded = launchTiming(p, { name: 'dense.vec4_4x8', family: 'gemm.vec4', flops: 4e6, bytes: 1e3, workgroups: 4, effectiveFlops: 1.6e7 });
         expect(useful.ms).toBeCloseTo(ms(4e6, 4), 9);
-        expect(padded.ms - 0.01).toBeCloseTo(4 * (useful.ms - 0.01), 9);
+        expect(padded.ms).toBeCloseTo(ms(1.6e7, 4), 9);
         // Fewer workgroups than slots: no faster than one wave.
         expect(launchTiming(p, { name: 'x.vec4_4x8', family: 'gemm.vec4', flops: 4e6, bytes: 1e3, workgroups: 1, effectiveFlops: 4e6 }).ms).toBeCloseTo(ms(4e6, 1), 9);
+        // A family measured at one size has no fit: time scales with the work.
+        expect(fitWaves({ basis: 'bytes', points: [fam.points[0]] }, 0.01)).toBeUndefined();
     });
 });
