@@ -67,7 +67,7 @@ export class PredictionInlayHintProvider implements InlayHintProvider {
         const inRange = (line: number) => line >= params.range.start.line && line <= params.range.end.line;
 
         // Per op line: the sum over the line's ops, per tenant instance (first tenant shown, others counted).
-        const lines = new Map<number, { key: string; predicted: number; measured?: number; uncalibrated: boolean; tenants: Set<string> }>();
+        const lines = new Map<number, { key: string; predicted: number; measured?: number; uncalibrated: boolean; tenants: Set<string>; instances: number }>();
         for (const view of views) {
             for (const t of view.prediction.tenants) {
                 const measured = measuredTenant(view.measured, t.name);
@@ -76,10 +76,11 @@ export class PredictionInlayHintProvider implements InlayHintProvider {
                     if (!s || s.uri !== uri || !inRange(s.start.line)) continue;
                     const key = `${view.prediction.workload}/${t.name}`;
                     let entry = lines.get(s.start.line);
-                    if (!entry) lines.set(s.start.line, entry = { key, predicted: 0, uncalibrated: view.prediction.profile.uncalibrated, tenants: new Set() });
+                    if (!entry) lines.set(s.start.line, entry = { key, predicted: 0, uncalibrated: view.prediction.profile.uncalibrated, tenants: new Set(), instances: 0 });
                     entry.tenants.add(key);
                     if (entry.key !== key) continue;
                     entry.predicted += op.soloMs;
+                    entry.instances++;
                     const m = measuredOp(measured, op);
                     if (m?.soloMs !== null && m?.soloMs !== undefined) entry.measured = (entry.measured ?? 0) + m.soloMs;
                 }
@@ -88,10 +89,12 @@ export class PredictionInlayHintProvider implements InlayHintProvider {
         const text = document.textDocument;
         for (const [line, entry] of lines) {
             const lineText = text.getText({ start: { line, character: 0 }, end: { line: line + 1, character: 0 } }).replace(/\r?\n$/, '');
+            // A line of a repeated block (or a model op used twice) sums its instances: say how many.
+            const repeats = entry.instances > 1 ? ` in ${entry.instances} instances` : '';
             const more = entry.tenants.size > 1 ? ` (${entry.key.split('/')[1]}; ${entry.tenants.size - 1} more tenant${entry.tenants.size > 2 ? 's' : ''})` : '';
             hints.push({
                 position: { line, character: lineText.length },
-                label: ` ${opHint(entry.predicted, entry.measured, entry.uncalibrated)}${more}`,
+                label: ` ${opHint(entry.predicted, entry.measured, entry.uncalibrated)}${repeats}${more}`,
                 kind: InlayHintKind.Type,
                 paddingLeft: true,
                 tooltip: entry.uncalibrated ? 'Predicted GPU time per request with the default (uncalibrated) profile: run `tenancy calibrate`.' : 'Predicted GPU time per request (solo).',

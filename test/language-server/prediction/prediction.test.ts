@@ -196,6 +196,22 @@ workload w {
         expect(byLine.get(11)).toMatch(/p99/);
     });
 
+    it('a line of a repeated block sums its instances and says how many', async () => {
+        const d = await open(`model blk(c) {
+  input x: f32[n, c]
+  output relu(dense(x, c))
+}
+model r(batch = 1) {
+  input x: f32[batch, 64]
+  output repeat 3 blk(x, c: 64)
+}
+workload w { tenant a { model r(batch: 4) } }
+`);
+        expect(errors(d)).toEqual([]);
+        const line2 = (await hints(d)).find(h => h.position.line === 2);
+        expect(line2 && label(line2)).toMatch(/≈.* in 3 instances/);
+    });
+
     it('inlay hints can be switched off with tenancy.inlayHints.enabled', async () => {
         const d = await open(two);
         const config = services.shared.workspace.ConfigurationProvider as unknown as { updateConfiguration(change: { settings: unknown }): void };
