@@ -59,6 +59,12 @@ export function register(program: Command): void {
                     },
                 });
                 if (tty) process.stderr.write('\n');
+                const load = profile.hostLoad;
+                const software = profile.adapter.architecture === 'software' || /llvmpipe|lavapipe|swiftshader/i.test(`${profile.adapter.device} ${profile.adapter.description}`);
+                if (software && load && Math.max(load.before, load.after) > load.cores) {
+                    console.error(`tenancy calibrate: warning: the host was busy (load average ${load.before.toFixed(1)} → ${load.after.toFixed(1)} on ${load.cores} cores); ` +
+                        'other processes share the cores a software adapter computes on, so these figures are inflated. Re-run when the machine is quieter.');
+                }
                 const workspace = opts.workspaceCopy ? resolve(opts.workspace ?? workspaceFolderOf(join(process.cwd(), 'calibrate'))) : undefined;
                 const written = await writeProfile(profile, workspace);
                 if (opts.json) {

@@ -14,6 +14,7 @@
  *    so a second queue) runs an aggressor continuously: compute×compute, compute×memory,
  *    memory×compute, memory×memory and a workgroup-capped variant against compute both ways.
  */
+import { availableParallelism, loadavg } from 'node:os';
 import { adapterInfo, openGpu, requestAdapter, type AdapterPreference } from '../gpu/adapter.js';
 import { KernelPipelines, kernelDeviceDescriptor } from '../kernels/harness.js';
 import { capsFromDevice } from '../kernels/index.js';
@@ -56,6 +57,7 @@ async function openDevice(gpu: GPU, preference: AdapterPreference, label: string
 /** Runs calibration and returns the profile (writing it is the caller's business). */
 export async function calibrate(options: CalibrateOptions): Promise<DeviceProfile> {
     const started = performance.now();
+    const loadBefore = loadavg()[0];
     const quick = options.quick ?? false;
     const signal = options.signal;
     const progress = options.onProgress ?? (() => undefined);
@@ -214,6 +216,7 @@ export async function calibrate(options: CalibrateOptions): Promise<DeviceProfil
             families,
             interference: { pairs },
             calibrationMs: performance.now() - started,
+            hostLoad: { before: loadBefore, after: loadavg()[0], cores: availableParallelism() },
         };
         return parseProfile(profile, 'measured profile');
     } finally {

@@ -96,6 +96,12 @@ export const deviceProfileSchema = z.object({
     }),
     /** How long calibration took, ms (0 for the default profile). */
     calibrationMs: nonNegative,
+    /**
+     * The host's 1-minute load average before and after calibrating, and its core count: on a
+     * software adapter other processes compete for the same cores, so a busy host inflates every
+     * figure. Absent in the default profile.
+     */
+    hostLoad: z.object({ before: nonNegative, after: nonNegative, cores: z.number().int().positive() }).optional(),
 });
 export type DeviceProfile = z.infer<typeof deviceProfileSchema>;
 
