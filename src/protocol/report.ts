@@ -75,7 +75,10 @@ export interface ReportModel {
     finishedAt: string;
     adapter: string;
     policy: string;
-    cancelled: boolean;
+    /** Run status: complete, partial (a phase hit its time limit), cancelled or failed. */
+    status: 'complete' | 'partial' | 'cancelled' | 'failed';
+    /** Why the run is not complete, as the runtime wrote it. */
+    reason: string | undefined;
     durationMs: number | undefined;
     tenants: ReportTenant[];
     ops: ReportOp[];

@@ -89,6 +89,20 @@ describe('report webview page', () => {
         await page.close();
     });
 
+    it('says when a run is partial, and why; a one-request CDF still draws', async () => {
+        const { page, errors } = await openReport('dark');
+        const report = fixtureReport();
+        report.status = 'partial';
+        report.reason = 'solo phase of vision hit its time limit of 5.0 s';
+        report.tenants[1]!.corunLatenciesMs = [2464];
+        report.tenants[1]!.soloLatenciesMs = [2480];
+        await page.evaluate(r => window.postMessage({ type: 'report', report: r }, '*'), report);
+        await expect.poll(() => page.locator('#run-status').innerText()).toBe('This run is partial: solo phase of vision hit its time limit of 5.0 s. The figures cover only the part that ran.');
+        expect(await inkedPixels(page, 'chart-cdf')).toBeGreaterThan(2000);
+        expect(errors).toEqual([]);
+        await page.close();
+    });
+
     it('shows an error message sent instead of a report', async () => {
         const { page } = await openReport('light');
         await page.evaluate(() => window.postMessage({ type: 'error', message: 'No results for workload w yet: run it first.' }, '*'));

@@ -7,7 +7,7 @@
  * Screenshots of every step go to test/e2e/screenshots/ (look at them when a step fails).
  * It runs the extension installed from the .vsix (TENANCY_E2E_VSIX, default ./tenancy.vsix).
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { BrowserContext, Frame, Page } from 'playwright-core';
@@ -23,6 +23,7 @@ const prefix = 'ui-';
 let server: CodeServer | undefined;
 let browser: BrowserContext | undefined;
 let page: Page;
+let workspace: string;
 const timings: [string, number][] = [];
 let last = Date.now();
 
@@ -55,7 +56,7 @@ beforeAll(async () => {
     if (!existsSync(vsix)) throw new Error(`expected the packaged extension ${vsix}; run npm run package (npm run test:e2e does)`);
     server = await startCodeServer({ vsix });
     browser = await launchChromium();
-    const workspace = makeWorkspace();
+    workspace = makeWorkspace();
     page = await openWorkbench(browser, server, { folder: workspace, smokeTestDriver: false });
     lap('start code-server and open the workbench');
 });
@@ -111,6 +112,8 @@ describe(`the user's path (installed ${path.basename(vsix)})`, () => {
         await run.click();
         const toast = page.locator('.notification-toast', { hasText: 'Tenancy: vision_and_nlp' }).first();
         await toast.waitFor({ timeout: 30_000 });
+        // The progress line (phase and percent) of the notification.
+        await page.locator('.notification-toast', { hasText: /\d+%/ }).first().waitFor({ timeout: 60_000 });
         await shot('05-progress');
         const measured = page.locator('.codelens-decoration a', { hasText: / req$/ }).first();
         const failure = page.locator('.notification-toast', { hasText: /Tenancy: vision_and_nlp failed/ }).first();
@@ -120,9 +123,14 @@ describe(`the user's path (installed ${path.basename(vsix)})`, () => {
             failure.waitFor({ timeout: 240_000 }).then(async () => { throw new Error(`the run failed: ${await failure.innerText()}`); }),
         ]);
         lap('run the benchmark until the measured lens');
-        const inline = await page.evaluate(() => [...document.querySelectorAll('.view-lines span')]
+        // Inline figures: expected exactly when the run measured ops of this file (see the integration suite).
+        const written = JSON.parse(readFileSync(path.join(workspace, '.tenancy', 'results', 'vision-and-nlp.vision_and_nlp.json'), 'utf8')) as
+            { tenants: { ops: { soloMs: number | null; corunMs: number | null; source?: { uri: string } }[] }[] };
+        const expectFigures = written.tenants.flatMap(t => t.ops).some(o => o.source?.uri.endsWith(exampleName) && (o.soloMs !== null || o.corunMs !== null));
+        const inline = async () => page.evaluate(() => [...document.querySelectorAll('.view-lines span')]
             .map(el => getComputedStyle(el, '::after').content).filter(c => c.includes('⏱')));
-        expect(inline.length).toBeGreaterThan(0);
+        if (expectFigures) await expect.poll(async () => (await inline()).length, { timeout: 30_000 }).toBeGreaterThan(0);
+        else expect(await inline()).toEqual([]);
         await shot('06-measured');
     });
 

@@ -71,7 +71,8 @@ export function buildReportModel(results: Results, previous: Results | undefined
         finishedAt: results.finishedAt,
         adapter: adapterName(results.adapter) ?? 'unknown adapter',
         policy: results.config.policy,
-        cancelled: results.status === 'cancelled' || results.status === 'partial',
+        status: results.status,
+        reason: results.reason,
         durationMs: results.config.durationMs,
         tenants: results.tenants.map(t => tenantModel(results, t)),
         ops: results.tenants.flatMap(t => t.ops.map(o => ({

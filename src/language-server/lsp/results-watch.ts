@@ -148,7 +148,8 @@ export class ResultsWatch {
 export function adapterName(adapter: unknown): string | undefined {
     if (typeof adapter !== 'object' || adapter === null) return undefined;
     const a = adapter as Record<string, unknown>;
-    const name = [a.vendor, a.device || a.description].filter(v => typeof v === 'string' && v !== '').join(' ');
+    // Dawn's description ("llvmpipe (LLVM 15.0.6, 256 bits)") reads better than its device slug.
+    const name = [a.vendor, a.description || a.device].filter(v => typeof v === 'string' && v !== '').join(' ');
     if (!name) return undefined;
     return typeof a.architecture === 'string' && a.architecture !== '' ? `${name} (${a.architecture})` : name;
 }

@@ -79,6 +79,11 @@ function cdfPoints(sorted: number[]): { x: number; y: number }[] {
 
 const charts: { destroy(): void }[] = [];
 
+/** Few samples draw as points (a one-request CDF has no line to draw). */
+function pointRadius(samples: number[]): number {
+    return samples.length < 30 ? 3 : 0;
+}
+
 function section(id: string, title: string, ...content: Node[]): HTMLElement {
     return el('section', { id }, [el('h2', { textContent: title }), ...content]);
 }
@@ -106,10 +111,10 @@ function drawCdf(canvas: HTMLCanvasElement, tenants: ReportTenant[]): void {
     tenants.forEach((t, i) => {
         const color = colors[i % colors.length]!;
         if (t.corunLatenciesMs.length > 0) {
-            datasets.push({ label: `${t.name} co-run`, data: cdfPoints(t.corunLatenciesMs), showLine: true, borderColor: color, backgroundColor: color, pointRadius: 0, borderWidth: 2 });
+            datasets.push({ label: `${t.name} co-run`, data: cdfPoints(t.corunLatenciesMs), showLine: true, borderColor: color, backgroundColor: color, pointRadius: pointRadius(t.corunLatenciesMs), borderWidth: 2 });
         }
         if (t.soloLatenciesMs.length > 0) {
-            datasets.push({ label: `${t.name} solo`, data: cdfPoints(t.soloLatenciesMs), showLine: true, borderColor: color, backgroundColor: color, pointRadius: 0, borderWidth: 1.5, borderDash: [6, 4] });
+            datasets.push({ label: `${t.name} solo`, data: cdfPoints(t.soloLatenciesMs), showLine: true, borderColor: color, backgroundColor: color, pointRadius: pointRadius(t.soloLatenciesMs), borderWidth: 1.5, borderDash: [6, 4] });
         }
     });
     charts.push(new Chart(canvas, {
@@ -228,7 +233,10 @@ export function renderReport(report: ReportModel): string[] {
     root.replaceChildren();
     const meta = `${report.file} · ${report.adapter} · policy ${report.policy} · ${new Date(report.finishedAt).toLocaleString()}`;
     root.append(el('h1', { textContent: `Workload ${report.workload}` }), el('p', { className: 'muted', id: 'meta', textContent: meta }));
-    if (report.cancelled) root.append(el('p', { className: 'warning', textContent: 'This run was cancelled: the figures cover only the part that ran.' }));
+    if (report.status !== 'complete') {
+        const what = report.status === 'cancelled' ? 'This run was cancelled' : report.status === 'partial' ? 'This run is partial' : 'This run failed';
+        root.append(el('p', { className: 'warning', id: 'run-status', textContent: `${what}${report.reason ? `: ${report.reason}` : ''}. The figures cover only the part that ran.` }));
+    }
 
     root.append(section('slo', 'Service-level objectives', sloTable(report)));
     const drawn: string[] = [];
