@@ -27,8 +27,24 @@ export class LoweringError extends Error {
     }
 }
 
-/** Lowers a workload whose document has no errors. Throws LoweringError otherwise. */
+/**
+ * Lowers a workload whose document has no errors. Throws LoweringError otherwise. The result is
+ * cached until the next document change and shared between callers: treat it as read-only.
+ */
 export function lowerWorkload(workload: Workload, analyzer: TenancyAnalyzer): WorkloadIR {
+    const result = analyzer.memo(workload, () => {
+        try {
+            return { ir: lower(workload, analyzer) };
+        } catch (error) {
+            if (error instanceof LoweringError) return { error };
+            throw error;
+        }
+    });
+    if ('error' in result) throw result.error;
+    return result.ir;
+}
+
+function lower(workload: Workload, analyzer: TenancyAnalyzer): WorkloadIR {
     const reading = readWorkload(workload);
     const problems = reading.issues.filter(i => i.severity === 'error').map(i => `${where(i.node)}: ${i.message}`);
     const tenants: IrTenant[] = [];
@@ -69,7 +85,17 @@ function lowerTenant(tenant: Tenant, analyzer: TenancyAnalyzer, problems: string
         problems.push(`${where(tenant)}: tenant ${tenant.name}: ${first ? `${where(first.node)}: ${first.message}` : `unbound dims ${analysis.unboundDims.join(', ')}`}`);
         return undefined;
     }
-    return lowerGraph(`${tenant.name}/${resolved.model.name}`, analysis, Object.fromEntries(resolved.args), problems);
+    // Tenants of the same name running the same instance (common across workloads) share one graph.
+    const prefix = `${tenant.name}/${resolved.model.name}`;
+    const graphs = analyzer.memo(analysis, () => new Map<string, { graph?: IrGraph; problems: string[] }>());
+    let entry = graphs.get(prefix);
+    if (!entry) {
+        const own: string[] = [];
+        entry = { graph: lowerGraph(prefix, analysis, Object.fromEntries(resolved.args), own), problems: own };
+        graphs.set(prefix, entry);
+    }
+    problems.push(...entry.problems);
+    return entry.graph;
 }
 
 /** The IR graph of a concrete model instance; every id and path is prefixed with `prefix/`. */

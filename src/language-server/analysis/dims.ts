@@ -16,30 +16,45 @@ const SEP = '\u0001';
 
 /** An immutable integer polynomial over named symbols. */
 export class Dim {
-    private constructor(private readonly terms: ReadonlyMap<MonomialKey, number>) {}
+    // Constants (every dim of a concrete instance) keep only their number: no map is built for
+    // them unless a symbolic operand needs one — instances of large models stay cheap.
+    private termsCache: ReadonlyMap<MonomialKey, number> | undefined;
 
-    static readonly zero = new Dim(new Map());
-    static readonly one = Dim.of(1);
+    private constructor(terms: ReadonlyMap<MonomialKey, number> | undefined, private readonly k: number | undefined) {
+        this.termsCache = terms;
+    }
+
+    static readonly zero = new Dim(undefined, 0);
+    static readonly one = new Dim(undefined, 1);
 
     /** The constant `n`. */
     static of(n: number): Dim {
-        return new Dim(n === 0 ? new Map() : new Map([['', n]]));
+        return n === 0 ? Dim.zero : n === 1 ? Dim.one : new Dim(undefined, n);
     }
 
     /** The symbol `name` (a parameter, a dim variable or an opaque atom's text). */
     static symbol(name: string): Dim {
-        return new Dim(new Map([[name, 1]]));
+        return new Dim(new Map([[name, 1]]), undefined);
+    }
+
+    private static fromTerms(terms: Map<MonomialKey, number>): Dim {
+        for (const key of terms.keys()) if (key !== '') return new Dim(terms, undefined);
+        return Dim.of(terms.get('') ?? 0);
+    }
+
+    private get terms(): ReadonlyMap<MonomialKey, number> {
+        if (!this.termsCache) this.termsCache = this.k === 0 ? new Map() : new Map([['', this.k!]]);
+        return this.termsCache;
     }
 
     /** True when the dim has no symbols. */
     get isConstant(): boolean {
-        for (const key of this.terms.keys()) if (key !== '') return false;
-        return true;
+        return this.k !== undefined;
     }
 
     /** The value of a constant dim, or undefined if symbolic. */
     get value(): number | undefined {
-        return this.isConstant ? (this.terms.get('') ?? 0) : undefined;
+        return this.k;
     }
 
     /** The symbols this dim mentions (opaque atoms count as one symbol each). */
@@ -51,23 +66,28 @@ export class Dim {
 
     add(other: Dim | number): Dim {
         const o = toDim(other);
+        if (this.k !== undefined && o.k !== undefined) return Dim.of(this.k + o.k);
         const terms = new Map(this.terms);
         for (const [k, c] of o.terms) setTerm(terms, k, (terms.get(k) ?? 0) + c);
-        return new Dim(terms);
+        return Dim.fromTerms(terms);
     }
 
     sub(other: Dim | number): Dim {
-        return this.add(toDim(other).scale(-1));
+        const o = toDim(other);
+        if (this.k !== undefined && o.k !== undefined) return Dim.of(this.k - o.k);
+        return this.add(o.scale(-1));
     }
 
     scale(k: number): Dim {
+        if (this.k !== undefined) return Dim.of(this.k * k);
         const terms = new Map<MonomialKey, number>();
         for (const [key, c] of this.terms) setTerm(terms, key, c * k);
-        return new Dim(terms);
+        return Dim.fromTerms(terms);
     }
 
     mul(other: Dim | number): Dim {
         const o = toDim(other);
+        if (this.k !== undefined && o.k !== undefined) return Dim.of(this.k * o.k);
         const terms = new Map<MonomialKey, number>();
         for (const [ka, ca] of this.terms) {
             for (const [kb, cb] of o.terms) {
@@ -75,7 +95,7 @@ export class Dim {
                 setTerm(terms, key, (terms.get(key) ?? 0) + ca * cb);
             }
         }
-        return new Dim(terms);
+        return Dim.fromTerms(terms);
     }
 
     /**
@@ -85,6 +105,7 @@ export class Dim {
      */
     divExact(other: Dim | number): Dim | undefined {
         const o = toDim(other);
+        if (this.k !== undefined && o.k !== undefined) return o.k !== 0 && this.k % o.k === 0 ? Dim.of(this.k / o.k) : undefined;
         if (o.isConstant) {
             const k = o.value!;
             if (k === 0) return undefined;
@@ -102,7 +123,7 @@ export class Dim {
                 if (q === undefined || c % oc !== 0) { ok = false; break; }
                 setTerm(terms, q, c / oc);
             }
-            if (ok) return new Dim(terms);
+            if (ok) return Dim.fromTerms(terms);
         }
         if (this.equals(o)) return Dim.one;
         return Dim.symbol(`(${this.toString()})/(${o.toString()})`);
@@ -116,7 +137,9 @@ export class Dim {
     }
 
     equals(other: Dim | number): boolean {
-        return this.toString() === toDim(other).toString();
+        const o = toDim(other);
+        if (this.k !== undefined && o.k !== undefined) return this.k === o.k;
+        return this.toString() === o.toString();
     }
 
     /**
@@ -124,6 +147,8 @@ export class Dim {
      * (the difference is a non-zero constant), 'unknown' otherwise.
      */
     compare(other: Dim | number): 'equal' | 'different' | 'unknown' {
+        const o = toDim(other);
+        if (this.k !== undefined && o.k !== undefined) return this.k === o.k ? 'equal' : 'different';
         const diff = this.sub(toDim(other));
         if (diff.terms.size === 0) return 'equal';
         return diff.isConstant ? 'different' : 'unknown';
@@ -142,6 +167,7 @@ export class Dim {
 
     /** `2*batch*seq + 3`: highest degree first, then alphabetical, constant last. */
     toString(): string {
+        if (this.k !== undefined) return String(this.k);
         if (this.terms.size === 0) return '0';
         const keys = [...this.terms.keys()].sort((a, b) => {
             const da = a === '' ? 0 : a.split(SEP).length;
@@ -163,7 +189,7 @@ export class Dim {
     private roundCoefficients(): Dim {
         const terms = new Map<MonomialKey, number>();
         for (const [k, c] of this.terms) setTerm(terms, k, Math.round(c));
-        return new Dim(terms);
+        return Dim.fromTerms(terms);
     }
 }
 
@@ -176,10 +202,20 @@ function setTerm(terms: Map<MonomialKey, number>, key: MonomialKey, c: number): 
     else terms.set(key, c);
 }
 
+// Products of monomial keys recur endlessly (every FLOP count multiplies the same symbols).
+const products = new Map<string, MonomialKey>();
+
 function multiplyKeys(a: MonomialKey, b: MonomialKey): MonomialKey {
     if (a === '') return b;
     if (b === '') return a;
-    return [...a.split(SEP), ...b.split(SEP)].sort().join(SEP);
+    const pair = a < b ? `${a}\u0002${b}` : `${b}\u0002${a}`;
+    let key = products.get(pair);
+    if (key === undefined) {
+        key = [...a.split(SEP), ...b.split(SEP)].sort().join(SEP);
+        if (products.size > 100_000) products.clear();
+        products.set(pair, key);
+    }
+    return key;
 }
 
 /** a / b for monomials, or undefined when b's symbols are not all in a. */

@@ -71,9 +71,13 @@ class Evaluator {
         this.stack.push(model);
         this.evalBody(frame, undefined, dimVar => unboundDims.push(dimVar), inputs);
         this.stack.pop();
+        const ops = this.ops;
+        let computed: ModelTotals | undefined;
         return {
             model, params, expressions: frame.expressions, bindings: frame.env, inputs, outputs: frame.outputs,
-            ops: this.ops, totals: totals(this.ops, inputs, frame.outputs, model), unboundDims, issues: frame.issues,
+            ops, unboundDims, issues: frame.issues,
+            // Summed on first use: a standalone analysis for validation never needs them.
+            get totals() { return (computed ??= totals(ops, inputs, frame.outputs, model)); },
         };
     }
 
@@ -176,10 +180,16 @@ class Evaluator {
         if (isCall(expr)) info = this.evalCall(frame, expr, site);
         else if (isRepeat(expr)) info = { value: this.evalRepeat(frame, expr) };
         else info = { value: this.evalSimple(frame, expr) };
-        if ((isCall(expr) || isRepeat(expr)) && !info.cost && info.value.kind !== 'error') {
-            info.cost = sumCost(this.ops.slice(opsBefore));
+        if (frame.record) {
+            if ((isCall(expr) || isRepeat(expr)) && !info.cost && info.value.kind !== 'error') {
+                // Summed on first use (hover): validation never needs per-expression totals.
+                const ops = this.ops;
+                const end = ops.length;
+                let cost: Cost | undefined;
+                Object.defineProperty(info, 'cost', { enumerable: true, get: () => (cost ??= sumCost(ops.slice(opsBefore, end))) });
+            }
+            frame.expressions.set(expr, info);
         }
-        if (frame.record) frame.expressions.set(expr, info);
         return info.value;
     }
 

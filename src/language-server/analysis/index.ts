@@ -21,6 +21,7 @@
  *     tenant(tenant)               the tenant's instance, with its args + defaults resolved
  *     expression(node)             ExpressionInfo of an expression from its model's standalone analysis
  *     binding(node)                Value of a binding (param, dim var, input, let, output)
+ *     memo(key, compute)           any derived result cached the same way (lowering uses it)
  * - `readWorkload(workload)` (./workload.ts): device, tenants, arrival, slos, priority, schedule,
  *   benchmark resolved with LANGUAGE.md's defaults + the issues found (validator and lowering share it).
  * - Formatting: `formatTensor(t)` → `f32[batch, 512]`, `formatBytes`, `formatFlops`, `formatCount`.
@@ -53,10 +54,20 @@ export class TenancyAnalyzer {
     private readonly cache: WorkspaceCache<string | AstNode, ModelAnalysis>;
     private readonly instances: WorkspaceCache<Model, Map<string, ModelAnalysis>>;
     private readonly inProgress = new Set<Model>();
+    private readonly derived: WorkspaceCache<object, unknown>;
 
     constructor(services: { shared: LangiumSharedCoreServices }) {
         this.cache = new WorkspaceCache(services.shared);
         this.instances = new WorkspaceCache(services.shared);
+        this.derived = new WorkspaceCache(services.shared);
+    }
+
+    /** Memoises a result derived from the AST (e.g. a workload's IR) until the next workspace change. */
+    memo<T>(key: object, compute: () => T): T {
+        if (this.derived.has(key)) return this.derived.get(key) as T;
+        const value = compute();
+        this.derived.set(key, value);
+        return value;
     }
 
     /** The model on its own: every parameter symbolic. */

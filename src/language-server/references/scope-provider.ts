@@ -2,16 +2,35 @@
  * Scoping. A name in a model (`NameRef`) sees the model's bindings made by earlier text, the
  * latest first (see ./bindings.ts). A callee sees models: this document's first, then those it
  * imports (transitively), then the rest of the workspace, then the built-in zoo — so a user
- * model shadows a zoo model of the same name.
+ * model shadows a zoo model of the same name. Both scopes answer `getElement` by direct lookup
+ * (linking is hot); `getAllElements` (completion) lists everything visible.
  */
 import {
-    AstUtils, DefaultScopeProvider, EMPTY_SCOPE, StreamScope, stream, WorkspaceCache,
-    type AstNodeDescription, type LangiumCoreServices, type LangiumDocuments, type ReferenceInfo, type Scope,
+    AstUtils, DefaultScopeProvider, EMPTY_SCOPE, stream, WorkspaceCache,
+    type AstNodeDescription, type LangiumCoreServices, type LangiumDocuments, type ReferenceInfo, type Scope, type Stream,
 } from 'langium';
 import { isCall, isModel, isNameRef, Model } from '../generated/ast.js';
 import { importClosure } from '../workspace/imports.js';
 import { isZooUri } from '../workspace/zoo-library.js';
-import { offset, visibleBindings } from './bindings.js';
+import { lookupBinding, offset, visibleBindings } from './bindings.js';
+
+/** A scope over a name → description map plus a lazy list of everything (for completion). */
+class LookupScope implements Scope {
+    constructor(private readonly lookup: (name: string) => AstNodeDescription | undefined, private readonly all: () => AstNodeDescription[]) {}
+
+    getElement(name: string): AstNodeDescription | undefined {
+        return this.lookup(name);
+    }
+
+    getElements(name: string): Stream<AstNodeDescription> {
+        const found = this.lookup(name);
+        return stream(found ? [found] : []);
+    }
+
+    getAllElements(): Stream<AstNodeDescription> {
+        return stream(this.all());
+    }
+}
 
 export class TenancyScopeProvider extends DefaultScopeProvider {
     private readonly documents: () => LangiumDocuments;
@@ -27,7 +46,14 @@ export class TenancyScopeProvider extends DefaultScopeProvider {
         if (isNameRef(context.container) && context.property === 'ref') {
             const model = AstUtils.getContainerOfType(context.container, isModel);
             if (!model) return EMPTY_SCOPE;
-            return this.createScopeForNodes(visibleBindings(model, offset(context.container)).map(e => e.node));
+            const at = offset(context.container);
+            return new LookupScope(
+                name => {
+                    const node = lookupBinding(model, name, at);
+                    return node && this.descriptions.createDescription(node, name);
+                },
+                () => visibleBindings(model, at).map(e => this.descriptions.createDescription(e.node, e.name)),
+            );
         }
         if (isCall(context.container) && context.property === 'callee') {
             const document = AstUtils.getDocument(context.container);
@@ -47,6 +73,8 @@ export class TenancyScopeProvider extends DefaultScopeProvider {
         };
         const all = this.indexManager.allElements(Model.$type).toArray();
         all.sort((a, b) => rank(a) - rank(b));
-        return new StreamScope(stream(all));
+        const byName = new Map<string, AstNodeDescription>();
+        for (const d of all) if (!byName.has(d.name)) byName.set(d.name, d);
+        return new LookupScope(name => byName.get(name), () => all);
     }
 }

@@ -16,7 +16,7 @@ import type { AnalysisIssue, ModelAnalysis } from '../analysis/types.js';
 import { constantInt, readWorkload, type WorkloadReading } from '../analysis/workload.js';
 import {
     isCall, isInput, isLet, isModel, isNameRef, isOutput, isParam,
-    type Document, type Model, type TenancyAstType, type Tenant, type Workload,
+    type Call, type Document, type Model, type TenancyAstType, type Tenant, type Workload,
 } from '../generated/ast.js';
 import { bindingTable } from '../references/bindings.js';
 import type { TenancyServices } from '../tenancy-module.js';
@@ -54,11 +54,9 @@ export class TenancyValidator {
     private readonly analyzer: TenancyAnalyzer;
     private readonly documents: LangiumDocuments;
     private readonly limits: DeviceLimitsProvider;
-    private readonly services: TenancyServices;
     private readonly workloads = new WeakMap<Workload, WorkloadReading>();
 
     constructor(services: TenancyServices & { validation: { DeviceLimits: DeviceLimitsProvider } }) {
-        this.services = services;
         this.analyzer = services.analysis.Analyzer;
         this.documents = services.shared.workspace.LangiumDocuments;
         this.limits = services.validation.DeviceLimits;
@@ -222,10 +220,10 @@ export class TenancyValidator {
 
     /** `recursion` on each call to a model from which this model is reachable again. */
     private checkRecursion(model: Model, accept: ValidationAcceptor): void {
-        for (const call of AstUtils.streamAst(model).filter(isCall)) {
-            const callee = call.callee.ref;
-            if (!callee || !isModel(callee)) continue;
-            const path = callPath(callee, model);
+        const callees = (m: Model) => this.analyzer.memo(m.statements, () => modelCalls(m));
+        for (const call of callees(model)) {
+            const callee = call.callee.ref as Model;
+            const path = callPath(callee, model, callees);
             if (path) report(accept, 'error', IssueCodes.Recursion, `recursion: ${[model.name, ...path.map(m => m.name)].join(' → ')}; a model cannot call itself, directly or through other models`, { node: call, property: 'callee' });
         }
     }
@@ -252,22 +250,37 @@ export class TenancyValidator {
         }
     }
 
-    /** Whether any model or tenant in the workspace calls this model. */
+    /** Whether any model or tenant in the workspace calls this model (one pass per workspace state). */
     private isCalled(model: Model): boolean {
-        const refs = this.services.shared.workspace.IndexManager.findAllReferences(model, this.services.workspace.AstNodeLocator.getAstNodePath(model));
-        return refs.some(() => true);
+        return this.analyzer.memo(this.documents, () => {
+            const called = new Set<AstNode>();
+            for (const doc of this.documents.all) {
+                for (const node of AstUtils.streamAst(doc.parseResult.value)) {
+                    if (isCall(node) && !findOperator(node.callee.$refText)) {
+                        const target = node.callee.ref;
+                        if (target) called.add(target);
+                    }
+                }
+            }
+            return called;
+        }).has(model);
     }
 }
 
+/** The calls of a model to other models (resolved). */
+function modelCalls(model: Model): Call[] {
+    return AstUtils.streamAst(model).filter(isCall)
+        .filter(call => !findOperator(call.callee.$refText) && call.callee.ref !== undefined && isModel(call.callee.ref))
+        .toArray();
+}
+
 /** The chain of models from `from` to `to` through calls (inclusive), or undefined. */
-function callPath(from: Model, to: Model, seen = new Set<Model>()): Model[] | undefined {
+function callPath(from: Model, to: Model, callees: (m: Model) => Call[], seen = new Set<Model>()): Model[] | undefined {
     if (from === to) return [to];
     if (seen.has(from)) return undefined;
     seen.add(from);
-    for (const call of AstUtils.streamAst(from).filter(isCall)) {
-        const next = call.callee.ref;
-        if (!next || !isModel(next)) continue;
-        const rest = callPath(next, to, seen);
+    for (const call of callees(from)) {
+        const rest = callPath(call.callee.ref as Model, to, callees, seen);
         if (rest) return [from, ...rest];
     }
     return undefined;

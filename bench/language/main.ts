@@ -1,0 +1,117 @@
+/**
+ * Language-server benchmark: a full build (parse, link, validate — every registered check,
+ * prediction included) of a generated 5,000-line workspace, and hover latency over 1,000
+ * identifier positions through the registered HoverProvider. Prints a markdown table on stdout
+ * and writes the raw numbers to bench/.work/language.json.
+ * Run: node bench/bundle-and-run.mjs bench/language/main.ts [--quick]
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
+import { EmptyFileSystem, URI, type LangiumDocument } from 'langium';
+import { createTenancyServices } from '../../src/language-server/tenancy-module.js';
+import { files, random } from './workspace.js';
+
+const quick = process.argv.includes('--quick');
+const builds = quick ? 3 : 7;
+const hovers = quick ? 300 : 1000;
+
+function percentile(sorted: number[], p: number): number {
+    return sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)];
+}
+
+const ms = (x: number) => `${x.toFixed(x < 10 ? 2 : 1)} ms`;
+
+async function buildOnce(files: string[]) {
+    const { shared, Tenancy } = createTenancyServices(EmptyFileSystem);
+    const factory = shared.workspace.LangiumDocumentFactory;
+    const cpu0 = process.cpuUsage();
+    const started = performance.now();
+    const documents = files.map((text, i) => {
+        const doc = factory.fromString(text, URI.parse(`file:///bench/workspace/file${i}.tenancy`));
+        shared.workspace.LangiumDocuments.addDocument(doc);
+        return doc;
+    });
+    await shared.workspace.DocumentBuilder.build(documents, { validation: true });
+    const elapsed = performance.now() - started;
+    const cpu = process.cpuUsage(cpu0);
+    return { elapsed, cpuMs: (cpu.user + cpu.system) / 1000, shared, Tenancy, documents };
+}
+
+const lineCount = files.reduce((n, t) => n + t.split('\n').length - 1, 0);
+console.error(`language bench: ${files.length} files, ${lineCount} lines; ${builds} builds, ${hovers} hovers`);
+
+const times: number[] = [];
+const cpuTimes: number[] = [];
+let last: Awaited<ReturnType<typeof buildOnce>> | undefined;
+for (let i = 0; i < builds; i++) {
+    last = await buildOnce(files);
+    times.push(last.elapsed);
+    cpuTimes.push(last.cpuMs);
+}
+const { Tenancy, shared, documents } = last!;
+const diagnostics = documents.flatMap(d => d.diagnostics ?? []);
+const errorsFound = diagnostics.filter(d => d.severity === 1);
+if (errorsFound.length > 0) {
+    console.error(`language bench: the generated workspace has ${errorsFound.length} errors, e.g. ${errorsFound[0].message}`);
+    process.exit(1);
+}
+const warm = times.slice(1).sort((a, b) => a - b);
+const warmCpu = cpuTimes.slice(1).sort((a, b) => a - b);
+
+// Hover: identifier positions drawn at random (seeded) over the whole workspace.
+const next = random(42);
+const positions: { doc: LangiumDocument; offset: number }[] = [];
+const identifiers = documents.map(doc => [...doc.textDocument.getText().matchAll(/[A-Za-z_][A-Za-z0-9_]*/g)].map(m => m.index! + Math.floor(m[0].length / 2)));
+while (positions.length < hovers) {
+    const d = Math.floor(next() * documents.length);
+    const offsets = identifiers[d];
+    positions.push({ doc: documents[d], offset: offsets[Math.floor(next() * offsets.length)] });
+}
+const hoverProvider = Tenancy.lsp.HoverProvider;
+if (!hoverProvider) throw new Error('no HoverProvider registered');
+const hoverName = hoverProvider.constructor.name;
+async function hoverAt(p: { doc: LangiumDocument; offset: number }): Promise<{ time: number; shown: boolean }> {
+    const started = performance.now();
+    const result = await hoverProvider!.getHoverContent(p.doc, { textDocument: { uri: p.doc.uri.toString() }, position: p.doc.textDocument.positionAt(p.offset) });
+    return { time: performance.now() - started, shown: result !== undefined };
+}
+const hoverTimes: number[] = [];
+let shown = 0;
+for (const p of positions) {
+    const r = await hoverAt(p);
+    hoverTimes.push(r.time);
+    if (r.shown) shown++;
+}
+hoverTimes.sort((a, b) => a - b);
+
+// After an edit every cached analysis is dropped: hover then recomputes its model's analysis.
+const coldTimes: number[] = [];
+for (const p of positions.slice(0, quick ? 50 : 200)) {
+    await shared.workspace.DocumentBuilder.update([], []);
+    coldTimes.push((await hoverAt(p)).time);
+}
+coldTimes.sort((a, b) => a - b);
+
+const result = {
+    files: files.length, lines: lineCount,
+    build: { runs: times, cpuRuns: cpuTimes, firstMs: times[0], medianWarmMs: percentile(warm, 0.5), medianWarmCpuMs: percentile(warmCpu, 0.5), minMs: Math.min(...times), goalMs: 300 },
+    hover: { provider: hoverName, positions: hovers, withContent: shown, p50Ms: percentile(hoverTimes, 0.5), p95Ms: percentile(hoverTimes, 0.95), maxMs: hoverTimes.at(-1), goalP95Ms: 20 },
+    hoverAfterEdit: { positions: coldTimes.length, p50Ms: percentile(coldTimes, 0.5), p95Ms: percentile(coldTimes, 0.95), maxMs: coldTimes.at(-1) },
+    diagnostics: { total: diagnostics.length, errors: 0 },
+};
+mkdirSync('bench/.work', { recursive: true });
+writeFileSync('bench/.work/language.json', `${JSON.stringify(result, null, 2)}\n`);
+
+const verdict = (value: number, goal: number) => (value < goal ? `✅ < ${goal} ms` : `❌ goal < ${goal} ms`);
+const load = (await import('node:os')).loadavg()[0];
+console.log(`Machine load average during the run: ${load.toFixed(1)} on ${(await import('node:os')).cpus().length} cores.
+Generated workspace: ${files.length} files, ${lineCount} lines (${documents.length} documents + the zoo), ${diagnostics.length} diagnostics (hints/warnings, no errors).
+
+| measure | value | goal |
+|---|---|---|
+| full build + validate, median of ${warm.length} warm runs | ${ms(result.build.medianWarmMs)} | ${verdict(result.build.medianWarmMs, 300)} |
+| same, process CPU time (median; less sensitive to other load on the machine) | ${ms(result.build.medianWarmCpuMs)} | — |
+| full build + validate, first run (cold JIT) | ${ms(result.build.firstMs)} | — |
+| hover p50 / p95 / max over ${hovers} positions (${hoverName}; ${shown} with content) | ${ms(result.hover.p50Ms)} / ${ms(result.hover.p95Ms)} / ${ms(result.hover.maxMs!)} | ${verdict(result.hover.p95Ms, 20)} (p95) |
+| hover right after an edit (analysis caches dropped) p50 / p95, ${coldTimes.length} positions | ${ms(result.hoverAfterEdit.p50Ms)} / ${ms(result.hoverAfterEdit.p95Ms)} | — |
+`);
