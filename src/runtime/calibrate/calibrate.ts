@@ -34,6 +34,9 @@ export interface CalibrateOptions {
     signal?: AbortSignal;
     /** Progress: fraction done (0…1) and what is being measured. */
     onProgress?: (fraction: number, message: string) => void;
+    /** Overrides of what is measured (tests use tiny shapes): the size ladders and the interference kernels. */
+    ladders?: { family: string; cases: SyntheticCase[] }[];
+    interference?: Record<DemandKind, SyntheticCase>;
 }
 
 /** Bytes-basis families (memory kernels); everything else is interpolated over FLOPs. */
@@ -68,7 +71,7 @@ export async function calibrate(options: CalibrateOptions): Promise<DeviceProfil
         const { dev: a, adapter } = await openDevice(gpu, options.preference ?? 'auto', 'calibrate-victim');
         opened.push(a);
         const info = adapterInfo(adapter);
-        const ladders = calibrationCases(quick);
+        const ladders = options.ladders ?? calibrationCases(quick);
         const totalSteps = ladders.reduce((s, l) => s + l.cases.length, 0) + 4 + 6;
         let step = 0;
         const tick = (message: string) => progress(Math.min(1, ++step / totalSteps), message);
@@ -163,7 +166,7 @@ export async function calibrate(options: CalibrateOptions): Promise<DeviceProfil
         // 6. Interference on a second device (second adapter ⇒ second queue).
         const { dev: b } = await openDevice(gpu, options.preference ?? 'auto', 'calibrate-aggressor');
         opened.push(b);
-        const kinds = interferenceKernels();
+        const kinds = options.interference ?? interferenceKernels();
         const victims: Record<DemandKind, PreparedCase> = {
             compute: await prep(a, kinds.compute), memory: await prep(a, kinds.memory), capped: await prep(a, kinds.capped),
         };
@@ -226,14 +229,14 @@ export async function calibrate(options: CalibrateOptions): Promise<DeviceProfil
     }
 }
 
-/** Points of equal work (e.g. two launches of one op) merged by median time, ascending by the basis. */
+/** Points of equal work and workgroups (e.g. repeated launches of one op) merged by mean time, ascending by the basis. */
 function mergeSameWork(points: CurvePoint[], basis: 'flops' | 'bytes'): CurvePoint[] {
     const key = (p: CurvePoint) => (basis === 'flops' ? p.flops : p.bytes);
-    const sorted = [...points].sort((x, y) => key(x) - key(y));
+    const sorted = [...points].sort((x, y) => key(x) - key(y) || x.workgroups - y.workgroups);
     const out: CurvePoint[] = [];
     for (const p of sorted) {
         const last = out[out.length - 1];
-        if (last && key(last) === key(p)) last.ms = (last.ms + p.ms) / 2;
+        if (last && key(last) === key(p) && last.workgroups === p.workgroups && last.effectiveFlops === p.effectiveFlops) last.ms = (last.ms + p.ms) / 2;
         else out.push({ ...p });
     }
     return out;

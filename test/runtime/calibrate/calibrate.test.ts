@@ -1,0 +1,45 @@
+/** `calibrate()` end to end on the software adapter with tiny shapes: a valid profile, every part measured. */
+import { describe, expect, it } from 'vitest';
+import { calibrate } from '../../../src/runtime/calibrate/calibrate.js';
+import { addCase, convCase, denseCase, matmulCase, reluCase, softmaxCase } from '../../../src/runtime/calibrate/synthetic.js';
+import { parseProfile, profileKey } from '../../../src/runtime/predict/profile.js';
+import { predictWorkload } from '../../../src/runtime/predict/workload.js';
+import { mlpTenant, workload } from '../predict/fixtures.js';
+import { probeAdapter } from '../gpu.js';
+
+const hasAdapter = await probeAdapter();
+
+describe.skipIf(!hasAdapter)('calibrate (tiny shapes)', () => {
+    it('measures curves, bandwidth, overheads and interference into a valid profile the model uses', async () => {
+        const progress: number[] = [];
+        const profile = await calibrate({
+            quick: true,
+            tenancyVersion: 'test',
+            onProgress: f => progress.push(f),
+            ladders: [
+                { family: 'gemm.vec4', cases: [matmulCase(32, 32, 32), matmulCase(64, 64, 64), denseCase(4, 128, 64)] },
+                { family: 'conv2d (default)', cases: [convCase(4, 12, 8, 3)] },
+                { family: 'elementwise', cases: [reluCase(4096), reluCase(65536), addCase(8192)] },
+                { family: 'reduction', cases: [softmaxCase(16, 64)] },
+            ],
+            interference: { compute: matmulCase(96, 96, 96), memory: reluCase(262144), capped: matmulCase(96, 96, 96, 'capped_2') },
+        });
+        expect(parseProfile(JSON.parse(JSON.stringify(profile)))).toEqual(profile);
+        expect(profile.uncalibrated).toBe(false);
+        expect(profile.key).toBe(profileKey(profile.adapter));
+        expect(profile.families['gemm.vec4'].points.length).toBeGreaterThanOrEqual(3);
+        expect(profile.families.elementwise.basis).toBe('bytes');
+        expect(profile.bandwidthBytesPerMs).toBeGreaterThan(0);
+        expect(profile.kernelFloorMs).toBeGreaterThan(0);
+        expect(profile.interference.pairs.map(p => `${p.victim}×${p.aggressor}`)).toEqual([
+            'compute×compute', 'compute×memory', 'memory×compute', 'memory×memory', 'capped×compute', 'compute×capped',
+        ]);
+        for (const p of profile.interference.pairs) expect(p.slowdown).toBeGreaterThan(0);
+        expect(progress.at(-1)).toBe(1);
+        expect(profile.hostLoad?.cores).toBeGreaterThan(0);
+        // The model runs on what was measured.
+        const w = predictWorkload(workload([mlpTenant('a', { kind: 'closed', clients: 1, thinkMs: 0 })]), profile);
+        expect(w.tenants[0].serviceMs).toBeGreaterThan(0);
+        expect(Number.isFinite(w.tenants[0].solo.p99)).toBe(true);
+    }, 120_000);
+});
