@@ -12,6 +12,7 @@
  * co-run p99 and mean (co-run phase), the worst cases, and writes bench/.work/accuracy.json.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { availableParallelism, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { IrArrival, IrSchedule, IrTenant, WorkloadIR } from '../../src/runtime/ir/types.js';
 import { runWorkload } from '../../src/runtime/execute/run.js';
@@ -96,7 +97,7 @@ interface Sample { workload: string; what: string; predicted: number; measured: 
 
 const ape = (p: number, m: number) => Math.abs(p - m) / m;
 
-function compare(ir: WorkloadIR, pred: WorkloadPrediction, res: Results, out: { ops: Map<string, Sample[]>; tenantMean: Sample[]; corunP99: Sample[]; corunMean: Sample[] }): void {
+function compare(ir: WorkloadIR, pred: WorkloadPrediction, res: Results, out: { ops: Map<string, Sample[]>; tenantMean: Sample[]; corunP99: Sample[]; corunMean: Sample[]; slowdown: Sample[] }): void {
     const multi = ir.tenants.length > 1;
     for (const t of pred.tenants) {
         const m = res.tenants.find(x => x.name === t.name);
@@ -107,6 +108,11 @@ function compare(ir: WorkloadIR, pred: WorkloadPrediction, res: Results, out: { 
         if (multi && m.corun && m.corun.requests > 0 && Number.isFinite(t.corun.p99)) {
             out.corunP99.push({ workload: ir.workload, what: `${t.name} co-run p99`, predicted: t.corun.p99, measured: m.corun.latencyMs.p99, ape: ape(t.corun.p99, m.corun.latencyMs.p99) });
             out.corunMean.push({ workload: ir.workload, what: `${t.name} co-run mean`, predicted: t.corun.mean, measured: m.corun.latencyMs.mean, ape: ape(t.corun.mean, m.corun.latencyMs.mean) });
+            // Slowdown (co-run mean / solo mean): scale-free, so a uniformly slower or faster host cancels out.
+            const predictedSlowdown = t.corun.mean / t.solo.mean;
+            if (m.slowdown.mean !== null && Number.isFinite(predictedSlowdown)) {
+                out.slowdown.push({ workload: ir.workload, what: `${t.name} slowdown`, predicted: predictedSlowdown, measured: m.slowdown.mean, ape: ape(predictedSlowdown, m.slowdown.mean) });
+            }
         }
         // Per-op solo GPU time: only from solo-only workloads (one measurement per op shape).
         if (!multi) {
@@ -130,7 +136,7 @@ async function main(): Promise<void> {
     const located = profileFile ? { profile: readProfileFile(resolve(profileFile)), file: resolve(profileFile) } : locateProfile(process.cwd());
     const profile = located.profile;
     console.error(`profile: ${located.file ?? 'default (uncalibrated)'}${profile.uncalibrated ? ' — UNCALIBRATED: run tenancy calibrate first' : ''}`);
-    const out = { ops: new Map<string, Sample[]>(), tenantMean: [] as Sample[], corunP99: [] as Sample[], corunMean: [] as Sample[] };
+    const out = { ops: new Map<string, Sample[]>(), tenantMean: [] as Sample[], corunP99: [] as Sample[], corunMean: [] as Sample[], slowdown: [] as Sample[] };
     const started = Date.now();
     let adapter = '';
     const set = [...workloads(profile), ...(args.includes('--no-zoo') ? [] : (await zooWorkloads(profile)).filter(w => !only || w.workload === only))];
@@ -164,14 +170,16 @@ async function main(): Promise<void> {
     lines.push(`| tenant mean latency (solo) | ${out.tenantMean.length} | ${mape(out.tenantMean).toFixed(1)}% | ≤ 10% |`);
     lines.push(`| co-run mean latency | ${out.corunMean.length} | ${mape(out.corunMean).toFixed(1)}% | — |`);
     lines.push(`| co-run p99 latency | ${out.corunP99.length} | ${mape(out.corunP99).toFixed(1)}% | ≤ 15% |`);
+    lines.push(`| co-run slowdown (mean / solo mean) | ${out.slowdown.length} | ${mape(out.slowdown).toFixed(1)}% | — |`);
     const worst = (xs: Sample[], n: number) => [...xs].sort((a, b) => b.ape - a.ape).slice(0, n);
     lines.push('', '## Worst cases (ms)', '', '| workload | what | predicted | measured | error |', '|---|---|---:|---:|---:|');
-    for (const s of [...worst(allOps, 6), ...worst(out.tenantMean, 3), ...worst(out.corunP99, 4)]) lines.push(row(s));
+    for (const s of [...worst(allOps, 6), ...worst(out.tenantMean, 3), ...worst(out.corunP99, 4), ...worst(out.slowdown, 3)]) lines.push(row(s));
+    lines.push('', `host load average at the end: ${loadavg().map(x => x.toFixed(1)).join(' / ')} (1/5/15 min) on ${availableParallelism()} cores; profile calibrated at load ${profile.hostLoad ? profile.hostLoad.before.toFixed(1) : '?'}`);
     const text = lines.join('\n');
     console.log(text);
     const dir = resolve('bench/.work');
     mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, 'accuracy.json'), JSON.stringify({ adapter, profile: located.file, ops: Object.fromEntries(out.ops), tenantMean: out.tenantMean, corunP99: out.corunP99, corunMean: out.corunMean }, null, 2));
+    writeFileSync(join(dir, 'accuracy.json'), JSON.stringify({ adapter, profile: located.file, ops: Object.fromEntries(out.ops), tenantMean: out.tenantMean, corunP99: out.corunP99, corunMean: out.corunMean, slowdown: out.slowdown, load: loadavg() }, null, 2));
     writeFileSync(join(dir, 'accuracy.md'), text + '\n');
 }
 

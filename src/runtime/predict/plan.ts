@@ -99,8 +99,9 @@ export function launchEffectiveFlops(launch: KernelDescription, usefulOutputs: n
     const [x, y, z] = launch.workgroupSize;
     const padded = launch.dispatch[0] * launch.dispatch[1] * launch.dispatch[2] * x * y * z * perInvocation;
     const ratio = padded / usefulOutputs;
-    // Outside [1, 32] the assumption (one tile per invocation, all outputs of the op) does not hold: keep useful FLOPs.
-    return ratio >= 1 && ratio <= 32 ? launch.flops * ratio : launch.flops;
+    // Below 1 the assumption (one tile per invocation covering all outputs of the op) does not hold: keep useful
+    // FLOPs. Large ratios are real: a batch-1 dense on 32-row tiles computes 32× its useful FLOPs.
+    return ratio >= 1 && ratio <= 1024 ? launch.flops * ratio : launch.flops;
 }
 
 /** The family an op kind's single launch falls in when no generator serves it (estimate). */
