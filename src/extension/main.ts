@@ -24,6 +24,8 @@ export interface TenancyApi {
     reports: ReportPanels;
     measured: MeasuredDecorations;
     status: TenancyStatus;
+    /** Whether a workload has a run in progress. */
+    isRunning: (uri: string, workload: string) => boolean;
 }
 
 let client: LanguageClient | undefined;
@@ -45,6 +47,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<Tenanc
     const onRunFinished = new vscode.EventEmitter<{ ref: WorkloadRef; tenant?: string; outcome: RunOutcome }>();
     context.subscriptions.push(output, status, measured, reports, onRunFinished);
 
+    const api = (): TenancyApi => ({
+        client: () => client, onRunFinished: onRunFinished.event, reports, measured, status,
+        isRunning: (uri, workload) => runs?.get(uri, workload) !== undefined,
+    });
     const services: ExtensionServices = { context, output, config, client: () => client, cliNode, runs, status, reports, measured, onRunFinished };
     context.subscriptions.push(...registerCommands(services));
     void vscode.commands.executeCommand('setContext', 'tenancy.running', false);
@@ -99,7 +105,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Tenanc
         const detail = error instanceof Error ? error.message : String(error);
         output.appendLine(`Tenancy language server did not start: ${detail}`);
         void showErrorWithLog(`Tenancy: the language server did not start (${detail}).`, output);
-        return { client: () => client, onRunFinished: onRunFinished.event, reports, measured, status };
+        return api();
     }
     context.subscriptions.push(client.onNotification(MeasuredChangedNotification.method, (params: unknown) => {
         if (!isMeasuredChangedParams(params)) {
@@ -112,7 +118,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Tenanc
     }));
     void refreshStatus();
     void measured.refreshVisible();
-    return { client: () => client, onRunFinished: onRunFinished.event, reports, measured, status };
+    return api();
 }
 
 export async function deactivate(): Promise<void> {

@@ -4,7 +4,7 @@
  */
 import type { ReportComparisonRow, ReportModel, ReportSlo, ReportTenant } from '../../protocol/report.js';
 import type { Results, TenantResult } from '../../runtime/report/schema.js';
-import { adapterName } from './results-watch.js';
+import { adapterName, finite, recordedTenantPrediction } from './results-format.js';
 
 /** Most timeline intervals sent to the webview (the Gantt chart stays responsive). */
 const maxIntervals = 4000;
@@ -19,10 +19,7 @@ function fileName(uri: string): string {
 }
 
 function predictedSloMs(results: Results, tenant: string, percentile: string): number | undefined {
-    // predictions is reserved for the predictor; read it only when it has the documented tenant → percentile → ms shape.
-    const p = results.predictions as { tenants?: Record<string, { corun?: Record<string, unknown> }> } | undefined;
-    const value = p?.tenants?.[tenant]?.corun?.[percentile];
-    return typeof value === 'number' ? value : undefined;
+    return finite(recordedTenantPrediction(results, tenant)?.corun[percentile]);
 }
 
 function tenantModel(results: Results, t: TenantResult): ReportTenant {
@@ -75,10 +72,14 @@ export function buildReportModel(results: Results, previous: Results | undefined
         reason: results.reason,
         durationMs: results.config.durationMs,
         tenants: results.tenants.map(t => tenantModel(results, t)),
-        ops: results.tenants.flatMap(t => t.ops.map(o => ({
-            tenant: t.name, path: o.path, kind: o.kind,
-            soloMs: o.soloMs ?? undefined, corunMs: o.corunMs ?? undefined, slowdown: o.slowdown ?? undefined, predictedMs: undefined,
-        }))),
+        ops: results.tenants.flatMap(t => {
+            const predicted = recordedTenantPrediction(results, t.name)?.ops;
+            return t.ops.map(o => ({
+                tenant: t.name, path: o.path, kind: o.kind,
+                soloMs: o.soloMs ?? undefined, corunMs: o.corunMs ?? undefined, slowdown: o.slowdown ?? undefined,
+                predictedMs: finite(predicted?.get(o.path)?.corunMs),
+            }));
+        }),
         timeline: (results.timeline?.intervals ?? []).slice(0, maxIntervals).map(i => ({ tenant: i.tenant, startMs: i.startMs, endMs: i.endMs, label: i.op })),
         comparison: comparison(results, previous),
         resultsPath,

@@ -26,6 +26,7 @@ import { ReportRequest, type ReportParams, type ReportResult } from '../../proto
 import { IssueCodes } from '../validation/issue-codes.js';
 import { measuredFigures } from './measured-figures.js';
 import { buildReportModel } from './report-model.js';
+import { adapterName } from './results-format.js';
 
 /** The latest results of one workload, or why there are none usable. */
 export type LatestResults =
@@ -142,16 +143,6 @@ export class ResultsWatch {
         this.cache.set(key, { mtimeMs, value });
         return value;
     }
-}
-
-/** `mesa llvmpipe (software)` from a results/profile adapter record. */
-export function adapterName(adapter: unknown): string | undefined {
-    if (typeof adapter !== 'object' || adapter === null) return undefined;
-    const a = adapter as Record<string, unknown>;
-    // Dawn's description ("llvmpipe (LLVM 15.0.6, 256 bits)") reads better than its device slug.
-    const name = [a.vendor, a.description || a.device].filter(v => typeof v === 'string' && v !== '').join(' ');
-    if (!name) return undefined;
-    return typeof a.architecture === 'string' && a.architecture !== '' ? `${name} (${a.architecture})` : name;
 }
 
 function filePath(uri: string): string | undefined {

@@ -132,6 +132,23 @@ describe('Tenancy in the extension host', () => {
         assert.ok(charts.includes('chart-cdf'), `expected the latency CDF among ${JSON.stringify(charts)}`);
     });
 
+    it('shows the adapter, calibration and last run in the status item', async () => {
+        const status = await until('the status after the run', () => api.status.current?.lastRun ? api.status.current : undefined, [], 30_000);
+        assert.equal(status.lastRun?.workload, workload);
+        assert.ok(status.adapter, `expected the adapter of the run, found ${JSON.stringify(status)}`);
+        assert.equal(status.calibrated, existsSync(path.join(folder(), '.tenancy', 'device-profile.json')));
+    });
+
+    it('cancels a run: the child gets SIGTERM and the outcome is cancelled', async () => {
+        const ref = { uri: example.uri.toString(), workload };
+        const running = vscode.commands.executeCommand<RunOutcome | undefined>(CommandIds.runWorkload, ref);
+        await until('the run to start', () => api.isRunning(ref.uri, workload) ? true : undefined, [], 30_000);
+        await vscode.commands.executeCommand(CommandIds.cancelRun, ref);
+        const outcome = await running;
+        assert.equal(outcome?.status, 'cancelled', `expected a cancelled run, found ${JSON.stringify(outcome)}`);
+        assert.equal(api.isRunning(ref.uri, workload), false);
+    });
+
     it('says why when a lens payload is malformed instead of running', async () => {
         const outcome = await vscode.commands.executeCommand(CommandIds.runWorkload, { uri: example.uri.toString() });
         assert.equal(outcome, undefined);

@@ -145,6 +145,18 @@ describe('measured figures', () => {
         expect(figures[1]!.verdict).toBe('ok');
         expect(figures[0]!.hover).toContain('| a | 1 | 1.00 ms | 1.80 ms | 1.80× |');
     });
+    it('put the prediction recorded with the run beside the measurement', async () => {
+        const document = await open();
+        const results = makeResults(uri, 'w', twoTenants(uri));
+        results.predictions = { profileFile: null, uncalibrated: true, prediction: { tenants: [{ name: 'a', corun: { p99: 28, p50: 20 }, ops: [{ path: 'a/m/dense', soloMs: 1.2, corunMs: 1.5 }] }] } };
+        writeResults('demo.w.json', results);
+        const figures = measuredFigures(services.results.ResultsWatch, document);
+        expect(figures[0]!.hover).toContain('| a | 1 | 1.00 ms | 1.80 ms | 1.80× | 1.50 ms |');
+        expect(figures[0]!.hover).toContain('| b | 1 | 2.00 ms | 2.20 ms | 1.10× | — |');
+        const report = reportFor(services.results.ResultsWatch, { uri, workload: 'w' });
+        expect('report' in report && report.report.tenants[0]!.slos[0]!.predictedMs).toBe(28);
+        expect('report' in report && report.report.ops.find(o => o.path === 'a/m/dense')!.predictedMs).toBe(1.5);
+    });
     it('ignore ops of other documents', async () => {
         const document = await open();
         writeResults('demo.w.json', makeResults(uri, 'w', twoTenants('file:///elsewhere.tenancy')));

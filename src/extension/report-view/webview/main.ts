@@ -150,7 +150,7 @@ function drawOpSlowdown(canvas: HTMLCanvasElement, report: ReportModel): void {
             indexAxis: 'y',
             plugins: {
                 legend: { display: false },
-                tooltip: { callbacks: { label: ctx => { const o = ops[ctx.dataIndex]!; return `${times(o.slowdown)} (solo ${ms(o.soloMs)}, co-run ${ms(o.corunMs)})`; } } },
+                tooltip: { callbacks: { label: ctx => { const o = ops[ctx.dataIndex]!; return `${times(o.slowdown)} (solo ${ms(o.soloMs)}, co-run ${ms(o.corunMs)}, predicted co-run ${ms(o.predictedMs)})`; } } },
             },
             scales: { x: { min: 0, title: { display: true, text: 'slowdown (×), the 20 longest ops' } } },
         },
