@@ -14,7 +14,7 @@ import { registerCommands, type ExtensionServices } from './commands.js';
 import { Config } from './config.js';
 import { MeasuredDecorations } from './measured.js';
 import { ReportPanels } from './report-view/panel.js';
-import { resolveCliNode, RunRegistry, type RunOutcome } from './run.js';
+import { queryAdapter, resolveCliNode, RunRegistry, type RunOutcome } from './run.js';
 import { TenancyStatus } from './status.js';
 
 /** What activate returns: used by the integration tests to observe the extension. */
@@ -118,6 +118,14 @@ export async function activate(context: vscode.ExtensionContext): Promise<Tenanc
     }));
     void refreshStatus();
     void measured.refreshVisible();
+    // The adapter for the status item before any run; GPU access, so only in a trusted workspace.
+    const cliPath = context.asAbsolutePath('out/cli/main.mjs');
+    if (vscode.workspace.isTrusted && !('error' in node)) {
+        void queryAdapter(node, cliPath, vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? context.extensionPath).then(probed => {
+            output.appendLine(`tenancy devices: ${'adapter' in probed ? probed.adapter : probed.error}`);
+            status.setProbedAdapter(probed);
+        });
+    }
     return api();
 }
 

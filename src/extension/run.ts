@@ -4,10 +4,11 @@
  * This module is free of `vscode` so that the process handling, progress parsing and exit
  * code interpretation are unit-tested; commands.ts puts a progress notification on top.
  */
-import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
+import { execFile, spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { exitCodes } from '../protocol/exit-codes.js';
+import { adapterDisplayName } from '../protocol/adapter.js';
 import { isProgressEvent, type ProgressEvent, type RunPhase } from '../protocol/progress.js';
 import type { AdapterPreference } from './config.js';
 
@@ -334,4 +335,28 @@ export class RunRegistry {
     workloads(): string[] {
         return [...this.runs.keys()].map(key => key.slice(key.lastIndexOf('#') + 1));
     }
+}
+
+/**
+ * The adapter `tenancy devices --json` finds (for the status item before any run), named as
+ * the editor names adapters; or why there is none. A child process like every GPU access.
+ */
+export function queryAdapter(node: NodeCandidate, cliPath: string, cwd: string, timeoutMs = 30_000): Promise<{ adapter: string } | { error: string }> {
+    return new Promise(resolve => {
+        execFile(node.command, [cliPath, 'devices', '--json'], { cwd, env: { ...process.env, ...node.env }, timeout: timeoutMs, maxBuffer: 4 << 20 }, (error, stdout, stderr) => {
+            let adapters: unknown;
+            try {
+                adapters = JSON.parse(stdout);
+            } catch {
+                adapters = undefined;
+            }
+            const first = Array.isArray(adapters) ? adapters[0] as { info?: unknown } | undefined : undefined;
+            const name = adapterDisplayName(first?.info);
+            if (name) return resolve({ adapter: name });
+            const code = (error as { code?: unknown } | null)?.code;
+            const why = code === exitCodes.environment || (Array.isArray(adapters) && adapters.length === 0) ? 'no WebGPU adapter'
+                : `tenancy devices failed${typeof code === 'number' ? ` (exit ${code})` : error ? ` (${error.message})` : ''}`;
+            resolve({ error: `${why}${stderr.trim() ? `: ${stderr.trim().split('\n').at(-1)}` : ''}` });
+        });
+    });
 }

@@ -7,9 +7,10 @@ import { CommandIds } from '../protocol/commands.js';
 import type { WorkspaceStatusResult } from '../protocol/messages.js';
 
 /** Formats the status for the item (pure, so the wording is in one place). */
-export function describeStatus(status: WorkspaceStatusResult | undefined, running: string[]): { text: string; detail: string; severity: 'info' | 'warning' } {
+export function describeStatus(status: WorkspaceStatusResult | undefined, running: string[], probed?: { adapter: string } | { error: string }): { text: string; detail: string; severity: 'info' | 'warning' } {
     if (!status) return { text: 'Tenancy', detail: 'starting…', severity: 'info' };
-    const adapter = status.adapter ?? 'adapter not yet seen';
+    // The server knows the profile's and the last run's adapter; before any, what `tenancy devices` found.
+    const adapter = status.adapter ?? (probed && 'adapter' in probed ? probed.adapter : probed ? probed.error : 'adapter not yet known');
     const calibration = status.calibrated ? 'calibrated' : 'uncalibrated';
     const parts: string[] = [];
     if (running.length > 0) parts.push(`running ${running.join(', ')}`);
@@ -23,7 +24,7 @@ export function describeStatus(status: WorkspaceStatusResult | undefined, runnin
     return {
         text: `${running.length > 0 ? '$(sync~spin)' : '$(pulse)'} ${adapter} · ${calibration}`,
         detail: parts.join(' · '),
-        severity: status.calibrated ? 'info' : 'warning',
+        severity: status.calibrated && !(probed && 'error' in probed && !status.adapter) ? 'info' : 'warning',
     };
 }
 
@@ -31,6 +32,7 @@ export class TenancyStatus implements vscode.Disposable {
     private readonly item: vscode.LanguageStatusItem;
     private last: WorkspaceStatusResult | undefined;
     private running: string[] = [];
+    private probed: { adapter: string } | { error: string } | undefined;
 
     constructor() {
         this.item = vscode.languages.createLanguageStatusItem('tenancy.status', { language: 'tenancy' });
@@ -42,6 +44,12 @@ export class TenancyStatus implements vscode.Disposable {
     /** Shows a status from the server. */
     update(status: WorkspaceStatusResult | undefined): void {
         this.last = status;
+        this.render();
+    }
+
+    /** What `tenancy devices` found. */
+    setProbedAdapter(probed: { adapter: string } | { error: string }): void {
+        this.probed = probed;
         this.render();
     }
 
@@ -57,7 +65,7 @@ export class TenancyStatus implements vscode.Disposable {
     }
 
     private render(): void {
-        const view = describeStatus(this.last, this.running);
+        const view = describeStatus(this.last, this.running, this.probed);
         this.item.text = view.text;
         this.item.detail = view.detail;
         this.item.severity = view.severity === 'warning' ? vscode.LanguageStatusSeverity.Warning : vscode.LanguageStatusSeverity.Information;

@@ -43,3 +43,15 @@ describe('message guards', () => {
         expect(isResultsChangedParams({ changes: [{ uri: 'file:///r.json', kind: 'renamed' }] })).toBe(false);
     });
 });
+
+describe('adapterDisplayName', () => {
+    it('keeps vendor, model and architecture, without driver versions', async () => {
+        const { adapterDisplayName } = await import('../../src/protocol/adapter.js');
+        expect(adapterDisplayName({ vendor: 'mesa', architecture: 'software', device: 'llvmpipe-llvm-15-0-6-256-bits-', description: 'llvmpipe: Mesa 25.0.7-2~bpo12+1 (LLVM 15.0.6) 0.0.1' }))
+            .toBe('mesa llvmpipe (software)');
+        expect(adapterDisplayName({ vendor: 'nvidia', architecture: 'ada', device: '', description: 'NVIDIA GeForce RTX 4090' })).toBe('NVIDIA GeForce RTX 4090 (ada)');
+        expect(adapterDisplayName({ vendor: 'apple', device: 'm2', description: '' })).toBe('apple m2');
+        expect(adapterDisplayName({})).toBeUndefined();
+        expect(adapterDisplayName(null)).toBeUndefined();
+    });
+});

@@ -1,8 +1,10 @@
 import * as path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import {
-    buildRunArgs, CliRun, interpretExit, LineSplitter, parseProgressLine, resolveCliNode, RunRegistry,
+    buildRunArgs, CliRun, queryAdapter, interpretExit, LineSplitter, parseProgressLine, resolveCliNode, RunRegistry,
     type NodeCandidate, type RunEvent,
 } from '../../src/extension/run.js';
 
@@ -150,5 +152,21 @@ describe('RunRegistry', () => {
         await run.done;
         await new Promise(r => setTimeout(r, 0));
         expect(registry.size).toBe(0);
+    });
+});
+
+describe('queryAdapter', () => {
+    // The fake CLI takes a mode where the real one takes a subcommand: a shim maps `devices --json` to it.
+    async function queryWithFake(mode: string) {
+        const dir = mkdtempSync(path.join(tmpdir(), 'tenancy-devices-'));
+        const shim = path.join(dir, 'cli.mjs');
+        writeFileSync(shim, `process.argv.splice(2, 2, ${JSON.stringify(mode)}); await import(${JSON.stringify(pathToFileURL(fakeCli).href)});`);
+        return queryAdapter(node, shim, dir);
+    }
+    it('names the first adapter', async () => {
+        expect(await queryWithFake('devices')).toEqual({ adapter: 'mesa llvmpipe (software)' });
+    });
+    it('says when there is none, with the CLI\'s reason', async () => {
+        expect(await queryWithFake('nodevices')).toEqual({ error: 'no WebGPU adapter: tenancy devices: no WebGPU adapter (install a Vulkan driver)' });
     });
 });

@@ -4,16 +4,10 @@
  */
 import type { RecordedPredictions } from '../../runtime/predict/record.js';
 import type { Results } from '../../runtime/report/schema.js';
+import { adapterDisplayName } from '../../protocol/adapter.js';
 
-/** `mesa llvmpipe (software)` from a results/profile adapter record. */
-export function adapterName(adapter: unknown): string | undefined {
-    if (typeof adapter !== 'object' || adapter === null) return undefined;
-    const a = adapter as Record<string, unknown>;
-    // Dawn's description ("llvmpipe (LLVM 15.0.6, 256 bits)") reads better than its device slug.
-    const name = [a.vendor, a.description || a.device].filter(v => typeof v === 'string' && v !== '').join(' ');
-    if (!name) return undefined;
-    return typeof a.architecture === 'string' && a.architecture !== '' ? `${name} (${a.architecture})` : name;
-}
+/** `mesa llvmpipe (software)` from a results/profile adapter record (see src/protocol/adapter.ts). */
+export const adapterName = adapterDisplayName;
 
 /** The predictions a run recorded (runtime/predict/record.ts), read defensively: the field is `unknown` in the schema. */
 export function recordedTenantPrediction(results: Results, tenant: string): { corun: Record<string, unknown>; ops: Map<string, { soloMs?: unknown; corunMs?: unknown }> } | undefined {
