@@ -174,7 +174,8 @@ class Evaluator {
         });
     }
 
-    private evalExpr(frame: Frame, expr: Expression, site?: string): Value {
+    private evalExpr(frame: Frame, expr: Expression | undefined, site?: string): Value {
+        if (!expr) return ERROR; // incomplete text: the syntax error says what is missing
         const opsBefore = this.ops.length;
         let info: ExpressionInfo;
         if (isCall(expr)) info = this.evalCall(frame, expr, site);

@@ -87,6 +87,7 @@ function readArgs(what: string, args: readonly NamedArg[], spec: Record<string, 
     const allowed = Object.keys(spec);
     const expected = allowed.length === 0 ? 'no arguments' : allowed.map(n => `${n}: ${kindText(spec[n].kind)}`).join(', ');
     for (const arg of args) {
+        if (!arg.value) continue; // incomplete text: the syntax error says what is missing
         const s = spec[arg.name];
         if (!s) {
             issues.push(bad(`${what} has no argument '${arg.name}'; expected ${expected}`, arg, 'name'));
@@ -171,6 +172,7 @@ export function readWorkload(workload: Workload): WorkloadReading {
             if (!once('benchmark', member, 'benchmark')) continue;
             const settings = new Set<string>();
             for (const setting of member.settings) {
+                if (!setting.value) continue;
                 const key = oneOf(setting.key, benchmarkSettings);
                 if (!key) {
                     issues.push(bad(`unknown benchmark setting '${setting.key}'; expected ${benchmarkSettings.join(', ')}`, setting, 'key'));
@@ -262,6 +264,7 @@ function readTenant(tenant: Tenant, issues: AnalysisIssue[]): TenantReading {
                 reading.arrival = { kind, everyMs: validNumber(a.get('every'), 1000) };
             }
         } else if (isSloProp(prop)) {
+            if (!prop.value) continue;
             const percentile = oneOf(prop.percentile, percentiles);
             if (!percentile) { issues.push(bad(`unknown percentile '${prop.percentile}'; expected ${percentiles.join(', ')}`, prop, 'percentile')); continue; }
             const ms = readValue(prop.value, { quantity: 'time' });

@@ -170,6 +170,7 @@ export class TenancyValidator {
         let ok = true;
         const given = new Set<string>();
         for (const arg of call.args) {
+            if (!arg.value) { ok = false; continue; } // incomplete text: a syntax error
             if (arg.name === undefined) {
                 report(accept, 'error', IssueCodes.BadArgument, `a tenant's model takes parameters by name (${model.params.map(p => `${p.name}: …`).join(', ') || 'none'}), found a positional argument`, { node: arg });
                 ok = false;
