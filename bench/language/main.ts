@@ -7,7 +7,8 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
-import { EmptyFileSystem, URI, type LangiumDocument } from 'langium';
+import { AstUtils, DocumentState, EmptyFileSystem, URI, type LangiumDocument } from 'langium';
+import { TenancyValidator } from '../../src/language-server/validation/tenancy-validator.js';
 import { createTenancyServices } from '../../src/language-server/tenancy-module.js';
 import { files, random } from './workspace.js';
 
@@ -24,6 +25,10 @@ const ms = (x: number) => `${x.toFixed(x < 10 ? 2 : 1)} ms`;
 async function buildOnce(files: string[]) {
     const { shared, Tenancy } = createTenancyServices(EmptyFileSystem);
     const factory = shared.workspace.LangiumDocumentFactory;
+    const marks = new Map<DocumentState, number>();
+    for (const state of [DocumentState.IndexedContent, DocumentState.Linked, DocumentState.IndexedReferences]) {
+        shared.workspace.DocumentBuilder.onBuildPhase(state, () => { marks.set(state, performance.now()); });
+    }
     const cpu0 = process.cpuUsage();
     const started = performance.now();
     const documents = files.map((text, i) => {
@@ -34,7 +39,12 @@ async function buildOnce(files: string[]) {
     await shared.workspace.DocumentBuilder.build(documents, { validation: true });
     const elapsed = performance.now() - started;
     const cpu = process.cpuUsage(cpu0);
-    return { elapsed, cpuMs: (cpu.user + cpu.system) / 1000, shared, Tenancy, documents };
+    const phases = {
+        parseAndIndexMs: marks.get(DocumentState.IndexedContent)! - started,
+        scopesAndLinkingMs: marks.get(DocumentState.IndexedReferences)! - marks.get(DocumentState.IndexedContent)!,
+        validationMs: performance.now() - marks.get(DocumentState.IndexedReferences)!,
+    };
+    return { elapsed, cpuMs: (cpu.user + cpu.system) / 1000, phases, shared, Tenancy, documents };
 }
 
 const lineCount = files.reduce((n, t) => n + t.split('\n').length - 1, 0);
@@ -42,11 +52,13 @@ console.error(`language bench: ${files.length} files, ${lineCount} lines; ${buil
 
 const times: number[] = [];
 const cpuTimes: number[] = [];
+const phaseRuns: { parseAndIndexMs: number; scopesAndLinkingMs: number; validationMs: number }[] = [];
 let last: Awaited<ReturnType<typeof buildOnce>> | undefined;
 for (let i = 0; i < builds; i++) {
     last = await buildOnce(files);
     times.push(last.elapsed);
     cpuTimes.push(last.cpuMs);
+    if (i > 0) phaseRuns.push(last.phases);
 }
 const { Tenancy, shared, documents } = last!;
 const diagnostics = documents.flatMap(d => d.diagnostics ?? []);
@@ -56,7 +68,27 @@ if (errorsFound.length > 0) {
     process.exit(1);
 }
 const warm = times.slice(1).sort((a, b) => a - b);
+const median = (xs: number[]) => percentile([...xs].sort((a, b) => a - b), 0.5);
 const warmCpu = cpuTimes.slice(1).sort((a, b) => a - b);
+
+// The language core's own checks (names, shapes, workloads; analyses from cold caches), without
+// the other checks registered (prediction): how much of the validation phase is this layer's.
+const coreCheckTimes: number[] = [];
+for (let i = 0; i < (quick ? 2 : 5); i++) {
+    await shared.workspace.DocumentBuilder.update([], []);
+    const validator = new TenancyValidator(Tenancy as never);
+    const accept = () => undefined;
+    const t0 = performance.now();
+    for (const doc of documents) {
+        for (const node of AstUtils.streamAst(doc.parseResult.value)) {
+            if (node.$type === 'Document') validator.checkDocument(node as never, accept);
+            else if (node.$type === 'Model') validator.checkModel(node as never, accept);
+            else if (node.$type === 'Workload') validator.checkWorkload(node as never, accept);
+            else if (node.$type === 'Tenant') validator.checkTenant(node as never, accept);
+        }
+    }
+    coreCheckTimes.push(performance.now() - t0);
+}
 
 // Hover: identifier positions drawn at random (seeded) over the whole workspace.
 const next = random(42);
@@ -96,6 +128,12 @@ const result = {
     files: files.length, lines: lineCount,
     build: { runs: times, cpuRuns: cpuTimes, firstMs: times[0], medianWarmMs: percentile(warm, 0.5), medianWarmCpuMs: percentile(warmCpu, 0.5), minMs: Math.min(...times), goalMs: 300 },
     hover: { provider: hoverName, positions: hovers, withContent: shown, p50Ms: percentile(hoverTimes, 0.5), p95Ms: percentile(hoverTimes, 0.95), maxMs: hoverTimes.at(-1), goalP95Ms: 20 },
+    phases: {
+        parseAndIndexMs: median(phaseRuns.map(p => p.parseAndIndexMs)),
+        scopesAndLinkingMs: median(phaseRuns.map(p => p.scopesAndLinkingMs)),
+        validationMs: median(phaseRuns.map(p => p.validationMs)),
+        languageCoreChecksMs: median(coreCheckTimes.slice(1)),
+    },
     hoverAfterEdit: { positions: coldTimes.length, p50Ms: percentile(coldTimes, 0.5), p95Ms: percentile(coldTimes, 0.95), maxMs: coldTimes.at(-1) },
     diagnostics: { total: diagnostics.length, errors: 0 },
 };
@@ -111,6 +149,10 @@ Generated workspace: ${files.length} files, ${lineCount} lines (${documents.leng
 |---|---|---|
 | full build + validate, median of ${warm.length} warm runs | ${ms(result.build.medianWarmMs)} | ${verdict(result.build.medianWarmMs, 300)} |
 | same, process CPU time (median; less sensitive to other load on the machine) | ${ms(result.build.medianWarmCpuMs)} | — |
+| — parse + index (median) | ${ms(result.phases.parseAndIndexMs)} | — |
+| — scopes + linking + reference index (median) | ${ms(result.phases.scopesAndLinkingMs)} | — |
+| — validation, all registered checks (median) | ${ms(result.phases.validationMs)} | — |
+| — of which the language core's checks alone (names, shapes, workloads; cold analysis caches) | ${ms(result.phases.languageCoreChecksMs)} | — |
 | full build + validate, first run (cold JIT) | ${ms(result.build.firstMs)} | — |
 | hover p50 / p95 / max over ${hovers} positions (${hoverName}; ${shown} with content) | ${ms(result.hover.p50Ms)} / ${ms(result.hover.p95Ms)} / ${ms(result.hover.maxMs!)} | ${verdict(result.hover.p95Ms, 20)} (p95) |
 | hover right after an edit (analysis caches dropped) p50 / p95, ${coldTimes.length} positions | ${ms(result.hoverAfterEdit.p50Ms)} / ${ms(result.hoverAfterEdit.p95Ms)} | — |
