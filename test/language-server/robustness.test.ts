@@ -21,8 +21,8 @@ describe('robustness while typing', () => {
             for (let end = 1; end <= text.length; end += 11) {
                 const doc = await parse(text.slice(0, end), { validation: true, documentUri: `inmemory:///prefix${documents}.tenancy` });
                 documents++;
-                const crashes = (doc.diagnostics ?? []).filter(d => /error occurred/i.test(d.message));
-                expect(crashes.map(d => d.message), `prefix of ${end} characters`).toEqual([]);
+                const crashes = (doc.diagnostics ?? []).filter(d => /error occurred/i.test(String(d.message)));
+                expect(crashes.map(d => String(d.message)), `prefix of ${end} characters`).toEqual([]);
                 shared.workspace.LangiumDocuments.deleteDocument(doc.uri);
             }
         }
