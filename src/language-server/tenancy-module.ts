@@ -7,6 +7,7 @@ import {
 import { TenancyAnalyzer } from './analysis/index.js';
 import { TenancyGeneratedModule, TenancyGeneratedSharedModule } from './generated/module.js';
 import { TenancyLinker } from './references/linker.js';
+import { TenancyReferences } from './references/references.js';
 import { TenancyScopeProvider } from './references/scope-provider.js';
 import { DeviceLimitsProvider } from './validation/device-limits.js';
 import { TenancyDocumentValidator } from './validation/document-validator.js';
@@ -57,6 +58,7 @@ export const TenancyModule: Module<TenancyServices, PartialLangiumServices & Ten
     references: {
         ScopeProvider: (services) => new TenancyScopeProvider(services),
         Linker: (services) => new TenancyLinker(services),
+        References: (services) => new TenancyReferences(services),
     },
     analysis: {
         Analyzer: (services) => new TenancyAnalyzer(services),

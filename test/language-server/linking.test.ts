@@ -2,7 +2,7 @@ import { AstUtils } from 'langium';
 import { describe, expect, test } from 'vitest';
 import { isCall, isDimVar, isInput, isLet, isModel, isNameRef, isTenant, type Call, type NameRef } from '../../src/language-server/generated/ast.js';
 import { resolveDimVar } from '../../src/language-server/references/bindings.js';
-import { check, errors, model, rangeText, shared, summary, withCode } from './helpers.js';
+import { check, errors, model, rangeText, services, shared, summary, withCode } from './helpers.js';
 
 function nameRefs(node: Parameters<typeof AstUtils.streamAst>[0]): NameRef[] {
     return AstUtils.streamAst(node).filter(isNameRef).toArray();
@@ -137,5 +137,22 @@ workload w { tenant t { model top() } }`, 'file:///proj/main.tenancy');
         const doc = await check('model near(batch = 1) { input x: f32[batch, 2] output far_block(x, c: 2) }', 'file:///ws/near.tenancy');
         expect(calls(doc.parseResult.value)[0].callee.ref).toBe(model(other, 'far_block'));
         expect(AstUtils.streamAst(doc.parseResult.value).filter(isModel).count()).toBe(1);
+    });
+});
+
+describe('declarations', () => {
+    test('a lone input dim naming a parameter or an earlier dim variable declares nothing: its declaration is the original', async () => {
+        const doc = await check(`model m(batch = 1) {
+  input x: f32[batch, n]
+  input y: f32[n, 2]
+  output add(x, transpose(y, (1, 0)))
+}`);
+        const m = model(doc, 'm');
+        const [x, y] = m.statements.filter(isInput);
+        const references = services.references.References;
+        const nameOf = (node: Parameters<typeof services.references.NameProvider.getNameNode>[0]) => services.references.NameProvider.getNameNode(node)!;
+        expect(references.findDeclarations(nameOf(x.dims[0]))).toEqual([m.params[0]]);
+        expect(references.findDeclarations(nameOf(y.dims[0]))).toEqual([x.dims[1]]);
+        expect(references.findDeclarations(nameOf(x.dims[1]))).toEqual([x.dims[1]]);
     });
 });
