@@ -27,6 +27,8 @@ const args = process.argv.slice(2);
 const flag = (name: string) => { const i = args.indexOf(name); return i >= 0 ? args[i + 1] : undefined; };
 const durationMs = Number(flag('--duration-ms') ?? 2500);
 const only = flag('--only');
+/** Runs per workload: with 2 or more, measured-vs-measured errors give the noise floor of this host. */
+const repeat = Math.max(1, Number(flag('--repeat') ?? 1));
 
 const closed: IrArrival = { kind: 'closed', clients: 1, thinkMs: 0 };
 
@@ -102,7 +104,7 @@ function compare(ir: WorkloadIR, pred: WorkloadPrediction, res: Results, out: { 
     for (const t of pred.tenants) {
         const m = res.tenants.find(x => x.name === t.name);
         if (!m) continue;
-        if (m.solo && m.solo.requests > 0) {
+        if (m.solo && m.solo.requests > 0 && Number.isFinite(t.solo.mean)) {
             out.tenantMean.push({ workload: ir.workload, what: `${t.name} solo mean`, predicted: t.solo.mean, measured: m.solo.latencyMs.mean, ape: ape(t.solo.mean, m.solo.latencyMs.mean) });
         }
         if (multi && m.corun && m.corun.requests > 0 && Number.isFinite(t.corun.p99)) {
@@ -118,13 +120,31 @@ function compare(ir: WorkloadIR, pred: WorkloadPrediction, res: Results, out: { 
         if (!multi) {
             for (const op of t.ops) {
                 const mo = m.ops.find(o => o.path === op.path);
-                if (!mo || mo.soloMs === null || mo.soloMs <= 0 || op.launches.length === 0) continue;
+                if (!mo || mo.soloMs === null || mo.soloMs <= 0 || op.launches.length === 0 || !Number.isFinite(op.soloMs)) continue;
                 const list = out.ops.get(op.kind) ?? [];
                 list.push({ workload: ir.workload, what: op.path, predicted: op.soloMs, measured: mo.soloMs, ape: ape(op.soloMs, mo.soloMs) });
                 out.ops.set(op.kind, list);
             }
         }
     }
+}
+
+/** A measured run dressed as a prediction (for run-to-run comparisons): op times, solo and co-run figures. */
+function asPrediction(pred: WorkloadPrediction, res: Results): WorkloadPrediction {
+    return {
+        ...pred,
+        tenants: pred.tenants.map(t => {
+            const m = res.tenants.find(x => x.name === t.name);
+            const fig = (phase: 'solo' | 'corun') => {
+                const l = m?.[phase]?.latencyMs;
+                return l ? { mean: l.mean, p50: l.p50, p90: l.p90, p95: l.p95, p99: l.p99, p999: l.p999 } : { mean: NaN, p50: NaN, p90: NaN, p95: NaN, p99: NaN, p999: NaN };
+            };
+            return {
+                ...t, solo: fig('solo'), corun: fig('corun'),
+                ops: t.ops.map(o => ({ ...o, soloMs: m?.ops.find(x => x.path === o.path)?.soloMs ?? NaN })),
+            };
+        }),
+    };
 }
 
 const mape = (xs: Sample[]) => (xs.length ? (100 * xs.reduce((s, x) => s + x.ape, 0)) / xs.length : NaN);
@@ -140,26 +160,36 @@ async function main(): Promise<void> {
     const started = Date.now();
     let adapter = '';
     const set = [...workloads(profile), ...(args.includes('--no-zoo') ? [] : (await zooWorkloads(profile)).filter(w => !only || w.workload === only))];
+    const noise = { ops: new Map<string, Sample[]>(), tenantMean: [] as Sample[], corunP99: [] as Sample[], corunMean: [] as Sample[], slowdown: [] as Sample[] };
     for (const ir of set) {
         const pred = predictWorkload(ir, profile);
-        const t0 = Date.now();
-        const res = await runWorkload({ ir, predictions: pred });
-        adapter = res.adapter ? `${res.adapter.vendor} ${res.adapter.device} (${res.adapter.description})` : adapter;
-        if (res.status !== 'complete') console.error(`${ir.workload}: run ${res.status}${res.reason ? ` — ${res.reason}` : ''}`);
-        compare(ir, pred, res, out);
-        if (args.includes('--verbose')) {
-            for (const t of pred.tenants) {
-                const m = res.tenants.find(x => x.name === t.name);
-                for (const op of t.ops) {
-                    const mo = m?.ops.find(o => o.path === op.path);
-                    console.error(`  ${op.path.padEnd(40)} ${op.launches.map(l => `${l.name}[${l.family}] ${fmt(l.ms)}`).join(' + ').padEnd(70)} pred ${fmt(op.soloMs)} meas ${mo?.soloMs == null ? '—' : fmt(mo.soloMs)}`);
+        let first: Results | undefined;
+        for (let rep = 0; rep < repeat; rep++) {
+            const t0 = Date.now();
+            const res = await runWorkload({ ir, predictions: pred });
+            adapter = res.adapter ? `${res.adapter.vendor} ${res.adapter.device} (${res.adapter.description})` : adapter;
+            if (res.status !== 'complete') console.error(`${ir.workload}: run ${res.status}${res.reason ? ` — ${res.reason}` : ''}`);
+            if (rep === 0) {
+                first = res;
+                compare(ir, pred, res, out);
+            } else if (first) {
+                // The first run stands in for the prediction: how far two measurements of the same thing differ here.
+                compare(ir, asPrediction(pred, first), res, noise);
+            }
+            if (args.includes('--verbose') && rep === 0) {
+                for (const t of pred.tenants) {
+                    const m = res.tenants.find(x => x.name === t.name);
+                    for (const op of t.ops) {
+                        const mo = m?.ops.find(o => o.path === op.path);
+                        console.error(`  ${op.path.padEnd(40)} ${op.launches.map(l => `${l.name}[${l.family}] ${fmt(l.ms)}`).join(' + ').padEnd(70)} pred ${fmt(op.soloMs)} meas ${mo?.soloMs == null ? '—' : fmt(mo.soloMs)}`);
+                    }
                 }
             }
+            console.error(`${ir.workload}${repeat > 1 ? ` (run ${rep + 1}/${repeat})` : ''}: ${((Date.now() - t0) / 1000).toFixed(1)} s — ` + pred.tenants.map(t => {
+                const m = res.tenants.find(x => x.name === t.name);
+                return `${t.name} solo mean ${fmt(t.solo.mean)}/${m?.solo ? fmt(m.solo.latencyMs.mean) : '—'}` + (ir.tenants.length > 1 ? `, co-run p99 ${fmt(t.corun.p99)}/${m?.corun ? fmt(m.corun.latencyMs.p99) : '—'}` : '');
+            }).join('; ') + ' (predicted/measured ms)');
         }
-        console.error(`${ir.workload}: ${((Date.now() - t0) / 1000).toFixed(1)} s — ` + pred.tenants.map(t => {
-            const m = res.tenants.find(x => x.name === t.name);
-            return `${t.name} solo mean ${fmt(t.solo.mean)}/${m?.solo ? fmt(m.solo.latencyMs.mean) : '—'}` + (ir.tenants.length > 1 ? `, co-run p99 ${fmt(t.corun.p99)}/${m?.corun ? fmt(m.corun.latencyMs.p99) : '—'}` : '');
-        }).join('; ') + ' (predicted/measured ms)');
     }
     const allOps = [...out.ops.values()].flat();
     const lines: string[] = [];
@@ -171,6 +201,14 @@ async function main(): Promise<void> {
     lines.push(`| co-run mean latency | ${out.corunMean.length} | ${mape(out.corunMean).toFixed(1)}% | — |`);
     lines.push(`| co-run p99 latency | ${out.corunP99.length} | ${mape(out.corunP99).toFixed(1)}% | ≤ 15% |`);
     lines.push(`| co-run slowdown (mean / solo mean) | ${out.slowdown.length} | ${mape(out.slowdown).toFixed(1)}% | — |`);
+    if (repeat > 1) {
+        const noiseOps = [...noise.ops.values()].flat();
+        lines.push('', '## Noise floor: run 2 vs run 1 of the same workload (MAPE)', '', '| metric | n | MAPE |', '|---|---:|---:|');
+        lines.push(`| all ops | ${noiseOps.length} | ${mape(noiseOps).toFixed(1)}% |`);
+        lines.push(`| tenant mean latency (solo) | ${noise.tenantMean.length} | ${mape(noise.tenantMean).toFixed(1)}% |`);
+        lines.push(`| co-run p99 latency | ${noise.corunP99.length} | ${mape(noise.corunP99).toFixed(1)}% |`);
+        lines.push(`| co-run slowdown | ${noise.slowdown.length} | ${mape(noise.slowdown).toFixed(1)}% |`);
+    }
     const worst = (xs: Sample[], n: number) => [...xs].sort((a, b) => b.ape - a.ape).slice(0, n);
     lines.push('', '## Worst cases (ms)', '', '| workload | what | predicted | measured | error |', '|---|---|---:|---:|---:|');
     for (const s of [...worst(allOps, 6), ...worst(out.tenantMean, 3), ...worst(out.corunP99, 4), ...worst(out.slowdown, 3)]) lines.push(row(s));
