@@ -19,7 +19,7 @@ import { adapterInfo, openGpu, requestAdapter, type AdapterPreference } from '..
 import { KernelPipelines, kernelDeviceDescriptor } from '../kernels/harness.js';
 import { capsFromDevice } from '../kernels/index.js';
 import type { DeviceCaps } from '../kernels/kernel.js';
-import { familyOf, launchEffectiveFlops } from '../predict/plan.js';
+import { familyOf, launchEffectiveFlops, writesOutput } from '../predict/plan.js';
 import {
     PROFILE_SCHEMA_VERSION, parseProfile, profileKey, type CurvePoint, type DemandKind, type DeviceProfile, type FamilyProfile,
     type InterferencePair,
@@ -110,7 +110,7 @@ export async function calibrate(options: CalibrateOptions): Promise<DeviceProfil
                     const list = points.get(fam) ?? [];
                     list.push({
                         flops: l.flops, bytes: Math.max(1, l.bytes), workgroups: l.dispatch[0] * l.dispatch[1] * l.dispatch[2],
-                        effectiveFlops: launchEffectiveFlops(l, p.kernels.launches.length === 1 ? outputs : undefined),
+                        effectiveFlops: launchEffectiveFlops(l, writesOutput(l) ? outputs : undefined),
                         ms: Math.max(ms[i], 1e-6), shape: `${c.shape} [${l.name}]`,
                     });
                     points.set(fam, list);

@@ -122,15 +122,16 @@ export async function wallTimeOfSubmit(device: GPUDevice, prepared: PreparedCase
  * in flight: completion callbacks reach Node only when Dawn polls its events, and a queue fed
  * one short submission at a time would idle between polls.
  */
-export function startAggressor(device: GPUDevice, prepared: PreparedCase, signal?: AbortSignal, repeat = 4): { stop(): Promise<void> } {
+export function startAggressor(device: GPUDevice, prepared: PreparedCase, signal?: AbortSignal, repeat = 4): { stop(): Promise<void>; completed(): number } {
     let running = true;
+    let done = 0;
     const steps: Step[] = [];
     for (let i = 0; i < repeat; i++) steps.push(...prepared.steps);
     const submitOne = () => {
         const enc = device.createCommandEncoder({ label: 'aggressor' });
         encodePasses(enc, steps);
         device.queue.submit([enc.finish()]);
-        return withTimeout(device.queue.onSubmittedWorkDone(), WAIT_LIMIT_MS, 'aggressor kernel', signal);
+        return withTimeout(device.queue.onSubmittedWorkDone(), WAIT_LIMIT_MS, 'aggressor kernel', signal).then(() => { done++; });
     };
     const loop = (async () => {
         const inFlight = [submitOne(), submitOne(), submitOne()];
@@ -140,7 +141,7 @@ export function startAggressor(device: GPUDevice, prepared: PreparedCase, signal
         }
         await Promise.all(inFlight);
     })();
-    return { stop: async () => { running = false; await loop; } };
+    return { stop: async () => { running = false; await loop; }, completed: () => done };
 }
 
 /** Median and a robust coefficient of variation (IQR / 1.349 / median: insensitive to other processes' bursts). */

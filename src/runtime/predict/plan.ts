@@ -87,9 +87,10 @@ export function familyOf(launchName: string): string {
 /**
  * FLOPs a tiled launch executes: its useful FLOPs scaled by padded outputs / useful outputs.
  * Tiled GEMM and convolution kernels compute whole tiles (clamped loads, guarded stores), so a
- * batch-8 dense on 32-row tiles costs as much as a batch-32 one. Known only for one-launch ops
- * whose kernel reports its tile (variant.tileM/tileN, or tile for workgroup-memory kernels) and
- * is not a persistent (capped) kernel; otherwise the useful FLOPs.
+ * batch-8 dense on 32-row tiles costs as much as a batch-32 one. Known only when the kernel
+ * reports its tile (variant.tileM/tileN, or tile for workgroup-memory kernels) and
+ * is not a persistent (capped) kernel, for the launch that writes the op's output (the GEMM after
+ * im2col, attention's output projection); otherwise the useful FLOPs.
  */
 export function launchEffectiveFlops(launch: KernelDescription, usefulOutputs: number | undefined): number {
     const v = launch.variant;
@@ -102,6 +103,11 @@ export function launchEffectiveFlops(launch: KernelDescription, usefulOutputs: n
     // Below 1 the assumption (one tile per invocation covering all outputs of the op) does not hold: keep useful
     // FLOPs. Large ratios are real: a batch-1 dense on 32-row tiles computes 32× its useful FLOPs.
     return ratio >= 1 && ratio <= 1024 ? launch.flops * ratio : launch.flops;
+}
+
+/** True when a launch writes the op's output (role "out"): its padded tiles are measured against the op's outputs. */
+export function writesOutput(launch: KernelDescription): boolean {
+    return launch.bindings.some(b => b.role === 'out' && b.access === 'read_write');
 }
 
 /** The family an op kind's single launch falls in when no generator serves it (estimate). */
@@ -156,7 +162,7 @@ export function planGraph(graph: IrGraph, options: PlanOptions = {}): PlannedOp[
                 flops: l.flops,
                 bytes: Math.max(l.bytes, 1),
                 workgroups: l.dispatch[0] * l.dispatch[1] * l.dispatch[2],
-                effectiveFlops: launchEffectiveFlops(l, k.launches.length === 1 ? outputs : undefined),
+                effectiveFlops: launchEffectiveFlops(l, writesOutput(l) ? outputs : undefined),
             }));
             return { ...base, launches, estimated: false };
         } catch {
