@@ -8,6 +8,6 @@ bash scripts/setup-system.sh --gpu-only
 bash scripts/ensure-deps.sh
 npm run --silent build
 export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-$(mktemp -d)}"
-file="${1:-examples/quick-mix.tenancy}"
+file="${1:-examples/zoo-mix.tenancy}"
 shift || true
 node_modules/.bin/node bin/tenancy.mjs run "$file" "$@"
