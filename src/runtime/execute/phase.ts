@@ -7,6 +7,7 @@
 import type { IrArrival, IrPriority } from '../ir/types.js';
 import type { Random } from '../compile/random.js';
 import type { SchedulePolicy, TenantView } from '../schedule/policy.js';
+import { opViewsOf } from '../schedule/op-views.js';
 import { createArrivalProcess, type ArrivalLimit, type ArrivalProcess } from './arrivals.js';
 import type { OpIntervals, TenantRunner } from './tenant-runner.js';
 import { withTimeout } from './wait.js';
@@ -73,6 +74,9 @@ export async function runPhase(options: PhaseOptions): Promise<PhaseRecord> {
     const waiting: LiveRequest[][] = tenants.map(() => []);
     const busy = tenants.map(() => false);
     const completed: RequestRecord[][] = tenants.map(() => []);
+    // What block-cutting policies (layer_block) read: per-op FLOPs/launches/predictions and SLOs,
+    // built once per phase (the policy caches its blocks on the array).
+    const opViews = tenants.map(t => opViewsOf(t.runner.compiled.ops, t.runner.compiled.plan.tenant.graph));
     let nextId = 0;
     let failure: unknown;
     let dirty = false;
@@ -144,7 +148,7 @@ export async function runPhase(options: PhaseOptions): Promise<PhaseRecord> {
             }
             const view: TenantView[] = tenants.map((tenant, index) => ({
                 index, name: tenant.name, priority: tenant.priority, opCount: tenant.runner.opCount, busy: busy[index],
-                waiting: waiting[index],
+                waiting: waiting[index], ops: opViews[index], slos: tenant.runner.compiled.plan.tenant.slos,
             }));
             for (const s of policy.decide({ nowMs: t, tenants: view })) start(s.tenant, s.opEnd);
             progress();

@@ -5,15 +5,26 @@
  * or a block of layers — so layer_block / regulated policies fit without touching execute).
  * The executor calls `decide` after every arrival and every completion. Pure.
  */
-import type { IrPriority, IrSchedule } from '../ir/types.js';
+import type { IrPriority, IrSchedule, IrSlo } from '../ir/types.js';
+import { layerBlockPolicy } from './layer-block.js';
 
 /** A request waiting or partly executed. */
 export interface RequestView {
     id: number;
     /** Arrival time, ms since the phase started. */
     arrivalMs: number;
-    /** Index of the next op to run (0 = not started). */
+    /** Index of the next op to run (0 = not started). While the tenant is busy: the first op of the submission in flight. */
     nextOp: number;
+}
+
+/** One op of a tenant's plan (after fusion), as policies that cut requests into blocks see it. */
+export interface OpView {
+    /** FLOPs of the op and everything fused into it (IR figures). */
+    flops: number;
+    /** Kernel launches (0 for an aliasing op such as reshape). */
+    launches: number;
+    /** Predicted GPU time, ms, when the executor has a prediction. */
+    predictedMs?: number;
 }
 
 /** One tenant as a policy sees it. */
@@ -28,6 +39,10 @@ export interface TenantView {
     busy: boolean;
     /** Arrived, unfinished requests, oldest first; only the head may be submitted. */
     waiting: readonly RequestView[];
+    /** Per op of the plan (length opCount), built once per phase; absent in views that lack a plan. */
+    ops?: readonly OpView[];
+    /** The tenant's latency SLOs (empty or absent: none). */
+    slos?: readonly IrSlo[];
 }
 
 export interface SchedulerView {
@@ -51,7 +66,7 @@ export interface SchedulePolicy {
 /** Raised for a schedule the runtime does not implement yet (never silently replaced). */
 export class ScheduleNotImplementedError extends Error {
     constructor(readonly policy: string) {
-        super(`schedule ${policy} is not implemented yet; use sequential or concurrent`);
+        super(`schedule ${policy} is not implemented yet; use sequential, concurrent or layer_block`);
         this.name = 'ScheduleNotImplementedError';
     }
 }
@@ -87,6 +102,7 @@ export function policyFor(schedule: IrSchedule): SchedulePolicy {
     switch (schedule.policy) {
         case 'sequential': return sequentialPolicy;
         case 'concurrent': return concurrentPolicy;
+        case 'layer_block': return layerBlockPolicy({ size: schedule.size });
         default: throw new ScheduleNotImplementedError(schedule.policy);
     }
 }

@@ -49,8 +49,8 @@ describe.skipIf(!gpu)('run control', () => {
     });
 
     it('refuses an unimplemented schedule before touching the GPU', async () => {
-        const ir = workloadOf('lb', [mlpTenant('a')], { schedule: { policy: 'layer_block', size: 4 } });
-        await expect(runWorkload({ ir })).rejects.toThrow('schedule layer_block is not implemented yet; use sequential or concurrent');
+        const ir = workloadOf('rg', [mlpTenant('a')], { schedule: { policy: 'regulated', split: 2, sync: 'auto' } });
+        await expect(runWorkload({ ir })).rejects.toThrow('schedule regulated is not implemented yet; use sequential, concurrent or layer_block');
     });
 
     it('times ops on the CPU when asked, sequential schedule, request-count mode', async () => {

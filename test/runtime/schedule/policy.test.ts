@@ -19,8 +19,11 @@ describe('schedule policies', () => {
     });
 
     it('unimplemented policies are a clear error, not a fallback', () => {
-        expect(() => policyFor({ policy: 'layer_block', size: 4 })).toThrow('schedule layer_block is not implemented yet; use sequential or concurrent');
+        expect(() => policyFor({ policy: 'regulated', split: 2, sync: 'auto' })).toThrow('schedule regulated is not implemented yet; use sequential, concurrent or layer_block');
+        expect(() => policyFor({ policy: 'co_tuned', variants: 5 })).toThrow(/schedule co_tuned is not implemented yet/);
         expect(() => policyFor({ policy: 'auto' })).toThrow(/schedule auto is not implemented yet/);
+        expect(policyFor({ policy: 'layer_block', size: 4 }).name).toBe('layer_block(size: 4)');
+        expect(policyFor({ policy: 'layer_block', size: 'auto' }).name).toBe('layer_block(size: auto)');
         expect(policyFor({ policy: 'sequential' }).name).toBe('sequential');
         expect(scheduleName({ policy: 'regulated', split: 'auto', sync: 'none' })).toBe('regulated(split: auto, sync: none)');
     });

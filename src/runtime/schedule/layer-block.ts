@@ -1,0 +1,189 @@
+/**
+ * `schedule layer_block(size: N | auto)` — VELTAIR-style layer-block scheduling (DESIGN.md).
+ *
+ * What a "layer" is: one op of the tenant's plan as the executor runs it — after fusion, so a
+ * convolution with its folded batch norm and fused activation/residual is one layer — that
+ * launches at least one kernel. Ops that launch nothing (reshape/flatten aliases) are not
+ * layers; they ride in the block of the layer before them (or the first block).
+ *
+ * Blocks: each request's op list is cut into blocks of `size` consecutive layers. `size: auto`
+ * cuts blocks of about AUTO_TARGET_MS of predicted GPU work (at least one layer each) when the
+ * executor supplies per-op predictions (TenantView.ops[].predictedMs), else AUTO_FALLBACK_SIZE
+ * layers (the VELTAIR artifact's block size).
+ *
+ * Deadlines: a request's budget is its tenant's tightest latency SLO (the smallest `ms` of its
+ * `slo` lines, whatever the percentile), or DEFAULT_BUDGET_MS for a tenant without one (best
+ * effort: tenants with SLOs usually go first, yet deadlines are absolute so it is never
+ * starved). As in VELTAIR, the budget is apportioned to blocks by their FLOPs (MACs × 2: the
+ * same proportion); block k's deadline is arrival + budget × (FLOPs of blocks 0..k) / total.
+ * A plan without FLOPs apportions by layer count.
+ *
+ * Decisions, at every arrival and block completion: the tenants' next blocks (and the blocks in
+ * flight) are ordered earliest deadline first, ties by priority (high > normal > low), then
+ * arrival, then tenant order. A tenant never has two blocks in flight (it is `busy` until its
+ * block completes, and only then is its next block decided). How many blocks run at once:
+ * - while the earliest-deadline block fits its budget co-running, each idle tenant's next block
+ *   is submitted — blocks of different tenants co-run on their own queues, as a GPU co-runs
+ *   them (up to one block per tenant in flight);
+ * - when it does not fit — now + n × (its predicted time) is past its deadline, n being the
+ *   number of tenants with work (the GPU shared evenly; predicted time 0 when the view has no
+ *   predictions, so then: when its deadline has passed) — only that block may start: other
+ *   tenants' next blocks wait until it fits again or its request is done. Blocks already in
+ *   flight are not preempted. This is VELTAIR's "smallest share whose profiled time fits the
+ *   budget" with the only shares WebGPU offers: the device co-run with the others, or the
+ *   device to itself. Deadlines are fixed, so a held tenant's block becomes the earliest in time.
+ * Only the earliest-deadline block is tested (a later block with a tight fit waits its turn).
+ */
+import type { IrPriority, IrSlo } from '../ir/types.js';
+import type { OpView, SchedulePolicy, SchedulerView, Submission, TenantView } from './policy.js';
+
+/** Budget of a request whose tenant has no latency SLO, ms. */
+export const DEFAULT_BUDGET_MS = 1000;
+/** `size: auto`: predicted GPU work per block, ms. Large against the ~0.1–0.3 ms host round trip a block boundary costs. */
+export const AUTO_TARGET_MS = 2;
+/** `size: auto` without per-op predictions: layers per block (VELTAIR's artifact). */
+export const AUTO_FALLBACK_SIZE = 20;
+
+/** Blocks of one tenant's plan. */
+export interface LayerBlocks {
+    /** Block k runs ops [starts[k], ends[k]); ends[last] = the plan's op count. */
+    starts: number[];
+    ends: number[];
+    /** Cumulative share of the request's budget at the end of block k (last = 1). */
+    budgetShare: number[];
+    /** Predicted GPU time of block k, ms (0 without predictions). */
+    predictedMs: number[];
+}
+
+/** Options of layerBlockPolicy (the defaults above; tests override them). */
+export interface LayerBlockOptions {
+    size: number | 'auto';
+    defaultBudgetMs?: number;
+    autoTargetMs?: number;
+    autoFallbackSize?: number;
+}
+
+const priorityRank: Record<IrPriority, number> = { high: 0, normal: 1, low: 2 };
+
+/** A request's latency budget: the tenant's tightest SLO in ms, or `fallbackMs` when it has none. */
+export function budgetMs(slos: readonly IrSlo[] | undefined, fallbackMs = DEFAULT_BUDGET_MS): number {
+    if (!slos || slos.length === 0) return fallbackMs;
+    return Math.min(...slos.map(s => s.ms));
+}
+
+/**
+ * Cuts a plan into layer blocks. `ops` describes each planned op; without it every one of
+ * `opCount` ops is a layer of equal FLOPs. `size: 'auto'` uses predictedMs when every layer has one.
+ */
+export function cutBlocks(opCount: number, ops: readonly OpView[] | undefined, options: LayerBlockOptions): LayerBlocks {
+    if (ops && ops.length !== opCount) {
+        throw new Error(`layer_block: the view describes ${ops.length} ops but the tenant's plan has ${opCount}`);
+    }
+    const size = options.size;
+    if (size !== 'auto' && !(Number.isInteger(size) && size >= 1)) {
+        throw new Error(`layer_block: size must be a positive integer or auto; found ${String(size)}`);
+    }
+    const isLayer = (i: number) => !ops || ops[i].launches > 0;
+    const target = options.autoTargetMs ?? AUTO_TARGET_MS;
+    const byTime = size === 'auto' && !!ops && ops.every(o => o.launches === 0 || (typeof o.predictedMs === 'number' && Number.isFinite(o.predictedMs)));
+    const perBlock = size === 'auto' ? (options.autoFallbackSize ?? AUTO_FALLBACK_SIZE) : size;
+
+    const starts: number[] = [0];
+    let layers = 0, workMs = 0;
+    for (let i = 0; i < opCount; i++) {
+        if (!isLayer(i)) continue;
+        // Cut before this layer when the current block is full; aliases before it stay in the block.
+        const full = byTime ? layers > 0 && workMs >= target : layers >= perBlock;
+        if (full) {
+            starts.push(i);
+            layers = 0;
+            workMs = 0;
+        }
+        layers++;
+        workMs += ops?.[i].predictedMs ?? 0;
+    }
+    const ends = [...starts.slice(1), opCount];
+
+    // Budget shares by FLOPs (VELTAIR: by MACs); by layer count when the plan has no FLOPs.
+    const weightOf = (i: number) => ops ? Math.max(0, ops[i].flops) : 1;
+    let total = 0;
+    for (let i = 0; i < opCount; i++) total += weightOf(i);
+    const useFlops = total > 0;
+    if (!useFlops) for (let i = 0; i < opCount; i++) total += isLayer(i) ? 1 : 0;
+    let cumulative = 0;
+    const budgetShare = ends.map((end, k) => {
+        for (let i = starts[k]; i < end; i++) cumulative += useFlops ? weightOf(i) : isLayer(i) ? 1 : 0;
+        return k === ends.length - 1 || total === 0 ? 1 : cumulative / total;
+    });
+    const predictedMs = ends.map((end, k) => {
+        let ms = 0;
+        for (let i = starts[k]; i < end; i++) ms += ops?.[i].predictedMs ?? 0;
+        return ms;
+    });
+    return { starts, ends, budgetShare, predictedMs };
+}
+
+/** Index of the block that starts at `op` (a request only ever stops at block boundaries). */
+function blockAt(blocks: LayerBlocks, op: number): number {
+    let lo = 0, hi = blocks.starts.length - 1;
+    while (lo < hi) {
+        const mid = (lo + hi + 1) >> 1;
+        if (blocks.starts[mid] <= op) lo = mid; else hi = mid - 1;
+    }
+    return lo;
+}
+
+/** A tenant's next (or in-flight) block with its deadline. */
+interface Candidate {
+    tenant: TenantView;
+    opEnd: number;
+    deadlineMs: number;
+    predictedMs: number;
+}
+
+/** The layer_block policy (see the module comment). */
+export function layerBlockPolicy(options: LayerBlockOptions): SchedulePolicy {
+    // Validate the size now, so a bad schedule is refused before anything runs.
+    cutBlocks(1, undefined, options);
+    // Blocks per plan: the view's ops array is built once per phase, so it keys the cache.
+    const cache = new WeakMap<readonly OpView[], LayerBlocks>();
+    const byCount = new Map<number, LayerBlocks>();
+    const blocksOf = (t: TenantView): LayerBlocks => {
+        if (t.ops) {
+            let b = cache.get(t.ops);
+            if (!b) cache.set(t.ops, b = cutBlocks(t.opCount, t.ops, options));
+            return b;
+        }
+        let b = byCount.get(t.opCount);
+        if (!b) byCount.set(t.opCount, b = cutBlocks(t.opCount, undefined, options));
+        return b;
+    };
+    const name = `layer_block(size: ${options.size})`;
+
+    return {
+        name,
+        decide(view: SchedulerView): Submission[] {
+            const candidates: Candidate[] = [];
+            for (const t of view.tenants) {
+                const head = t.waiting[0];
+                if (!head) continue;
+                const blocks = blocksOf(t);
+                // For a busy tenant the head's nextOp is still the first op of its in-flight block.
+                const k = blockAt(blocks, head.nextOp);
+                const budget = budgetMs(t.slos, options.defaultBudgetMs ?? DEFAULT_BUDGET_MS);
+                candidates.push({ tenant: t, opEnd: blocks.ends[k], deadlineMs: head.arrivalMs + budget * blocks.budgetShare[k], predictedMs: blocks.predictedMs[k] });
+            }
+            candidates.sort((a, b) => a.deadlineMs - b.deadlineMs
+                || priorityRank[a.tenant.priority] - priorityRank[b.tenant.priority]
+                || a.tenant.waiting[0].arrivalMs - b.tenant.waiting[0].arrivalMs
+                || a.tenant.index - b.tenant.index);
+            const first = candidates[0];
+            if (!first) return [];
+            if (view.nowMs + candidates.length * first.predictedMs > first.deadlineMs) {
+                // The most urgent block would miss its deadline co-running: it alone may start (in flight: everyone else waits).
+                return first.tenant.busy ? [] : [{ tenant: first.tenant.index, opEnd: first.opEnd }];
+            }
+            return candidates.filter(c => !c.tenant.busy).map(c => ({ tenant: c.tenant.index, opEnd: c.opEnd }));
+        },
+    };
+}

@@ -1,0 +1,244 @@
+import { describe, expect, it } from 'vitest';
+import { AUTO_FALLBACK_SIZE, budgetMs, cutBlocks, DEFAULT_BUDGET_MS, layerBlockPolicy } from '../../../src/runtime/schedule/layer-block.js';
+import { policyFor, type OpView, type SchedulePolicy, type TenantView } from '../../../src/runtime/schedule/policy.js';
+import { opViewsOf } from '../../../src/runtime/schedule/op-views.js';
+import { planTenant } from '../../../src/runtime/compile/plan.js';
+import { DEFAULT_CAPS, kernelsFor } from '../../../src/runtime/kernels/index.js';
+import type { IrPriority } from '../../../src/runtime/ir/types.js';
+import { cnnTenant } from '../../fixtures/ir/builders.js';
+
+const layer = (flops = 1, predictedMs?: number): OpView => ({ flops, launches: 1, ...(predictedMs !== undefined ? { predictedMs } : {}) });
+const alias: OpView = { flops: 0, launches: 0 };
+
+interface TenantSpec {
+    index: number;
+    sloMs?: number;
+    priority?: IrPriority;
+    /** Head request arrival and next op; further requests do not matter to a decision. */
+    arrivalMs?: number;
+    nextOp?: number;
+    busy?: boolean;
+    ops?: OpView[];
+}
+
+const tenant = (s: TenantSpec): TenantView => {
+    const ops = s.ops ?? [layer(), layer(), layer(), layer()];
+    return {
+        index: s.index, name: `t${s.index}`, priority: s.priority ?? 'normal', opCount: ops.length, busy: s.busy ?? false,
+        waiting: s.arrivalMs === undefined ? [] : [{ id: s.index, arrivalMs: s.arrivalMs, nextOp: s.nextOp ?? 0 }],
+        ops, slos: s.sloMs === undefined ? [] : [{ percentile: 'p99', ms: s.sloMs }],
+    };
+};
+
+describe('layer_block: cutting requests into blocks', () => {
+    it('cuts `size` consecutive layers per block; the last block takes the rest', () => {
+        const b = cutBlocks(10, undefined, { size: 4 });
+        expect(b.starts).toEqual([0, 4, 8]);
+        expect(b.ends).toEqual([4, 8, 10]);
+        expect(b.budgetShare).toEqual([0.4, 0.8, 1]);
+        expect(cutBlocks(3, undefined, { size: 8 }).ends).toEqual([3]);
+    });
+
+    it('counts only ops that launch kernels as layers; aliases ride with the layer before them', () => {
+        const ops = [layer(), layer(), alias, layer(), layer(), alias, layer()];
+        const b = cutBlocks(ops.length, ops, { size: 2 });
+        expect(b.starts).toEqual([0, 3, 6]);
+        expect(b.ends).toEqual([3, 6, 7]);
+        // Leading aliases join the first block.
+        expect(cutBlocks(4, [alias, layer(), layer(), layer()], { size: 2 }).ends).toEqual([3, 4]);
+    });
+
+    it('apportions the budget by FLOPs (MAC-proportional), by layer count when there are none', () => {
+        const b = cutBlocks(4, [layer(100), layer(300), alias, layer(600)], { size: 1 });
+        expect(b.ends).toEqual([1, 3, 4]);
+        expect(b.budgetShare).toEqual([0.1, 0.4, 1]);
+        expect(cutBlocks(3, [layer(0), alias, layer(0)], { size: 1 }).budgetShare).toEqual([0.5, 1]);
+    });
+
+    it('size auto: blocks of about the target predicted time, at least one layer each', () => {
+        const ops = [0.5, 0.5, 0.5, 0.5, 3, 0.5, 0.5].map(ms => layer(1, ms));
+        const b = cutBlocks(ops.length, ops, { size: 'auto', autoTargetMs: 2 });
+        expect(b.starts).toEqual([0, 4, 5]);
+        expect(b.ends).toEqual([4, 5, 7]);
+        // An alias needs no prediction.
+        expect(cutBlocks(3, [layer(1, 5), alias, layer(1, 5)], { size: 'auto', autoTargetMs: 2 }).ends).toEqual([2, 3]);
+    });
+
+    it(`size auto without predictions for every layer: ${AUTO_FALLBACK_SIZE} layers per block`, () => {
+        expect(cutBlocks(45, undefined, { size: 'auto' }).starts).toEqual([0, 20, 40]);
+        const partly = Array.from({ length: 45 }, (_, i) => layer(1, i === 3 ? undefined : 1));
+        expect(cutBlocks(45, partly, { size: 'auto', autoTargetMs: 2 }).starts).toEqual([0, 20, 40]);
+    });
+
+    it('refuses a bad size or a view that does not match the plan, saying what it found', () => {
+        expect(() => cutBlocks(4, undefined, { size: 0 })).toThrow('layer_block: size must be a positive integer or auto; found 0');
+        expect(() => layerBlockPolicy({ size: 2.5 })).toThrow('found 2.5');
+        expect(() => cutBlocks(4, [layer()], { size: 1 })).toThrow("the view describes 1 ops but the tenant's plan has 4");
+    });
+
+    it('budget: the tightest SLO whatever its percentile, else the default', () => {
+        expect(budgetMs([{ percentile: 'p99', ms: 40 }, { percentile: 'mean', ms: 15 }])).toBe(15);
+        expect(budgetMs([])).toBe(DEFAULT_BUDGET_MS);
+        expect(budgetMs(undefined, 77)).toBe(77);
+    });
+});
+
+describe('layer_block: decisions', () => {
+    const policy = layerBlockPolicy({ size: 2 });
+    // Four equal layers per tenant, size 2: block 0's deadline is arrival + budget/2, block 1's arrival + budget.
+
+    it('on schedule: every idle tenant submits its next block, earliest deadline first', () => {
+        const decision = policy.decide({ nowMs: 1, tenants: [tenant({ index: 0, sloMs: 100, arrivalMs: 0 }), tenant({ index: 1, sloMs: 20, arrivalMs: 5 })] });
+        // Deadlines: t0 0 + 50, t1 5 + 10.
+        expect(decision).toEqual([{ tenant: 1, opEnd: 2 }, { tenant: 0, opEnd: 2 }]);
+    });
+
+    it('a partly executed request continues with its next block and that block deadline', () => {
+        // t0 at block 1: deadline 0 + 100 = 100; t1 block 0: 40 + 30 = 70.
+        const decision = policy.decide({ nowMs: 45, tenants: [tenant({ index: 0, sloMs: 100, arrivalMs: 0, nextOp: 2 }), tenant({ index: 1, sloMs: 60, arrivalMs: 40 })] });
+        expect(decision).toEqual([{ tenant: 1, opEnd: 2 }, { tenant: 0, opEnd: 4 }]);
+    });
+
+    it('a late earliest-deadline block runs alone: others wait, even while it is in flight', () => {
+        const tenants = (busy: boolean) => [tenant({ index: 0, sloMs: 100, arrivalMs: 0 }), tenant({ index: 1, sloMs: 40, arrivalMs: 0, busy })];
+        // now 30: t1's block 0 (deadline 20) is late; t0's (50) is not.
+        expect(policy.decide({ nowMs: 30, tenants: tenants(false) })).toEqual([{ tenant: 1, opEnd: 2 }]);
+        expect(policy.decide({ nowMs: 30, tenants: tenants(true) })).toEqual([]);
+        // Once the late tenant's next block is back on schedule, co-running resumes.
+        expect(policy.decide({ nowMs: 30, tenants: [tenant({ index: 0, sloMs: 100, arrivalMs: 0 }), tenant({ index: 1, sloMs: 40, arrivalMs: 0, nextOp: 2 })] }))
+            .toEqual([{ tenant: 1, opEnd: 4 }, { tenant: 0, opEnd: 2 }]);
+    });
+
+    it('with predictions: a block that would miss its deadline co-running runs alone before its deadline passes', () => {
+        // Two tenants with work: co-running, a block takes 2× its predicted time. t1's block 0: deadline 0 + 20, predicted 10: 1 + 2 × 10 > 20.
+        const ops = (ms: number) => [layer(1, ms), layer(1, ms), layer(1, ms), layer(1, ms)];
+        const t0 = tenant({ index: 0, sloMs: 100, arrivalMs: 0, ops: ops(1) });
+        expect(policy.decide({ nowMs: 1, tenants: [t0, tenant({ index: 1, sloMs: 40, arrivalMs: 0, ops: ops(5) })] })).toEqual([{ tenant: 1, opEnd: 2 }]);
+        // Predicted 8: 1 + 2 × 8 = 17 ≤ 20 fits, so both co-run.
+        expect(policy.decide({ nowMs: 1, tenants: [t0, tenant({ index: 1, sloMs: 40, arrivalMs: 0, ops: ops(2) })] }).map(s => s.tenant)).toEqual([1, 0]);
+    });
+
+    it('equal deadlines: higher priority first, then earlier arrival', () => {
+        const prio = [tenant({ index: 0, sloMs: 40, arrivalMs: 0, priority: 'low' }), tenant({ index: 1, sloMs: 40, arrivalMs: 0, priority: 'high' }), tenant({ index: 2, sloMs: 40, arrivalMs: 0 })];
+        expect(policy.decide({ nowMs: 1, tenants: prio }).map(s => s.tenant)).toEqual([1, 2, 0]);
+        expect(policy.decide({ nowMs: 25, tenants: prio })).toEqual([{ tenant: 1, opEnd: 2 }]);
+        // Same deadline (40) and priority: t1 arrived first.
+        const arrival = [tenant({ index: 0, sloMs: 60, arrivalMs: 10 }), tenant({ index: 1, sloMs: 80, arrivalMs: 0 })];
+        expect(policy.decide({ nowMs: 50, tenants: arrival })).toEqual([{ tenant: 1, opEnd: 2 }]);
+    });
+
+    it('a tenant without an SLO gets the default budget and yields to one with an SLO', () => {
+        const p = layerBlockPolicy({ size: 4, defaultBudgetMs: 500 });
+        // t0 best effort (deadline 0 + 500); t1 SLO 50, arrived at 100: deadline 150. Both late at 600; t1's is earlier.
+        expect(p.decide({ nowMs: 600, tenants: [tenant({ index: 0, arrivalMs: 0 }), tenant({ index: 1, sloMs: 50, arrivalMs: 100 })] })).toEqual([{ tenant: 1, opEnd: 4 }]);
+        // At 120 nobody is late: both co-run, t1 first.
+        expect(p.decide({ nowMs: 120, tenants: [tenant({ index: 0, arrivalMs: 0 }), tenant({ index: 1, sloMs: 50, arrivalMs: 100 })] }).map(s => s.tenant)).toEqual([1, 0]);
+    });
+
+    it('never names a busy tenant or one without waiting requests', () => {
+        expect(policy.decide({ nowMs: 0, tenants: [tenant({ index: 0, sloMs: 10, arrivalMs: 0, busy: true }), tenant({ index: 1, sloMs: 10 }), tenant({ index: 2, sloMs: 100, arrivalMs: 0 })] }))
+            .toEqual([{ tenant: 2, opEnd: 2 }]);
+    });
+});
+
+/**
+ * A discrete-event simulation of the executor (phase.ts's contract: decide after every arrival
+ * and completion; a tenant is busy while its submission runs), with the GPU shared like a
+ * processor: n blocks in flight each progress at 1/n of the solo speed.
+ */
+function simulate(policy: SchedulePolicy, specs: { sloMs?: number; priority?: IrPriority; opMs: number[]; arrivals: number[] }[]) {
+    const waiting = specs.map(() => [] as { id: number; arrivalMs: number; nextOp: number }[]);
+    const future = specs.map(s => [...s.arrivals]);
+    const running: ({ remainingMs: number; to: number } | undefined)[] = specs.map(() => undefined);
+    const log: { tenant: number; from: number; to: number; startMs: number; othersInFlight: number }[] = [];
+    const done: { tenant: number; latencyMs: number }[] = [];
+    let now = 0, id = 0;
+    for (let guard = 0; guard < 100_000; guard++) {
+        specs.forEach((_, ti) => { while (future[ti].length && future[ti][0] <= now + 1e-9) waiting[ti].push({ id: id++, arrivalMs: future[ti].shift()!, nextOp: 0 }); });
+        const view: TenantView[] = specs.map((s, index) => ({
+            index, name: `t${index}`, priority: s.priority ?? 'normal', opCount: s.opMs.length, busy: !!running[index],
+            waiting: waiting[index].map(r => ({ ...r })), ops: s.opMs.map(ms => layer(ms, ms)), slos: s.sloMs ? [{ percentile: 'p99', ms: s.sloMs }] : [],
+        }));
+        for (const sub of policy.decide({ nowMs: now, tenants: view })) {
+            // The executor's own check (phase.ts start()): never two submissions of one tenant in flight.
+            expect(running[sub.tenant], `tenant ${sub.tenant} submitted while busy`).toBeUndefined();
+            const head = waiting[sub.tenant][0];
+            expect(head).toBeDefined();
+            expect(sub.opEnd).toBeGreaterThan(head.nextOp);
+            log.push({ tenant: sub.tenant, from: head.nextOp, to: sub.opEnd, startMs: now, othersInFlight: running.filter(Boolean).length });
+            running[sub.tenant] = { remainingMs: specs[sub.tenant].opMs.slice(head.nextOp, sub.opEnd).reduce((a, b) => a + b, 0), to: sub.opEnd };
+        }
+        const n = running.filter(Boolean).length;
+        const nextEnd = now + n * Math.min(...running.map(r => r?.remainingMs ?? Infinity));
+        const nextArrival = Math.min(...future.map(f => f[0] ?? Infinity));
+        if (!Number.isFinite(nextEnd) && !Number.isFinite(nextArrival)) break;
+        const next = Math.min(nextEnd, nextArrival);
+        running.forEach(r => { if (r) r.remainingMs -= (next - now) / n; });
+        now = next;
+        running.forEach((r, ti) => {
+            if (!r || r.remainingMs > 1e-9) return;
+            running[ti] = undefined;
+            const head = waiting[ti][0];
+            head.nextOp = r.to;
+            if (head.nextOp === specs[ti].opMs.length) { waiting[ti].shift(); done.push({ tenant: ti, latencyMs: now - head.arrivalMs }); }
+        });
+    }
+    return { log, done, leftover: waiting.map(w => w.length) };
+}
+
+describe('layer_block: a simulated phase', () => {
+    it('interleaves blocks of different tenants, one block per tenant in flight, and finishes every request', () => {
+        const policy = policyFor({ policy: 'layer_block', size: 2 });
+        const { log, done, leftover } = simulate(policy, [
+            { sloMs: 60, priority: 'high', opMs: [2, 2, 2, 2, 2, 2], arrivals: [0, 10, 20, 30, 40] },
+            { opMs: [5, 5, 5, 5, 5, 5, 5, 5], arrivals: [0, 1] },
+        ]);
+        expect(leftover).toEqual([0, 0]);
+        expect(done.filter(d => d.tenant === 0)).toHaveLength(5);
+        expect(done.filter(d => d.tenant === 1)).toHaveLength(2);
+        // Blocks of size 2 only, at block boundaries.
+        for (const entry of log) {
+            expect(entry.from % 2).toBe(0);
+            expect(entry.to - entry.from).toBe(2);
+        }
+        // Interleaving: tenant 1's request 0 is split into blocks with tenant 0's blocks between them.
+        const order = log.map(e => e.tenant);
+        const firstT1 = order.indexOf(1), lastT1 = order.lastIndexOf(1);
+        expect(order.slice(firstT1, lastT1).includes(0)).toBe(true);
+        // Blocks of the two tenants co-run.
+        expect(log.some(e => e.othersInFlight === 1)).toBe(true);
+    });
+
+    it('serves the tight-SLO tenant better than submitting whole requests concurrently', () => {
+        const specs = [
+            { sloMs: 12, opMs: [1, 1, 1, 1, 1, 1, 1, 1], arrivals: [0, 20, 40, 60, 80, 100] },
+            { opMs: Array.from({ length: 40 }, () => 2), arrivals: [0] },
+        ];
+        const tight = (policy: SchedulePolicy) => Math.max(...simulate(policy, specs).done.filter(d => d.tenant === 0).map(d => d.latencyMs));
+        const layerBlock = tight(policyFor({ policy: 'layer_block', size: 2 }));
+        const concurrent = tight(policyFor({ policy: 'concurrent' }));
+        expect(layerBlock).toBeLessThan(concurrent);
+    });
+});
+
+describe('op views of a real plan (no GPU)', () => {
+    it('carry FLOPs, launch counts (aliases 0) and a positive prediction per launching op', () => {
+        const limits = { maxStorageBufferBindingSize: DEFAULT_CAPS.maxStorageBufferBindingSize, maxBufferSize: DEFAULT_CAPS.maxBufferSize };
+        const t = cnnTenant('v');
+        const plan = planTenant(t, { kernels: { kernelsFor }, caps: DEFAULT_CAPS, limits });
+        const executed = plan.ops.map(p => ({ planned: p, launches: p.kernels.aliasesInput ? [] : p.kernels.launches }));
+        const views = opViewsOf(executed, t.graph);
+        expect(views).toHaveLength(plan.ops.length);
+        expect(views.map(v => v.flops)).toEqual(plan.ops.map(p => p.flops));
+        const flatten = plan.ops.findIndex(p => p.kind === 'flatten');
+        expect(flatten).toBeGreaterThan(0);
+        expect(views[flatten]).toEqual({ flops: plan.ops[flatten].flops, launches: 0 });
+        for (const v of views.filter(v => v.launches > 0)) expect(v.predictedMs).toBeGreaterThan(0);
+        // The convolutions dominate: the stem conv is predicted slower than the head dense.
+        const conv = views[plan.ops.findIndex(p => p.kind === 'conv2d')], head = views[plan.ops.findIndex(p => p.kind === 'dense')];
+        expect(conv.predictedMs!).toBeGreaterThan(head.predictedMs!);
+        // auto cuts this plan without falling back to the fixed count.
+        const blocks = cutBlocks(views.length, views, { size: 'auto', autoTargetMs: 0.000001 });
+        expect(blocks.starts.length).toBe(views.filter(v => v.launches > 0).length);
+    });
+});
