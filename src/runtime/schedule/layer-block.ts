@@ -25,13 +25,16 @@
  * - while the earliest-deadline block fits its budget co-running, each idle tenant's next block
  *   is submitted — blocks of different tenants co-run on their own queues, as a GPU co-runs
  *   them (up to one block per tenant in flight);
- * - when it does not fit — now + n × (its predicted time) is past its deadline, n being the
- *   number of tenants with work (the GPU shared evenly; predicted time 0 when the view has no
- *   predictions, so then: when its deadline has passed) — only that block may start: other
- *   tenants' next blocks wait until it fits again or its request is done. Blocks already in
- *   flight are not preempted. This is VELTAIR's "smallest share whose profiled time fits the
- *   budget" with the only shares WebGPU offers: the device co-run with the others, or the
- *   device to itself. Deadlines are fixed, so a held tenant's block becomes the earliest in time.
+ * - when it would miss its deadline co-running (now + n × its predicted time > deadline, n
+ *   being the number of tenants with work: the GPU shared evenly) but would make it alone
+ *   (now + predicted time ≤ deadline), only that block may start: other tenants' next blocks
+ *   wait until it fits co-running again or its request is done. Blocks already in flight are
+ *   not preempted. This is VELTAIR's "smallest share whose profiled time fits the budget" with
+ *   the only shares WebGPU offers: the device co-run with the others, or the device to itself.
+ * - a block that misses its deadline even alone is past saving: holding the others back would
+ *   only spread the damage (under overload, EDF would starve the tenant whose requests arrived
+ *   last), so everyone co-runs again. Without predictions (a view without OpView.predictedMs)
+ *   no block is ever judged rescuable and every block co-runs, still ordered by EDF.
  * Only the earliest-deadline block is tested (a later block with a tight fit waits its turn).
  */
 import type { IrPriority, IrSlo } from '../ir/types.js';
@@ -179,8 +182,10 @@ export function layerBlockPolicy(options: LayerBlockOptions): SchedulePolicy {
                 || a.tenant.index - b.tenant.index);
             const first = candidates[0];
             if (!first) return [];
-            if (view.nowMs + candidates.length * first.predictedMs > first.deadlineMs) {
-                // The most urgent block would miss its deadline co-running: it alone may start (in flight: everyone else waits).
+            const missesCoRunning = view.nowMs + candidates.length * first.predictedMs > first.deadlineMs;
+            const fitsAlone = view.nowMs + first.predictedMs <= first.deadlineMs;
+            if (missesCoRunning && fitsAlone) {
+                // The most urgent block can be saved only by running alone: it alone may start (in flight: everyone else waits).
                 return first.tenant.busy ? [] : [{ tenant: first.tenant.index, opEnd: first.opEnd }];
             }
             return candidates.filter(c => !c.tenant.busy).map(c => ({ tenant: c.tenant.index, opEnd: c.opEnd }));

@@ -99,40 +99,47 @@ describe('layer_block: decisions', () => {
         expect(decision).toEqual([{ tenant: 1, opEnd: 2 }, { tenant: 0, opEnd: 4 }]);
     });
 
-    it('a late earliest-deadline block runs alone: others wait, even while it is in flight', () => {
-        const tenants = (busy: boolean) => [tenant({ index: 0, sloMs: 100, arrivalMs: 0 }), tenant({ index: 1, sloMs: 40, arrivalMs: 0, busy })];
-        // now 30: t1's block 0 (deadline 20) is late; t0's (50) is not.
-        expect(policy.decide({ nowMs: 30, tenants: tenants(false) })).toEqual([{ tenant: 1, opEnd: 2 }]);
-        expect(policy.decide({ nowMs: 30, tenants: tenants(true) })).toEqual([]);
-        // Once the late tenant's next block is back on schedule, co-running resumes.
-        expect(policy.decide({ nowMs: 30, tenants: [tenant({ index: 0, sloMs: 100, arrivalMs: 0 }), tenant({ index: 1, sloMs: 40, arrivalMs: 0, nextOp: 2 })] }))
-            .toEqual([{ tenant: 1, opEnd: 4 }, { tenant: 0, opEnd: 2 }]);
-    });
+    // Four layers of `ms` predicted each: a block of two is predicted 2 × ms.
+    const ops = (ms: number) => [layer(1, ms), layer(1, ms), layer(1, ms), layer(1, ms)];
 
-    it('with predictions: a block that would miss its deadline co-running runs alone before its deadline passes', () => {
-        // Two tenants with work: co-running, a block takes 2× its predicted time. t1's block 0: deadline 0 + 20, predicted 10: 1 + 2 × 10 > 20.
-        const ops = (ms: number) => [layer(1, ms), layer(1, ms), layer(1, ms), layer(1, ms)];
+    it('a block that misses its deadline co-running but fits alone runs alone: others wait, even while it is in flight', () => {
+        // t1's block 0: deadline 0 + 20, predicted 10. Two tenants with work: co-running 1 + 2 × 10 > 20; alone 1 + 10 ≤ 20.
         const t0 = tenant({ index: 0, sloMs: 100, arrivalMs: 0, ops: ops(1) });
         expect(policy.decide({ nowMs: 1, tenants: [t0, tenant({ index: 1, sloMs: 40, arrivalMs: 0, ops: ops(5) })] })).toEqual([{ tenant: 1, opEnd: 2 }]);
-        // Predicted 8: 1 + 2 × 8 = 17 ≤ 20 fits, so both co-run.
-        expect(policy.decide({ nowMs: 1, tenants: [t0, tenant({ index: 1, sloMs: 40, arrivalMs: 0, ops: ops(2) })] }).map(s => s.tenant)).toEqual([1, 0]);
+        expect(policy.decide({ nowMs: 1, tenants: [t0, tenant({ index: 1, sloMs: 40, arrivalMs: 0, ops: ops(5), busy: true })] })).toEqual([]);
+        // Predicted 8: 1 + 2 × 8 = 17 ≤ 20 fits co-running, so both co-run (EDF order).
+        expect(policy.decide({ nowMs: 1, tenants: [t0, tenant({ index: 1, sloMs: 40, arrivalMs: 0, ops: ops(4) })] })).toEqual([{ tenant: 1, opEnd: 2 }, { tenant: 0, opEnd: 2 }]);
+        // Its next block back on schedule (deadline 40, now 12: 12 + 2 × 10 ≤ 40): co-running resumes, t1 (40) before t0 (50).
+        expect(policy.decide({ nowMs: 12, tenants: [t0, tenant({ index: 1, sloMs: 40, arrivalMs: 0, nextOp: 2, ops: ops(5) })] })).toEqual([{ tenant: 1, opEnd: 4 }, { tenant: 0, opEnd: 2 }]);
+    });
+
+    it('a block past saving (misses its deadline even alone) does not hold the others back', () => {
+        // now 15: 15 + 10 > 20 — running alone cannot save it, so both co-run, the late block first.
+        expect(policy.decide({ nowMs: 15, tenants: [tenant({ index: 0, sloMs: 100, arrivalMs: 0, ops: ops(1) }), tenant({ index: 1, sloMs: 40, arrivalMs: 0, ops: ops(5) })] }))
+            .toEqual([{ tenant: 1, opEnd: 2 }, { tenant: 0, opEnd: 2 }]);
+        // Without predictions nothing is judged rescuable: a late block co-runs too.
+        expect(policy.decide({ nowMs: 30, tenants: [tenant({ index: 0, sloMs: 100, arrivalMs: 0 }), tenant({ index: 1, sloMs: 40, arrivalMs: 0 })] }))
+            .toEqual([{ tenant: 1, opEnd: 2 }, { tenant: 0, opEnd: 2 }]);
     });
 
     it('equal deadlines: higher priority first, then earlier arrival', () => {
-        const prio = [tenant({ index: 0, sloMs: 40, arrivalMs: 0, priority: 'low' }), tenant({ index: 1, sloMs: 40, arrivalMs: 0, priority: 'high' }), tenant({ index: 2, sloMs: 40, arrivalMs: 0 })];
-        expect(policy.decide({ nowMs: 1, tenants: prio }).map(s => s.tenant)).toEqual([1, 2, 0]);
-        expect(policy.decide({ nowMs: 25, tenants: prio })).toEqual([{ tenant: 1, opEnd: 2 }]);
-        // Same deadline (40) and priority: t1 arrived first.
-        const arrival = [tenant({ index: 0, sloMs: 60, arrivalMs: 10 }), tenant({ index: 1, sloMs: 80, arrivalMs: 0 })];
-        expect(policy.decide({ nowMs: 50, tenants: arrival })).toEqual([{ tenant: 1, opEnd: 2 }]);
+        const prio = (p: IrPriority[], ms = 0) => p.map((priority, index) => tenant({ index, sloMs: 40, arrivalMs: 0, priority, ops: ops(ms) }));
+        expect(policy.decide({ nowMs: 1, tenants: prio(['low', 'high', 'normal']) }).map(s => s.tenant)).toEqual([1, 2, 0]);
+        // Predicted 2 × 4 per block, three tenants with work: 1 + 3 × 8 > 20 ≥ 1 + 8, so only the high-priority one starts.
+        expect(policy.decide({ nowMs: 1, tenants: prio(['low', 'high', 'normal'], 4) })).toEqual([{ tenant: 1, opEnd: 2 }]);
+        // Same deadline (10 + 30 = 0 + 40) and priority: t1 arrived first.
+        const arrival = [tenant({ index: 0, sloMs: 60, arrivalMs: 10, ops: ops(3) }), tenant({ index: 1, sloMs: 80, arrivalMs: 0, ops: ops(3) })];
+        expect(policy.decide({ nowMs: 30, tenants: arrival })).toEqual([{ tenant: 1, opEnd: 2 }]);
     });
 
     it('a tenant without an SLO gets the default budget and yields to one with an SLO', () => {
         const p = layerBlockPolicy({ size: 4, defaultBudgetMs: 500 });
-        // t0 best effort (deadline 0 + 500); t1 SLO 50, arrived at 100: deadline 150. Both late at 600; t1's is earlier.
-        expect(p.decide({ nowMs: 600, tenants: [tenant({ index: 0, arrivalMs: 0 }), tenant({ index: 1, sloMs: 50, arrivalMs: 100 })] })).toEqual([{ tenant: 1, opEnd: 4 }]);
-        // At 120 nobody is late: both co-run, t1 first.
-        expect(p.decide({ nowMs: 120, tenants: [tenant({ index: 0, arrivalMs: 0 }), tenant({ index: 1, sloMs: 50, arrivalMs: 100 })] }).map(s => s.tenant)).toEqual([1, 0]);
+        const many = (ms: number) => Array.from({ length: 4 }, () => layer(1, ms));
+        // t0 best effort (deadline 0 + 500); t1 SLO 50, arrived at 100: deadline 150, predicted 40: 2 × 40 misses, 40 fits.
+        expect(p.decide({ nowMs: 101, tenants: [tenant({ index: 0, arrivalMs: 0, ops: many(1) }), tenant({ index: 1, sloMs: 50, arrivalMs: 100, ops: many(10) })] }))
+            .toEqual([{ tenant: 1, opEnd: 4 }]);
+        expect(p.decide({ nowMs: 101, tenants: [tenant({ index: 0, arrivalMs: 0, ops: many(1) }), tenant({ index: 1, sloMs: 50, arrivalMs: 100, ops: many(1) })] }).map(s => s.tenant))
+            .toEqual([1, 0]);
     });
 
     it('never names a busy tenant or one without waiting requests', () => {
