@@ -42,7 +42,8 @@ describe.skipIf(!gpu)('layer_block on the software adapter', () => {
         let interleaved = 0;
         for (const tenant of ['vision', 'nlp']) {
             const own = iv.filter(i => i.tenant === tenant);
-            const byRequest = Map.groupBy(own, i => i.request);
+            const byRequest = new Map<number, typeof own>();
+            for (const i of own) byRequest.set(i.request, [...byRequest.get(i.request) ?? [], i]);
             for (const ops of byRequest.values()) {
                 const first = Math.min(...ops.map(o => o.startMs)), last = Math.max(...ops.map(o => o.startMs));
                 if (iv.some(o => o.tenant !== tenant && o.startMs > first && o.startMs < last)) interleaved++;
