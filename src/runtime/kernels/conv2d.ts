@@ -20,7 +20,7 @@ import {
 } from './common.js';
 import { GEMM_VARIANTS, gemmLaunches, parseGemmVariant } from './matmul.js';
 
-export const CONV_VARIANTS = ['gemm_4x4', 'gemm_8x4', 'gemm_4x8', 'direct', 'capped_4', 'capped_16', 'im2col_vec4_4x8', 'im2col_vec4_4x4'] as const;
+export const CONV_VARIANTS = ['gemm_4x4', 'gemm_8x4', 'gemm_4x8', 'direct', 'capped_4', 'capped_16', 'im2col_vec4_4x8', 'im2col_vec4_4x4', 'im2col_sg_8x4', 'im2col_sg_4x4', 'im2col_sgsplitk_4'] as const;
 export const DEPTHWISE_VARIANTS = ['pix4', 'direct'] as const;
 
 /** Concrete geometry of one convolution. */
@@ -251,11 +251,14 @@ function directConv(c: ConvCommon): KernelDescription {
     return k;
 }
 
-/** im2col: cols[n, g, k, p] = x[n, g·Cg + c, iy, ix] (0 in the padding), k = (c, ky, kx). */
-function im2colLaunch(c: ConvCommon): KernelDescription {
+/**
+ * im2col: cols[n, g, k, p] = x[n, g·Cg + c, iy, ix] (0 in the padding), k = (c, ky, kx); rows
+ * are `Pp` ≥ Ho·Wo long (columns past Ho·Wo are 0) so the GEMM can load them as vec4.
+ */
+function im2colLaunch(c: ConvCommon, Pp: number): KernelDescription {
     const g = c.geom;
     const P = g.Ho * g.Wo, Kg = g.Cg * g.KH * g.KW, HW = g.H * g.W;
-    const total = g.N * g.G * Kg * P;
+    const total = g.N * g.G * Kg * Pp;
     const WG = 64;
     const groups = Math.ceil(total / WG);
     const dispatch = fold1D(groups, c.caps, c.where);
@@ -266,9 +269,9 @@ function im2colLaunch(c: ConvCommon): KernelDescription {
         `fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {`,
         `  let i = (wid.x + wid.y * ${u(dispatch[0])}) * ${u(WG)} + lid.x;`,
         `  if (i >= ${u(total)}) { return; }`,
-        `  let p = i % ${u(P)};`,
-        `  let kk = (i / ${u(P)}) % ${u(Kg)};`,
-        `  let z = i / ${u(P * Kg)};`,
+        `  let p = i % ${u(Pp)};`,
+        `  let kk = (i / ${u(Pp)}) % ${u(Kg)};`,
+        `  let z = i / ${u(Pp * Kg)};`,
         `  let n = z / ${u(g.G)};`,
         `  let grp = z % ${u(g.G)};`,
         `  let ci = kk / ${u(g.KH * g.KW)};`,
@@ -276,14 +279,14 @@ function im2colLaunch(c: ConvCommon): KernelDescription {
         `  let kx = kk % ${u(g.KW)};`,
         `  let y = i32((p / ${u(g.Wo)}) * ${u(g.sh)} + ky * ${u(g.dh)}) - ${g.pt};`,
         `  let x = i32((p % ${u(g.Wo)}) * ${u(g.sw)} + kx * ${u(g.dw)}) - ${g.pl};`,
-        `  let ok = y >= 0 && y < ${g.H} && x >= 0 && x < ${g.W};`,
+        `  let ok = ${Pp > P ? `p < ${u(P)} && ` : ''}y >= 0 && y < ${g.H} && x >= 0 && x < ${g.W};`,
         `  let src = (n * ${u(g.C)} + grp * ${u(g.Cg)} + ci) * ${u(HW)} + select(0u, u32(y) * ${u(g.W)} + u32(x), ok);`,
         `  t_cols[i] = select(0.0, t_in0[src], ok);`,
         '}',
     ].join('\n');
     const k: KernelDescription = {
         name: `${c.opName}.${c.variantName}.im2col`,
-        cacheKey: `conv.im2col|${geomKey(g)}|d=${dispatch.join('x')}`,
+        cacheKey: `conv.im2col|${geomKey(g)}|Pp=${Pp}|d=${dispatch.join('x')}`,
         variant: { variant: c.variantName, workgroups: groups },
         workgroupSize: [WG, 1, 1],
         bindings: bindingList(specs),
@@ -297,11 +300,12 @@ function im2colLaunch(c: ConvCommon): KernelDescription {
 }
 
 function defaultConvVariant(g: ConvGeometry, pointwise: boolean, caps: DeviceCaps): string {
-    if (pointwise) return 'pointwise_vec4_4x8';
+    const sg = caps.subgroupSize !== undefined && g.Fg >= 8;
+    if (pointwise) return sg ? 'pointwise_sg_8x4' : 'pointwise_vec4_4x8';
     if (g.Fg < 4) return 'direct';
     // im2col + GEMM measured fastest on lavapipe for 3×3 convs; fall back when cols would not fit.
-    const colsBytes = 4 * g.N * g.C * g.KH * g.KW * g.Ho * g.Wo;
-    if (g.Fg >= 16 && colsBytes <= caps.maxStorageBufferBindingSize) return 'im2col_vec4_4x8';
+    const colsBytes = 4 * g.N * g.C * g.KH * g.KW * Math.ceil(g.Ho * g.Wo / 4) * 4;
+    if (g.Fg >= 16 && colsBytes <= caps.maxStorageBufferBindingSize) return sg ? 'im2col_sg_8x4' : 'im2col_vec4_4x8';
     return 'gemm_4x8';
 }
 
@@ -332,13 +336,15 @@ export function conv2dKernels(req: KernelRequest): OpKernels {
         const v = parseGemmVariant(vname.slice('im2col_'.length));
         if (!v) throw unknownVariant(op, vname, valid);
         const P = g.Ho * g.Wo, Kg = g.Cg * g.KH * g.KW;
-        const cols = im2colLaunch(common);
+        // Register-blocked GEMMs read cols as vec4: pad its rows to a multiple of 4.
+        const Pp = v.kind === 'regblock' ? Math.ceil(P / 4) * 4 : P;
+        const cols = im2colLaunch(common, Pp);
         const gl = gemmLaunches({
-            opName: 'conv2d', variantName: vname, variant: v, M: g.Fg, N: P, K: Kg, batch: g.N * g.G,
+            opName: 'conv2d', variantName: vname, variant: v, M: g.Fg, N: P, K: Kg, batch: g.N * g.G, ...(Pp !== P ? { ldb: Pp } : {}),
             outLead: [g.N, g.G], aLead: [g.G], bLead: [g.N, g.G], aRole: 'weight', bRole: 'cols', outRole: 'out',
             ownBias: common.ownBias, epilogue: req.epilogue, channel: 'row', channelGroups: g.G, partialRole: 'partial', caps: req.caps, where: at(op),
         });
-        return { launches: [cols, ...gl.launches], buffers: [...buffers, { role: 'cols', kind: 'scratch', shape: [g.N, g.G, Kg, P], dtype: 'f32' }, ...gl.buffers] };
+        return { launches: [cols, ...gl.launches], buffers: [...buffers, { role: 'cols', kind: 'scratch', shape: [g.N, g.G, Kg, Pp], dtype: 'f32' }, ...gl.buffers] };
     }
     if (vname.startsWith('pointwise_')) {
         const inner = vname.slice('pointwise_'.length);

@@ -27,7 +27,7 @@
 import type { IrOp, IrOpKind } from '../ir/types.js';
 import type { DeviceCaps, KernelRequest, OpKernels } from './kernel.js';
 import { KernelError, at, fmtShape } from './common.js';
-import { GEMM_VARIANTS, denseKernels, matmulKernels } from './matmul.js';
+import { GEMM_VARIANTS, denseKernels, matmulKernels, needsSubgroups } from './matmul.js';
 import { activationKernels, batchNormKernels, binaryKernels } from './elementwise.js';
 import { CONV_VARIANTS, DEPTHWISE_VARIANTS, conv2dKernels, depthwiseKernels, isPointwise } from './conv2d.js';
 import { globalAvgPoolKernels, poolKernels } from './pool.js';
@@ -100,8 +100,17 @@ function checkWeightsAgainstIr(op: IrOp, k: OpKernels): void {
 
 const MAP = ['map4'];
 
-/** The named variants an op supports (the first is the generic default; defaults may also depend on shapes). */
-export function variantsFor(op: IrOp): string[] {
+/**
+ * The named variants an op supports (the first is the generic default; defaults may also depend
+ * on shapes). With `caps` (added for tuning), variants the device cannot run (subgroup variants
+ * without a fixed subgroup size) are left out.
+ */
+export function variantsFor(op: IrOp, caps?: DeviceCaps): string[] {
+    const all = allVariantsFor(op);
+    return caps && caps.subgroupSize === undefined ? all.filter(v => !needsSubgroups(v)) : all;
+}
+
+function allVariantsFor(op: IrOp): string[] {
     switch (op.kind) {
         case 'dense': case 'matmul': case 'attention': case 'lstm':
             return [...GEMM_VARIANTS];
@@ -133,7 +142,16 @@ export function capsFromDevice(device: GPUDevice): DeviceCaps {
         maxStorageBuffersPerShaderStage: l.maxStorageBuffersPerShaderStage,
         maxBufferSize: l.maxBufferSize,
         shaderF16: device.features.has('shader-f16'),
+        ...fixedSubgroupSize(device),
     };
+}
+
+/** The device's subgroup size when it has subgroups of one fixed size (min = max), else nothing. */
+function fixedSubgroupSize(device: GPUDevice): { subgroupSize?: number } {
+    if (!device.features.has('subgroups')) return {};
+    const info = (device as { adapterInfo?: { subgroupMinSize?: number; subgroupMaxSize?: number } }).adapterInfo;
+    const min = info?.subgroupMinSize, max = info?.subgroupMaxSize;
+    return typeof min === 'number' && min > 0 && min === max ? { subgroupSize: min } : {};
 }
 
 /** The WebGPU spec's default limits (what every device supports), for tests and offline planning. */

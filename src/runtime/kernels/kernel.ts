@@ -17,6 +17,12 @@ export interface DeviceCaps {
     maxStorageBuffersPerShaderStage: number;
     maxBufferSize: number;
     shaderF16: boolean;
+    /**
+     * Added (tuning/kernel speed): the subgroup size when the device has the `subgroups` feature
+     * and one fixed size (adapter subgroupMinSize = subgroupMaxSize); undefined otherwise. The
+     * `sg_*` GEMM variants need it.
+     */
+    subgroupSize?: number;
 }
 
 /**

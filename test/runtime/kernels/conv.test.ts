@@ -31,7 +31,7 @@ describe.skipIf(!available)('conv2d / depthwise / pooling kernels vs reference',
     beforeAll(async () => { dev = await openKernelDevice(); });
     afterAll(() => dev?.close());
 
-    for (const v of ['gemm_4x4', 'gemm_8x4', 'gemm_4x8', 'direct', 'capped_4', 'capped_1', 'im2col_vec4_4x8', 'im2col_vec4_4x4', 'im2col_wgmem_8x8', 'im2col_splitk_2']) {
+    for (const v of ['gemm_4x4', 'gemm_8x4', 'gemm_4x8', 'direct', 'capped_4', 'capped_1', 'im2col_vec4_4x8', 'im2col_vec4_4x4', 'im2col_wgmem_8x8', 'im2col_splitk_2', 'im2col_sg_8x4', 'im2col_sgsplitk_2']) {
         it(`conv2d ${v}: strides, dilation, padding, groups`, async () => {
             for (const c of CONVS) {
                 const [ho, wo] = outHW(c.x[2], c.x[3], c);
@@ -54,7 +54,7 @@ describe.skipIf(!available)('conv2d / depthwise / pooling kernels vs reference',
             await checkCase(dev, { op: convOp(c), inputShapes: [c.x], outputShape: [1, 8, 11, 13], variant: v, epilogue: epi });
         }
         const gc = CONVS[4]; // grouped: the bias/scale channel is global across groups
-        for (const v of ['im2col_vec4_4x8', 'im2col_splitk_3', 'im2col_wgmem_8x8', 'gemm_4x4']) {
+        for (const v of ['im2col_vec4_4x8', 'im2col_splitk_3', 'im2col_wgmem_8x8', 'gemm_4x4', 'im2col_sg_8x4']) {
             await checkCase(dev, { op: convOp(gc), inputShapes: [gc.x], outputShape: [1, 36, 6, 6], variant: v, epilogue: epi });
         }
         const p = CONVS[2];

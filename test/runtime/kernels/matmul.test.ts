@@ -6,7 +6,7 @@ import type { Epilogue } from '../../../src/runtime/kernels/kernel.js';
 
 const available = await probeAdapter();
 
-const VARIANTS = [...variantsFor(makeOp('matmul', {}, 2)), 'splitk_3', 'capped_3', 'vec4_2x4'];
+const VARIANTS = [...variantsFor(makeOp('matmul', {}, 2)), 'splitk_3', 'capped_3', 'vec4_2x4', 'sg_3x4', 'sgsplitk_3'];
 
 describe.skipIf(!available)('matmul / dense kernels vs reference', () => {
     let dev: KernelTestDevice;
