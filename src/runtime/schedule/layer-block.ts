@@ -18,6 +18,10 @@
  * same proportion); block k's deadline is arrival + budget × (FLOPs of blocks 0..k) / total.
  * A plan without FLOPs apportions by layer count.
  *
+ * Predicted block times are the ops' predictions (OpView.predictedMs) times a factor learnt
+ * online from the blocks' measured times (TimeCorrection below), so a loaded host, an
+ * uncalibrated profile or a faster adapter does not mislead the decisions for long.
+ *
  * Decisions, at every arrival and block completion: the tenants' next blocks (and the blocks in
  * flight) are ordered earliest deadline first, ties by priority (high > normal > low), then
  * arrival, then tenant order. A tenant never has two blocks in flight (it is `busy` until its
@@ -136,7 +140,7 @@ function blockAt(blocks: LayerBlocks, op: number): number {
     return lo;
 }
 
-/** A tenant's next (or in-flight) block with its deadline. */
+/** A tenant's next (or in-flight) block with its deadline and its corrected predicted time. */
 interface Candidate {
     tenant: TenantView;
     opEnd: number;
@@ -144,8 +148,14 @@ interface Candidate {
     predictedMs: number;
 }
 
+/** The layer_block policy, with the correction it has learnt (for tests and diagnostics). */
+export interface LayerBlockPolicy extends SchedulePolicy {
+    /** Measured / predicted block time (TimeCorrection.factor). */
+    readonly timeFactor: number;
+}
+
 /** The layer_block policy (see the module comment). */
-export function layerBlockPolicy(options: LayerBlockOptions): SchedulePolicy {
+export function layerBlockPolicy(options: LayerBlockOptions): LayerBlockPolicy {
     // Validate the size now, so a bad schedule is refused before anything runs.
     cutBlocks(1, undefined, options);
     // Blocks per plan: the view's ops array is built once per phase, so it keys the cache.
@@ -162,10 +172,14 @@ export function layerBlockPolicy(options: LayerBlockOptions): SchedulePolicy {
         return b;
     };
     const name = `layer_block(size: ${options.size})`;
+    // Online correction of the predictions: measured block time / (predicted × tenants co-running).
+    const learning = new TimeCorrection();
 
     return {
         name,
         decide(view: SchedulerView): Submission[] {
+            learning.observe(view);
+            const factor = learning.factor;
             const candidates: Candidate[] = [];
             for (const t of view.tenants) {
                 const head = t.waiting[0];
@@ -174,7 +188,7 @@ export function layerBlockPolicy(options: LayerBlockOptions): SchedulePolicy {
                 // For a busy tenant the head's nextOp is still the first op of its in-flight block.
                 const k = blockAt(blocks, head.nextOp);
                 const budget = budgetMs(t.slos, options.defaultBudgetMs ?? DEFAULT_BUDGET_MS);
-                candidates.push({ tenant: t, opEnd: blocks.ends[k], deadlineMs: head.arrivalMs + budget * blocks.budgetShare[k], predictedMs: blocks.predictedMs[k] });
+                candidates.push({ tenant: t, opEnd: blocks.ends[k], deadlineMs: head.arrivalMs + budget * blocks.budgetShare[k], predictedMs: factor * blocks.predictedMs[k] });
             }
             candidates.sort((a, b) => a.deadlineMs - b.deadlineMs
                 || priorityRank[a.tenant.priority] - priorityRank[b.tenant.priority]
@@ -184,11 +198,56 @@ export function layerBlockPolicy(options: LayerBlockOptions): SchedulePolicy {
             if (!first) return [];
             const missesCoRunning = view.nowMs + candidates.length * first.predictedMs > first.deadlineMs;
             const fitsAlone = view.nowMs + first.predictedMs <= first.deadlineMs;
+            let chosen: Candidate[];
             if (missesCoRunning && fitsAlone) {
                 // The most urgent block can be saved only by running alone: it alone may start (in flight: everyone else waits).
-                return first.tenant.busy ? [] : [{ tenant: first.tenant.index, opEnd: first.opEnd }];
+                chosen = first.tenant.busy ? [] : [first];
+            } else {
+                chosen = candidates.filter(c => !c.tenant.busy);
             }
-            return candidates.filter(c => !c.tenant.busy).map(c => ({ tenant: c.tenant.index, opEnd: c.opEnd }));
+            const inFlight = view.tenants.filter(t => t.busy).length + chosen.length;
+            for (const c of chosen) learning.submitted(c.tenant, view.nowMs, c.predictedMs / factor, inFlight);
+            return chosen.map(c => ({ tenant: c.tenant.index, opEnd: c.opEnd }));
         },
+        get timeFactor() { return learning.factor; },
     };
+}
+
+/**
+ * How far the predictions are off on this host, learnt from the blocks themselves: when a
+ * tenant that had a block in flight is seen idle again (the executor decides right after each
+ * completion), measured ÷ (predicted × blocks in flight when it started — the GPU shared
+ * evenly) is folded into a moving average. Predictions come from a profile that may be the
+ * uncalibrated default, and a loaded host or a different adapter is slower or faster than any
+ * profile: the solo phases (one tenant) teach the policy the plain speed factor before the
+ * co-run phase (the same policy object serves a whole run) — VELTAIR's profiled layer times,
+ * measured in place. Blocks without a prediction, and blocks of an earlier phase, teach nothing.
+ */
+export class TimeCorrection {
+    /** Measured / predicted time of a block running alone (1 until a block has been measured). */
+    factor = 1;
+    private measured = 0;
+    private readonly pending = new Map<string, { ops: readonly OpView[] | undefined; atMs: number; predictedMs: number; inFlight: number }>();
+
+    constructor(private readonly weight = 0.2, private readonly bounds: [number, number] = [0.01, 1000]) {}
+
+    /** Records a block submitted at `atMs` with its uncorrected prediction and the blocks in flight with it. */
+    submitted(tenant: TenantView, atMs: number, predictedMs: number, inFlight: number): void {
+        this.pending.set(tenant.name, { ops: tenant.ops, atMs, predictedMs, inFlight: Math.max(1, inFlight) });
+    }
+
+    /** Folds in every pending block whose tenant is idle again in this view. */
+    observe(view: SchedulerView): void {
+        for (const t of view.tenants) {
+            const p = this.pending.get(t.name);
+            if (!p || t.busy) continue;
+            this.pending.delete(t.name);
+            // A new phase builds new op views (and restarts its clock): that block's time is unknown.
+            if (p.ops !== t.ops || p.predictedMs <= 0 || view.nowMs < p.atMs) continue;
+            const ratio = (view.nowMs - p.atMs) / (p.predictedMs * p.inFlight);
+            const clamped = Math.min(this.bounds[1], Math.max(this.bounds[0], ratio));
+            // The first measurement replaces the neutral 1; later ones are averaged in.
+            this.factor = this.measured++ === 0 ? clamped : this.factor * (1 - this.weight) + clamped * this.weight;
+        }
+    }
 }

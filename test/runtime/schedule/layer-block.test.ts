@@ -84,7 +84,8 @@ describe('layer_block: cutting requests into blocks', () => {
 });
 
 describe('layer_block: decisions', () => {
-    const policy = layerBlockPolicy({ size: 2 });
+    // A fresh policy per decision: nothing learnt from an earlier one (see the learning tests below).
+    const policy = { decide: (view: Parameters<SchedulePolicy['decide']>[0]) => layerBlockPolicy({ size: 2 }).decide(view) };
     // Four equal layers per tenant, size 2: block 0's deadline is arrival + budget/2, block 1's arrival + budget.
 
     it('on schedule: every idle tenant submits its next block, earliest deadline first', () => {
@@ -247,5 +248,40 @@ describe('op views of a real plan (no GPU)', () => {
         // auto cuts this plan without falling back to the fixed count.
         const blocks = cutBlocks(views.length, views, { size: 'auto', autoTargetMs: 0.000001 });
         expect(blocks.starts.length).toBe(views.filter(v => v.launches > 0).length);
+    });
+});
+
+describe('layer_block: learning how far predictions are off', () => {
+    it('scales predictions by measured / predicted block time, per block in flight, and acts on it', () => {
+        const policy = layerBlockPolicy({ size: 2 });
+        const fast = [layer(1, 1), layer(1, 1), layer(1, 1), layer(1, 1)];
+        const slow = [layer(1, 2), layer(1, 2), layer(1, 2), layer(1, 2)];
+        const view = (nowMs: number, busy: boolean, nextOp = 0) => ({
+            nowMs, tenants: [
+                tenant({ index: 0, sloMs: 1000, arrivalMs: 0, ops: fast }),
+                tenant({ index: 1, sloMs: 40, arrivalMs: 0, nextOp, busy, ops: slow }),
+            ],
+        });
+        // Predicted 4 ms for t1's block: 0 + 2 × 4 ≤ 20, both co-run.
+        expect(policy.decide(view(0, false)).map(s => s.tenant)).toEqual([1, 0]);
+        expect(policy.timeFactor).toBe(1);
+        // t1's block (predicted 4, two blocks in flight) took 24 ms: factor 24 / (4 × 2) = 3. t0's block is still in flight.
+        const next = { nowMs: 24, tenants: [{ ...tenant({ index: 0, sloMs: 1000, arrivalMs: 0, ops: fast }), busy: true }, tenant({ index: 1, sloMs: 40, arrivalMs: 0, nextOp: 2, ops: slow })] };
+        // t1's block 1: deadline 40, corrected prediction 12: 24 + 2 × 12 > 40 ≥ 24 + 12, so it runs alone (t0 is in flight anyway).
+        expect(policy.decide(next)).toEqual([{ tenant: 1, opEnd: 4 }]);
+        expect(policy.timeFactor).toBeCloseTo(3);
+    });
+
+    it('ignores blocks of an earlier phase (new op views) and blocks without predictions', () => {
+        const policy = layerBlockPolicy({ size: 2 });
+        const ops = [layer(1, 1), layer(1, 1)];
+        policy.decide({ nowMs: 0, tenants: [tenant({ index: 0, sloMs: 100, arrivalMs: 0, ops })] });
+        // Same name, new op views (a new phase with a restarted clock).
+        policy.decide({ nowMs: 500, tenants: [tenant({ index: 0, sloMs: 100, arrivalMs: 400, ops: [layer(1, 1), layer(1, 1)] })] });
+        expect(policy.timeFactor).toBe(1);
+        const bare = [layer(), layer()];
+        policy.decide({ nowMs: 0, tenants: [tenant({ index: 0, sloMs: 100, arrivalMs: 0, ops: bare })] });
+        policy.decide({ nowMs: 50, tenants: [tenant({ index: 0, sloMs: 100, arrivalMs: 0, ops: bare })] });
+        expect(policy.timeFactor).toBe(1);
     });
 });
