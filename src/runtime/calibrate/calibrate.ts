@@ -17,13 +17,14 @@
 import { availableParallelism, loadavg } from 'node:os';
 import { adapterInfo, openGpu, requestAdapter, type AdapterPreference } from '../gpu/adapter.js';
 import { KernelPipelines, kernelDeviceDescriptor } from '../kernels/harness.js';
-import { capsFromDevice } from '../kernels/index.js';
+import { KernelError, capsFromDevice } from '../kernels/index.js';
 import type { DeviceCaps } from '../kernels/kernel.js';
 import { familyOf, launchEffectiveFlops, writesOutput } from '../predict/plan.js';
 import {
     PROFILE_SCHEMA_VERSION, parseProfile, profileKey, type CurvePoint, type DemandKind, type DeviceProfile, type FamilyProfile,
     type InterferencePair,
 } from '../predict/profile.js';
+import { normalQuantile } from '../predict/queueing.js';
 import { fitLine, prepareCase, robustStats, startAggressor, timeLaunches, wallTimeOfSubmit, type PreparedCase } from './measure.js';
 import { calibrationCases, convCase, interferenceKernels, matmulCase, reluCase, type SyntheticCase } from './synthetic.js';
 
@@ -102,7 +103,14 @@ export async function calibrate(options: CalibrateOptions): Promise<DeviceProfil
         const points = new Map<string, CurvePoint[]>();
         for (const ladder of ladders) {
             for (const c of ladder.cases) {
-                const p = await prep(a, c);
+                let p: PreparedCase;
+                try {
+                    p = await prep(a, c);
+                } catch (error) {
+                    // A variant this device cannot run (e.g. subgroup GEMMs without subgroups): not measured, said so.
+                    if (error instanceof KernelError) { tick(`${ladder.family}: ${c.shape} skipped — ${error.message}`); continue; }
+                    throw error;
+                }
                 const ms = await measure(a, p);
                 const outputs = c.outputShape.reduce((x, y) => x * y, 1);
                 p.kernels.launches.forEach((l, i) => {
@@ -155,13 +163,20 @@ export async function calibrate(options: CalibrateOptions): Promise<DeviceProfil
         const requestCases = [convCase(16, 32, 32, 3), matmulCase(128, 128, 128), matmulCase(96, 256, 64)];
         const req = await Promise.all(requestCases.map(c => prep(a, c)));
         const walled: number[] = [];
-        for (let r = 0; r < (quick ? 10 : 25); r++) {
+        for (let r = 0; r < (quick ? 30 : 100); r++) {
             let total = 0;
             for (const p of req) total += await wallTimeOfSubmit(a.device, p, 1, signal);
             walled.push(total);
         }
-        const serviceCv = robustStats(walled).cv;
-        tick(`service jitter (robust CV) ${(serviceCv * 100).toFixed(1)}%`);
+        const { median: requestMedian, cv: serviceCv } = robustStats(walled);
+        const sortedWalls = [...walled].sort((x, y) => x - y);
+        const quantile = (q: number) => {
+            const h = (sortedWalls.length - 1) * q, lo = Math.floor(h), hi = Math.min(lo + 1, sortedWalls.length - 1);
+            return sortedWalls[lo] + (h - lo) * (sortedWalls[hi] - sortedWalls[lo]);
+        };
+        const tailAt = (q: number) => Math.max(0, quantile(q) - requestMedian * (1 + normalQuantile(q) * serviceCv));
+        const serviceTailMs = { p90: tailAt(0.9), p95: tailAt(0.95), p99: tailAt(0.99) };
+        tick(`service jitter (robust CV) ${(serviceCv * 100).toFixed(1)}%, tail beyond it at p99 ${serviceTailMs.p99.toFixed(2)} ms`);
 
         // 6. Interference on a second device (second adapter ⇒ second queue).
         const { dev: b } = await openDevice(gpu, options.preference ?? 'auto', 'calibrate-aggressor');
@@ -210,12 +225,14 @@ export async function calibrate(options: CalibrateOptions): Promise<DeviceProfil
                 maxStorageBufferBindingSize: a.device.limits.maxStorageBufferBindingSize,
                 maxBufferSize: a.device.limits.maxBufferSize,
                 maxComputeWorkgroupsPerDimension: a.device.limits.maxComputeWorkgroupsPerDimension,
+                ...(a.caps.subgroupSize !== undefined ? { subgroupSize: a.caps.subgroupSize } : {}),
             },
             bandwidthBytesPerMs,
             kernelFloorMs,
             dispatchOverheadMs,
             submitOverheadMs,
             serviceCv,
+            serviceTailMs,
             families,
             interference: { pairs },
             calibrationMs: performance.now() - started,

@@ -69,6 +69,8 @@ export function familyOf(launchName: string): string {
         if (prefix === 'conv2d' && v === 'direct') return 'conv2d.direct';
         if (prefix === 'conv2d' && /^capped_\d+$/.test(v)) return 'conv2d.capped';
         if (/(^|_)vec4_\d+x\d+$/.test(v)) return 'gemm.vec4';
+        if (/(^|_)sg_\d+x\d+$/.test(v)) return 'gemm.sg';
+        if (/(^|_)sgsplitk_\d+$/.test(v)) return 'gemm.sgsplitk';
         if (/(^|_)wgmem_\d+x\d+$/.test(v)) return 'gemm.wgmem';
         if (/(^|_)capped_\d+$/.test(v)) return 'gemm.capped';
         if (/(^|_)splitk_\d+$/.test(v)) return 'gemm.splitk';
@@ -131,6 +133,8 @@ export function capsForProfile(profile: DeviceProfile | undefined): DeviceCaps {
         maxStorageBufferBindingSize: profile.limits.maxStorageBufferBindingSize,
         maxBufferSize: profile.limits.maxBufferSize,
         maxComputeWorkgroupsPerDimension: profile.limits.maxComputeWorkgroupsPerDimension,
+        // The same default variants as the runtime on that device (subgroup GEMMs need a fixed subgroup size).
+        ...(profile.limits.subgroupSize !== undefined ? { subgroupSize: profile.limits.subgroupSize } : {}),
     };
 }
 

@@ -78,6 +78,8 @@ export const deviceProfileSchema = z.object({
         maxStorageBufferBindingSize: z.number().int().positive(),
         maxBufferSize: z.number().int().positive(),
         maxComputeWorkgroupsPerDimension: z.number().int().positive(),
+        /** The device's fixed subgroup size, when it has one (the kernels' defaults depend on it). */
+        subgroupSize: z.number().int().positive().optional(),
     }),
     /** Sustained device-memory bandwidth (a large copy kernel), bytes per ms. */
     bandwidthBytesPerMs: positive,
@@ -87,8 +89,13 @@ export const deviceProfileSchema = z.object({
     dispatchOverheadMs: nonNegative,
     /** Wall time of one submit + completion round trip (onSubmittedWorkDone), beyond GPU time. */
     submitOverheadMs: nonNegative,
-    /** Coefficient of variation of repeated identical requests' wall time (service jitter). */
+    /** Coefficient of variation of repeated identical requests' wall time (service jitter; robust: IQR-based). */
     serviceCv: nonNegative,
+    /**
+     * The host's heavy tail: how far the p90/p95/p99 of those wall times lie beyond the normal
+     * body median·(1 + z·cv), ms (0 when the tail is normal). Absent in older profiles.
+     */
+    serviceTailMs: z.object({ p90: nonNegative, p95: nonNegative, p99: nonNegative }).optional(),
     /** Per kernel family (families.ts). */
     families: z.record(z.string(), familyProfileSchema),
     interference: z.object({

@@ -10,7 +10,9 @@
  *   (the heavy-traffic limit), so the q-quantile of the wait is (W/ρ)·ln(ρ/(1 − q)) when
  *   1 − q < ρ, else 0. For periodic arrivals P(W > 0) = ρ overstates waiting (a D/D/1 queue
  *   never waits); the wait then comes only from service jitter and is small either way.
- * - Service quantiles: normal with mean S and standard deviation c_s·S (clamped at 0).
+ * - Service quantiles: normal with mean S and standard deviation c_s·S (clamped at 0), plus the
+ *   host's measured tail beyond that normal body (calibration: a heavy tail from scheduling on a
+ *   shared CPU), added in ms.
  * - Response quantile ≈ service quantile + wait quantile. Adding quantiles bounds the true
  *   quantile of the sum from above (comonotone), which is the safe side for SLO checks.
  * - Closed loop (N clients, think Z): exact mean-value analysis of one queueing station plus a
@@ -57,18 +59,33 @@ export function waitQuantileMs(q: number, rho: number, meanWaitMs: number): numb
     return (meanWaitMs / rho) * Math.log(rho / (1 - q));
 }
 
-/** q-quantile of the service time: normal with coefficient of variation cv, clamped at 0. */
-export function serviceQuantileMs(q: number, serviceMs: number, cv: number): number {
-    return Math.max(0, serviceMs * (1 + normalQuantile(q) * cv));
+/** Extra service time (ms) at quantile q beyond the normal body: the host's heavy tail. */
+export type ServiceTail = (q: number) => number;
+export const noTail: ServiceTail = () => 0;
+
+/** A tail from measured points (ms at p90, p95, p99): 0 up to the median, linear in q between points, flat beyond p99. */
+export function tailFrom(points: { p90: number; p95: number; p99: number } | undefined): ServiceTail {
+    if (!points) return noTail;
+    const qs = [0.5, 0.9, 0.95, 0.99], vs = [0, points.p90, points.p95, points.p99];
+    return q => {
+        if (q <= qs[0]) return 0;
+        for (let i = 1; i < qs.length; i++) if (q <= qs[i]) return vs[i - 1] + ((q - qs[i - 1]) / (qs[i] - qs[i - 1])) * (vs[i] - vs[i - 1]);
+        return vs[vs.length - 1];
+    };
+}
+
+/** q-quantile of the service time: normal with coefficient of variation cv (clamped at 0), plus the host's tail. */
+export function serviceQuantileMs(q: number, serviceMs: number, cv: number, tail: ServiceTail = noTail): number {
+    return Math.max(0, serviceMs * (1 + normalQuantile(q) * cv)) + tail(q);
 }
 
 /** Latency figures of an open-loop stream: service S (ms), c_s, arrival rate λ (/s), c_a². */
-export function openLoopLatency(serviceMs: number, cv: number, ratePerSecond: number, ca2: number): { figures: LatencyFigures; utilisation: number; meanWaitMs: number } {
+export function openLoopLatency(serviceMs: number, cv: number, ratePerSecond: number, ca2: number, tail: ServiceTail = noTail): { figures: LatencyFigures; utilisation: number; meanWaitMs: number } {
     const rho = (ratePerSecond * serviceMs) / 1000;
     const w = kingmanWaitMs(rho, serviceMs, ca2, cv * cv);
     const figures = {} as LatencyFigures;
     for (const p of PERCENTILES) {
-        figures[p] = p === 'mean' ? serviceMs + w : serviceQuantileMs(PERCENTILE_Q[p], serviceMs, cv) + waitQuantileMs(PERCENTILE_Q[p], rho, w);
+        figures[p] = p === 'mean' ? serviceMs + w : serviceQuantileMs(PERCENTILE_Q[p], serviceMs, cv, tail) + waitQuantileMs(PERCENTILE_Q[p], rho, w);
     }
     return { figures, utilisation: rho, meanWaitMs: w };
 }
@@ -89,13 +106,13 @@ export function closedLoopMva(clients: number, serviceMs: number, thinkMs: numbe
  * (R − S) through the same exponential-tail shape as the open loop with P(wait) = (N−1)/N of the
  * server's utilisation (with one client nothing ever waits).
  */
-export function closedLoopLatency(clients: number, thinkMs: number, serviceMs: number, cv: number): { figures: LatencyFigures; utilisation: number; throughputPerSecond: number } {
+export function closedLoopLatency(clients: number, thinkMs: number, serviceMs: number, cv: number, tail: ServiceTail = noTail): { figures: LatencyFigures; utilisation: number; throughputPerSecond: number } {
     const m = closedLoopMva(clients, serviceMs, thinkMs);
     const meanWait = Math.max(0, m.responseMs - serviceMs);
     const pWait = clients <= 1 ? 0 : Math.min(1, m.utilisation * (clients - 1) / clients);
     const figures = {} as LatencyFigures;
     for (const p of PERCENTILES) {
-        figures[p] = p === 'mean' ? m.responseMs : serviceQuantileMs(PERCENTILE_Q[p], serviceMs, cv) + (pWait > 0 ? waitQuantileMs(PERCENTILE_Q[p], pWait, meanWait) : 0);
+        figures[p] = p === 'mean' ? m.responseMs : serviceQuantileMs(PERCENTILE_Q[p], serviceMs, cv, tail) + (pWait > 0 ? waitQuantileMs(PERCENTILE_Q[p], pWait, meanWait) : 0);
     }
     return { figures, utilisation: m.utilisation, throughputPerSecond: m.throughputPerMs * 1000 };
 }

@@ -19,7 +19,7 @@ import { opTiming } from './latency.js';
 import { capsForProfile, planGraph, type PlanOptions } from './plan.js';
 import type { DeviceProfile } from './profile.js';
 import {
-    PERCENTILES, PERCENTILE_Q, closedLoopLatency, openLoopLatency, serviceQuantileMs, type LatencyFigures, type Percentile,
+    PERCENTILES, PERCENTILE_Q, closedLoopLatency, openLoopLatency, serviceQuantileMs, tailFrom, type LatencyFigures, type Percentile, type ServiceTail,
 } from './queueing.js';
 
 export const PREDICTION_VERSION = 1;
@@ -142,14 +142,15 @@ export function predictWorkload(ir: WorkloadIR, profile: DeviceProfile, options:
     });
 
     const cv = profile.serviceCv;
+    const tail = tailFrom(profile.serviceTailMs);
     const streamFigures = (b: TenantBase, serviceMs: number) => {
         const a = b.tenant.arrival;
         if (a.kind === 'closed') {
-            const r = closedLoopLatency(a.clients, a.thinkMs, serviceMs, cv);
+            const r = closedLoopLatency(a.clients, a.thinkMs, serviceMs, cv, tail);
             return { figures: r.figures, utilisation: r.utilisation, throughput: r.throughputPerSecond };
         }
         const rate = a.kind === 'poisson' ? a.ratePerSecond : 1000 / a.everyMs;
-        const r = openLoopLatency(serviceMs, cv, rate, a.kind === 'poisson' ? 1 : 0);
+        const r = openLoopLatency(serviceMs, cv, rate, a.kind === 'poisson' ? 1 : 0, tail);
         return { figures: r.figures, utilisation: r.utilisation, throughput: rate };
     };
 
@@ -162,7 +163,7 @@ export function predictWorkload(ir: WorkloadIR, profile: DeviceProfile, options:
         corun = solo;
         slow = bases.map(() => 1);
     } else if (ir.schedule.policy === 'sequential') {
-        ({ corun, slow } = sequentialCorun(bases, cv, options.iterations ?? 100));
+        ({ corun, slow } = sequentialCorun(bases, cv, tail, options.iterations ?? 100));
     } else {
         // Fixed point of slowdowns and busy fractions (damped; converges in a few dozen steps).
         slow = bases.map(() => 1);
@@ -177,7 +178,7 @@ export function predictWorkload(ir: WorkloadIR, profile: DeviceProfile, options:
     }
 
     const tenants: TenantPrediction[] = bases.map((b, i) => {
-        const slos = b.tenant.slos.map(slo => sloPrediction(slo, b.serviceMs, cv, solo[i].figures, corun[i].figures));
+        const slos = b.tenant.slos.map(slo => sloPrediction(slo, b.serviceMs, cv, tail, solo[i].figures, corun[i].figures));
         return {
             name: b.tenant.name,
             serviceMs: b.serviceMs,
@@ -209,9 +210,9 @@ export function predictWorkload(ir: WorkloadIR, profile: DeviceProfile, options:
     };
 }
 
-function sloPrediction(slo: IrSlo, serviceMs: number, cv: number, solo: LatencyFigures, corun: LatencyFigures): SloPrediction {
+function sloPrediction(slo: IrSlo, serviceMs: number, cv: number, tail: ServiceTail, solo: LatencyFigures, corun: LatencyFigures): SloPrediction {
     const p = slo.percentile as Percentile;
-    const soloServiceMs = p === 'mean' ? serviceMs : serviceQuantileMs(PERCENTILE_Q[p], serviceMs, cv);
+    const soloServiceMs = p === 'mean' ? serviceMs : serviceQuantileMs(PERCENTILE_Q[p], serviceMs, cv, tail);
     const verdict: SloVerdict = soloServiceMs > slo.ms ? 'infeasible' : corun[p] > slo.ms ? 'at-risk' : 'ok';
     return { percentile: p, targetMs: slo.ms, soloServiceMs, soloMs: solo[p], corunMs: corun[p], verdict };
 }
@@ -221,7 +222,7 @@ function sloPrediction(slo: IrSlo, serviceMs: number, cv: number, solo: LatencyF
  * queue fed by the mix (Pollaczek–Khinchine: W = Σλ_j·E[S_j²] / (2(1 − ρ))). Closed-loop
  * tenants enter with their throughput, found by iterating R = S + W, λ = N / (R + Z).
  */
-function sequentialCorun(bases: TenantBase[], cv: number, iterations: number) {
+function sequentialCorun(bases: TenantBase[], cv: number, tail: ServiceTail, iterations: number) {
     const rates = bases.map(b => {
         const a = b.tenant.arrival;
         return a.kind === 'poisson' ? a.ratePerSecond / 1000 : a.kind === 'periodic' ? 1 / a.everyMs : a.clients / (b.serviceMs + a.thinkMs);
@@ -244,7 +245,7 @@ function sequentialCorun(bases: TenantBase[], cv: number, iterations: number) {
         const figures = {} as LatencyFigures;
         for (const p of PERCENTILES) {
             const q = PERCENTILE_Q[p];
-            const service = p === 'mean' ? b.serviceMs : serviceQuantileMs(q, b.serviceMs, cv);
+            const service = p === 'mean' ? b.serviceMs : serviceQuantileMs(q, b.serviceMs, cv, tail);
             const w = p === 'mean' ? wait : (rho >= 1 ? Infinity : (1 - q >= rho ? 0 : (wait / rho) * Math.log(rho / (1 - q))));
             figures[p] = service + w;
         }

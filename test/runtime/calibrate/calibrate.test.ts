@@ -17,7 +17,7 @@ describe.skipIf(!hasAdapter)('calibrate (tiny shapes)', () => {
             tenancyVersion: 'test',
             onProgress: f => progress.push(f),
             ladders: [
-                { family: 'gemm.vec4', cases: [matmulCase(32, 32, 32), matmulCase(64, 64, 64), denseCase(4, 128, 64)] },
+                { family: 'gemm.vec4', cases: [matmulCase(32, 32, 32, 'vec4_4x8'), matmulCase(64, 64, 64, 'vec4_4x8'), denseCase(4, 128, 64, 'vec4_4x8')] },
                 { family: 'conv2d (default)', cases: [convCase(4, 12, 8, 3)] },
                 { family: 'elementwise', cases: [reluCase(4096), reluCase(65536), addCase(8192)] },
                 { family: 'reduction', cases: [softmaxCase(16, 64)] },
@@ -27,7 +27,7 @@ describe.skipIf(!hasAdapter)('calibrate (tiny shapes)', () => {
         expect(parseProfile(JSON.parse(JSON.stringify(profile)))).toEqual(profile);
         expect(profile.uncalibrated).toBe(false);
         expect(profile.key).toBe(profileKey(profile.adapter));
-        expect(profile.families['gemm.vec4'].points.length).toBeGreaterThanOrEqual(3);
+        expect(profile.families['gemm.vec4'].points.length, JSON.stringify(profile.families['gemm.vec4'].points)).toBeGreaterThanOrEqual(3);
         expect(profile.families.elementwise.basis).toBe('bytes');
         expect(profile.bandwidthBytesPerMs).toBeGreaterThan(0);
         expect(profile.kernelFloorMs).toBeGreaterThan(0);

@@ -44,6 +44,10 @@ describe('kernel families', () => {
         expect(familyOf('attention.scores')).toBe('gemm.vec4');
         expect(familyOf('attention.softmax')).toBe('reduction');
         expect(familyOf('lstm.step.0')).toBe('gemm.vec4');
+        expect(familyOf('matmul.sg_8x4')).toBe('gemm.sg');
+        expect(familyOf('conv2d.im2col_sg_8x4')).toBe('gemm.sg');
+        expect(familyOf('dense.sgsplitk_4.partial')).toBe('gemm.sgsplitk');
+        expect(familyOf('conv2d.pointwise_sg_8x4')).toBe('gemm.sg');
         expect(familyOf('layer_norm.workgroup_reduce')).toBe('reduction');
         expect(familyOf('conv2d.gemm_4x4')).toBe('conv2d');
         expect(familyOf('conv2d.direct')).toBe('conv2d.direct');

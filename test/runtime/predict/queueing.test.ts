@@ -83,3 +83,20 @@ describe('closed loop (MVA)', () => {
         for (const p of PERCENTILES) expect(f[p]).toBeCloseTo(10, 9);
     });
 });
+
+describe('service tail', () => {
+    it('adds the measured tail beyond the normal body, interpolated in q and flat beyond p99', async () => {
+        const { tailFrom, serviceQuantileMs } = await import('../../../src/runtime/predict/queueing.js');
+        const tail = tailFrom({ p90: 1, p95: 2, p99: 6 });
+        expect(tail(0.5)).toBe(0);
+        expect(tail(0.7)).toBeCloseTo(0.5, 12);
+        expect(tail(0.97)).toBeCloseTo(4, 12);
+        expect(tail(0.999)).toBe(6);
+        expect(serviceQuantileMs(0.99, 10, 0, tail)).toBeCloseTo(16, 12);
+        expect(serviceQuantileMs(0.5, 10, 0.2, tail)).toBeCloseTo(10, 12);
+        const withTail = openLoopLatency(10, 0.1, 20, 1, tail).figures;
+        const without = openLoopLatency(10, 0.1, 20, 1).figures;
+        expect(withTail.mean).toBeCloseTo(without.mean, 12); // the tail moves quantiles, not the mean
+        expect(withTail.p99 - without.p99).toBeCloseTo(6, 9);
+    });
+});
