@@ -121,6 +121,7 @@ export type RunEvent =
     | { kind: 'unparsed'; line: string; reason: string };
 
 const phaseTitles: Record<RunPhase, string> = {
+    tune: 'Tuning kernels', // added with the 'tune' phase (tenancy run --tune)
     compile: 'Compiling kernels',
     solo: 'Measuring solo',
     corun: 'Co-running tenants',

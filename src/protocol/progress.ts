@@ -3,7 +3,7 @@
  * nothing else on stdout; the human-readable table goes to stderr in that mode). The VS Code
  * extension spawns the CLI and parses these lines. No dependencies.
  *
- * Order: `start`, then `phase` events (compile → solo per tenant → corun → report) with
+ * Order: `start`, then `phase` events ([tune →] compile → solo per tenant → corun → report) with
  * `progress` events in between, then exactly one of `result` (results were written, also for
  * cancelled/partial/failed runs that got far enough to write) or `error` (nothing written),
  * possibly preceded by an `error` that explains a failed `result`. The process exit code is
@@ -12,7 +12,8 @@
 
 export const PROGRESS_PROTOCOL_VERSION = 1;
 
-export type RunPhase = 'compile' | 'solo' | 'corun' | 'report';
+/** 'tune' (added): `tenancy run --tune` timing kernel variants of signatures the tuning cache lacks, before compile. */
+export type RunPhase = 'tune' | 'compile' | 'solo' | 'corun' | 'report';
 
 export type ProgressEvent =
     /** The run began. */
@@ -26,7 +27,7 @@ export type ProgressEvent =
     /** The run failed or a problem stopped it; opPath names the op when known. */
     | { type: 'error'; message: string; opPath?: string; exitCode?: number };
 
-const phases: readonly string[] = ['compile', 'solo', 'corun', 'report'];
+const phases: readonly string[] = ['tune', 'compile', 'solo', 'corun', 'report'];
 const statuses: readonly string[] = ['complete', 'partial', 'cancelled', 'failed'];
 
 function isRecord(value: unknown): value is Record<string, unknown> {

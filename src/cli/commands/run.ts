@@ -26,6 +26,10 @@ import { runWorkload, startEvent } from '../../runtime/execute/run.js';
 import { interferenceTable } from '../../runtime/report/table.js';
 import { resultsPathsFor, sourcePathOf, workspaceFolderOf, writeResultsFiles } from '../../runtime/report/write.js';
 import { recordedPredictions } from '../../runtime/predict/record.js';
+import { loadTuningCache } from '../../runtime/tune/cache.js';
+
+/** Tuning problems never stop a run: they are said on stderr. */
+const warnTuning = (message: string) => console.error(`tenancy run: warning: ${message}`);
 
 const ADAPTERS = ['auto', 'high-performance', 'low-power', 'fallback'];
 
@@ -83,6 +87,8 @@ interface RunOptions {
     resultsDir?: string;
     fusion: boolean;
     timing: string;
+    /** Added (tuning): true → measure missing signatures; false → ignore the tuning cache; undefined → use it. */
+    tune?: boolean;
 }
 
 export function register(program: Command): void {
@@ -101,6 +107,8 @@ export function register(program: Command): void {
         .option('--results-dir <dir>', 'where to write results (default <workspace>/.tenancy/results)')
         .option('--no-fusion', 'compile every IR op as its own kernel (no batch-norm folding or epilogue fusion)')
         .option('--timing <mode>', 'per-op timing: auto (GPU timestamps when available) or cpu', 'auto')
+        .option('--tune', 'before the run, time the kernel variants of ops the tuning cache lacks and remember the fastest (cache per adapter in $XDG_CACHE_HOME/tenancy/tuning)')
+        .option('--no-tune', 'ignore the tuning cache: every op uses its default variant')
         .action(async (file: string | undefined, opts: RunOptions) => {
             process.exitCode = await runCommand(file, opts);
         });
@@ -162,6 +170,14 @@ async function runCommand(file: string | undefined, opts: RunOptions): Promise<n
             ir, durationMs, warmupMs, requests, tenants: opts.tenant,
             adapter: (opts.adapter || undefined) as AdapterPreference | undefined,
             signal: controller.signal, onEvent: emit, fusion: opts.fusion, timing: opts.timing as 'auto' | 'cpu',
+            // Added (tuning): cached variant choices per adapter; --tune measures the missing ones first.
+            ...(opts.tune === false ? {} : {
+                tune: {
+                    measure: opts.tune === true,
+                    load: adapter => loadTuningCache({ adapter, workspaceFolder: workspaceFolderOf(sourceFile), onWarning: warnTuning }),
+                    onWarning: warnTuning,
+                },
+            }),
             // Added by predictions (issue 4): the figures the editor showed, stored so prediction error stays visible.
             predictions: recordedPredictions(ir, workspaceFolderOf(sourceFile)),
         });

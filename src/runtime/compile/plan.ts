@@ -31,6 +31,12 @@ export interface PlannedOp {
     kernels: OpKernels;
     /** The tuned variant requested (undefined: the generator's default). */
     variant?: string;
+    /**
+     * Added (tuning): the variant the kernels use (the tuned one or the generator's default) and
+     * where it came from — 'tuned' from the tuning cache, 'default' from the generator's rule.
+     */
+    variantName?: string;
+    variantSource: 'tuned' | 'default';
     /** Tuning signature (kind, shapes, epilogue) — the key calibration fills. */
     signature: string;
     flops: number;
@@ -57,6 +63,8 @@ export interface PlanOptions {
     tuning?: TuningCache;
     /** adapterKey(adapter) for tuning lookups. */
     adapterKey?: string;
+    /** Added (tuning): told when a cached variant cannot be built and the default is used instead. */
+    onTuningWarning?: (message: string) => void;
     fusion?: boolean;
 }
 
@@ -82,10 +90,18 @@ export function planTenant(tenant: IrTenant, options: PlanOptions): TenantPlan {
         const inputShapes = fused.inputs.map(id => graph.tensors[id].shape);
         const outputShape = graph.tensors[fused.output].shape;
         const signature = opSignature(op, inputShapes, outputShape, fused.epilogue);
-        const variant = options.adapterKey ? tuning.variantFor(options.adapterKey, signature) : undefined;
+        let variant = options.adapterKey ? tuning.variantFor(options.adapterKey, signature) : undefined;
         let kernels: OpKernels;
         try {
-            kernels = options.kernels.kernelsFor({ op, inputShapes, outputShape, epilogue: fused.epilogue, variant, caps: options.caps });
+            try {
+                kernels = options.kernels.kernelsFor({ op, inputShapes, outputShape, epilogue: fused.epilogue, variant, caps: options.caps });
+            } catch (error) {
+                // A cached choice this device or generator version cannot build: fall back to the default.
+                if (variant === undefined) throw error;
+                options.onTuningWarning?.(`tenant ${tenant.name}, op ${op.path}: tuned variant '${variant}' unusable (${error instanceof Error ? error.message.split('\n')[0] : String(error)}); using the default`);
+                variant = undefined;
+                kernels = options.kernels.kernelsFor({ op, inputShapes, outputShape, epilogue: fused.epilogue, caps: options.caps });
+            }
         } catch (error) {
             const message = error instanceof Error ? error.message : String(error);
             // Generators already prefix the op path; add the tenant and keep their wording.
@@ -109,8 +125,10 @@ export function planTenant(tenant: IrTenant, options: PlanOptions): TenantPlan {
             aliasesInput: kernels.aliasesInput,
             scratch: kernels.buffers.filter(b => b.kind === 'scratch').map(b => ({ role: b.role, bytes: numel(b.shape) * dtypeBytes(b.dtype) })),
         });
+        const used = kernels.launches[0]?.variant.variant;
         ops.push({
             fused, path: op.path, kind: op.kind, kernels, variant, signature,
+            variantName: variant ?? (typeof used === 'string' ? used : undefined), variantSource: variant !== undefined ? 'tuned' : 'default',
             flops: [op, ...fused.fused].reduce((a, o) => a + o.flops, 0),
             // Fusion removes the intermediate's store and reload; count what the fused op moves.
             bytes: kernels.launches.reduce((a, l) => a + l.bytes, 0) || op.bytes,

@@ -14,7 +14,11 @@ import { capsFromDevice, kernelsFor } from '../kernels/index.js';
 import { createRandom } from '../compile/random.js';
 import { planWorkload, type KernelProvider, type TenantPlan } from '../compile/plan.js';
 import { compileTenant, type CompiledTenant } from '../compile/compile.js';
-import { adapterKey, type TuningCache } from '../compile/tuning.js';
+import { adapterKey, type AdapterIdentity, type TuningCache } from '../compile/tuning.js';
+import type { AdapterTuningCache } from '../tune/cache.js';
+import { missingTargets } from '../tune/plan-tuning.js';
+import { tuneTargets } from '../tune/tuner.js';
+import { readFileSync } from 'node:fs';
 import { openGpu, preferenceFromIr, requestTenantDevice, type AdapterPreference, type TenantDevice } from '../gpu/adapter.js';
 import { policyFor, scheduleName } from '../schedule/policy.js';
 import { buildResults, type OpSummary, type TenantPhaseData, type TenantRunData } from '../report/build.js';
@@ -41,6 +45,12 @@ export interface RunWorkloadOptions {
     signal?: AbortSignal;
     onEvent?: (event: ProgressEvent) => void;
     tuning?: TuningCache;
+    /**
+     * Added (tuning): the measured tuning cache. `load` returns the cache of the run's adapter
+     * (it replaces `tuning`); with `measure`, signatures the cache lacks are timed on the first
+     * tenant's device before compiling (phase 'tune') and the cache is saved.
+     */
+    tune?: { load: (adapter: AdapterIdentity) => Promise<AdapterTuningCache>; measure: boolean; onWarning?: (message: string) => void };
     /** Fusion pass on (default) or off. */
     fusion?: boolean;
     /** 'auto' uses GPU timestamps when the adapter has them; 'cpu' forces per-op CPU timing. */
@@ -113,6 +123,31 @@ export async function runWorkload(options: RunWorkloadOptions): Promise<Results>
     let closing = false;
     let timing: Results['config']['timing'] = options.timing === 'cpu' ? 'cpu-per-op' : 'gpu-timestamps';
     let gpu: GPU | undefined = openGpu();
+    /** Times the variants of signatures the cache lacks (before compile, within the first 5 % of progress). */
+    const tuneMissing = async (pre: TenantPlan[], cache: AdapterTuningCache) => {
+        const caps = capsFromDevice(devices[0].device);
+        const missing = missingTargets(pre, cache, { caps });
+        if (missing.length === 0) return;
+        emit({ type: 'phase', phase: 'tune' });
+        try {
+            await tuneTargets(missing, cache, {
+                device: devices[0].device, caps, kernels: options.kernels, signal: internal.signal, loadAverage: hostLoad,
+                onProgress: (done, total) => {
+                    lastFraction = Math.max(lastFraction, Number((0.05 * done / total).toFixed(4)));
+                    emit({ type: 'progress', fraction: lastFraction, phase: 'tune' });
+                },
+            });
+        } catch (error) {
+            if (internal.signal.aborted) throw error;
+            options.tune?.onWarning?.(`tuning stopped (${error instanceof Error ? error.message.split('\n')[0] : String(error)}); ops not yet tuned use their default variants`);
+        } finally {
+            try {
+                await cache.save();
+            } catch (error) {
+                options.tune?.onWarning?.(`could not save the tuning cache ${cache.path}: ${error instanceof Error ? error.message : String(error)}`);
+            }
+        }
+    };
     try {
         emit({ type: 'phase', phase: 'compile' });
         for (const tenant of tenants) {
@@ -135,11 +170,18 @@ export async function runWorkload(options: RunWorkloadOptions): Promise<Results>
         }
         const kernels = options.kernels ?? { kernelsFor };
         const key = adapterKey(devices[0].adapter);
-        // Planned on shapes: a tensor or plan that cannot fit is rejected before any allocation.
-        plans = planWorkload(tenants, () => ({
-            kernels, caps, tuning: options.tuning, adapterKey: key, fusion: options.fusion ?? true,
+        let tuning = options.tuning;
+        const planOptions = () => ({
+            kernels, caps, tuning, adapterKey: key, fusion: options.fusion ?? true, onTuningWarning: options.tune?.onWarning,
             limits: { maxStorageBufferBindingSize: caps.maxStorageBufferBindingSize, maxBufferSize: caps.maxBufferSize },
-        }), ir.device.memoryBytes);
+        });
+        if (options.tune) {
+            const cache = await options.tune.load(devices[0].adapter);
+            tuning = cache;
+            if (options.tune.measure) await tuneMissing(planWorkload(tenants, planOptions, ir.device.memoryBytes), cache);
+        }
+        // Planned on shapes: a tensor or plan that cannot fit is rejected before any allocation.
+        plans = planWorkload(tenants, planOptions, ir.device.memoryBytes);
         for (let i = 0; i < tenants.length; i++) {
             try {
                 compiled.push(await compileTenant(devices[i].device, plans[i], ir.benchmark.seed, { signal: internal.signal, timeoutMs: stepTimeoutMs }));
@@ -244,6 +286,8 @@ function opSummaries(plan: TenantPlan): OpSummary[] {
         kind: op.kind,
         fused: op.fused.fused.map(f => f.path),
         kernels: op.kernels.launches.map(l => ({ name: l.name, variant: l.variant })),
+        ...(op.variantName !== undefined ? { variant: op.variantName } : {}),
+        variantSource: op.variantSource,
         flops: op.flops,
         bytes: op.bytes,
         ...(op.source ? { source: op.source } : {}),
@@ -307,4 +351,13 @@ async function summarizePhase(record: PhaseRecord, runners: TenantRunner[], with
     }
     intervals.sort((a, b) => a.startMs - b.startMs);
     return { tenants, timeline: withTimeline ? { phase: 'corun', intervals, truncated } : null };
+}
+
+/** The host's 1-minute load average (Linux), recorded with tuned entries; undefined elsewhere. */
+function hostLoad(): number | undefined {
+    try {
+        return Number(readFileSync('/proc/loadavg', 'utf8').split(' ')[0]);
+    } catch {
+        return undefined;
+    }
 }

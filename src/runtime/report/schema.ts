@@ -62,6 +62,9 @@ export const opResultSchema = z.object({
     fused: z.array(z.string()),
     /** Kernel launches and the variant chosen for each. */
     kernels: z.array(z.object({ name: z.string(), variant: z.record(z.string(), z.union([z.number(), z.string(), z.boolean()])) })),
+    /** Added (tuning): the op's variant name, and 'tuned' (measured, from the tuning cache) or 'default' (the generator's rule). */
+    variant: z.string().optional(),
+    variantSource: z.enum(['tuned', 'default']).optional(),
     flops: num,
     bytes: num,
     /** Mean GPU (or CPU-side, see config.timing) time per request, ms. */
