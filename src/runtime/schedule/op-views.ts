@@ -29,23 +29,34 @@ export function opViewsOf(ops: readonly ExecutedOp[], graph: IrGraph, profile: D
         const launches = op.launches.length;
         const view: OpView = { flops: op.planned.flops, launches };
         if (launches === 0) return view;
-        const outputShape = graph.tensors[op.planned.fused.output]?.shape;
-        const outputs = outputShape ? numel(outputShape) : undefined;
-        const planned: PlannedLaunch[] = op.planned.kernels.launches.map(l => ({
-            name: l.name,
-            family: familyOf(l.name),
-            flops: l.flops,
-            bytes: Math.max(l.bytes, 1),
-            workgroups: l.dispatch[0] * l.dispatch[1] * l.dispatch[2],
-            effectiveFlops: launchEffectiveFlops(l, writesOutput(l) ? outputs : undefined),
-        }));
-        const timing = opTiming(profile, {
-            path: op.planned.path, kind: op.planned.fused.op.kind, fused: [], launches: planned,
-            flops: op.planned.flops, bytes: op.planned.bytes, estimated: false,
-        });
-        // Each launch also pays the dispatch overhead the workload model charges.
-        const ms = timing.ms + planned.length * profile.dispatchOverheadMs;
-        if (Number.isFinite(ms) && ms >= 0) view.predictedMs = ms;
+        try {
+            const ms = predictedOpMs(op, graph, profile);
+            if (ms !== undefined) view.predictedMs = ms;
+        } catch {
+            // A prediction is advice: without one, `auto` falls back to a fixed block size and
+            // no block is judged rescuable — never a reason to fail a run.
+        }
         return view;
     });
+}
+
+/** Predicted GPU time of one op on a profile (launch times plus dispatch overheads), ms. */
+function predictedOpMs(op: ExecutedOp, graph: IrGraph, profile: DeviceProfile): number | undefined {
+    const outputShape = graph.tensors[op.planned.fused.output]?.shape;
+    const outputs = outputShape ? numel(outputShape) : undefined;
+    const planned: PlannedLaunch[] = op.planned.kernels.launches.map(l => ({
+        name: l.name,
+        family: familyOf(l.name),
+        flops: l.flops,
+        bytes: Math.max(l.bytes, 1),
+        workgroups: l.dispatch[0] * l.dispatch[1] * l.dispatch[2],
+        effectiveFlops: launchEffectiveFlops(l, writesOutput(l) ? outputs : undefined),
+    }));
+    const timing = opTiming(profile, {
+        path: op.planned.path, kind: op.planned.fused.op.kind, fused: [], launches: planned,
+        flops: op.planned.flops, bytes: op.planned.bytes, estimated: false,
+    });
+    // Each launch also pays the dispatch overhead the workload model charges.
+    const ms = timing.ms + planned.length * profile.dispatchOverheadMs;
+    return Number.isFinite(ms) && ms >= 0 ? ms : undefined;
 }
