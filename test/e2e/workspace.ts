@@ -3,7 +3,10 @@ import { copyFileSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { projectRoot, workRoot } from './code-server.js';
 
-export const exampleName = 'vision-and-nlp.tenancy';
+/** Sized to run in seconds on a software adapter; its ops are defined in the file, so inline figures appear. */
+export const exampleName = 'quick-start.tenancy';
+export const workloadName = 'quick_start';
+export const resultsName = 'quick-start.quick_start.json';
 
 export function makeWorkspace(): string {
     mkdirSync(workRoot, { recursive: true });

@@ -2,7 +2,7 @@
  * Integration tests in the extension host, through the `vscode` API: the example workload
  * opens with diagnostics, hovers and code lenses from the server; "Run benchmark" runs the CLI
  * in a child process and the results file and the measured lens appear; the report renders.
- * The workspace (test/e2e/workspace.ts) holds examples/vision-and-nlp.tenancy and typo.tenancy.
+ * The workspace (test/e2e/workspace.ts) holds examples/quick-start.tenancy and typo.tenancy.
  */
 import * as assert from 'node:assert/strict';
 import { existsSync, readFileSync, statSync } from 'node:fs';
@@ -12,7 +12,7 @@ import type { TenancyApi } from '../../../src/extension/main.js';
 import { CommandIds } from '../../../src/protocol/commands.js';
 import type { RunOutcome } from '../../../src/extension/run.js';
 
-const workload = 'vision_and_nlp';
+const workload = 'quick_start';
 
 function folder(): string {
     const f = vscode.workspace.workspaceFolders?.[0];
@@ -54,7 +54,7 @@ describe('Tenancy in the extension host', () => {
     before(async () => {
         const extension = vscode.extensions.all.find(e => e.packageJSON.name === 'tenancy');
         assert.ok(extension, 'expected the Tenancy extension to be loaded');
-        example = await vscode.workspace.openTextDocument(path.join(folder(), 'vision-and-nlp.tenancy'));
+        example = await vscode.workspace.openTextDocument(path.join(folder(), 'quick-start.tenancy'));
         await vscode.window.showTextDocument(example);
         api = await extension.activate() as TenancyApi;
         assert.ok(api.client()?.isRunning(), 'expected the language server to be running after activation');
@@ -86,6 +86,7 @@ describe('Tenancy in the extension host', () => {
         const hovers = await vscode.commands.executeCommand<vscode.Hover[]>('vscode.executeHoverProvider', example.uri, new vscode.Position(line, character)) ?? [];
         const text = hoverText(hovers);
         assert.match(text, /conv2d/, `expected a hover for conv2d, found ${JSON.stringify(text)}`);
+        assert.match(text, /Predicted/, `expected the op's prediction in its hover, found ${JSON.stringify(text)}`);
     });
 
     it('offers the run lenses on the workload and its tenants', async () => {
@@ -95,7 +96,7 @@ describe('Tenancy in the extension host', () => {
     });
 
     it('runs the benchmark in a child process; the results file and the measured lens appear', async () => {
-        const results = path.join(folder(), '.tenancy', 'results', `vision-and-nlp.${workload}.json`);
+        const results = path.join(folder(), '.tenancy', 'results', `quick-start.${workload}.json`);
         const before = existsSync(results) ? statSync(results).mtimeMs : 0;
         const outcome = await vscode.commands.executeCommand<RunOutcome | undefined>(CommandIds.runWorkload, { uri: example.uri.toString(), workload });
         assert.ok(outcome, 'expected the run command to return its outcome');
@@ -103,21 +104,17 @@ describe('Tenancy in the extension host', () => {
         assert.ok(existsSync(results) && statSync(results).mtimeMs > before, `expected a fresh ${results}`);
         const summary = await until('the measured lens', async () => (await lensTitles(example.uri)).find(t => / ms .*req$/.test(t)), []);
         assert.match(summary, /^(\((partial|cancelled)\) )?(p\d+ [\d.]+ ms( [✓✗])? \(SLO \d+ ms\)|p99 [\d.]+ ms|no measured requests)/);
-        // Inline figures exist exactly when the run measured ops whose source is this document
-        // (a partial run may have none; the zoo's ops live in the zoo's own file).
+        // Inline figures: one per measured op line of this document (its models are defined in it).
         const written = JSON.parse(readFileSync(results, 'utf8')) as { tenants: { ops: { soloMs: number | null; corunMs: number | null; source?: { uri: string; start: { line: number } } }[] }[] };
         const measuredLines = new Set(written.tenants.flatMap(t => t.ops)
             .filter(o => o.source?.uri === example.uri.toString() && (o.soloMs !== null || o.corunMs !== null)).map(o => o.source!.start.line));
-        if (measuredLines.size > 0) {
-            const figures = await until('measured figures', () => {
-                const f = api.measured.figures(example.uri.toString());
-                return f.length > 0 ? f : undefined;
-            }, []);
-            assert.deepEqual(new Set(figures.map(f => f.range.start.line)), measuredLines);
-            assert.match(figures[0]!.text, /^⏱ .* ms/);
-        } else {
-            assert.deepEqual(api.measured.figures(example.uri.toString()), []);
-        }
+        assert.ok(measuredLines.size > 0, 'expected the run to measure ops defined in the example');
+        const figures = await until('measured figures', () => {
+            const f = api.measured.figures(example.uri.toString());
+            return f.length > 0 ? f : undefined;
+        }, []);
+        assert.deepEqual(new Set(figures.map(f => f.range.start.line)), measuredLines);
+        assert.match(figures[0]!.text, /^⏱ .* ms/);
     });
 
     it('opens the report and draws its charts', async () => {
