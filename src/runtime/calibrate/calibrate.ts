@@ -37,6 +37,8 @@ export interface CalibrateOptions {
     onProgress?: (fraction: number, message: string) => void;
     /** Overrides of what is measured (tests use tiny shapes): the size ladders and the interference kernels. */
     ladders?: { family: string; cases: SyntheticCase[] }[];
+    /** Elements of the cache scrubber run before every timed repetition (default 8 Mi floats; tests use fewer). */
+    scrubElements?: number;
     interference?: Record<DemandKind, SyntheticCase>;
 }
 
@@ -84,19 +86,23 @@ export async function calibrate(options: CalibrateOptions): Promise<DeviceProfil
         const budgetMs = quick ? 120 : 350;
         const minReps = 3, maxReps = quick ? 9 : 25;
         /** Median GPU time per launch, with repeats sized to the time budget. */
+        // Cache scrubber: 8 Mi floats read and written (64 MiB of traffic) evicts the L2 and most of an
+        // L3 before every timed repetition, as a model's other ops do between two runs of one op.
+        let scrubber: PreparedCase | undefined;
         const measure = async (d: Gpu, p: PreparedCase): Promise<number[]> => {
             // Warm-up (compilation, first touch of memory); a second warm-up only for short kernels.
-            let first = await timeLaunches(d.device, p, 1, signal);
-            if (first.reduce((s, l) => s + l[0], 0) < 20) first = await timeLaunches(d.device, p, 1, signal);
+            let first = await timeLaunches(d.device, p, 1, signal, scrubber);
+            if (first.reduce((s, l) => s + l[0], 0) < 20) first = await timeLaunches(d.device, p, 1, signal, scrubber);
             const one = first.reduce((s, l) => s + l[0], 0);
             const reps = Math.max(minReps, Math.min(maxReps, Math.round(budgetMs / Math.max(one, 0.05))));
-            const times = await timeLaunches(d.device, p, reps, signal);
+            const times = await timeLaunches(d.device, p, reps, signal, scrubber);
             return times.map(l => robustStats(l).median);
         };
 
-        // 1. Kernel floor.
+        // 1. Kernel floor (warm: the floor is the launch cost itself).
         const trivial = await prep(a, reluCase(4));
         const kernelFloorMs = (await measure(a, trivial))[0];
+        scrubber = await prep(a, reluCase(options.scrubElements ?? 8 * 1024 * 1024));
         tick(`kernel floor ${kernelFloorMs.toFixed(3)} ms`);
 
         // 2. Curves per family: every launch's time lands in its own family's curve.

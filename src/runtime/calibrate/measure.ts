@@ -67,8 +67,13 @@ function encodePasses(encoder: GPUCommandEncoder, steps: Step[], querySet?: GPUQ
     });
 }
 
-/** GPU time (ms) of each launch over `reps` repetitions: result[launch][rep]. One submission per repetition. */
-export async function timeLaunches(device: GPUDevice, prepared: PreparedCase, reps: number, signal?: AbortSignal): Promise<number[][]> {
+/**
+ * GPU time (ms) of each launch over `reps` repetitions: result[launch][rep]. One submission per
+ * repetition. With `scrub`, an untimed pass of that case runs first in every repetition: it
+ * evicts the caches, as the rest of a model's request does between two runs of one op (on a
+ * CPU adapter a small op repeated back to back would otherwise run from a warm L2).
+ */
+export async function timeLaunches(device: GPUDevice, prepared: PreparedCase, reps: number, signal?: AbortSignal, scrub?: PreparedCase): Promise<number[][]> {
     const L = prepared.steps.length;
     const count = 2 * L * reps;
     const qs = device.createQuerySet({ label: `${prepared.case.shape}.timestamps`, type: 'timestamp', count });
@@ -78,6 +83,7 @@ export async function timeLaunches(device: GPUDevice, prepared: PreparedCase, re
         for (let r = 0; r < reps; r++) {
             signal?.throwIfAborted();
             const enc = device.createCommandEncoder({ label: prepared.case.shape });
+            if (scrub) encodePasses(enc, scrub.steps);
             encodePasses(enc, prepared.steps, qs, 2 * L * r);
             device.queue.submit([enc.finish()]);
             await withTimeout(device.queue.onSubmittedWorkDone(), WAIT_LIMIT_MS, `calibration kernel ${prepared.case.shape}`, signal);
