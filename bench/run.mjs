@@ -20,7 +20,9 @@ const suites = [
     { name: 'language', title: 'Language server: build and hover', entry: 'bench/language/main.ts' },
     { name: 'kernels', title: 'Kernels: throughput vs TF.js WebGPU and native BLAS; dispatch overhead', entry: 'bench/kernels/run.ts' },
     { name: 'interference', title: 'Interference: co-run slowdown matrix', entry: 'bench/interference/main.ts' },
-    { name: 'accuracy', title: 'Prediction accuracy: predicted vs measured', entry: 'bench/accuracy/run.ts' },
+    // Calibrates this adapter first (writes .tenancy/device-profile.json), then scores the model
+    // on other shapes than calibration used.
+    { name: 'accuracy', title: 'Prediction accuracy: predicted vs measured', entry: 'bench/accuracy/run.ts', before: ['calibrate'] },
 ];
 const only = option('--only')?.split(',');
 const selected = suites.filter(s => !only || only.includes(s.name));
@@ -55,6 +57,10 @@ let failed = 0;
 for (const suite of selected) {
     console.error(`\n== ${suite.name} ==`);
     const started = Date.now();
+    if (suite.before) {
+        const pre = spawnSync(node, [path.join(root, 'bin/tenancy.mjs'), ...suite.before], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
+        if (pre.status !== 0) console.error(`bench: tenancy ${suite.before.join(' ')} failed (exit ${pre.status})`);
+    }
     const { text, code } = await runSuite(suite);
     const seconds = ((Date.now() - started) / 1000).toFixed(0);
     if (code !== 0) failed++;
