@@ -141,6 +141,7 @@ export async function runWorkload(options: RunWorkloadOptions): Promise<Results>
             if (internal.signal.aborted) throw error;
             options.tune?.onWarning?.(`tuning stopped (${error instanceof Error ? error.message.split('\n')[0] : String(error)}); ops not yet tuned use their default variants`);
         } finally {
+            emit({ type: 'phase', phase: 'compile' }); // back to compiling, now with the tuned choices
             try {
                 await cache.save();
             } catch (error) {

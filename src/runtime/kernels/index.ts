@@ -29,7 +29,7 @@ import type { DeviceCaps, KernelRequest, OpKernels } from './kernel.js';
 import { KernelError, at, fmtShape } from './common.js';
 import { GEMM_VARIANTS, denseKernels, matmulKernels, needsSubgroups } from './matmul.js';
 import { activationKernels, batchNormKernels, binaryKernels } from './elementwise.js';
-import { CONV_VARIANTS, DEPTHWISE_VARIANTS, conv2dKernels, depthwiseKernels, isPointwise } from './conv2d.js';
+import { CONV_VARIANTS, DEPTHWISE_VARIANTS, WINOGRAD_VARIANTS, conv2dKernels, depthwiseKernels, isPointwise, isWinogradShape } from './conv2d.js';
 import { globalAvgPoolKernels, poolKernels } from './pool.js';
 import { layerNormKernels } from './norm.js';
 import { SOFTMAX_VARIANTS, softmaxKernels } from './softmax.js';
@@ -116,7 +116,7 @@ function allVariantsFor(op: IrOp): string[] {
             return [...GEMM_VARIANTS];
         case 'conv2d': {
             const pw = isPointwise(op);
-            return pw ? [...CONV_VARIANTS, ...GEMM_VARIANTS.map(v => `pointwise_${v}`)] : [...CONV_VARIANTS];
+            return pw ? [...CONV_VARIANTS, ...GEMM_VARIANTS.map(v => `pointwise_${v}`)] : [...CONV_VARIANTS, ...(isWinogradShape(op) ? WINOGRAD_VARIANTS : [])];
         }
         case 'depthwise_conv2d': return [...DEPTHWISE_VARIANTS];
         case 'softmax': return [...SOFTMAX_VARIANTS];

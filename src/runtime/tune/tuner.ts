@@ -3,14 +3,16 @@
  * Measured variant selection: for one op signature, time a shortlist of kernel variants on the
  * device (GPU timestamps, a few repetitions; CPU wall time when the device has no timestamps),
  * check each candidate's output against the default variant's, and record the fastest correct
- * one in an adapter's tuning cache (./cache.ts). A candidate that clearly loses on its first
- * run is not repeated, so slow variants (workgroup-memory tiles on a CPU adapter) cost one run.
+ * one in an adapter's tuning cache (./cache.ts). Candidates are timed in interleaved rounds and
+ * keep their fastest sample (a busy host only slows samples down); one that loses by 3× on its
+ * first run is not repeated, so slow variants (workgroup-memory tiles on a CPU adapter) cost one run.
  */
 import type { IrOp } from '../ir/types.js';
 import type { DeviceCaps, Epilogue, KernelRequest, OpKernels } from '../kernels/kernel.js';
 import { kernelsFor, variantsFor } from '../kernels/index.js';
 import { channelAxisFor } from '../kernels/common.js';
 import { needsSubgroups } from '../kernels/matmul.js';
+import { isWinogradShape } from '../kernels/conv2d.js';
 import { KernelPipelines, median, runOpKernels, seededRandom, timeOpKernels, createOpBuffers, prepareLaunches, encodeSteps, type OpRunInput } from '../kernels/harness.js';
 import type { TunedEntry } from './cache.js';
 
@@ -34,7 +36,7 @@ export interface TuneOptions {
     kernels?: { kernelsFor(request: KernelRequest): OpKernels };
     /** Candidate variants of a target (default {@link shortlistFor}). */
     candidates?: (target: TuneTarget, caps: DeviceCaps) => string[];
-    /** Timed repetitions per candidate (default 3). */
+    /** Timed rounds over the contenders after the first run of each (default 3; each keeps its fastest sample). */
     reps?: number;
     /** Compare each candidate's output with the default variant's (default true). */
     verify?: boolean;
@@ -49,7 +51,7 @@ export interface TuneOptions {
 
 /** GEMM-shaped ops share one shortlist (the variants that ever won somewhere, plus one per family). */
 function gemmShortlist(M: number, N: number, K: number, batch: number, caps: DeviceCaps): string[] {
-    const out = caps.subgroupSize !== undefined ? ['sg_8x4', 'sg_4x4'] : [];
+    const out = caps.subgroupSize !== undefined ? ['sgrow_8x4', 'sg_8x4', 'sg_4x4'] : [];
     out.push('vec4_4x8', 'vec4_4x4', 'wgmem_16x16');
     // Split-K only where it can matter: few output tiles and a long K.
     if (M * N * batch <= 256 * 256 && K >= 512) out.push(...(caps.subgroupSize !== undefined ? ['sgsplitk_4'] : []), 'splitk_4');
@@ -89,7 +91,8 @@ export function shortlistFor(target: TuneTarget, caps: DeviceCaps): string[] {
                 return keep([...gemmShortlist(F, P, c, n, caps).map(v => `pointwise_${v}`), 'im2col_vec4_4x8']);
             }
             const sg = caps.subgroupSize !== undefined;
-            const list = [...(sg ? ['im2col_sg_8x4'] : []), 'im2col_vec4_4x8', 'im2col_vec4_4x4', 'gemm_4x8', 'gemm_4x4'];
+            const wino = isWinogradShape(op) ? [...(sg ? ['winograd_sgrow_8x4'] : []), 'winograd_vec4_4x8'] : [];
+            const list = [...wino, ...(sg ? ['im2col_sgrow_8x4', 'im2col_sg_4x4'] : []), 'im2col_vec4_4x8', 'im2col_vec4_4x4', 'gemm_4x8', 'gemm_4x4'];
             if (F / groups < 16) list.push('direct');
             if (F * P <= 256 * 64) list.push(...(sg ? ['im2col_sgsplitk_4'] : []), 'im2col_splitk_4');
             return keep(list);
@@ -172,14 +175,21 @@ export async function tuneTarget(target: TuneTarget, options: TuneOptions): Prom
     const label = `tune/${target.op.path}`;
     let reference: Float32Array | undefined;
     if (options.verify ?? true) {
-        // The default variant's output (and weights) is what every candidate must reproduce.
-        const k = generators.kernelsFor({ ...target, variant: undefined, caps });
+        // The default variant's output (and weights) is what every candidate must reproduce;
+        // the default chosen without subgroups, so a subgroup layout the sg_* kernels do not
+        // expect shows up as a wrong result instead of becoming the reference.
+        const k = generators.kernelsFor({ ...target, variant: undefined, caps: { ...caps, subgroupSize: undefined } });
         const r = await runOpKernels(device, pipelines, `${label}[default]`, k, run);
         reference = r.output;
         run.weights = r.weights;
     }
     const results: TunedEntry['candidates'] = [];
-    let best = Infinity;
+    const failed = (variant: string, error: unknown) => {
+        if (options.signal?.aborted) throw error;
+        results.push({ variant, ms: null, error: (error instanceof Error ? error.message : String(error)).split('\n')[0] });
+    };
+    // First pass: build, check and time each candidate once.
+    const alive: { variant: string; kernels: OpKernels; ms: number }[] = [];
     for (const variant of candidates) {
         options.signal?.throwIfAborted();
         try {
@@ -189,21 +199,33 @@ export async function tuneTarget(target: TuneTarget, options: TuneOptions): Prom
                 const err = relErr(output, reference);
                 if (!(err <= (options.tolerance ?? 1e-3))) throw new Error(`wrong result: relative error ${err.toExponential(2)} against the default variant`);
             }
-            const first = await measure(k, run, 1, `${label}[${variant}]`);
-            const ms = first > ABANDON_FACTOR * best ? first : Math.min(first, await measure(k, run, reps, `${label}[${variant}]`));
-            best = Math.min(best, ms);
-            results.push({ variant, ms });
+            alive.push({ variant, kernels: k, ms: await measure(k, run, 1, `${label}[${variant}]`) });
         } catch (error) {
-            if (options.signal?.aborted) throw error;
-            results.push({ variant, ms: null, error: (error instanceof Error ? error.message : String(error)).split('\n')[0] });
+            failed(variant, error);
         }
     }
+    // Then rounds over the contenders, keeping each one's fastest sample: other processes only
+    // ever slow a sample down, so the minimum over interleaved rounds is the least load-biased.
+    const best = Math.min(...alive.map(a => a.ms));
+    const contenders = alive.filter(a => a.ms <= ABANDON_FACTOR * best);
+    for (let round = 0; round < reps && contenders.length > 1; round++) {
+        for (const c of contenders) {
+            options.signal?.throwIfAborted();
+            try {
+                c.ms = Math.min(c.ms, await measure(c.kernels, run, 1, `${label}[${c.variant}]`));
+            } catch (error) {
+                failed(c.variant, error);
+                c.ms = NaN;
+            }
+        }
+    }
+    for (const a of alive) if (!Number.isNaN(a.ms)) results.push({ variant: a.variant, ms: a.ms });
     const ok = results.filter((r): r is { variant: string; ms: number } => r.ms !== null).sort((a, b) => a.ms - b.ms);
     if (ok.length === 0) return undefined;
-    const failed = results.filter(r => r.ms === null);
+    const bad = results.filter(r => r.ms === null);
     const load = options.loadAverage?.();
     return {
-        variant: ok[0].variant, ms: ok[0].ms, candidates: [...ok, ...failed], tunedAt: new Date().toISOString(),
+        variant: ok[0].variant, ms: ok[0].ms, candidates: [...ok, ...bad], tunedAt: new Date().toISOString(),
         ...(load !== undefined && Number.isFinite(load) ? { loadAverage: load } : {}),
     };
 }

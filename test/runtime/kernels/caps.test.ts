@@ -35,9 +35,12 @@ const ALL: Record<IrOpKind, Omit<KernelRequest, 'caps' | 'epilogue'>> = {
 
 describe('kernel descriptions', () => {
     it('cover every IR op kind and every listed variant, with well-formed launches', () => {
-        for (const [kind, req] of Object.entries(ALL)) {
-            for (const variant of [undefined, ...variantsFor(req.op)]) {
-                const k = kernelsFor({ ...req, epilogue: [], caps: DEFAULT_CAPS, variant });
+        // Without subgroups (the spec defaults) and with a fixed subgroup size of 8 (lavapipe's).
+        for (const [kind, req] of Object.entries(ALL)) for (const caps of [DEFAULT_CAPS, { ...DEFAULT_CAPS, subgroupSize: 8 }]) {
+            const listed = variantsFor(req.op, caps);
+            if (caps.subgroupSize === undefined) expect(listed.filter(v => /(^|_)sg/.test(v)), kind).toEqual([]);
+            for (const variant of [undefined, ...listed]) {
+                const k = kernelsFor({ ...req, epilogue: [], caps, variant });
                 if (k.aliasesInput) { expect(k.launches, kind).toHaveLength(0); continue; }
                 expect(k.launches.length, `${kind}/${variant}`).toBeGreaterThan(0);
                 for (const l of k.launches) {

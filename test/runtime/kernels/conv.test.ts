@@ -31,7 +31,7 @@ describe.skipIf(!available)('conv2d / depthwise / pooling kernels vs reference',
     beforeAll(async () => { dev = await openKernelDevice(); });
     afterAll(() => dev?.close());
 
-    for (const v of ['gemm_4x4', 'gemm_8x4', 'gemm_4x8', 'direct', 'capped_4', 'capped_1', 'im2col_vec4_4x8', 'im2col_vec4_4x4', 'im2col_wgmem_8x8', 'im2col_splitk_2', 'im2col_sg_8x4', 'im2col_sgsplitk_2']) {
+    for (const v of ['gemm_4x4', 'gemm_8x4', 'gemm_4x8', 'direct', 'capped_4', 'capped_1', 'im2col_vec4_4x8', 'im2col_vec4_4x4', 'im2col_wgmem_8x8', 'im2col_splitk_2', 'im2col_sg_8x4', 'im2col_sgrow_8x4', 'im2col_sgsplitk_2']) {
         it(`conv2d ${v}: strides, dilation, padding, groups`, async () => {
             for (const c of CONVS) {
                 const [ho, wo] = outHW(c.x[2], c.x[3], c);
@@ -60,6 +60,26 @@ describe.skipIf(!available)('conv2d / depthwise / pooling kernels vs reference',
         const p = CONVS[2];
         await checkCase(dev, { op: convOp(p), inputShapes: [p.x], outputShape: [1, 12, 7, 7], variant: 'pointwise_splitk_2', epilogue: epi });
         await checkCase(dev, { op: convOp(p), inputShapes: [p.x], outputShape: [1, 12, 7, 7], variant: 'pointwise_vec4_4x8', epilogue: [{ kind: 'activation', fn: 'silu' }] });
+    });
+
+    it('Winograd F(2×2, 3×3): odd and even outputs, asymmetric padding, batch 2, fused epilogue', async () => {
+        const cases: ConvCase[] = [
+            CONVS[0],
+            { x: [2, 5, 8, 7], filters: 6, kernel: [3, 3], stride: [1, 1], padding: [0, 0, 0, 0], dilation: [1, 1], groups: 1, bias: false },
+            { x: [1, 6, 9, 9], filters: 9, kernel: [3, 3], stride: [1, 1], padding: [2, 0, 1, 1], dilation: [1, 1], groups: 1, bias: true },
+        ];
+        for (const v of ['winograd_sgrow_8x4', 'winograd_sg_8x4', 'winograd_vec4_4x8', 'winograd_splitk_2']) {
+            for (const c of cases) {
+                const [ho, wo] = outHW(c.x[2], c.x[3], c);
+                await checkCase(dev, { op: convOp(c), inputShapes: [c.x], outputShape: [c.x[0], c.filters, ho, wo], variant: v });
+            }
+        }
+        const epi: Epilogue[] = [{ kind: 'scale_shift', scale: 'bn_scale', shift: 'bn_shift' }, { kind: 'activation', fn: 'relu' }, { kind: 'add', tensor: 'residual' }];
+        await checkCase(dev, { op: convOp(cases[2]), inputShapes: [cases[2].x], outputShape: [1, 9, 10, 8], variant: 'winograd_sg_8x4', epilogue: epi });
+        expect(variantsFor(convOp(cases[1]))).toContain('winograd_sg_8x4');
+        expect(variantsFor(convOp(CONVS[1]))).not.toContain('winograd_sg_8x4');
+        expect(() => kernelsFor({ op: convOp(CONVS[1]), inputShapes: [CONVS[1].x], outputShape: [2, 9, 4, 9], epilogue: [], variant: 'winograd_vec4_4x8', caps: dev.caps }))
+            .toThrow(/winograd_vec4_4x8' needs a 3×3, stride-1, undilated, ungrouped conv2d; this one has kernel \[3, 2\], stride \[2, 1\]/);
     });
 
     it('depthwise_conv2d pix4 and direct, multiplier 1 and 2, with epilogue', async () => {
