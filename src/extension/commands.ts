@@ -13,7 +13,6 @@ import {
 } from '../protocol/commands.js';
 import { ResultsChangedNotification, type ResultsChangedParams } from '../protocol/messages.js';
 import type { Config } from './config.js';
-import type { MeasuredDecorations } from './measured.js';
 import type { ReportPanels } from './report-view/panel.js';
 import { buildRunArgs, CliRun, RunRegistry, type NodeCandidate, type RunEvent, type RunOutcome } from './run.js';
 import type { TenancyStatus } from './status.js';
@@ -28,7 +27,6 @@ export interface ExtensionServices {
     runs: RunRegistry;
     status: TenancyStatus;
     reports: ReportPanels;
-    measured: MeasuredDecorations;
     /** Called after each run with its outcome (tests and the status item listen). */
     onRunFinished: vscode.EventEmitter<{ ref: WorkloadRef; tenant?: string; outcome: RunOutcome }>;
 }

@@ -21,6 +21,7 @@ export type TraceLevel = (typeof traceLevels)[number];
 export const SettingKeys = {
     runDuration: 'run.duration',
     runAdapter: 'run.adapter',
+    /** Read by the language server (workspace/configuration): its inlay hints show predicted and measured figures. */
     inlayHintsEnabled: 'inlayHints.enabled',
     resultsFolder: 'results.folder',
     runtimeNodePath: 'runtime.nodePath',
@@ -41,12 +42,6 @@ export class Config {
     get runAdapter(): AdapterPreference {
         const value = this.reader().get<unknown>(SettingKeys.runAdapter);
         return (adapterPreferences as readonly unknown[]).includes(value) ? value as AdapterPreference : 'workload';
-    }
-
-    /** `tenancy.inlayHints.enabled`: show predicted and measured figures inline. */
-    get inlayHintsEnabled(): boolean {
-        const value = this.reader().get<unknown>(SettingKeys.inlayHintsEnabled);
-        return typeof value === 'boolean' ? value : true;
     }
 
     /** `tenancy.results.folder`: where runs write results, relative to the workspace folder (or absolute). */

@@ -1,6 +1,7 @@
 /**
  * The extension's entry point: activate only. Wires the language client, commands, status
- * item, measured-figure decorations, report panels and the results file watcher together.
+ * item, report panels and the results file watcher together. Measured figures are the
+ * server's inlay hints (beside the predictions); the watcher makes the server refresh them.
  */
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
@@ -12,7 +13,6 @@ import {
 import { createLanguageClient, showErrorWithLog } from './client.js';
 import { registerCommands, type ExtensionServices } from './commands.js';
 import { Config } from './config.js';
-import { MeasuredDecorations } from './measured.js';
 import { ReportPanels } from './report-view/panel.js';
 import { queryAdapter, resolveCliNode, RunRegistry, type RunOutcome } from './run.js';
 import { TenancyStatus } from './status.js';
@@ -22,7 +22,6 @@ export interface TenancyApi {
     client: () => LanguageClient | undefined;
     onRunFinished: vscode.Event<{ ref: WorkloadRef; tenant?: string; outcome: RunOutcome }>;
     reports: ReportPanels;
-    measured: MeasuredDecorations;
     status: TenancyStatus;
     /** Whether a workload has a run in progress. */
     isRunning: (uri: string, workload: string) => boolean;
@@ -42,16 +41,15 @@ export async function activate(context: vscode.ExtensionContext): Promise<Tenanc
     });
     runs = new RunRegistry();
     const status = new TenancyStatus();
-    const measured = new MeasuredDecorations(() => client, config, output);
     const reports = new ReportPanels(context.extensionUri, () => client, output);
     const onRunFinished = new vscode.EventEmitter<{ ref: WorkloadRef; tenant?: string; outcome: RunOutcome }>();
-    context.subscriptions.push(output, status, measured, reports, onRunFinished);
+    context.subscriptions.push(output, status, reports, onRunFinished);
 
     const api = (): TenancyApi => ({
-        client: () => client, onRunFinished: onRunFinished.event, reports, measured, status,
+        client: () => client, onRunFinished: onRunFinished.event, reports, status,
         isRunning: (uri, workload) => runs?.get(uri, workload) !== undefined,
     });
-    const services: ExtensionServices = { context, output, config, client: () => client, cliNode, runs, status, reports, measured, onRunFinished };
+    const services: ExtensionServices = { context, output, config, client: () => client, cliNode, runs, status, reports, onRunFinished };
     context.subscriptions.push(...registerCommands(services));
     void vscode.commands.executeCommand('setContext', 'tenancy.running', false);
 
@@ -87,9 +85,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Tenanc
 
     context.subscriptions.push(
         vscode.window.onDidChangeActiveTextEditor(() => { void refreshStatus(); }),
-        vscode.window.onDidChangeVisibleTextEditors(() => { void measured.refreshVisible(); }),
         vscode.workspace.onDidChangeConfiguration(e => {
-            if (e.affectsConfiguration('tenancy.inlayHints.enabled')) void measured.refreshVisible();
             if (e.affectsConfiguration('tenancy.results.folder')) {
                 void vscode.window.showInformationMessage('Tenancy: reload the window to watch the new results folder.', 'Reload Window')
                     .then(choice => { if (choice) void vscode.commands.executeCommand('workbench.action.reloadWindow'); });
@@ -112,12 +108,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<Tenanc
             output.appendLine(`Unexpected ${MeasuredChangedNotification.method} payload: ${JSON.stringify(params)}`);
             return;
         }
-        void measured.refreshUris(params.uris);
         void reports.refreshAll();
         void refreshStatus();
     }));
     void refreshStatus();
-    void measured.refreshVisible();
     // The adapter for the status item before any run; GPU access, so only in a trusted workspace.
     const cliPath = context.asAbsolutePath('out/cli/main.mjs');
     if (vscode.workspace.isTrusted && !('error' in node)) {

@@ -5,16 +5,6 @@
  * `NotificationType`/`RequestType` from `method`.
  */
 
-/** Zero-based LSP position and range (structurally identical to the LSP types). */
-export interface ProtocolPosition {
-    line: number;
-    character: number;
-}
-export interface ProtocolRange {
-    start: ProtocolPosition;
-    end: ProtocolPosition;
-}
-
 export type ResultsFileChangeKind = 'created' | 'changed' | 'deleted';
 
 export interface ResultsChangedParams {
@@ -24,46 +14,25 @@ export interface ResultsChangedParams {
 
 /**
  * Client → server: results files or the device profile changed on disk (a run from the
- * editor or from a terminal). The server drops its cached results and refreshes lenses,
- * measured figures and `slo-violated` diagnostics.
+ * editor or from a terminal). The server drops its cached results, rebuilds (`slo-violated`
+ * diagnostics), asks the client to refresh code lenses and inlay hints (the measured figures
+ * beside the predictions: LSP `workspace/codeLens/refresh`, `workspace/inlayHint/refresh`)
+ * and sends {@link MeasuredChangedNotification}.
  */
 export namespace ResultsChangedNotification {
     export const method = 'tenancy/resultsChanged';
 }
 
-/** How a measured figure compares with what was expected of it. */
-export type MeasuredVerdict = 'ok' | 'slow' | 'violated' | 'cancelled';
-
-/** One measured figure to show at the end of a source line (an op or a tenant). */
-export interface MeasuredFigure {
-    range: ProtocolRange;
-    /** Short text after the line, e.g. `co-run 3.1 ms · 1.7× solo`. */
-    text: string;
-    /** Markdown for the hover: measured vs predicted, per tenant. */
-    hover: string;
-    verdict: MeasuredVerdict;
-}
-
-export interface MeasuredFiguresParams {
-    uri: string;
-}
-
-export interface MeasuredFiguresResult {
-    uri: string;
-    figures: MeasuredFigure[];
-}
-
-/** Client → server: the measured figures of a document from its latest results. */
-export namespace MeasuredFiguresRequest {
-    export const method = 'tenancy/measuredFigures';
-}
-
 export interface MeasuredChangedParams {
-    /** Documents whose measured figures changed. */
+    /** Documents whose latest results may have changed. */
     uris: string[];
 }
 
-/** Server → client: measured figures of these documents changed; ask again. */
+/**
+ * Server → client, after it reloaded changed results: refresh what the client draws from them
+ * (the report panels, the status item). The editor's inline figures are LSP inlay hints,
+ * refreshed by the server itself.
+ */
 export namespace MeasuredChangedNotification {
     export const method = 'tenancy/measuredChanged';
 }
@@ -76,29 +45,6 @@ export interface TenancyInitializationOptions {
 
 function isRecord(value: unknown): value is Record<string, unknown> {
     return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function isPosition(value: unknown): value is ProtocolPosition {
-    return isRecord(value) && Number.isInteger(value.line) && Number.isInteger(value.character);
-}
-
-/** Type guard for {@link ProtocolRange}. */
-export function isProtocolRange(value: unknown): value is ProtocolRange {
-    return isRecord(value) && isPosition(value.start) && isPosition(value.end);
-}
-
-const verdicts: readonly string[] = ['ok', 'slow', 'violated', 'cancelled'];
-
-/** Type guard for {@link MeasuredFigure}. */
-export function isMeasuredFigure(value: unknown): value is MeasuredFigure {
-    return isRecord(value) && isProtocolRange(value.range) && typeof value.text === 'string'
-        && typeof value.hover === 'string' && typeof value.verdict === 'string' && verdicts.includes(value.verdict);
-}
-
-/** Type guard for {@link MeasuredFiguresResult}. */
-export function isMeasuredFiguresResult(value: unknown): value is MeasuredFiguresResult {
-    return isRecord(value) && typeof value.uri === 'string' && Array.isArray(value.figures)
-        && value.figures.every(isMeasuredFigure);
 }
 
 /** Type guard for {@link MeasuredChangedParams}. */

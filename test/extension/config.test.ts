@@ -11,31 +11,28 @@ describe('Config', () => {
         const c = config({});
         expect(c.runDurationSeconds).toBeUndefined();
         expect(c.runAdapter).toBe('workload');
-        expect(c.inlayHintsEnabled).toBe(true);
         expect(c.resultsFolder).toBe('.tenancy/results');
         expect(c.runtimeNodePath).toBeUndefined();
         expect(c.traceServer).toBe('off');
     });
     it('returns valid set values', () => {
         const c = config({
-            'run.duration': 2.5, 'run.adapter': 'low_power', 'inlayHints.enabled': false,
+            'run.duration': 2.5, 'run.adapter': 'low_power',
             'results.folder': ' out/results ', 'runtime.nodePath': '/usr/bin/node24', 'trace.server': 'verbose',
         });
         expect(c.runDurationSeconds).toBe(2.5);
         expect(c.runAdapter).toBe('low_power');
-        expect(c.inlayHintsEnabled).toBe(false);
         expect(c.resultsFolder).toBe('out/results');
         expect(c.runtimeNodePath).toBe('/usr/bin/node24');
         expect(c.traceServer).toBe('verbose');
     });
     it('falls back to defaults for values of the wrong type or range', () => {
         const c = config({
-            'run.duration': -1, 'run.adapter': 'gpu0', 'inlayHints.enabled': 'yes',
+            'run.duration': -1, 'run.adapter': 'gpu0',
             'results.folder': '  ', 'runtime.nodePath': 42, 'trace.server': true,
         });
         expect(c.runDurationSeconds).toBeUndefined();
         expect(c.runAdapter).toBe('workload');
-        expect(c.inlayHintsEnabled).toBe(true);
         expect(c.resultsFolder).toBe('.tenancy/results');
         expect(c.runtimeNodePath).toBeUndefined();
         expect(c.traceServer).toBe('off');

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CommandIds, describePayload, isDocumentRef, isTenantRef, isWorkloadRef } from '../../src/protocol/commands.js';
-import { isMeasuredChangedParams, isMeasuredFiguresResult, isResultsChangedParams } from '../../src/protocol/messages.js';
+import { isMeasuredChangedParams, isResultsChangedParams } from '../../src/protocol/messages.js';
 
 describe('command ids', () => {
     it('are namespaced tenancy.<area>.<verb>', () => {
@@ -30,13 +30,10 @@ describe('payload guards', () => {
 });
 
 describe('message guards', () => {
-    const range = { start: { line: 1, character: 0 }, end: { line: 1, character: 5 } };
-    it('check measured figures', () => {
-        expect(isMeasuredFiguresResult({ uri: 'u', figures: [{ range, text: 't', hover: 'h', verdict: 'slow' }] })).toBe(true);
-        expect(isMeasuredFiguresResult({ uri: 'u', figures: [{ range, text: 't', hover: 'h', verdict: 'meh' }] })).toBe(false);
-        expect(isMeasuredFiguresResult({ uri: 'u', figures: [{ range: { start: { line: 1.5, character: 0 }, end: range.end }, text: 't', hover: 'h', verdict: 'ok' }] })).toBe(false);
+    it('check measured-changed notifications', () => {
         expect(isMeasuredChangedParams({ uris: ['a'] })).toBe(true);
         expect(isMeasuredChangedParams({ uris: [1] })).toBe(false);
+        expect(isMeasuredChangedParams({})).toBe(false);
     });
     it('check results change notifications', () => {
         expect(isResultsChangedParams({ changes: [{ uri: 'file:///r.json', kind: 'created' }] })).toBe(true);

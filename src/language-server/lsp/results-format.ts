@@ -1,5 +1,5 @@
 /**
- * Small readers over a results file shared by the lenses, measured figures, report and status:
+ * Small readers over a results file shared by the report and the status item:
  * the adapter's display name and the predictions a run recorded (results.predictions).
  */
 import type { RecordedPredictions } from '../../runtime/predict/record.js';

@@ -5,9 +5,10 @@
  * cache when the client reports a file change (a run from the editor or a terminal). The
  * server never runs anything on the GPU; it only reads these files.
  *
- * Other LSP features (code lenses, measured figures, `slo-violated`, the report, hovers) read
- * results through {@link ResultsWatch}; {@link registerResultsHandlers} wires the custom
- * messages of src/protocol/messages.ts.
+ * Other LSP features (code lenses, the measured figures of inlay hints and hovers,
+ * `slo-violated`, the report) read results through {@link ResultsWatch};
+ * {@link registerResultsHandlers} wires the custom messages of src/protocol/messages.ts and
+ * asks the client to refresh lenses and inlay hints when results change.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import * as path from 'node:path';
@@ -18,13 +19,11 @@ import { parseResults, type Results } from '../../runtime/report/schema.js';
 import { resultsPathsFor, workspaceFolderOf } from '../../runtime/report/write.js';
 import { isDocument, isSloProp, isTenant, isWorkload, type TenancyAstType, type Tenant, type Workload } from '../generated/ast.js';
 import {
-    defaultResultsFolder, deviceProfilePath, isResultsChangedParams, MeasuredChangedNotification, MeasuredFiguresRequest,
-    ResultsChangedNotification, WorkspaceStatusRequest,
-    type MeasuredChangedParams, type MeasuredFiguresResult, type TenancyInitializationOptions, type WorkspaceStatusResult,
+    defaultResultsFolder, deviceProfilePath, isResultsChangedParams, MeasuredChangedNotification, ResultsChangedNotification,
+    WorkspaceStatusRequest, type MeasuredChangedParams, type TenancyInitializationOptions, type WorkspaceStatusResult,
 } from '../../protocol/messages.js';
 import { ReportRequest, type ReportParams, type ReportResult } from '../../protocol/report.js';
 import { IssueCodes } from '../validation/issue-codes.js';
-import { measuredFigures } from './measured-figures.js';
 import { buildReportModel } from './report-model.js';
 import { adapterName } from './results-format.js';
 
@@ -179,13 +178,14 @@ export function workspaceStatus(watch: ResultsWatch, document: LangiumDocument |
 }
 
 /**
- * Registers the results-related LSP messages and the `slo-violated` check. Call once, before
- * `startLanguageServer`.
+ * Registers the results-related LSP messages, the refreshes of lenses and inlay hints, and the
+ * `slo-violated` check. Call once, before `startLanguageServer`.
  */
 export function registerResultsHandlers(connection: Connection, services: LangiumServices & { results: { ResultsWatch: ResultsWatch } }): void {
     const watch = services.results.ResultsWatch;
     const shared = services.shared;
     let codeLensRefresh = false;
+    let inlayHintRefresh = false;
     shared.lsp.LanguageServer.onInitialize(params => {
         const options = (params.initializationOptions ?? {}) as Partial<TenancyInitializationOptions>;
         watch.configure({
@@ -193,6 +193,14 @@ export function registerResultsHandlers(connection: Connection, services: Langiu
             workspaceFolders: (params.workspaceFolders ?? []).map(f => URI.parse(f.uri).fsPath),
         });
         codeLensRefresh = params.capabilities.workspace?.codeLens?.refreshSupport === true;
+        inlayHintRefresh = params.capabilities.workspace?.inlayHint?.refreshSupport === true;
+    });
+    // The editor asks for inlay hints when a document changes, not when results or settings do: ask it again.
+    const refreshInlayHints = async () => {
+        if (inlayHintRefresh) await connection.sendRequest('workspace/inlayHint/refresh').catch(() => undefined);
+    };
+    shared.workspace.ConfigurationProvider.onConfigurationSectionUpdate(update => {
+        if (update.section === 'tenancy') void refreshInlayHints();
     });
 
     const documentOf = (uri: string) => shared.workspace.LangiumDocuments.getDocument(URI.parse(uri));
@@ -206,14 +214,10 @@ export function registerResultsHandlers(connection: Connection, services: Langiu
         // Rebuilding re-runs validation, which reads the new results (slo-violated).
         await shared.workspace.DocumentBuilder.update(affected.map(u => URI.parse(u)), []);
         if (codeLensRefresh) await connection.sendRequest('workspace/codeLens/refresh').catch(() => undefined);
+        // The measured figures beside the predictions (prediction-features.ts) read the reloaded results.
+        await refreshInlayHints();
         const changed: MeasuredChangedParams = { uris: affected };
         await connection.sendNotification(MeasuredChangedNotification.method, changed);
-    });
-
-    connection.onRequest(MeasuredFiguresRequest.method, (params: { uri?: unknown }): MeasuredFiguresResult => {
-        const uri = typeof params?.uri === 'string' ? params.uri : '';
-        const document = uri ? documentOf(uri) : undefined;
-        return { uri, figures: document ? measuredFigures(watch, document) : [] };
     });
 
     connection.onRequest(WorkspaceStatusRequest.method, (params: { uri?: unknown }): WorkspaceStatusResult => {

@@ -5,7 +5,6 @@
  */
 import type { OpResult, Results, TenantResult } from '../../runtime/report/schema.js';
 import type { OpPrediction, TenantPrediction, WorkloadPrediction } from '../../runtime/predict/workload.js';
-import type { Percentile } from '../../runtime/predict/queueing.js';
 
 /** `0.42 ms`, `12.3 ms`, `1.25 s`, `∞` — three significant figures, unit chosen by size. */
 export function formatMs(ms: number): string {
@@ -49,10 +48,23 @@ export function profileLabel(p: WorkloadPrediction): string {
     return p.profile.uncalibrated ? 'uncalibrated (default profile; run `tenancy calibrate`)' : `calibrated on ${p.profile.device}`;
 }
 
-/** The measured op of a predicted op, matched by op path (the producer's, or one fused into it). */
-export function measuredOp(tenant: TenantResult | undefined, op: OpPrediction): OpResult | undefined {
+/**
+ * How the latest run measured a predicted op, matched by op path (never by line: an edit that
+ * moves lines keeps the match). `ops`: the measured op with the same path, plus the parts the
+ * run measured separately where the prediction fused them into this op. `fused-into`: the run
+ * fused this op into another one, whose figure holds its time.
+ */
+export type MeasuredMatch =
+    | { kind: 'ops'; ops: OpResult[] }
+    | { kind: 'fused-into'; into: OpResult };
+
+/** The measured op(s) of a predicted op in a tenant's results — the one matching rule of hints, hovers and reports. */
+export function measuredOp(tenant: TenantResult | undefined, op: OpPrediction): MeasuredMatch | undefined {
     if (!tenant) return undefined;
-    return tenant.ops.find(o => o.path === op.path) ?? tenant.ops.find(o => o.fused.includes(op.path) || op.fused.includes(o.path));
+    const own = tenant.ops.filter(o => o.path === op.path || op.fused.includes(o.path));
+    if (own.length > 0) return { kind: 'ops', ops: own };
+    const into = tenant.ops.find(o => o.fused.includes(op.path));
+    return into ? { kind: 'fused-into', into } : undefined;
 }
 
 /** The measured tenant of a predicted one, by name. */
@@ -60,43 +72,184 @@ export function measuredTenant(results: Results | undefined, name: string): Tena
     return results?.tenants.find(t => t.name === name);
 }
 
-/** Measured value of a percentile in a phase, or undefined. */
-export function measuredPercentile(t: TenantResult | undefined, phase: 'solo' | 'corun', p: Percentile): number | undefined {
-    const stats = t?.[phase];
-    const v = stats?.latencyMs[p];
-    return typeof v === 'number' && Number.isFinite(v) ? v : undefined;
+/** One predicted op instance of a tenant, beside that tenant's latest measured results. */
+export interface OpInstanceFigures {
+    op: OpPrediction;
+    measured: TenantResult | undefined;
 }
 
-/** Inlay hint text of one op line: `≈1.2 ms`, with the measured time and error when known. */
-export function opHint(predictedMs: number, measuredMs: number | undefined, uncalibrated: boolean): string {
-    const pred = `≈${formatMs(predictedMs)}${uncalibrated ? '?' : ''}`;
-    return measuredMs === undefined ? pred : `${pred} · measured ${formatMs(measuredMs)} (${formatError(predictedMs, measuredMs)})`;
+/** A measured time with the prediction of the same ops in the same phase. */
+export interface MeasuredVsPredicted {
+    ms: number;
+    predictedMs: number;
 }
 
-/** Inlay hint text of a tenant: predicted p50/p99 co-run, and the measured p99 when there is a run. */
+/**
+ * The measured figure of one op instance or of an op line (a tenant's instances of the ops
+ * whose source is that line, e.g. a line of a repeated block): every time is the mean per
+ * request summed over the instances, each phase compared with the prediction of the same ops
+ * in the same phase.
+ */
+export interface MeasuredFigure {
+    /** Predicted solo and co-run time of all the instances. */
+    predictedSoloMs: number;
+    predictedCorunMs: number;
+    instances: number;
+    /** Measured solo time of the instances the run timed solo. */
+    solo?: MeasuredVsPredicted;
+    /** Measured co-run time of the instances the run timed co-running. */
+    corun?: MeasuredVsPredicted;
+    /** Measured co-run / solo over the measured ops timed in both phases. */
+    slowdown?: number;
+    /** The measured op the run fused these ops into, when it measured none of them on their own. */
+    fusedInto?: string;
+}
+
+/** Decides "the measured figure" of op instances; inlay hints and hovers both show this. */
+export function measuredFigure(instances: OpInstanceFigures[]): MeasuredFigure {
+    const figure: MeasuredFigure = { predictedSoloMs: 0, predictedCorunMs: 0, instances: instances.length };
+    const counted = new Set<string>();
+    let bothSolo = 0, bothCorun = 0;
+    const add = (key: 'solo' | 'corun', ms: number, predictedMs: number) => {
+        const f = figure[key] ?? (figure[key] = { ms: 0, predictedMs: 0 });
+        f.ms += ms;
+        f.predictedMs += predictedMs;
+    };
+    for (const { op, measured } of instances) {
+        figure.predictedSoloMs += op.soloMs;
+        figure.predictedCorunMs += op.corunMs;
+        const match = measuredOp(measured, op);
+        if (match?.kind === 'fused-into') {
+            figure.fusedInto ??= match.into.path;
+            continue;
+        }
+        // A measured op counts once, even if two predicted ops claim it (never double-counted).
+        const ops = (match?.ops ?? []).filter(o => !counted.has(`${measured?.name}/${o.path}`));
+        for (const o of ops) counted.add(`${measured?.name}/${o.path}`);
+        const sum = (key: 'soloMs' | 'corunMs') => ops.some(o => o[key] !== null) ? ops.reduce((s, o) => s + (o[key] ?? 0), 0) : undefined;
+        const solo = sum('soloMs');
+        const corun = sum('corunMs');
+        if (solo !== undefined) add('solo', solo, op.soloMs);
+        if (corun !== undefined) add('corun', corun, op.corunMs);
+        for (const o of ops) {
+            if (o.soloMs !== null && o.corunMs !== null) {
+                bothSolo += o.soloMs;
+                bothCorun += o.corunMs;
+            }
+        }
+    }
+    if (bothSolo > 0 && bothCorun > 0) figure.slowdown = bothCorun / bothSolo;
+    if (figure.solo || figure.corun) delete figure.fusedInto;
+    return figure;
+}
+
+/** `1.90×` (a measured slowdown). */
+export function formatSlowdown(x: number): string {
+    return `${x.toFixed(x >= 10 ? 1 : 2)}×`;
+}
+
+/** The last segment of an op path (`conv2d.1`). */
+function opName(path: string): string {
+    return path.split('/').pop() ?? path;
+}
+
+/** Status words of a run that did not complete (its figures cover part of the benchmark). */
+function runStatusNote(status: Results['status'] | undefined): string {
+    return status && status !== 'complete' ? ` (${status} run)` : '';
+}
+
+/**
+ * Inlay hint text of one op line: `≈0.24 ms` before a run; after it the measured solo time
+ * with the prediction's error, and the measured co-run time with its slowdown over solo —
+ * `≈0.24 ms · measured 0.48 ms (−50%) · co-run 0.45 ms, 0.94× solo`.
+ */
+export function opHint(figure: MeasuredFigure, uncalibrated: boolean, status?: Results['status']): string {
+    const parts = [`≈${formatMs(figure.predictedSoloMs)}${uncalibrated ? '?' : ''}`];
+    const { solo, corun } = figure;
+    if (solo) parts.push(`measured ${formatMs(solo.ms)} (${formatError(solo.predictedMs, solo.ms)})`);
+    if (corun) {
+        const label = solo ? 'co-run' : 'measured co-run';
+        // Without a solo time there is no slowdown: grade the co-run prediction instead.
+        parts.push(figure.slowdown !== undefined
+            ? `${label} ${formatMs(corun.ms)}, ${formatSlowdown(figure.slowdown)} solo`
+            : `${label} ${formatMs(corun.ms)} (${formatError(corun.predictedMs, corun.ms)})`);
+    }
+    if (!solo && !corun && figure.fusedInto) parts.push(`run fused it into ${opName(figure.fusedInto)}`);
+    return parts.join(' · ') + (solo || corun ? runStatusNote(status) : '');
+}
+
+/** Markdown tooltip of an op line's hint: what each figure is, in words. */
+export function opHintTooltip(figure: MeasuredFigure, p: WorkloadPrediction, tenant: string, ops: OpPrediction[], finishedAt: string | undefined): string {
+    const names = [...new Set(ops.map(o => opName(o.path)))];
+    const what = figure.instances > 1 ? `; the sum over this line's ${figure.instances} op instances (${names.map(n => `\`${n}\``).join(', ')})` : '';
+    const lines = [`Predicted GPU time per request, solo, for \`${tenant}\` — ${profileLabel(p)}${what}.`];
+    const { solo, corun } = figure;
+    if (solo || corun) {
+        lines.push('', `Measured in the latest run${finishedAt ? ` (${new Date(finishedAt).toLocaleString()})` : ''}, mean GPU time per request:`);
+        if (solo) lines.push(`- solo ${formatMs(solo.ms)} — predicted ${formatMs(solo.predictedMs)}, error ${formatError(solo.predictedMs, solo.ms)}`);
+        if (corun) lines.push(`- co-run ${formatMs(corun.ms)}${figure.slowdown !== undefined ? `, ${formatSlowdown(figure.slowdown)} solo` : ''} — predicted ${formatMs(corun.predictedMs)}, error ${formatError(corun.predictedMs, corun.ms)}`);
+        lines.push('', 'Error: (predicted − measured) / measured. Hover the op for every tenant and instance.');
+    } else if (figure.fusedInto) {
+        lines.push('', `The run fused this op into \`${figure.fusedInto}\`: its time is in that op's figure.`);
+    }
+    return lines.join('\n');
+}
+
+/** Inlay hint text of a tenant: predicted p50/p99, and the measured p99 of the same phase when there is a run. */
 export function tenantHint(t: TenantPrediction, measured: TenantResult | undefined, uncalibrated: boolean, multiTenant: boolean): string {
     const phase = multiTenant ? 'co-run' : 'solo';
     const f = multiTenant ? t.corun : t.solo;
     let text = `≈ p50 ${formatMs(f.p50)} · p99 ${formatMs(f.p99)} ${phase}${uncalibrated ? ' (uncalibrated)' : ''}`;
-    const m = measuredPercentile(measured, multiTenant ? 'corun' : 'solo', 'p99') ?? measuredPercentile(measured, 'solo', 'p99');
-    if (m !== undefined) text += ` · measured p99 ${formatMs(m)} (${formatError(f.p99, m)})`;
+    // The phase the code lens summarises too: co-run when the run had one, else solo (a solo run).
+    const measuredPhase = measured?.corun ? 'corun' : measured?.solo ? 'solo' : undefined;
+    const m = measuredPhase && measured?.[measuredPhase]?.latencyMs.p99;
+    if (measuredPhase && typeof m === 'number' && Number.isFinite(m)) {
+        const predicted = measuredPhase === 'corun' ? t.corun.p99 : t.solo.p99;
+        const label = (measuredPhase === 'corun') === multiTenant ? '' : measuredPhase === 'corun' ? ' co-run' : ' solo';
+        text += ` · measured p99 ${formatMs(m)}${label} (${formatError(predicted, m)})`;
+    }
     return text;
 }
 
-/** Markdown of one op's prediction (one tenant's instance, or several summed for a repeated line). */
-export function opHoverMarkdown(rows: { tenant: string; op: OpPrediction; measured?: OpResult }[], p: WorkloadPrediction): string {
+/** The instance part of an op path (`basic_block.1` of `vision/tiny_resnet/basic_block.1/conv2d.0`), or ''. */
+function instanceOf(path: string): string {
+    return path.split('/').slice(2, -1).join('/');
+}
+
+/** Markdown of one op line's prediction and measurement: a row per tenant instance, and a total per tenant with several. */
+export function opHoverMarkdown(rows: { tenant: string; op: OpPrediction; measured?: TenantResult }[], p: WorkloadPrediction, maxRows = 12): string {
     const lines: string[] = [`**Predicted** — ${profileLabel(p)}`, ''];
-    lines.push('| tenant | FLOPs | bytes | FLOP/byte | bound | solo | co-run | measured | error |', '|---|---:|---:|---:|---|---:|---:|---:|---:|');
-    for (const r of rows) {
-        const m = r.measured;
-        const measured = m ? (m.corunMs ?? m.soloMs) : null;
-        const predicted = m && m.corunMs !== null ? r.op.corunMs : r.op.soloMs;
-        lines.push(`| ${r.tenant} | ${formatFlops(r.op.flops)} | ${formatBytes(r.op.bytes)} | ${r.op.intensity.toFixed(1)} | ${r.op.bound} | ${formatMs(r.op.soloMs)} | ${formatMs(r.op.corunMs)} | ${measured === null ? '—' : formatMs(measured)} | ${measured === null ? '—' : formatError(predicted, measured)} |`);
+    lines.push('| tenant | FLOPs | bytes | FLOP/byte | bound | solo | co-run | measured solo | measured co-run |', '|---|---:|---:|---:|---|---:|---:|---:|---:|');
+    const cells = (f: MeasuredFigure) => {
+        if (!f.solo && !f.corun) return f.fusedInto ? [`in \`${opName(f.fusedInto)}\``, '—'] : ['—', '—'];
+        return [
+            f.solo ? `${formatMs(f.solo.ms)} (${formatError(f.solo.predictedMs, f.solo.ms)})` : '—',
+            f.corun ? `${formatMs(f.corun.ms)}${f.slowdown !== undefined ? `, ${formatSlowdown(f.slowdown)}` : ''} (${formatError(f.corun.predictedMs, f.corun.ms)})` : '—',
+        ];
+    };
+    let anyMeasured = false;
+    const byTenant = new Map<string, typeof rows>();
+    for (const r of rows) byTenant.set(r.tenant, [...(byTenant.get(r.tenant) ?? []), r]);
+    let shown = 0;
+    for (const [tenant, group] of byTenant) {
+        for (const r of group) {
+            if (shown++ >= maxRows) continue; // the tenant's total below still covers every instance
+            const f = measuredFigure([{ op: r.op, measured: r.measured }]);
+            anyMeasured ||= f.solo !== undefined || f.corun !== undefined;
+            const label = group.length > 1 && instanceOf(r.op.path) ? `${tenant} · ${instanceOf(r.op.path)}` : tenant;
+            lines.push(`| ${label} | ${formatFlops(r.op.flops)} | ${formatBytes(r.op.bytes)} | ${r.op.intensity.toFixed(1)} | ${r.op.bound} | ${formatMs(r.op.soloMs)} | ${formatMs(r.op.corunMs)} | ${cells(f).join(' | ')} |`);
+        }
+        if (group.length > 1) {
+            const f = measuredFigure(group.map(r => ({ op: r.op, measured: r.measured })));
+            lines.push(`| **${tenant}, ${group.length} instances** | | | | | ${formatMs(f.predictedSoloMs)} | ${formatMs(f.predictedCorunMs)} | ${cells(f).join(' | ')} |`);
+        }
     }
+    if (rows.length > maxRows) lines.push('', `…and ${rows.length - maxRows} more instances`);
+    if (anyMeasured) lines.push('', 'Measured: mean GPU time per request in the latest run; error = (predicted − measured) / measured; × = co-run / solo.');
     const first = rows[0]?.op;
     if (first) {
         const kernels = first.launches.map(l => `\`${l.name}\` ${formatMs(l.ms)}`).join(', ');
-        if (kernels) lines.push('', `Kernels: ${kernels}${first.fused.length > 0 ? ` · fused: ${first.fused.map(f => `\`${f.split('/').pop()}\``).join(', ')}` : ''}`);
+        if (kernels) lines.push('', `Kernels: ${kernels}${first.fused.length > 0 ? ` · fused: ${first.fused.map(f => `\`${opName(f)}\``).join(', ')}` : ''}`);
         if (first.estimated) lines.push('', '*No kernel generator serves this op as written; timed from its FLOPs and bytes.*');
     }
     return lines.join('\n');

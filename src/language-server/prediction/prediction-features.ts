@@ -1,20 +1,21 @@
 /**
  * The editor's views of predictions: a hover section (op, tenant, workload), inlay hints
- * (`≈1.2 ms` per op line, predicted p50/p99 per tenant, measured figures with the error beside
- * them) and the three prediction diagnostics (slo-infeasible, overloaded, slo-at-risk). All
- * render from PredictionService's cached per-workload prediction: no second logic.
+ * (`≈1.2 ms` per op line, predicted p50/p99 per tenant, and after a run the measured figures
+ * with the error beside them — the editor's only inline view of measurements) and the three
+ * prediction diagnostics (slo-infeasible, overloaded, slo-at-risk). All render from
+ * PredictionService's cached per-workload prediction and format.ts's measuredFigure: no second logic.
  */
 import { AstUtils, GrammarUtils, type LangiumDocument, type ValidationAcceptor, type ValidationChecks } from 'langium';
 import type { InlayHintProvider, LangiumServices } from 'langium/lsp';
-import { InlayHintKind, type CancellationToken, type InlayHint, type InlayHintParams } from 'vscode-languageserver';
+import { InlayHintKind, MarkupKind, type CancellationToken, type InlayHint, type InlayHintParams } from 'vscode-languageserver';
 import {
     isArrivalProp, isSloProp, isTenant, isWorkload, type TenancyAstType, type Workload,
 } from '../generated/ast.js';
 import type { HoverSection, HoverTarget } from '../lsp/hover-provider.js';
 import { IssueCodes } from '../validation/issue-codes.js';
 import {
-    formatMs, formatPercent, measuredOp, measuredTenant, opHint, opHoverMarkdown, tenantHint, tenantHoverMarkdown,
-    workloadHoverMarkdown,
+    formatMs, formatPercent, measuredFigure, measuredTenant, opHint, opHintTooltip, opHoverMarkdown, tenantHint,
+    tenantHoverMarkdown, workloadHoverMarkdown, type OpInstanceFigures,
 } from './format.js';
 import type { PredictionService, WorkloadPredictionView } from './prediction-service.js';
 
@@ -35,10 +36,11 @@ export function predictionHoverSection(services: Services): HoverSection {
             const rows = instances.map(i => ({
                 tenant: instances.some(j => j.view !== i.view) ? `${i.view.prediction.workload}/${i.tenant.name}` : i.tenant.name,
                 op: i.op,
-                measured: measuredOp(measuredTenant(i.view.measured, i.tenant.name), i.op),
+                measured: measuredTenant(i.view.measured, i.tenant.name),
             }));
-            // A repeated block line has several instances per tenant: show each (they may differ by position in the chain).
-            return opHoverMarkdown(rows.slice(0, 12), instances[0].view.prediction) + (rows.length > 12 ? `\n\n…and ${rows.length - 12} more instances` : '');
+            // A repeated block line has several instances per tenant: a row each (they may differ by position in the
+            // chain) and the tenant's total, which is what the line's inlay hint shows.
+            return opHoverMarkdown(rows, instances[0].view.prediction);
         }
         if (target.kind === 'tenant') {
             const workload = target.tenant.$container;
@@ -66,38 +68,40 @@ export class PredictionInlayHintProvider implements InlayHintProvider {
         const hints: InlayHint[] = [];
         const inRange = (line: number) => line >= params.range.start.line && line <= params.range.end.line;
 
-        // Per op line: the sum over the line's ops, per tenant instance (first tenant shown, others counted).
-        const lines = new Map<number, { key: string; predicted: number; measured?: number; uncalibrated: boolean; tenants: Set<string>; instances: number }>();
+        // Per op line, per tenant: its instances of the line's ops, matched to its measured ops by path. One tenant is
+        // shown (the first with a measurement, else the first), the others counted; the hover has them all.
+        interface TenantLine { view: WorkloadPredictionView; tenant: string; instances: OpInstanceFigures[] }
+        const lines = new Map<number, Map<string, TenantLine>>();
         for (const view of views) {
             for (const t of view.prediction.tenants) {
                 const measured = measuredTenant(view.measured, t.name);
+                const key = `${view.prediction.workload}/${t.name}`;
                 for (const op of t.ops) {
                     const s = op.source;
                     if (!s || s.uri !== uri || !inRange(s.start.line)) continue;
-                    const key = `${view.prediction.workload}/${t.name}`;
-                    let entry = lines.get(s.start.line);
-                    if (!entry) lines.set(s.start.line, entry = { key, predicted: 0, uncalibrated: view.prediction.profile.uncalibrated, tenants: new Set(), instances: 0 });
-                    entry.tenants.add(key);
-                    if (entry.key !== key) continue;
-                    entry.predicted += op.soloMs;
-                    entry.instances++;
-                    const m = measuredOp(measured, op);
-                    if (m?.soloMs !== null && m?.soloMs !== undefined) entry.measured = (entry.measured ?? 0) + m.soloMs;
+                    let tenants = lines.get(s.start.line);
+                    if (!tenants) lines.set(s.start.line, tenants = new Map());
+                    let entry = tenants.get(key);
+                    if (!entry) tenants.set(key, entry = { view, tenant: t.name, instances: [] });
+                    entry.instances.push({ op, measured });
                 }
             }
         }
         const text = document.textDocument;
-        for (const [line, entry] of lines) {
+        for (const [line, tenants] of lines) {
             const lineText = text.getText({ start: { line, character: 0 }, end: { line: line + 1, character: 0 } }).replace(/\r?\n$/, '');
+            const figures = [...tenants.values()].map(entry => ({ entry, figure: measuredFigure(entry.instances) }));
+            const { entry, figure } = figures.find(f => f.figure.solo || f.figure.corun) ?? figures[0];
+            const p = entry.view.prediction;
             // A line of a repeated block (or a model op used twice) sums its instances: say how many.
-            const repeats = entry.instances > 1 ? ` in ${entry.instances} instances` : '';
-            const more = entry.tenants.size > 1 ? ` (${entry.key.split('/')[1]}; ${entry.tenants.size - 1} more tenant${entry.tenants.size > 2 ? 's' : ''})` : '';
+            const repeats = figure.instances > 1 ? ` in ${figure.instances} instances` : '';
+            const more = tenants.size > 1 ? ` (${entry.tenant}; ${tenants.size - 1} more tenant${tenants.size > 2 ? 's' : ''})` : '';
             hints.push({
                 position: { line, character: lineText.length },
-                label: ` ${opHint(entry.predicted, entry.measured, entry.uncalibrated)}${repeats}${more}`,
+                label: ` ${opHint(figure, p.profile.uncalibrated, entry.view.measured?.status)}${repeats}${more}`,
                 kind: InlayHintKind.Type,
                 paddingLeft: true,
-                tooltip: entry.uncalibrated ? 'Predicted GPU time per request with the default (uncalibrated) profile: run `tenancy calibrate`.' : 'Predicted GPU time per request (solo).',
+                tooltip: { kind: MarkupKind.Markdown, value: opHintTooltip(figure, p, entry.tenant, entry.instances.map(i => i.op), entry.view.measured?.finishedAt) },
             });
         }
 

@@ -5,10 +5,11 @@ import { pathToFileURL } from 'node:url';
 import { URI, type LangiumDocument } from 'langium';
 import { NodeFileSystem } from 'langium/node';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { InlayHint } from 'vscode-languageserver';
 import { CommandIds } from '../../../src/protocol/commands.js';
+import { MeasuredChangedNotification, ResultsChangedNotification } from '../../../src/protocol/messages.js';
 import { isReportModel } from '../../../src/protocol/report.js';
 import { tenantSummary } from '../../../src/language-server/lsp/code-lens.js';
-import { measuredFigures } from '../../../src/language-server/lsp/measured-figures.js';
 import { registerResultsHandlers, reportFor, workspaceStatus } from '../../../src/language-server/lsp/results-watch.js';
 import { createTenancyServices } from '../../../src/language-server/tenancy-module.js';
 import { makeResults, tenantResult } from '../../fixtures/results/make-results.js';
@@ -134,33 +135,89 @@ describe('slo-violated', () => {
     });
 });
 
-describe('measured figures', () => {
-    it('sum ops per line and tenant, with slowdown and a hover table', async () => {
-        const document = await open();
-        writeResults('demo.w.json', makeResults(uri, 'w', twoTenants(uri)));
-        const figures = measuredFigures(services.results.ResultsWatch, document);
-        expect(figures.map(f => f.range.start.line)).toEqual([2, 3]);
-        expect(figures[0]!.text).toBe('⏱ a: 1.80 ms co-run · 1.80×  |  b: 2.20 ms co-run · 1.10×');
-        expect(figures[0]!.verdict).toBe('slow');
-        expect(figures[1]!.verdict).toBe('ok');
-        expect(figures[0]!.hover).toContain('| a | 1 | 1.00 ms | 1.80 ms | 1.80× |');
+/** A connection that records what the server sends and hands back the notification handlers it registered. */
+function recordingConnection() {
+    const handlers = new Map<string, (params: unknown) => Promise<void>>();
+    const sent: string[] = [];
+    const connection = {
+        onNotification: (method: string, handler: (params: unknown) => Promise<void>) => { handlers.set(method, handler); },
+        onRequest: () => undefined,
+        sendRequest: async (method: string) => { sent.push(method); },
+        sendNotification: async (method: string) => { sent.push(method); },
+        console: { error: (message: string) => { sent.push(`error: ${message}`); } },
+    };
+    return { connection: connection as never, handlers, sent };
+}
+
+const hintLabel = (h: InlayHint) => (typeof h.label === 'string' ? h.label : h.label.map(p => p.value).join(''));
+
+describe('measured figures after a results change', () => {
+    let server: ReturnType<typeof createTenancyServices>['Tenancy'];
+    let recorded: ReturnType<typeof recordingConnection>;
+
+    beforeEach(() => {
+        server = createTenancyServices(NodeFileSystem).Tenancy;
+        recorded = recordingConnection();
+        registerResultsHandlers(recorded.connection, server);
+        server.shared.lsp.LanguageServer.initialize({
+            processId: null, rootUri: null, workspaceFolders: null,
+            capabilities: { workspace: { codeLens: { refreshSupport: true }, inlayHint: { refreshSupport: true } } },
+        });
+        void server.shared.workspace.ConfigurationProvider.initialized({});
     });
-    it('put the prediction recorded with the run beside the measurement', async () => {
-        const document = await open();
+
+    async function openHere(): Promise<LangiumDocument> {
+        const document = server.shared.workspace.LangiumDocumentFactory.fromString(source, URI.parse(uri));
+        server.shared.workspace.LangiumDocuments.addDocument(document);
+        await server.shared.workspace.DocumentBuilder.build([document], { validation: true });
+        return document;
+    }
+
+    async function opHints(document: LangiumDocument): Promise<Map<number, string>> {
+        const d = server.shared.workspace.LangiumDocuments.getDocument(document.uri)!;
+        const hints = await server.lsp.InlayHintProvider!.getInlayHints(d, { textDocument: { uri }, range: { start: { line: 0, character: 0 }, end: { line: 5, character: 0 } } }) ?? [];
+        return new Map(hints.map(h => [h.position.line, hintLabel(h)]));
+    }
+
+    it('rebuild, ask the client to refresh lenses and inlay hints, whose op lines then carry the measured figures', async () => {
+        const document = await openHere();
+        expect([...(await opHints(document)).values()].some(l => l.includes('measured'))).toBe(false);
+        // As a terminal run writes it: the client only forwards the file watcher's event.
+        const file = writeResults('demo.w.json', makeResults(uri, 'w', [
+            tenantResult('a', { uri, requests: 20, soloBase: 15, corunBase: 30, ops: [{ path: 'a/m/dense.0', line: 2, soloMs: 1, corunMs: 1.8 }] }),
+            tenantResult('b', { uri, requests: 20, soloBase: 10, corunBase: 11, ops: [{ path: 'b/m/dense.0', line: 2, soloMs: 2, corunMs: 2.2 }, { path: 'b/m/dense.1', line: 3, soloMs: 0.5, corunMs: 0.6 }] }),
+        ]));
+        await recorded.handlers.get(ResultsChangedNotification.method)!({ changes: [{ uri: pathToFileURL(file).toString(), kind: 'created' }] });
+        expect(recorded.sent).toEqual(['workspace/codeLens/refresh', 'workspace/inlayHint/refresh', MeasuredChangedNotification.method]);
+        const hints = await opHints(document);
+        // Line 2: tenant a's own op (shown first), with b counted; line 3: only b measured it, so b is shown.
+        expect(hints.get(2)).toMatch(/^ ≈.* · measured 1\.00 ms \([−+][\d.]+%\) · co-run 1\.80 ms, 1\.80× solo \(a; 1 more tenant\)$/);
+        expect(hints.get(3)).toMatch(/^ ≈.* · measured 0\.50 ms \([−+][\d.]+%\) · co-run 0\.60 ms, 1\.20× solo \(b; 1 more tenant\)$/);
+    });
+
+    it('refresh inlay hints when the tenancy settings change (tenancy.inlayHints.enabled)', async () => {
+        const document = await openHere();
+        expect((await opHints(document)).size).toBeGreaterThan(0);
+        server.shared.workspace.ConfigurationProvider.updateConfiguration({ settings: { tenancy: { inlayHints: { enabled: false } } } });
+        expect(recorded.sent).toEqual(['workspace/inlayHint/refresh']);
+        expect((await opHints(document)).size).toBe(0);
+    });
+
+    it('say what was expected of a malformed change notification', async () => {
+        await recorded.handlers.get(ResultsChangedNotification.method)!({ uris: ['x'] });
+        expect(recorded.sent).toEqual([expect.stringMatching(/^error: tenancy\/resultsChanged: expected \{ changes: \[\{ uri, kind \}\] \}, found \{"uris":\["x"\]\}$/)]);
+    });
+});
+
+describe('recorded predictions', () => {
+    it('go into the report beside the measurement', async () => {
+        await open();
         const results = makeResults(uri, 'w', twoTenants(uri));
         results.predictions = { profileFile: null, uncalibrated: true, prediction: { tenants: [{ name: 'a', corun: { p99: 28, p50: 20 }, ops: [{ path: 'a/m/dense', soloMs: 1.2, corunMs: 1.5 }] }] } };
         writeResults('demo.w.json', results);
-        const figures = measuredFigures(services.results.ResultsWatch, document);
-        expect(figures[0]!.hover).toContain('| a | 1 | 1.00 ms | 1.80 ms | 1.80× | 1.50 ms |');
-        expect(figures[0]!.hover).toContain('| b | 1 | 2.00 ms | 2.20 ms | 1.10× | — |');
         const report = reportFor(services.results.ResultsWatch, { uri, workload: 'w' });
         expect('report' in report && report.report.tenants[0]!.slos[0]!.predictedMs).toBe(28);
         expect('report' in report && report.report.ops.find(o => o.path === 'a/m/dense')!.predictedMs).toBe(1.5);
-    });
-    it('ignore ops of other documents', async () => {
-        const document = await open();
-        writeResults('demo.w.json', makeResults(uri, 'w', twoTenants('file:///elsewhere.tenancy')));
-        expect(measuredFigures(services.results.ResultsWatch, document)).toEqual([]);
     });
 });
 

@@ -9,6 +9,7 @@ import type { Diagnostic, InlayHint } from 'vscode-languageserver';
 import { IssueCodes } from '../../../src/language-server/validation/issue-codes.js';
 import { createTenancyServices } from '../../../src/language-server/tenancy-module.js';
 import { defaultProfile, type DeviceProfile } from '../../../src/runtime/predict/profile.js';
+import { formatError, formatMs } from '../../../src/language-server/prediction/format.js';
 import { makeResults, tenantResult } from '../../fixtures/results/make-results.js';
 
 let dir: string;
@@ -245,6 +246,20 @@ workload w { tenant a { model m(batch: 8) } }
         expect(services.validation.DeviceLimits.current().source).toMatch(/llvmpipe-test/);
     });
 
+    /** Writes the latest results of workload w beside the document and lets the server reload them. */
+    async function measure(d: LangiumDocument, tenants: ReturnType<typeof tenantResult>[], status: 'complete' | 'cancelled' = 'complete'): Promise<void> {
+        const file = path.join(dir, '.tenancy', 'results', 'demo.w.json');
+        mkdirSync(path.dirname(file), { recursive: true });
+        writeFileSync(file, JSON.stringify(makeResults(d.uri.toString(), 'w', tenants, undefined, status)));
+        services.results.ResultsWatch.invalidate([pathToFileURL(file).toString()]);
+        await rebuild(d);
+    }
+
+    const hintAt = async (d: LangiumDocument, line: number) => {
+        const h = (await hints(d)).find(x => x.position.line === line);
+        return h ? label(h) : undefined;
+    };
+
     it('shows measured figures beside predictions, matched by op path, with the error', async () => {
         const d = await open(`${model}
 workload w {
@@ -254,17 +269,80 @@ workload w {
         const p = predictionOf(d);
         const op = p.tenants[0].ops[0];
         const uri = d.uri.toString();
+        expect(await hintAt(d, 2)).toBe(` ≈${formatMs(op.soloMs)}?`);
         // The measured op sits on another line (as after an edit): matching is by path, not by line.
-        const results = makeResults(uri, 'w', [tenantResult('a', { requests: 50, soloBase: p.tenants[0].solo.mean * 1.25, corunBase: p.tenants[0].solo.mean * 1.25, uri, ops: [{ path: op.path, line: 40, soloMs: op.soloMs * 2, corunMs: op.soloMs * 2 }] })]);
-        mkdirSync(path.join(dir, '.tenancy', 'results'), { recursive: true });
-        writeFileSync(path.join(dir, '.tenancy', 'results', 'demo.w.json'), JSON.stringify(results));
-        services.results.ResultsWatch.invalidate([pathToFileURL(path.join(dir, '.tenancy', 'results', 'demo.w.json')).toString()]);
-        await rebuild(d);
+        await measure(d, [tenantResult('a', { requests: 50, soloBase: p.tenants[0].solo.mean * 1.25, corunBase: p.tenants[0].solo.mean * 1.25, uri, ops: [{ path: op.path, line: 40, soloMs: op.soloMs * 2, corunMs: op.soloMs * 3 }] })]);
         const hover = await hoverAt(d, 'dense(x, 512)');
-        expect(hover).toMatch(/−50%/);
+        expect(hover).toContain(`| ${formatMs(op.soloMs * 2)} (−50%) | ${formatMs(op.soloMs * 3)}, 1.50× (${formatError(op.corunMs, op.soloMs * 3)}) |`);
         const tenantHover = await hoverAt(d, 'tenant a', 7);
         expect(tenantHover).toMatch(/measured/);
-        const opHint = (await hints(d)).map(label).find(l => l.includes('measured'));
-        expect(opHint).toMatch(/measured .*\(−50%\)/);
+        // One view: the measured solo time with the error of the (solo) prediction shown, then co-run and slowdown.
+        expect(await hintAt(d, 2)).toBe(` ≈${formatMs(op.soloMs)}? · measured ${formatMs(op.soloMs * 2)} (−50%) · co-run ${formatMs(op.soloMs * 3)}, 1.50× solo`);
+        expect(await hintAt(d, 3)).toBe(` ≈${formatMs(p.tenants[0].ops[1].soloMs)}?`); // not measured: the prediction alone
+    });
+
+    it('sums a repeated line over its instances, the same figure in the hint and in the hover total', async () => {
+        const d = await open(`model blk(c) {
+  input x: f32[n, c]
+  output relu(dense(x, c))
+}
+model r(batch = 1) {
+  input x: f32[batch, 64]
+  output repeat 3 blk(x, c: 64)
+}
+workload w { tenant a { model r(batch: 4) } }
+`);
+        const ops = predictionOf(d).tenants[0].ops.filter(o => o.source?.start.line === 2);
+        expect(ops).toHaveLength(3);
+        await measure(d, [tenantResult('a', { requests: 10, soloBase: 5, corunBase: 5, uri: d.uri.toString(), ops: ops.map((o, i) => ({ path: o.path, line: 2, soloMs: 1 + i, corunMs: 2 + 2 * i })) })]);
+        // 1 + 2 + 3 = 6 ms solo, 2 + 4 + 6 = 12 ms co-run: means per request, summed over the line's instances.
+        const predicted = ops.reduce((s, o) => s + o.soloMs, 0);
+        expect(await hintAt(d, 2)).toBe(` ≈${formatMs(predicted)}? · measured 6.00 ms (${formatError(predicted, 6)}) · co-run 12.0 ms, 2.00× solo in 3 instances`);
+        const hover = await hoverAt(d, 'dense(x, c)');
+        expect(hover).toContain(`| **a, 3 instances** | | | | | ${formatMs(predicted)} |`);
+        expect(hover).toContain(`| 6.00 ms (${formatError(predicted, 6)}) | 12.0 ms, 2.00× (`);
+        expect(hover).toMatch(/\| a · blk\.1 \|/);
+    });
+
+    it('never counts a measured op on the line of an op the run fused into it', async () => {
+        const d = await open(`${model}
+workload w { tenant a { model m(batch: 8) } }
+`);
+        const [first, second] = predictionOf(d).tenants[0].ops;
+        // As if the run had fused the second dense into the first: its time is in the first op's figure.
+        const results = tenantResult('a', { requests: 10, soloBase: 5, corunBase: 5, uri: d.uri.toString(), ops: [{ path: first.path, line: 2, soloMs: 1, corunMs: 1 }] });
+        results.ops[0]!.fused = [second.path];
+        await measure(d, [results]);
+        expect(await hintAt(d, 2)).toMatch(/ · measured 1\.00 ms /);
+        expect(await hintAt(d, 3)).toBe(` ≈${formatMs(second.soloMs)}? · run fused it into ${first.path.split('/').pop()}`);
+    });
+
+    it('grades the co-run prediction when the run has no solo time, and marks a cancelled run', async () => {
+        const d = await open(`${model}
+workload w {
+  tenant a { model m(batch: 8) }
+  tenant b { model m(batch: 8) }
+}
+`);
+        const op = predictionOf(d).tenants[0].ops[0];
+        const a = tenantResult('a', { requests: 10, soloBase: 5, corunBase: 5, uri: d.uri.toString(), ops: [{ path: op.path, line: 2, soloMs: 1, corunMs: 2 }] });
+        a.ops[0]!.soloMs = null;
+        await measure(d, [a], 'cancelled');
+        expect(await hintAt(d, 2)).toBe(` ≈${formatMs(op.soloMs)}? · measured co-run 2.00 ms (${formatError(op.corunMs, 2)}) (cancelled run) (a; 1 more tenant)`);
+    });
+
+    it('compares a tenant\'s measured p99 with the prediction of the phase it was measured in', async () => {
+        const d = await open(`${model}
+workload w {
+  tenant a { model m(batch: 8) }
+  tenant b { model m(batch: 8) }
+}
+`);
+        const t = predictionOf(d).tenants[0];
+        const solo = tenantResult('a', { requests: 100, soloBase: 5, corunBase: 5, uri: d.uri.toString() });
+        await measure(d, [{ ...solo, corun: null }]);
+        const m = solo.solo!.latencyMs.p99;
+        // A solo run (▶ Run solo) of a co-running workload: graded against the solo prediction, and labelled solo.
+        expect(await hintAt(d, 7)).toBe(` ≈ p50 ${formatMs(t.corun.p50)} · p99 ${formatMs(t.corun.p99)} co-run (uncalibrated) · measured p99 ${formatMs(m)} solo (${formatError(t.solo.p99, m)})`);
     });
 });
