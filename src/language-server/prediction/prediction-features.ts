@@ -21,8 +21,9 @@ import type { PredictionService, WorkloadPredictionView } from './prediction-ser
 
 type Services = LangiumServices & { prediction: { Predictions: PredictionService } };
 
-function allViews(services: Services): WorkloadPredictionView[] {
-    return services.prediction.Predictions.allViews(services.shared.workspace.LangiumDocuments.all);
+/** The workload predictions whose ops can come from a document (not the whole workspace's). */
+function viewsTouching(services: Services, document: LangiumDocument): WorkloadPredictionView[] {
+    return services.prediction.Predictions.viewsTouching(document.uri.toString(), services.shared.workspace.LangiumDocuments.all);
 }
 
 /** The hover section of predictions (appended to the hover's list). */
@@ -31,7 +32,7 @@ export function predictionHoverSection(services: Services): HoverSection {
     return (target: HoverTarget, document: LangiumDocument): string | undefined => {
         if (target.kind === 'operator' && target.call?.$cstNode) {
             const range = target.call.$cstNode.range;
-            const instances = predictions.opsAt(document.uri.toString(), range, allViews(services));
+            const instances = predictions.opsAt(document.uri.toString(), range, viewsTouching(services, document));
             if (instances.length === 0) return undefined;
             const rows = instances.map(i => ({
                 tenant: instances.some(j => j.view !== i.view) ? `${i.view.prediction.workload}/${i.tenant.name}` : i.tenant.name,
@@ -64,7 +65,7 @@ export class PredictionInlayHintProvider implements InlayHintProvider {
     async getInlayHints(document: LangiumDocument, params: InlayHintParams, _cancel?: CancellationToken): Promise<InlayHint[] | undefined> {
         if (!(await this.enabled())) return undefined;
         const uri = document.uri.toString();
-        const views = allViews(this.services);
+        const views = viewsTouching(this.services, document);
         const hints: InlayHint[] = [];
         const inRange = (line: number) => line >= params.range.start.line && line <= params.range.end.line;
 

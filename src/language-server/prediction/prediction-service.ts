@@ -1,21 +1,25 @@
 /**
  * Predictions in the language server: per workload, the runtime's pure prediction model
  * (src/runtime/predict) over the workload's IR (lowered by LS-core's lowering) and the device
- * profile of the document's workspace. Computed once per document build and cached (Langium's
- * WorkspaceCache drops everything on any document change); the profile is re-read when its
- * file changes (checked by mtime on use, so an unreported change still shows). Never touches
- * the GPU: profiles are files written by `tenancy calibrate`.
+ * profile of the document's workspace. Computed once and kept across edits while what it was
+ * computed from is unchanged: the workload's AST node (a reparse makes a new one), the models its
+ * tenants reach through calls (compared by node, so a relinked call to another model, or an
+ * edited model, misses), the profile and the latest results. The profile and results files are
+ * re-checked (by mtime, so an unreported change still shows) once per workspace state and at
+ * least every second, not on every hover. Never touches the GPU: profiles are files written by
+ * `tenancy calibrate`.
  */
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import * as path from 'node:path';
-import { AstUtils, URI, WorkspaceCache, type AstNode, type LangiumDocument } from 'langium';
+import { AstUtils, DocumentState, URI, type AstNode, type LangiumDocument } from 'langium';
 import type { LangiumServices } from 'langium/lsp';
 import type { IrOp, WorkloadIR } from '../../runtime/ir/types.js';
 import { locateProfile, profileCacheDir, workspaceProfilePath, type LocatedProfile } from '../../runtime/predict/profile-store.js';
 import { predictWorkload, type OpPrediction, type TenantPrediction, type WorkloadPrediction } from '../../runtime/predict/workload.js';
 import type { Results } from '../../runtime/report/schema.js';
 import { workspaceFolderOf } from '../../runtime/report/write.js';
-import { isWorkload, type Workload } from '../generated/ast.js';
+import { findOperator } from '../analysis/operators.js';
+import { isCall, isModel, isModelProp, isTenant, isWorkload, type Call, type Model, type Workload } from '../generated/ast.js';
 import type { ResultsWatch } from '../lsp/results-watch.js';
 
 /** Lowers a checked workload to IR; undefined when the workload has errors (nothing to predict). */
@@ -42,19 +46,44 @@ export interface OpInstance {
 interface ProfileEntry {
     stamp: string;
     located: LocatedProfile;
+    /** Workspace state (update count) and time of the last mtime check. */
+    checkedIn: number;
+    checkedAt: number;
 }
+
+interface ViewEntry {
+    stamp: string;
+    /** What the prediction was computed from besides the workload's own node (see modelsReached). */
+    reached: (AstNode | undefined)[];
+    view: WorkloadPredictionView | undefined;
+    checkedIn: number;
+    checkedAt: number;
+}
+
+/** How long a profile/results check stays good within one workspace state (an unreported file change shows after this). */
+const recheckMs = 1000;
 
 /** Computes and caches predictions per workload; finds the profile per workspace. */
 export class PredictionService {
-    private readonly cache: WorkspaceCache<Workload, { stamp: string; view: WorkloadPredictionView | undefined }>;
+    private readonly views = new WeakMap<Workload, ViewEntry>();
     private readonly profiles = new Map<string, ProfileEntry>();
+    /** Workspace folder per document folder, per workspace state (the lookup walks the file system). */
+    private readonly folders = new Map<string, string | undefined>();
+    /** Bumped on every builder update: file checks are redone once per workspace state. */
+    private state = 0;
     private lowerer: WorkloadLowerer | undefined;
     private resultsWatch: (() => ResultsWatch | undefined) | undefined;
     /** The last error of a prediction (kept for the output channel / tests, never thrown at the editor). */
     lastError: string | undefined;
 
     constructor(services: LangiumServices, options: { lower?: WorkloadLowerer; results?: () => ResultsWatch | undefined } = {}) {
-        this.cache = new WorkspaceCache(services.shared);
+        const builder = services.shared.workspace.DocumentBuilder;
+        builder.onUpdate(() => {
+            this.state++;
+            this.folders.clear();
+        });
+        // A view taken while a build was relinking (a hover needs only its own document linked) is re-checked once all are.
+        builder.onBuildPhase(DocumentState.Linked, () => { this.state++; });
         this.lowerer = options.lower;
         this.resultsWatch = options.results;
     }
@@ -67,27 +96,40 @@ export class PredictionService {
 
     /** The profile for a document: `<workspace>/.tenancy/device-profile.json`, then the user cache, else the default. */
     profileFor(documentUri: string): LocatedProfile {
-        const parsed = URI.parse(documentUri);
-        const folder = parsed.scheme === 'file'
-            ? (this.resultsWatch?.()?.workspaceFolder(parsed.fsPath) ?? workspaceFolderOf(parsed.fsPath))
-            : undefined;
+        const folder = this.workspaceFolder(documentUri);
         const key = folder ?? '<no workspace>';
-        const stamp = profileStamp(folder);
         const hit = this.profiles.get(key);
-        if (hit && hit.stamp === stamp) return hit.located;
+        const now = Date.now();
+        if (hit && hit.checkedIn === this.state && now - hit.checkedAt < recheckMs) return hit.located;
+        const stamp = profileStamp(folder);
+        if (hit && hit.stamp === stamp) {
+            hit.checkedIn = this.state;
+            hit.checkedAt = now;
+            return hit.located;
+        }
         const located = locateProfile(folder);
-        this.profiles.set(key, { stamp, located });
+        this.profiles.set(key, { stamp, located, checkedIn: this.state, checkedAt: now });
         return located;
     }
 
     /** The prediction of a workload, or undefined when it cannot be lowered (errors) or predicted. */
     forWorkload(workload: Workload): WorkloadPredictionView | undefined {
+        const hit = this.views.get(workload);
+        const now = Date.now();
+        // Same workspace state: nothing it depends on can have changed but files (checked every recheckMs).
+        if (hit && hit.checkedIn === this.state && now - hit.checkedAt < recheckMs) return hit.view;
         const uri = AstUtils.getDocument(workload).uri.toString();
         const profile = this.profileFor(uri);
         const measured = this.latestResults(uri, workload.name);
-        const stamp = `${profile.profile.key}|${profile.profile.createdAt}|${profile.file ?? ''}|${measured?.finishedAt ?? ''}`;
-        const hit = this.cache.get(workload);
-        if (hit && hit.stamp === stamp) return hit.view;
+        const stamp = `${profile.profile.key}|${profile.profile.createdAt}|${profile.file ?? ''}`;
+        const reached = modelsReached(workload);
+        if (hit && hit.stamp === stamp && sameNodes(hit.reached, reached)) {
+            hit.checkedIn = this.state;
+            hit.checkedAt = now;
+            // New results change what is shown beside the prediction, not the prediction.
+            if (hit.view && hit.view.measured !== measured) hit.view = { ...hit.view, measured };
+            return hit.view;
+        }
         let view: WorkloadPredictionView | undefined;
         try {
             const ir = this.lowerer?.(workload);
@@ -98,15 +140,41 @@ export class PredictionService {
             this.lastError = `prediction of workload ${workload.name}: ${error instanceof Error ? error.message : String(error)}`;
             view = undefined;
         }
-        this.cache.set(workload, { stamp, view });
+        this.views.set(workload, { stamp, reached, view, checkedIn: this.state, checkedAt: now });
         return view;
+    }
+
+    /**
+     * Predictions of the workloads whose ops can come from a document: those defined in it and
+     * those whose tenants reach one of its models (an op hover or the document's inlay hints need
+     * no others, so an edit elsewhere costs them nothing).
+     */
+    viewsTouching(documentUri: string, documents: Iterable<LangiumDocument>): WorkloadPredictionView[] {
+        const views: WorkloadPredictionView[] = [];
+        for (const d of documents) {
+            const own = d.uri.toString() === documentUri;
+            for (const workload of workloadsIn(d)) {
+                if (!own && !modelsReached(workload).some(m => m !== undefined && AstUtils.getDocument(m).uri.toString() === documentUri)) continue;
+                const view = this.forWorkload(workload);
+                if (view) views.push(view);
+            }
+        }
+        return views;
+    }
+
+    private workspaceFolder(documentUri: string): string | undefined {
+        const parsed = URI.parse(documentUri);
+        if (parsed.scheme !== 'file') return undefined;
+        const dir = path.dirname(parsed.fsPath);
+        if (this.folders.has(dir)) return this.folders.get(dir);
+        const folder = this.resultsWatch?.()?.workspaceFolder(parsed.fsPath) ?? workspaceFolderOf(parsed.fsPath);
+        this.folders.set(dir, folder);
+        return folder;
     }
 
     /** Predictions of every workload of a document. */
     forDocument(document: LangiumDocument): WorkloadPredictionView[] {
-        const root = document.parseResult.value as AstNode & { elements?: AstNode[] };
-        const workloads = (root.elements ?? []).filter(isWorkload);
-        return workloads.map(w => this.forWorkload(w)).filter((v): v is WorkloadPredictionView => v !== undefined);
+        return workloadsIn(document).map(w => this.forWorkload(w)).filter((v): v is WorkloadPredictionView => v !== undefined);
     }
 
     /**
@@ -139,6 +207,50 @@ export class PredictionService {
         const latest = this.resultsWatch?.()?.latest(uri, workload);
         return latest?.kind === 'ok' ? latest.results : undefined;
     }
+}
+
+function workloadsIn(document: LangiumDocument): Workload[] {
+    const root = document.parseResult.value as AstNode & { elements?: AstNode[] };
+    return (root.elements ?? []).filter(isWorkload);
+}
+
+// The calls of a model to other models (not operators), per AST node: its text never changes, only where the calls link to.
+const modelCalls = new WeakMap<Model, Call[]>();
+
+function callsOf(model: Model): Call[] {
+    let calls = modelCalls.get(model);
+    if (!calls) {
+        calls = AstUtils.streamAst(model).filter(isCall).filter(c => !findOperator(c.callee.$refText)).toArray();
+        modelCalls.set(model, calls);
+    }
+    return calls;
+}
+
+/**
+ * What a workload's lowering reads besides its own node: the targets of its tenants' model calls
+ * and, transitively, of those models' calls to other models, in a fixed order (undefined where a
+ * call does not resolve). Equal lists ⇒ the same IR (a model's text is its node; names inside a
+ * model resolve within it).
+ */
+function modelsReached(workload: Workload): (AstNode | undefined)[] {
+    const out: (AstNode | undefined)[] = [];
+    const seen = new Set<Model>();
+    const visit = (call: Call) => {
+        const target = call.callee.ref;
+        out.push(target);
+        if (!target || !isModel(target) || seen.has(target)) return;
+        seen.add(target);
+        for (const c of callsOf(target)) visit(c);
+    };
+    for (const member of workload.members) {
+        if (!isTenant(member)) continue;
+        for (const prop of member.props) if (isModelProp(prop)) visit(prop.call);
+    }
+    return out;
+}
+
+function sameNodes(a: readonly (AstNode | undefined)[], b: readonly (AstNode | undefined)[]): boolean {
+    return a.length === b.length && a.every((x, i) => x === b[i]);
 }
 
 function samePos(a: { line: number; character: number }, b: { line: number; character: number }): boolean {
