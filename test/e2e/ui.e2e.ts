@@ -3,7 +3,8 @@
 /**
  * The user's path through the real VS Code UI (code-server + Chromium): open the example,
  * see a squiggle and the Problems entry, hover an op, click "▶ Run benchmark", watch the
- * progress, see the measured lens and inline figures, open the report and check its charts.
+ * progress, see the measured lens and the measured figures in the inlay hints, open the report
+ * and check its charts.
  * Screenshots of every step go to test/e2e/screenshots/ (look at them when a step fails).
  * It runs the extension installed from the .vsix (TENANCY_E2E_VSIX, default ./tenancy.vsix).
  */
@@ -129,9 +130,22 @@ describe(`the user's path (installed ${path.basename(vsix)})`, () => {
         const written = JSON.parse(readFileSync(path.join(workspace, '.tenancy', 'results', resultsName), 'utf8')) as
             { tenants: { ops: { soloMs: number | null; corunMs: number | null; source?: { uri: string } }[] }[] };
         expect(written.tenants.flatMap(t => t.ops).some(o => o.source?.uri.endsWith(exampleName) && (o.soloMs !== null || o.corunMs !== null))).toBe(true);
-        const inline = async () => page.evaluate(() => [...document.querySelectorAll('.view-lines span')]
-            .map(el => getComputedStyle(el, '::after').content).filter(c => c.includes('⏱')));
-        await expect.poll(async () => (await inline()).length, { timeout: 30_000 }).toBeGreaterThan(0);
+        // Inline figures are the language server's inlay hints: VS Code 1.139 renders each as injected text, a span
+        // with a generated `dyn-rule-*` class at the end of the line (spaces as U+00A0). One per op line: the
+        // prediction, then what was measured — whole, not cut at the editor's default 43 characters.
+        const inline = async () => page.evaluate(() => [...document.querySelectorAll('.monaco-editor .view-line span[class*="dyn-rule"]')]
+            .map(el => (el.textContent ?? '').replace(/\u00a0/g, ' ').trim()).filter(t => t.startsWith('≈')));
+        const measuredOp = /^≈[\d.]+ (ms|µs|s)\?? · measured (co-run )?[\d.]+ (ms|µs|s) \(([−+][\d.]+%|n\/a)\)/;
+        await expect.poll(async () => (await inline()).filter(t => measuredOp.test(t)).length, { timeout: 30_000 }).toBeGreaterThan(0);
+        const hints = await inline();
+        expect(hints.filter(t => t.includes('…'))).toEqual([]);
+        const tenantHints = hints.filter(t => t.startsWith('≈ p50'));
+        expect(tenantHints.length).toBeGreaterThan(0);
+        expect(tenantHints.filter(t => !/ · measured p99 /.test(t))).toEqual([]);
+        // Nothing else draws measured figures: no decoration text after the lines (the extension's old view).
+        const decorations = await page.evaluate(() => [...document.querySelectorAll('.view-lines span')]
+            .map(el => getComputedStyle(el, '::after').content).filter(c => c !== 'none' && c !== 'normal' && c !== '""'));
+        expect(decorations).toEqual([]);
         await shot('06-measured');
     });
 

@@ -1,7 +1,8 @@
 /**
  * Integration tests in the extension host, through the `vscode` API: the example workload
  * opens with diagnostics, hovers and code lenses from the server; "Run benchmark" runs the CLI
- * in a child process and the results file and the measured lens appear; the report renders.
+ * in a child process and the results file, the measured lens and the measured figures in the
+ * inlay hints appear; the report renders.
  * The workspace (test/e2e/workspace.ts) holds examples/quick-start.tenancy and typo.tenancy.
  */
 import * as assert from 'node:assert/strict';
@@ -41,6 +42,16 @@ async function until<T>(what: string, probe: () => T | undefined | Promise<T | u
 async function lensTitles(uri: vscode.Uri): Promise<string[]> {
     const lenses = await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', uri) ?? [];
     return lenses.map(l => l.command?.title ?? '');
+}
+
+/** The document's inlay hints, as the editor asks for them (over the whole document). */
+async function inlayHints(document: vscode.TextDocument): Promise<vscode.InlayHint[]> {
+    const range = new vscode.Range(0, 0, document.lineCount, 0);
+    return await vscode.commands.executeCommand<vscode.InlayHint[]>('vscode.executeInlayHintProvider', document.uri, range) ?? [];
+}
+
+function hintText(hint: vscode.InlayHint): string {
+    return typeof hint.label === 'string' ? hint.label : hint.label.map(p => p.value).join('');
 }
 
 function hoverText(hovers: vscode.Hover[]): string {
@@ -95,7 +106,7 @@ describe('Tenancy in the extension host', () => {
         assert.equal(titles.filter(t => t === '▶ Run solo').length, 2, `expected two "▶ Run solo" lenses in ${JSON.stringify(titles)}`);
     });
 
-    it('runs the benchmark in a child process; the results file and the measured lens appear', async () => {
+    it('runs the benchmark in a child process; the results file, the measured lens and the measured inlay hints appear', async () => {
         const results = path.join(folder(), '.tenancy', 'results', `quick-start.${workload}.json`);
         const before = existsSync(results) ? statSync(results).mtimeMs : 0;
         const outcome = await vscode.commands.executeCommand<RunOutcome | undefined>(CommandIds.runWorkload, { uri: example.uri.toString(), workload });
@@ -104,17 +115,28 @@ describe('Tenancy in the extension host', () => {
         assert.ok(existsSync(results) && statSync(results).mtimeMs > before, `expected a fresh ${results}`);
         const summary = await until('the measured lens', async () => (await lensTitles(example.uri)).find(t => / ms .*req$/.test(t)), []);
         assert.match(summary, /^(\((partial|cancelled)\) )?(p\d+ [\d.]+ ms( [✓✗])? \(SLO \d+ ms\)|p99 [\d.]+ ms|no measured requests)/);
-        // Inline figures: one per measured op line of this document (its models are defined in it).
+        // Inline figures: the server's inlay hints, the only inline view of measurements — one with `measured` on
+        // each measured op line of this document (its models are defined in it), none elsewhere.
         const written = JSON.parse(readFileSync(results, 'utf8')) as { tenants: { ops: { soloMs: number | null; corunMs: number | null; source?: { uri: string; start: { line: number } } }[] }[] };
-        const measuredLines = new Set(written.tenants.flatMap(t => t.ops)
-            .filter(o => o.source?.uri === example.uri.toString() && (o.soloMs !== null || o.corunMs !== null)).map(o => o.source!.start.line));
-        assert.ok(measuredLines.size > 0, 'expected the run to measure ops defined in the example');
-        const figures = await until('measured figures', () => {
-            const f = api.measured.figures(example.uri.toString());
-            return f.length > 0 ? f : undefined;
+        const measuredLines = [...new Set(written.tenants.flatMap(t => t.ops)
+            .filter(o => o.source?.uri === example.uri.toString() && (o.soloMs !== null || o.corunMs !== null)).map(o => o.source!.start.line))].sort((a, b) => a - b);
+        assert.ok(measuredLines.length > 0, 'expected the run to measure ops defined in the example');
+        const hints = await until('inlay hints with measured figures', async () => {
+            const all = await inlayHints(example);
+            return all.some(h => hintText(h).includes('measured')) ? all : undefined;
         }, []);
-        assert.deepEqual(new Set(figures.map(f => f.range.start.line)), measuredLines);
-        assert.match(figures[0]!.text, /^⏱ .* ms/);
+        // Op lines' hints start with the predicted time (`≈0.24 ms`), tenants' with `≈ p50`.
+        const opHints = hints.filter(h => /^\s*≈\d/.test(hintText(h)));
+        const withMeasured = opHints.filter(h => hintText(h).includes('measured'));
+        assert.deepEqual([...new Set(withMeasured.map(h => h.position.line))].sort((a, b) => a - b), measuredLines,
+            `expected measured figures on lines ${JSON.stringify(measuredLines)}, found ${JSON.stringify(withMeasured.map(h => [h.position.line, hintText(h)]))}`);
+        // One hint per op line: the prediction first, then what was measured.
+        const opLines = opHints.map(h => h.position.line);
+        assert.equal(new Set(opLines).size, opLines.length, `expected one hint per op line, found ${JSON.stringify(opHints.map(h => [h.position.line, hintText(h)]))}`);
+        for (const h of withMeasured) assert.match(hintText(h), /^\s*≈[\d.]+ (ms|µs|s)\?? · measured (co-run )?[\d.]+ (ms|µs|s) \(([−+][\d.]+%|n\/a)\)/);
+        const tenantHints = hints.filter(h => /^\s*≈ p50/.test(hintText(h)));
+        assert.equal(tenantHints.length, 2, `expected a hint per tenant, found ${JSON.stringify(hints.map(hintText))}`);
+        for (const h of tenantHints) assert.match(hintText(h), / · measured p99 [\d.]+ (ms|µs|s)/);
     });
 
     it('opens the report and draws its charts', async () => {
