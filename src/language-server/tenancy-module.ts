@@ -8,6 +8,7 @@ import { TenancyAnalyzer } from './analysis/index.js';
 import { TenancyGeneratedModule, TenancyGeneratedSharedModule } from './generated/module.js';
 import { TenancyLinker } from './references/linker.js';
 import { TenancyReferences } from './references/references.js';
+import { TenancyScopeComputation } from './references/scope-computation.js';
 import { TenancyScopeProvider } from './references/scope-provider.js';
 import { DeviceLimitsProvider } from './validation/device-limits.js';
 import { TenancyDocumentValidator } from './validation/document-validator.js';
@@ -57,6 +58,7 @@ export const TenancySharedModule: Module<LangiumSharedServices & TenancySharedAd
 export const TenancyModule: Module<TenancyServices, PartialLangiumServices & TenancyAddedServices> = {
     references: {
         ScopeProvider: (services) => new TenancyScopeProvider(services),
+        ScopeComputation: (services) => new TenancyScopeComputation(services),
         Linker: (services) => new TenancyLinker(services),
         References: (services) => new TenancyReferences(services),
     },

@@ -4,20 +4,43 @@
  * errors become `unknown-op` (a callee that is neither an operator nor a model) or
  * `unresolved-reference` (a name), with a did-you-mean from what is in scope.
  */
-import { AstUtils, DefaultDocumentValidator, type LangiumCoreServices, type LangiumDocument, type ParseResult, type ValidationOptions } from 'langium';
+import {
+    AstUtils, DefaultDocumentValidator, type AstNode, type LangiumCoreServices, type LangiumDocument, type ParseResult,
+    type ValidateSingleNodeOptions, type ValidationAcceptor, type ValidationOptions,
+} from 'langium';
+import type { CancellationToken } from 'vscode-languageserver';
 import type { Diagnostic } from 'vscode-languageserver-types';
 import { operators } from '../analysis/operators.js';
-import { isCall, isModel, isNameRef, Model } from '../generated/ast.js';
+import { Document, Import, isCall, isModel, isNameRef, Model, Tenant, Workload } from '../generated/ast.js';
 import { offset, visibleBindings } from '../references/bindings.js';
 import { IssueCodes } from './issue-codes.js';
 import { didYouMean } from './suggest.js';
 
+/** Node types that only ever sit at the top of a document: Document, its elements and imports, a workload's tenants. */
+const outerTypes = new Set<string>([Document.$type, Model.$type, Workload.$type, Import.$type, Tenant.$type]);
+
 export class TenancyDocumentValidator extends DefaultDocumentValidator {
     private readonly services: LangiumCoreServices;
+    /** Whether the checks of the current pass are all on outer types (then model bodies and tenant lines need no walk). */
+    private outerChecksOnly = false;
 
     constructor(services: LangiumCoreServices) {
         super(services);
         this.services = services;
+    }
+
+    // The registered checks are all on documents, models, workloads and tenants (the registry is
+    // asked, so a check on any other type turns this off): walking every expression of every
+    // model only to find no checks was a sizeable part of validation.
+    protected override async validateAstNodes(rootNode: AstNode, options: ValidationOptions, acceptor: ValidationAcceptor, cancelToken?: CancellationToken): Promise<void> {
+        this.outerChecksOnly = this.services.shared.AstReflection.getAllTypes()
+            .every(type => outerTypes.has(type) || this.validationRegistry.getChecks(type, options.categories).head() === undefined);
+        await super.validateAstNodes(rootNode, options, acceptor, cancelToken);
+    }
+
+    protected override validateSingleNodeOptions(node: AstNode, options: ValidationOptions): ValidateSingleNodeOptions {
+        if (this.outerChecksOnly && node.$type !== Document.$type && node.$type !== Workload.$type) return { validateNode: true, validateChildren: false };
+        return super.validateSingleNodeOptions(node, options);
     }
 
     protected override processLexingErrors(parseResult: ParseResult, diagnostics: Diagnostic[], options: ValidationOptions): void {

@@ -8,14 +8,14 @@
  * (`slo-infeasible`, `overloaded`, `slo-at-risk`) belong in the 'slow' category. Each diagnostic
  * carries its IssueCodes code via `report()`.
  */
-import { AstUtils, type AstNode, type LangiumDocuments, type ValidationAcceptor, type ValidationChecks } from 'langium';
+import { AstUtils, isReference, type AstNode, type LangiumDocument, type LangiumDocuments, type ValidationAcceptor, type ValidationChecks } from 'langium';
 import type { TenancyAnalyzer } from '../analysis/index.js';
 import { formatBytes } from '../analysis/format.js';
 import { findOperator } from '../analysis/operators.js';
 import type { AnalysisIssue, ModelAnalysis } from '../analysis/types.js';
 import { constantInt, readWorkload, type WorkloadReading } from '../analysis/workload.js';
 import {
-    isCall, isInput, isLet, isModel, isNameRef, isOutput, isParam,
+    isCall, isInput, isLet, isModel, isOutput, isParam,
     type Call, type Document, type Model, type TenancyAstType, type Tenant, type Workload,
 } from '../generated/ast.js';
 import { bindingTable } from '../references/bindings.js';
@@ -240,10 +240,7 @@ export class TenancyValidator {
     }
 
     private checkUnusedTensors(model: Model, accept: ValidationAcceptor): void {
-        const used = new Set<AstNode>();
-        for (const node of AstUtils.streamAst(model)) {
-            if (isNameRef(node) && node.ref.ref) used.add(node.ref.ref);
-        }
+        const used = this.referenced(AstUtils.getDocument(model));
         for (const st of model.statements) {
             if ((isLet(st) || isInput(st)) && !used.has(st)) {
                 report(accept, 'hint', IssueCodes.Unused, `${isInput(st) ? 'input' : 'tensor'} '${st.name}' is never used`, { node: st, property: 'name' });
@@ -251,18 +248,28 @@ export class TenancyValidator {
         }
     }
 
-    /** Whether any model or tenant in the workspace calls this model (one pass per workspace state). */
+    /**
+     * The nodes a document's linked references point to (names inside a model resolve within it,
+     * so a tensor's uses are all in its own document), once per linking: the linker's list,
+     * not a walk of the AST.
+     */
+    private referenced(document: LangiumDocument): Set<AstNode> {
+        return this.analyzer.memo(document.references, () => {
+            const targets = new Set<AstNode>();
+            for (const reference of document.references) {
+                const target = isReference(reference) ? reference.ref : undefined;
+                if (target) targets.add(target);
+            }
+            return targets;
+        });
+    }
+
+    /** Whether any model or tenant in the workspace calls this model (one pass over the linked references per workspace state). */
     private isCalled(model: Model): boolean {
         return this.analyzer.memo(this.documents, () => {
             const called = new Set<AstNode>();
-            for (const doc of this.documents.all) {
-                for (const node of AstUtils.streamAst(doc.parseResult.value)) {
-                    if (isCall(node) && !findOperator(node.callee.$refText)) {
-                        const target = node.callee.ref;
-                        if (target) called.add(target);
-                    }
-                }
-            }
+            // Operator callees are not linked (their reference is null), names link to bindings: every Model target is a call's.
+            for (const doc of this.documents.all) for (const target of this.referenced(doc)) if (isModel(target)) called.add(target);
             return called;
         }).has(model);
     }
