@@ -8,7 +8,7 @@
  * Screenshots of every step go to test/e2e/screenshots/ (look at them when a step fails).
  * It runs the extension installed from the .vsix (TENANCY_E2E_VSIX, default ./tenancy.vsix).
  */
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { BrowserContext, Frame, Page } from 'playwright-core';
@@ -147,6 +147,24 @@ describe(`the user's path (installed ${path.basename(vsix)})`, () => {
             .map(el => getComputedStyle(el, '::after').content).filter(c => c !== 'none' && c !== 'normal' && c !== '""'));
         expect(decorations).toEqual([]);
         await shot('06-measured');
+    });
+
+    it('updates the inline figures when a run from a terminal rewrites the results', async () => {
+        // As `tenancy run` in a terminal: a new results file (temp file + rename), nothing said to the extension.
+        const file = path.join(workspace, '.tenancy', 'results', resultsName);
+        const results = JSON.parse(readFileSync(file, 'utf8')) as { finishedAt: string; tenants: { ops: { path: string; soloMs: number | null; corunMs: number | null; slowdown: number | null }[] }[] };
+        const logits = results.tenants.flatMap(t => t.ops).find(o => o.path.endsWith('/logits'));
+        expect(logits, 'expected the classifier\'s logits op in the results').toBeDefined();
+        Object.assign(logits!, { soloMs: 7.77, corunMs: 9.99, slowdown: 9.99 / 7.77 });
+        results.finishedAt = new Date().toISOString();
+        writeFileSync(`${file}.tmp`, JSON.stringify(results));
+        renameSync(`${file}.tmp`, file);
+        const expected = 'measured 7.77 ms';
+        await expect.poll(async () => page.evaluate(() => [...document.querySelectorAll('.monaco-editor .view-line span[class*="dyn-rule"]')]
+            .map(el => (el.textContent ?? '').replace(/\u00a0/g, ' '))), { timeout: 30_000 })
+            .toEqual(expect.arrayContaining([expect.stringContaining(`${expected} (`)]));
+        await shot('06b-terminal-run');
+        lap('inline figures after a terminal run');
     });
 
     it('opens the report from the lens and draws its charts', async () => {

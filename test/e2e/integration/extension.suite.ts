@@ -137,6 +137,25 @@ describe('Tenancy in the extension host', () => {
         const tenantHints = hints.filter(h => /^\s*≈ p50/.test(hintText(h)));
         assert.equal(tenantHints.length, 2, `expected a hint per tenant, found ${JSON.stringify(hints.map(hintText))}`);
         for (const h of tenantHints) assert.match(hintText(h), / · measured p99 [\d.]+ (ms|µs|s)/);
+
+        // The op's hover carries the table, with the same measured figure as its line's hint (one decision, one view).
+        const line = example.getText().split('\n').findIndex(l => l.includes('conv2d('));
+        const hint = withMeasured.find(h => h.position.line === line);
+        assert.ok(hint, `expected a measured figure on line ${line + 1} (conv2d), found ${JSON.stringify(withMeasured.map(h => [h.position.line, hintText(h)]))}`);
+        const figure = /measured ([\d.]+ (ms|µs|s) \([^)]*\))/.exec(hintText(hint))?.[1];
+        const hovers = await vscode.commands.executeCommand<vscode.Hover[]>('vscode.executeHoverProvider', example.uri, new vscode.Position(line, example.lineAt(line).text.indexOf('conv2d') + 2)) ?? [];
+        assert.ok(figure && hoverText(hovers).includes(`| ${figure} |`), `expected the hint's ${JSON.stringify(figure)} in the hover table, found ${JSON.stringify(hoverText(hovers))}`);
+    });
+
+    it('turns the inlay hints off and on with tenancy.inlayHints.enabled', async () => {
+        const settings = vscode.workspace.getConfiguration('tenancy');
+        await settings.update('inlayHints.enabled', false, vscode.ConfigurationTarget.Workspace);
+        try {
+            await until('no inlay hints', async () => (await inlayHints(example)).length === 0 ? true : undefined, [], 30_000);
+        } finally {
+            await settings.update('inlayHints.enabled', undefined, vscode.ConfigurationTarget.Workspace);
+        }
+        await until('the inlay hints back', async () => (await inlayHints(example)).length > 0 ? true : undefined, [], 30_000);
     });
 
     it('opens the report and draws its charts', async () => {
