@@ -9,6 +9,13 @@
  * partial, 1 input errors (IR, unsupported op, too large, schedule not implemented), 2 no
  * adapter or the GPU failed during the run (results marked failed), 130 cancelled (results
  * marked cancelled), 64 usage.
+ *
+ * Kernel variants (added with tuning): each op uses the variant its signature has in the
+ * adapter's tuning cache ($XDG_CACHE_HOME/tenancy/tuning/<adapter>.json, plus pins in the
+ * workspace's .tenancy/tuning.json), else the generator's default; `--tune` first times the
+ * candidates of signatures the cache lacks (progress phase 'tune') and saves the choices;
+ * `--no-tune` ignores the cache. The results say per op which variant ran and whether it was
+ * 'tuned' or 'default'.
  */
 import type { Command } from 'commander';
 import { readFile } from 'node:fs/promises';

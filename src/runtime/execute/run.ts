@@ -17,7 +17,7 @@ import { compileTenant, type CompiledTenant } from '../compile/compile.js';
 import { adapterKey, type AdapterIdentity, type TuningCache } from '../compile/tuning.js';
 import type { AdapterTuningCache } from '../tune/cache.js';
 import { missingTargets } from '../tune/plan-tuning.js';
-import { tuneTargets } from '../tune/tuner.js';
+import { tuneTargets, type TuneOptions } from '../tune/tuner.js';
 import { readFileSync } from 'node:fs';
 import { openGpu, preferenceFromIr, requestTenantDevice, type AdapterPreference, type TenantDevice } from '../gpu/adapter.js';
 import { policyFor, scheduleName } from '../schedule/policy.js';
@@ -50,7 +50,11 @@ export interface RunWorkloadOptions {
      * (it replaces `tuning`); with `measure`, signatures the cache lacks are timed on the first
      * tenant's device before compiling (phase 'tune') and the cache is saved.
      */
-    tune?: { load: (adapter: AdapterIdentity) => Promise<AdapterTuningCache>; measure: boolean; onWarning?: (message: string) => void };
+    tune?: {
+        load: (adapter: AdapterIdentity) => Promise<AdapterTuningCache>; measure: boolean; onWarning?: (message: string) => void;
+        /** Candidate variants per op (default tune/tuner.ts shortlistFor; tests narrow it). */
+        candidates?: TuneOptions['candidates'];
+    };
     /** Fusion pass on (default) or off. */
     fusion?: boolean;
     /** 'auto' uses GPU timestamps when the adapter has them; 'cpu' forces per-op CPU timing. */
@@ -126,12 +130,12 @@ export async function runWorkload(options: RunWorkloadOptions): Promise<Results>
     /** Times the variants of signatures the cache lacks (before compile, within the first 5 % of progress). */
     const tuneMissing = async (pre: TenantPlan[], cache: AdapterTuningCache) => {
         const caps = capsFromDevice(devices[0].device);
-        const missing = missingTargets(pre, cache, { caps });
+        const missing = missingTargets(pre, cache, { caps, candidates: options.tune?.candidates });
         if (missing.length === 0) return;
         emit({ type: 'phase', phase: 'tune' });
         try {
             await tuneTargets(missing, cache, {
-                device: devices[0].device, caps, kernels: options.kernels, signal: internal.signal, loadAverage: hostLoad,
+                device: devices[0].device, caps, kernels: options.kernels, signal: internal.signal, loadAverage: hostLoad, candidates: options.tune?.candidates,
                 onProgress: (done, total) => {
                     lastFraction = Math.max(lastFraction, Number((0.05 * done / total).toFixed(4)));
                     emit({ type: 'progress', fraction: lastFraction, phase: 'tune' });
