@@ -63,8 +63,27 @@ export interface RunWorkloadOptions {
     kernels?: KernelProvider;
     /** Limit for one submission to finish (default 60 s). */
     stepTimeoutMs?: number;
+    /** Overrides the benchmark's `repetitions` (default 1). */
+    repetitions?: number;
     /** Reserved: predictions shown when the run started, copied into the results. */
     predictions?: unknown;
+}
+
+/** One phase's data over repetitions: samples concatenated, windows and unfinished summed, op means weighted by requests. */
+export function mergePhaseData(a: TenantPhaseData | undefined, b: TenantPhaseData | undefined): TenantPhaseData | undefined {
+    if (!a || !b) return b ?? a;
+    const na = a.latenciesMs.length, nb = b.latenciesMs.length;
+    return {
+        latenciesMs: [...a.latenciesMs, ...b.latenciesMs],
+        windowMs: a.windowMs + b.windowMs,
+        unfinished: a.unfinished + b.unfinished,
+        opMeanMs: a.opMeanMs.map((x, k) => {
+            const y = b.opMeanMs[k] ?? null;
+            if (x === null || na === 0) return y;
+            if (y === null || nb === 0) return x;
+            return (x * na + y * nb) / (na + nb);
+        }),
+    };
 }
 
 /** sha256 of the IR's canonical JSON (keys sorted), identifying what was compiled. */
@@ -90,12 +109,16 @@ export async function runWorkload(options: RunWorkloadOptions): Promise<Results>
     const maxPhaseMs = requests !== undefined ? warmupMs + Math.max(120_000, 20 * durationMs) : warmupMs + durationMs + Math.max(2_000, durationMs);
     const doSolo = options.solo ?? true;
     const doCorun = (options.corun ?? true) && tenants.length > 1;
+    // `benchmark { repetitions N }`: the solo phases and the co-run phase run N times in turn
+    // (solo, co-run, solo, co-run, …, so drifting load hits both alike), each repetition with
+    // its own arrival sequence, and their samples are merged.
+    const repetitions = options.repetitions ?? ir.benchmark.repetitions ?? 1;
     const stepTimeoutMs = options.stepTimeoutMs ?? 60_000;
     const preference = options.adapter ?? preferenceFromIr(ir.device.preference);
     const startedAt = new Date();
 
     // Overall progress: compile 5 %, each phase an equal share, report the rest.
-    const phaseUnits = (doSolo ? tenants.length : 0) + (doCorun ? 1 : 0);
+    const phaseUnits = repetitions * ((doSolo ? tenants.length : 0) + (doCorun ? 1 : 0));
     let unitsDone = 0, lastFraction = 0;
     const progress = (phase: RunPhase, fraction: number, tenant?: string) => {
         const overall = Math.min(1, Math.max(lastFraction, 0.05 + 0.93 * (unitsDone + fraction) / Math.max(1, phaseUnits)));
@@ -200,10 +223,10 @@ export async function runWorkload(options: RunWorkloadOptions): Promise<Results>
             progress('compile', 0);
         }
 
-        const phaseTenant = (i: number) => ({
+        const phaseTenant = (i: number, rep: number) => ({
             name: tenants[i].name, priority: tenants[i].priority, arrival: tenants[i].arrival,
-            // Same arrival sequence solo and co-run, so slowdowns compare like with like.
-            random: createRandom(ir.benchmark.seed, `arrivals/${tenants[i].name}`),
+            // Same arrival sequence solo and co-run within a repetition, so slowdowns compare like with like.
+            random: createRandom(ir.benchmark.seed, rep === 0 ? `arrivals/${tenants[i].name}` : `arrivals/${tenants[i].name}/${rep}`),
             runner: runners[i],
         });
         const finishPhase = (record: PhaseRecord, what: string) => {
@@ -216,29 +239,31 @@ export async function runWorkload(options: RunWorkloadOptions): Promise<Results>
             return record.ending === 'failed' || record.ending === 'cancelled';
         };
         let stopped = false;
-        if (doSolo) {
-            for (let i = 0; i < tenants.length && !stopped; i++) {
-                emit({ type: 'phase', phase: 'solo', tenant: tenants[i].name });
+        for (let rep = 0; rep < repetitions && !stopped; rep++) {
+            if (doSolo) {
+                for (let i = 0; i < tenants.length && !stopped; i++) {
+                    emit({ type: 'phase', phase: 'solo', tenant: tenants[i].name });
+                    const record = await runPhase({
+                        tenants: [phaseTenant(i, rep)], policy, limit, signal: internal.signal, maxPhaseMs,
+                        onProgress: f => progress('solo', f, tenants[i].name),
+                    });
+                    soloData[i] = mergePhaseData(soloData[i], (await summarizePhase(record, [runners[i]], false)).tenants[0]);
+                    stopped = finishPhase(record, `solo phase of ${tenants[i].name}`);
+                    unitsDone++;
+                }
+            }
+            if (doCorun && !stopped) {
+                emit({ type: 'phase', phase: 'corun' });
                 const record = await runPhase({
-                    tenants: [phaseTenant(i)], policy, limit, signal: internal.signal, maxPhaseMs,
-                    onProgress: f => progress('solo', f, tenants[i].name),
+                    tenants: tenants.map((_, i) => phaseTenant(i, rep)), policy, limit, signal: internal.signal, maxPhaseMs,
+                    onProgress: f => progress('corun', f),
                 });
-                soloData[i] = (await summarizePhase(record, [runners[i]], false)).tenants[0];
-                stopped = finishPhase(record, `solo phase of ${tenants[i].name}`);
+                const summary = await summarizePhase(record, runners, true);
+                summary.tenants.forEach((d, i) => { corunData[i] = mergePhaseData(corunData[i], d); });
+                if (rep === 0) timeline = summary.timeline;
+                stopped = finishPhase(record, 'co-run phase');
                 unitsDone++;
             }
-        }
-        if (doCorun && !stopped) {
-            emit({ type: 'phase', phase: 'corun' });
-            const record = await runPhase({
-                tenants: tenants.map((_, i) => phaseTenant(i)), policy, limit, signal: internal.signal, maxPhaseMs,
-                onProgress: f => progress('corun', f),
-            });
-            const summary = await summarizePhase(record, runners, true);
-            summary.tenants.forEach((d, i) => { corunData[i] = d; });
-            timeline = summary.timeline;
-            finishPhase(record, 'co-run phase');
-            unitsDone++;
         }
     } catch (error) {
         if (status !== 'failed') {
@@ -257,7 +282,7 @@ export async function runWorkload(options: RunWorkloadOptions): Promise<Results>
     emit({ type: 'phase', phase: 'report' });
     return buildResults({
         ir, irHash: irHash(ir), adapter: devices[0]?.adapter ?? null, policy: scheduleName(ir.schedule),
-        durationMs, warmupMs, requests, seed: ir.benchmark.seed, timing, fusion: options.fusion ?? true,
+        durationMs, warmupMs, requests, repetitions, seed: ir.benchmark.seed, timing, fusion: options.fusion ?? true,
         tenancyVersion: packageJson.version, startedAt, finishedAt: new Date(), status, reason, failedOp,
         tenants: tenants.map((tenant, i): TenantRunData => ({
             tenant,

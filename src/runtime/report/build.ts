@@ -48,6 +48,7 @@ export interface RunData {
     durationMs: number;
     warmupMs: number;
     requests?: number;
+    repetitions: number;
     seed: number;
     timing: Results['config']['timing'];
     fusion: boolean;
@@ -140,6 +141,7 @@ export function buildResults(run: RunData): Results {
             durationMs: run.durationMs,
             warmupMs: run.warmupMs,
             requests: run.requests ?? null,
+            repetitions: run.repetitions,
             seed: run.seed,
             irHash: run.irHash,
             timing: run.timing,

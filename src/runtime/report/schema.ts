@@ -136,6 +136,8 @@ export const resultsSchema = z.object({
         durationMs: num,
         warmupMs: num,
         requests: z.number().int().nullable(),
+        /** Solo and co-run phases each ran this many times; samples merged (absent in older files: 1). */
+        repetitions: z.number().int().positive().optional(),
         seed: z.number().int(),
         /** sha256 of the canonical IR JSON the run compiled. */
         irHash: z.string(),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { runWorkload } from '../../../src/runtime/execute/run.js';
+import { mergePhaseData, runWorkload } from '../../../src/runtime/execute/run.js';
 import { parseResults } from '../../../src/runtime/report/schema.js';
 import { interferenceTable } from '../../../src/runtime/report/table.js';
 import type { ProgressEvent } from '../../../src/protocol/progress.js';
@@ -28,6 +28,32 @@ describe.skipIf(!gpu)('runWorkload on the software adapter', () => {
         expect(results.timeline!.intervals.length).toBeGreaterThan(0);
         expect(events.map(e => e.type === 'phase' ? `${e.phase}${e.tenant ? ':' + e.tenant : ''}` : undefined).filter(Boolean))
             .toEqual(['compile', 'solo:a', 'solo:b', 'corun', 'report']);
+    });
+});
+
+describe('repetitions', () => {
+    it('merges phase data: samples concatenated, windows summed, op means weighted by requests', () => {
+        const a = { latenciesMs: [1, 2], windowMs: 10, unfinished: 1, opMeanMs: [1, null, 3] };
+        const b = { latenciesMs: [4, 5, 6, 7], windowMs: 20, unfinished: 0, opMeanMs: [4, 2, null] };
+        expect(mergePhaseData(a, b)).toEqual({ latenciesMs: [1, 2, 4, 5, 6, 7], windowMs: 30, unfinished: 1, opMeanMs: [3, 2, 3] });
+        expect(mergePhaseData(undefined, b)).toBe(b);
+        expect(mergePhaseData(a, undefined)).toBe(a);
+    });
+});
+
+describe.skipIf(!gpu)('benchmark repetitions on the software adapter', () => {
+    it('runs solo and co-run phases in turn per repetition and merges their requests', async () => {
+        const ir = workloadOf('reps', [mlpTenant('a'), mlpTenant('b')], { benchmark: { durationMs: 5_000, warmupMs: 0, requests: 6, repetitions: 2 } });
+        const events: ProgressEvent[] = [];
+        const results = await runWorkload({ ir, onEvent: e => events.push(e) });
+        expect(results.status).toBe('complete');
+        expect(results.config.repetitions).toBe(2);
+        expect(events.map(e => e.type === 'phase' ? `${e.phase}${e.tenant ? ':' + e.tenant : ''}` : undefined).filter(Boolean))
+            .toEqual(['compile', 'solo:a', 'solo:b', 'corun', 'solo:a', 'solo:b', 'corun', 'report']);
+        for (const t of results.tenants) {
+            expect(t.solo!.requests).toBe(12);
+            expect(t.corun!.requests).toBe(12);
+        }
     });
 });
 
