@@ -88,6 +88,9 @@ export class Dim {
     mul(other: Dim | number): Dim {
         const o = toDim(other);
         if (this.k !== undefined && o.k !== undefined) return Dim.of(this.k * o.k);
+        // A constant factor only scales the coefficients: no monomial products to form.
+        if (o.k !== undefined) return this.scale(o.k);
+        if (this.k !== undefined) return o.scale(this.k);
         const terms = new Map<MonomialKey, number>();
         for (const [ka, ca] of this.terms) {
             for (const [kb, cb] of o.terms) {
@@ -202,18 +205,28 @@ function setTerm(terms: Map<MonomialKey, number>, key: MonomialKey, c: number): 
     else terms.set(key, c);
 }
 
-// Products of monomial keys recur endlessly (every FLOP count multiplies the same symbols).
-const products = new Map<string, MonomialKey>();
+// Products of monomial keys recur endlessly (every FLOP count multiplies the same symbols):
+// memoised by the two keys (two map levels, so a lookup builds no string).
+const products = new Map<MonomialKey, Map<MonomialKey, MonomialKey>>();
+let productCount = 0;
 
 function multiplyKeys(a: MonomialKey, b: MonomialKey): MonomialKey {
     if (a === '') return b;
     if (b === '') return a;
-    const pair = a < b ? `${a}\u0002${b}` : `${b}\u0002${a}`;
-    let key = products.get(pair);
+    if (b < a) [a, b] = [b, a];
+    let byB = products.get(a);
+    if (!byB) {
+        if (productCount > 100_000) {
+            products.clear();
+            productCount = 0;
+        }
+        products.set(a, byB = new Map());
+    }
+    let key = byB.get(b);
     if (key === undefined) {
         key = [...a.split(SEP), ...b.split(SEP)].sort().join(SEP);
-        if (products.size > 100_000) products.clear();
-        products.set(pair, key);
+        byB.set(b, key);
+        productCount++;
     }
     return key;
 }

@@ -271,7 +271,9 @@ class Evaluator {
             return issue(`recursion: ${cycle}; a model cannot call itself, directly or through other models`, call, IssueCodes.Recursion, 'callee');
         }
         const inputs = model.statements.filter(isInput);
-        const signature = `${model.name}(${[...inputs.map(i => i.name), ...model.params.map(p => (p.default === undefined ? `${p.name}: INT` : `${p.name}: ${p.default}`))].join(', ')})`;
+        // Message text only: formatted on the first issue, not on every block call analysed.
+        let signatureText: string | undefined;
+        const signature = () => (signatureText ??= `${model.name}(${[...inputs.map(i => i.name), ...model.params.map(p => (p.default === undefined ? `${p.name}: INT` : `${p.name}: ${p.default}`))].join(', ')})`);
         const tensors: TensorValue[] = [];
         const tensorArgs: AstNode[] = [];
         const given = new Map<string, Dim>();
@@ -280,13 +282,13 @@ class Evaluator {
             const value = argValues[i];
             if (value.kind === 'error') { failed = true; return; }
             if (arg.name === undefined) {
-                if (value.kind !== 'tensor') { failed = true; issue(`${model.name} takes its inputs as positional tensors, found ${describeValue(value)}; parameters are passed by name: ${signature}`, arg); return; }
+                if (value.kind !== 'tensor') { failed = true; issue(`${model.name} takes its inputs as positional tensors, found ${describeValue(value)}; parameters are passed by name: ${signature()}`, arg); return; }
                 tensors.push(value.tensor);
                 tensorArgs.push(arg.value);
                 return;
             }
             const param = model.params.find(p => p.name === arg.name);
-            if (!param) { failed = true; issue(`${model.name} has no parameter '${arg.name}'${inputs.some(x => x.name === arg.name) ? ' (inputs are passed positionally)' : ''}; expected ${signature}`, arg, IssueCodes.BadArgument, 'name'); return; }
+            if (!param) { failed = true; issue(`${model.name} has no parameter '${arg.name}'${inputs.some(x => x.name === arg.name) ? ' (inputs are passed positionally)' : ''}; expected ${signature()}`, arg, IssueCodes.BadArgument, 'name'); return; }
             if (given.has(param.name)) { failed = true; issue(`parameter '${arg.name}' is given twice`, arg, IssueCodes.BadArgument, 'name'); return; }
             if (value.kind !== 'dim') { failed = true; issue(`parameter '${arg.name}' of ${model.name} must be an integer, found ${describeValue(value)}`, arg.value); return; }
             if (value.dim.value !== undefined && value.dim.value < 1) { failed = true; issue(`parameter '${arg.name}' of ${model.name} must be ≥ 1, found ${value.dim.value}`, arg.value); return; }
@@ -294,13 +296,13 @@ class Evaluator {
         });
         if (failed) return ERROR;
         if (tensors.length !== inputs.length) {
-            return issue(`${model.name} takes ${inputs.length} input tensor${inputs.length === 1 ? '' : 's'} (${inputs.map(x => x.name).join(', ')}), found ${tensors.length}; expected ${signature}`, call, IssueCodes.BadArgument, 'callee');
+            return issue(`${model.name} takes ${inputs.length} input tensor${inputs.length === 1 ? '' : 's'} (${inputs.map(x => x.name).join(', ')}), found ${tensors.length}; expected ${signature()}`, call, IssueCodes.BadArgument, 'callee');
         }
         // Block call sites are named by the model (`resnet_bottleneck.2`), not the let: lets rebind often.
         const child = newFrame(model, [...frame.prefix, uniqueName(frame, undefined, model.name)], false, frame.count);
         for (const p of model.params) {
             const dim = given.get(p.name) ?? (p.default !== undefined ? Dim.of(p.default) : undefined);
-            if (!dim) return issue(`${model.name} is missing parameter '${p.name}'; expected ${signature}`, call, IssueCodes.BadArgument, 'callee');
+            if (!dim) return issue(`${model.name} is missing parameter '${p.name}'; expected ${signature()}`, call, IssueCodes.BadArgument, 'callee');
             child.env.set(p, { kind: 'dim', dim });
         }
         let bindFailed = false;

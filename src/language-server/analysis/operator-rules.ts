@@ -60,7 +60,9 @@ export function describeValue(v: Value): string {
 export function applyOperator(opName: string, call: Call, argValues: Value[]): { result?: OperatorResult; issues: AnalysisIssue[] } {
     const op = findOperator(opName)!;
     const r: Resolved = { op, call, values: new Map(), nodes: new Map(), variadic: [], issues: [] };
-    const sig = formatSignature(op);
+    // Only messages need the signature text: format it on the first issue, not on every call analysed.
+    let sigText: string | undefined;
+    const signature = () => (sigText ??= formatSignature(op));
     let sawNamed = false;
     let position = 0;
     call.args.forEach((arg: Arg, i) => {
@@ -69,9 +71,9 @@ export function applyOperator(opName: string, call: Call, argValues: Value[]): {
             sawNamed = true;
             const param = op.params.find(p => p.name === arg.name);
             if (!param || param.kind === 'tensors') {
-                issue(r, IssueCodes.BadArgument, `${op.name} has no argument named '${arg.name}'; expected ${sig}`, arg, 'name');
+                issue(r, IssueCodes.BadArgument, `${op.name} has no argument named '${arg.name}'; expected ${signature()}`, arg, 'name');
             } else if (r.values.has(param.name)) {
-                issue(r, IssueCodes.BadArgument, `argument '${arg.name}' is given twice; expected ${sig}`, arg, 'name');
+                issue(r, IssueCodes.BadArgument, `argument '${arg.name}' is given twice; expected ${signature()}`, arg, 'name');
             } else {
                 r.values.set(param.name, value);
                 r.nodes.set(param.name, arg.value);
@@ -79,7 +81,7 @@ export function applyOperator(opName: string, call: Call, argValues: Value[]): {
             return;
         }
         if (sawNamed) {
-            issue(r, IssueCodes.BadArgument, `positional argument after named ones; expected ${sig}`, arg);
+            issue(r, IssueCodes.BadArgument, `positional argument after named ones; expected ${signature()}`, arg);
             return;
         }
         const param = op.params[position];
@@ -88,7 +90,7 @@ export function applyOperator(opName: string, call: Call, argValues: Value[]): {
             return;
         }
         if (!param) {
-            issue(r, IssueCodes.BadArgument, `${op.name} takes ${op.params.length} argument${op.params.length === 1 ? '' : 's'}, found ${call.args.length}; expected ${sig}`, arg);
+            issue(r, IssueCodes.BadArgument, `${op.name} takes ${op.params.length} argument${op.params.length === 1 ? '' : 's'}, found ${call.args.length}; expected ${signature()}`, arg);
             return;
         }
         r.values.set(param.name, value);
@@ -99,7 +101,7 @@ export function applyOperator(opName: string, call: Call, argValues: Value[]): {
     for (const p of op.params) {
         if (p.kind === 'tensors') continue;
         if (!r.values.has(p.name) && p.default === undefined) {
-            issue(r, IssueCodes.BadArgument, `${op.name} is missing argument '${p.name}'; expected ${sig}`, call, 'callee');
+            issue(r, IssueCodes.BadArgument, `${op.name} is missing argument '${p.name}'; expected ${signature()}`, call, 'callee');
         }
     }
     // An argument that already failed elsewhere: stay quiet.
