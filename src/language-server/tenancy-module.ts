@@ -7,6 +7,7 @@ import {
 import { TenancyAnalyzer } from './analysis/index.js';
 import { TenancyGeneratedModule, TenancyGeneratedSharedModule } from './generated/module.js';
 import { TenancyLinker } from './references/linker.js';
+import { TenancyReferenceDescriptionProvider } from './references/reference-descriptions.js';
 import { TenancyReferences } from './references/references.js';
 import { TenancyScopeComputation } from './references/scope-computation.js';
 import { TenancyScopeProvider } from './references/scope-provider.js';
@@ -61,6 +62,9 @@ export const TenancyModule: Module<TenancyServices, PartialLangiumServices & Ten
         ScopeComputation: (services) => new TenancyScopeComputation(services),
         Linker: (services) => new TenancyLinker(services),
         References: (services) => new TenancyReferences(services),
+    },
+    workspace: {
+        ReferenceDescriptionProvider: (services) => new TenancyReferenceDescriptionProvider(services),
     },
     analysis: {
         Analyzer: (services) => new TenancyAnalyzer(services),
