@@ -27,7 +27,7 @@ describe.skipIf(!available)('matmul / dense kernels vs reference', () => {
     }
 
     it('batched matmul broadcasts leading dims (a [2,1,M,K] · b [3,K,N])', async () => {
-        for (const v of ['vec4_4x8', 'wgmem_8x8', 'splitk_2', 'capped_2']) {
+        for (const v of ['vec4_4x8', 'wgmem_8x8', 'splitk_2', 'capped_2', 'sgrow_8x4']) {
             await checkCase(dev, { op: makeOp('matmul', {}, 2), inputShapes: [[2, 1, 9, 12], [3, 12, 20]], outputShape: [2, 3, 9, 20], variant: v });
             await checkCase(dev, { op: makeOp('matmul', {}, 2), inputShapes: [[4, 6, 5], [4, 5, 7]], outputShape: [4, 6, 7], variant: v });
         }
@@ -40,15 +40,23 @@ describe.skipIf(!available)('matmul / dense kernels vs reference', () => {
         [{ kind: 'activation', fn: 'sigmoid' }, { kind: 'add', tensor: 'residual' }],
         [{ kind: 'activation', fn: 'tanh' }, { kind: 'mul', tensor: 'gate' }, { kind: 'activation', fn: 'silu' }],
     ];
-    it('dense with bias and fused epilogues, every variant', async () => {
-        for (const v of ['vec4_4x8', 'vec4_4x4', 'wgmem_16x16', 'splitk_4', 'capped_4']) {
-            for (const [i, epi] of epilogues.entries()) {
+    // Every epilogue through the main store path (vec4_4x8, and the sgrow default); every other
+    // store path (scalar columns, workgroup memory, split-K reduce, persistent loop, subgroup) with
+    // two epilogues each, one test per variant so a cold shader cache stays within the time limit.
+    const epilogueVariants = ['vec4_4x8', 'sgrow_8x4', 'vec4_4x4', 'wgmem_16x16', 'splitk_4', 'capped_4', 'sgsplitk_2'];
+    for (const [vi, v] of epilogueVariants.entries()) {
+        it(`dense with bias and fused epilogues: ${v}`, async () => {
+            const which = vi < 2 ? [0, 1, 2, 3, 4] : [vi % 5, (vi + 2) % 5];
+            for (const i of which) {
                 const shape = i % 2 ? [2, 7, 30] : [1, 40];
                 const units = i % 2 ? 21 : 64;
-                await checkCase(dev, { op: makeOp('dense', { units, bias: true }), inputShapes: [shape], outputShape: [...shape.slice(0, -1), units], variant: v, epilogue: epi });
+                await checkCase(dev, { op: makeOp('dense', { units, bias: true }), inputShapes: [shape], outputShape: [...shape.slice(0, -1), units], variant: v, epilogue: epilogues[i] });
             }
-        }
+        });
+    }
+    it('dense without bias, default variant', async () => {
         await checkCase(dev, { op: makeOp('dense', { units: 12, bias: false }), inputShapes: [[3, 5]], outputShape: [3, 12] });
+        await checkCase(dev, { op: makeOp('dense', { units: 36, bias: false }), inputShapes: [[20, 16]], outputShape: [20, 36] });
     });
 
     it('tall-skinny split-K (M·N small, K large) matches', async () => {
