@@ -248,31 +248,43 @@ export class TenancyValidator {
         }
     }
 
-    /**
-     * The nodes a document's linked references point to (names inside a model resolve within it,
-     * so a tensor's uses are all in its own document), once per linking: the linker's list,
-     * not a walk of the AST.
-     */
+    /** The nodes a document's linked references point to (names inside a model resolve within it, so a tensor's uses are all in its own document). */
     private referenced(document: LangiumDocument): Set<AstNode> {
-        return this.analyzer.memo(document.references, () => {
-            const targets = new Set<AstNode>();
-            for (const reference of document.references) {
-                const target = isReference(reference) ? reference.ref : undefined;
-                if (target) targets.add(target);
-            }
-            return targets;
-        });
+        return referenceTargets(document).all;
     }
 
-    /** Whether any model or tenant in the workspace calls this model (one pass over the linked references per workspace state). */
+    /** Whether any model or tenant in the workspace calls this model (one union of the documents' called models per workspace state). */
     private isCalled(model: Model): boolean {
         return this.analyzer.memo(this.documents, () => {
             const called = new Set<AstNode>();
-            // Operator callees are not linked (their reference is null), names link to bindings: every Model target is a call's.
-            for (const doc of this.documents.all) for (const target of this.referenced(doc)) if (isModel(target)) called.add(target);
+            for (const doc of this.documents.all) for (const target of referenceTargets(doc).models) called.add(target);
             return called;
         }).has(model);
     }
+}
+
+// Per list of linked references (the linker makes a new list whenever it relinks a document), so
+// an edit recomputes only the documents it relinked, not every document's targets.
+const targetsByReferences = new WeakMap<object, { count: number; all: Set<AstNode>; models: Set<AstNode> }>();
+
+/**
+ * What a document's linked references point to, from the linker's list rather than a walk of
+ * the AST; `models`: the Model targets (operator callees are not linked and names link to
+ * bindings, so every Model target is a call's).
+ */
+function referenceTargets(document: LangiumDocument): { all: Set<AstNode>; models: Set<AstNode> } {
+    const references = document.references;
+    const cached = targetsByReferences.get(references);
+    if (cached && cached.count === references.length) return cached;
+    const entry = { count: references.length, all: new Set<AstNode>(), models: new Set<AstNode>() };
+    for (const reference of references) {
+        const target = isReference(reference) ? reference.ref : undefined;
+        if (!target) continue;
+        entry.all.add(target);
+        if (isModel(target)) entry.models.add(target);
+    }
+    targetsByReferences.set(references, entry);
+    return entry;
 }
 
 /** The calls of a model to other models (resolved). */
