@@ -184,5 +184,9 @@ export function registerPredictionFeatures(services: Services): void {
     const checks: ValidationChecks<TenancyAstType> = {
         Workload: (workload, accept) => checkWorkloadPredictions(services, workload, accept),
     };
+    // Default ('fast') category on purpose: Langium 4.4 runs 'slow' checks on no build of the
+    // language server (updates validate 'built-in' and 'fast' only), so there these diagnostics
+    // would never reach the editor. They stay affordable because the service predicts each
+    // workload once and keeps it across edits that do not touch it.
     services.validation.ValidationRegistry.register(checks);
 }

@@ -4,8 +4,10 @@
  * TenancyAnalyzer; these checks only turn its results into diagnostics.
  *
  * Adding checks: register another object with `services.validation.ValidationRegistry.register(
- * checks, thisArg, category)` next to `registerValidationChecks` below — prediction diagnostics
- * (`slo-infeasible`, `overloaded`, `slo-at-risk`) belong in the 'slow' category. Each diagnostic
+ * checks, thisArg, category)` next to `registerValidationChecks` below. The prediction diagnostics
+ * (`slo-infeasible`, `overloaded`, `slo-at-risk`) are registered by prediction/ in the default
+ * category: Langium 4.4 runs 'slow' checks on no language-server build, and the prediction
+ * service computes each workload once and keeps it across unrelated edits. Each diagnostic
  * carries its IssueCodes code via `report()`.
  */
 import { AstUtils, isReference, type AstNode, type LangiumDocument, type LangiumDocuments, type ValidationAcceptor, type ValidationChecks } from 'langium';
