@@ -67,6 +67,11 @@ export class TenancyLinker extends DefaultLinker {
     // Lazy `.ref` access (hover, analysis) must not resolve these either: an unresolved lazy
     // access would record a linking error on the document.
     protected override resolveReference(reference: DefaultReference, node: AstNode, property: string): AstNode | undefined {
+        // Every `.ref` read comes here: a linked reference (the common case) or one already marked
+        // not linkable answers at once, without walking up to the workload again.
+        const state = (reference as unknown as { _ref: unknown })._ref;
+        if (state === null) return undefined;
+        if (isAstNode(state)) return state;
         if (!isLinkableReference({ reference, container: node, property })) {
             markNotLinkable(reference);
             return undefined;
