@@ -40,13 +40,14 @@ describe.skipIf(!available)('matmul / dense kernels vs reference', () => {
         [{ kind: 'activation', fn: 'sigmoid' }, { kind: 'add', tensor: 'residual' }],
         [{ kind: 'activation', fn: 'tanh' }, { kind: 'mul', tensor: 'gate' }, { kind: 'activation', fn: 'silu' }],
     ];
-    // Every epilogue through the main store path (vec4_4x8, and the sgrow default); every other
-    // store path (scalar columns, workgroup memory, split-K reduce, persistent loop, subgroup) with
-    // two epilogues each, one test per variant so a cold shader cache stays within the time limit.
+    // Every epilogue through the main store path (vec4_4x8); every other store path (the sgrow
+    // default, scalar columns, workgroup memory, split-K reduce, persistent loop, subgroup split-K)
+    // with two epilogues each, one test per variant so a cold shader cache stays within the time
+    // limit (cold, sgrow_8x4 with all five took 53 s on the loaded 2-core host).
     const epilogueVariants = ['vec4_4x8', 'sgrow_8x4', 'vec4_4x4', 'wgmem_16x16', 'splitk_4', 'capped_4', 'sgsplitk_2'];
     for (const [vi, v] of epilogueVariants.entries()) {
         it(`dense with bias and fused epilogues: ${v}`, async () => {
-            const which = vi < 2 ? [0, 1, 2, 3, 4] : [vi % 5, (vi + 2) % 5];
+            const which = vi === 0 ? [0, 1, 2, 3, 4] : [vi % 5, (vi + 2) % 5];
             for (const i of which) {
                 const shape = i % 2 ? [2, 7, 30] : [1, 40];
                 const units = i % 2 ? 21 : 64;
