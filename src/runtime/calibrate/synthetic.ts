@@ -99,6 +99,7 @@ export function calibrationCases(quick: boolean): { family: string; cases: Synth
         // The generators' default GEMM (subgroup-broadcast where the device has a fixed subgroup size) and each variant family.
         { family: 'gemm (default)', cases: pick([48, 96, 160, 240, 352, 448]).map(n => matmulCase(n, n, n)).concat(pick([[8, 1000, 1000], [128, 256, 512]]).map(([m, k, n]) => denseCase(m, k, n))) },
         { family: 'gemm.vec4', cases: pick([48, 128, 256, 384]).map(n => matmulCase(n, n, n, 'vec4_4x8')).concat(pick([[8, 1000, 1000], [128, 256, 512]]).map(([m, k, n]) => denseCase(m, k, n, 'vec4_4x8'))) },
+        { family: 'gemm.sg', cases: pick([48, 128, 256, 384]).map(n => matmulCase(n, n, n, 'sg_8x4')).concat(pick([[8, 1000, 1000], [128, 256, 512]]).map(([m, k, n]) => denseCase(m, k, n, 'sg_8x4'))) },
         { family: 'gemm.sgsplitk', cases: pick([[8, 2048, 96], [16, 6000, 120]]).map(([m, k, n]) => denseCase(m, k, n, 'sgsplitk_4')) },
         { family: 'gemm.wgmem', cases: pick([48, 96, 144]).map(n => matmulCase(n, n, n, 'wgmem_16x16')) },
         { family: 'gemm.capped', cases: pick([96, 224]).map(n => matmulCase(n, n, n, 'capped_4')) },

@@ -69,6 +69,7 @@ export function familyOf(launchName: string): string {
         if (prefix === 'conv2d' && v === 'direct') return 'conv2d.direct';
         if (prefix === 'conv2d' && /^capped_\d+$/.test(v)) return 'conv2d.capped';
         if (/(^|_)vec4_\d+x\d+$/.test(v)) return 'gemm.vec4';
+        if (/(^|_)sgrow_\d+x\d+$/.test(v)) return 'gemm.sgrow';
         if (/(^|_)sg_\d+x\d+$/.test(v)) return 'gemm.sg';
         if (/(^|_)sgsplitk_\d+$/.test(v)) return 'gemm.sgsplitk';
         if (/(^|_)wgmem_\d+x\d+$/.test(v)) return 'gemm.wgmem';

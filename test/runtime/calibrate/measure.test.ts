@@ -26,7 +26,7 @@ describe('calibration statistics (pure)', () => {
             }
             if (!ladder.family.includes(' ')) expect([...families], ladder.family).toContain(ladder.family);
         }
-        for (const f of ['gemm.vec4', 'gemm.sg', 'gemm.sgsplitk', 'gemm.wgmem', 'gemm.capped', 'gemm.splitk', 'conv2d', 'conv2d.direct', 'depthwise_conv2d', 'elementwise', 'reduction', 'pool', 'copy']) {
+        for (const f of ['gemm.vec4', 'gemm.sgrow', 'gemm.sg', 'gemm.sgsplitk', 'gemm.wgmem', 'gemm.capped', 'gemm.splitk', 'conv2d', 'conv2d.direct', 'depthwise_conv2d', 'elementwise', 'reduction', 'pool', 'copy']) {
             expect([...families]).toContain(f);
         }
     });
