@@ -1,0 +1,98 @@
+/**
+ * The build's shortcuts give Langium's answers: the reference index built from the linker's list
+ * equals the default provider's walk, the validator's shallow walk still reaches a check
+ * registered on an inner node type, and the linker's walk links what Langium's walk links.
+ */
+import { AstUtils, DefaultReferenceDescriptionProvider, EmptyFileSystem, URI, type AstNode, type LangiumDocument } from 'langium';
+import { describe, expect, it } from 'vitest';
+import { createTenancyServices } from '../../src/language-server/tenancy-module.js';
+import { forEachReference } from '../../src/language-server/references/linker.js';
+
+const models = `/// A block.
+model blk(c) {
+  input x: f32[n, c]
+  y = relu(dense(x, c))
+  output add(x, y)
+}
+model net(batch = 2) {
+  input x: f32[batch, 64]
+  h = repeat 2 blk(x, c: 64)
+  output dense(h, 10)
+}
+model spare() {
+  input q: f32[1, 4]
+  t = relu(q)
+  output relu(q)
+}
+`;
+const workload = `workload w {
+  tenant a { model net(batch: 4) arrival poisson(rate: 5/s) slo p99 <= 0.001ms }
+  tenant b { model resnet18(res: 32) }
+  schedule layer_block(size: auto)
+}
+workload w2 { tenant c { model net(batch: 0) } }
+`;
+
+async function build(services = createTenancyServices(EmptyFileSystem)): Promise<{ services: ReturnType<typeof createTenancyServices>; docs: LangiumDocument[] }> {
+    const docs = [models, workload].map((text, i) => {
+        const doc = services.shared.workspace.LangiumDocumentFactory.fromString(text, URI.parse(`file:///shortcuts/f${i}.tenancy`));
+        services.shared.workspace.LangiumDocuments.addDocument(doc);
+        return doc;
+    });
+    await services.shared.workspace.DocumentBuilder.build(docs, { validation: true });
+    return { services, docs };
+}
+
+describe('build shortcuts', () => {
+    it('indexes the same reference descriptions as Langium’s default provider, for user and zoo documents', async () => {
+        const { services } = await build();
+        const fallback = new DefaultReferenceDescriptionProvider(services.Tenancy);
+        let compared = 0;
+        for (const doc of services.shared.workspace.LangiumDocuments.all) {
+            const ours = await services.Tenancy.workspace.ReferenceDescriptionProvider.createDescriptions(doc);
+            expect(JSON.stringify(ours)).toBe(JSON.stringify(await fallback.createDescriptions(doc)));
+            compared += ours.length;
+        }
+        expect(compared).toBeGreaterThan(20);
+    });
+
+    it('visits the same references, in the same order, as Langium’s AST stream', async () => {
+        const { docs } = await build();
+        let total = 0;
+        for (const doc of docs) {
+            const ours: string[] = [];
+            forEachReference(doc.parseResult.value, r => ours.push(`${r.container.$type}.${r.property}:${r.reference.$refText}@${r.reference.$refNode?.offset}`));
+            const langium: string[] = [];
+            for (const node of AstUtils.streamAst(doc.parseResult.value)) {
+                AstUtils.streamReferences(node).forEach(r => langium.push(`${r.container.$type}.${r.property}:${r.reference.$refText}@${r.reference.$refNode?.offset}`));
+            }
+            expect(ours).toEqual(langium);
+            total += ours.length;
+        }
+        expect(total).toBeGreaterThan(10);
+    });
+
+    it('still runs a check registered on an inner node type (the shallow validation walk turns itself off)', async () => {
+        const services = createTenancyServices(EmptyFileSystem);
+        const seen: AstNode[] = [];
+        services.Tenancy.validation.ValidationRegistry.register({ Call: (call: AstNode) => { seen.push(call); } });
+        const { docs } = await build(services);
+        const calls = docs.flatMap(d => AstUtils.streamAst(d.parseResult.value).filter(n => n.$type === 'Call').toArray());
+        expect(calls.length).toBeGreaterThan(5);
+        for (const call of calls) expect(seen).toContain(call);
+    });
+
+    it('finds the same diagnostics with the shallow walk as with the full one', async () => {
+        const { docs } = await build();
+        const shallow = docs.map(d => (d.diagnostics ?? []).map(x => `${x.code}@${x.range.start.line}:${x.range.start.character}`).sort());
+        // A catch-all check on every node forces the full walk; it adds no diagnostics itself.
+        const services = createTenancyServices(EmptyFileSystem);
+        services.Tenancy.validation.ValidationRegistry.register({ AstNode: () => { /* forces the full walk */ } } as never);
+        const full = (await build(services)).docs.map(d => (d.diagnostics ?? []).map(x => `${x.code}@${x.range.start.line}:${x.range.start.character}`).sort());
+        expect(shallow).toEqual(full);
+        // unused model and tensor hints (document and model checks), slo-infeasible (a prediction check on the workload)
+        expect(shallow.flat().filter(d => d.startsWith('unused@')).length).toBe(2);
+        expect(shallow.flat().some(d => d.startsWith('slo-infeasible@'))).toBe(true);
+        expect(shallow.flat().some(d => d.startsWith('bad-argument@'))).toBe(true); // a tenant check
+    });
+});
