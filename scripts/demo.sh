@@ -6,6 +6,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup-system.sh --gpu-only
 bash scripts/ensure-deps.sh
+# Every npm script and tool from here on runs on the project's Node 24 (Langium needs >= 22).
+export PATH="$PWD/node_modules/.bin:$PATH"
 npm run --silent build
 export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-$(mktemp -d)}"
 file="${1:-examples/zoo-mix.tenancy}"

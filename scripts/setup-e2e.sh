@@ -62,7 +62,9 @@ echo "setup-e2e: installing code-server $version into $dir (about 1-2 minutes)"
 start=$(date +%s)
 # The Node 24 from node_modules/.bin first on PATH: code-server 4.139 requires it, and its
 # nested install (npx node-gyp) inherits it.
-( cd "$dir" && PATH="$root/node_modules/.bin:$PATH" npm_config_unsafe_perm=true npm_config_yes=true \
+# An outer `npm run` exports npm_config_user_agent naming its own Node, which the nested npm
+# inherits as config and code-server's postinstall reads as "the" Node version: drop it.
+( cd "$dir" && env -u npm_config_user_agent PATH="$root/node_modules/.bin:$PATH" npm_config_unsafe_perm=true npm_config_yes=true \
     npm install --no-audit --no-fund --loglevel=error "code-server@$version" ) \
   || fail "npm install code-server@$version failed (see the npm log above)"
 [ -f "$entry" ] || fail "expected $entry after the install, found nothing"
