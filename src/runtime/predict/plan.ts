@@ -64,6 +64,8 @@ export function familyOf(launchName: string): string {
     // Memory passes of multi-launch variants: split-K's reduction, im2col's gather.
     if (part === 'reduce') return 'elementwise';
     if (part === 'im2col') return 'copy';
+    // Winograd's weight, input and output transforms are memory passes around its batched GEMM.
+    if (rest[0]?.startsWith('winograd_') && (part === 'weights' || part === 'input' || part === 'output')) return 'copy';
     for (const v of rest) {
         if (prefix === 'conv2d' && /^gemm_\d+x\d+$/.test(v)) return 'conv2d';
         if (prefix === 'conv2d' && v === 'direct') return 'conv2d.direct';

@@ -45,6 +45,8 @@ describe('kernel families', () => {
         expect(familyOf('attention.softmax')).toBe('reduction');
         expect(familyOf('lstm.step.0')).toBe('gemm.vec4');
         expect(familyOf('matmul.sgrow_8x4')).toBe('gemm.sgrow');
+        expect(familyOf('conv2d.winograd_sgrow_8x4.input')).toBe('copy');
+        expect(familyOf('conv2d.winograd_sgrow_8x4.output')).toBe('copy');
         expect(familyOf('matmul.sg_8x4')).toBe('gemm.sg');
         expect(familyOf('conv2d.im2col_sg_8x4')).toBe('gemm.sg');
         expect(familyOf('dense.sgsplitk_4.partial')).toBe('gemm.sgsplitk');
