@@ -5,7 +5,7 @@
  * Solo baselines are measured in the same run as each co-run. Until the model zoo lowers to IR,
  * the models are the IR fixtures: an MLP, a small residual CNN and a transformer block.
  *
- * Run: node bench/interference/run.mjs [--duration 1s] [--only mlp,cnn]
+ * Run: node bench/bundle-and-run.mjs bench/interference/main.ts [--duration 1s] [--only mlp,cnn]
  * Writes bench/.work/interference.json and prints a markdown table.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';

@@ -5,7 +5,7 @@
  * (its own timestamp-query kernel time), and numpy/OpenBLAS float32 GEMM on the same cores.
  * Our variants are measured in interleaved rounds (median of all samples per variant).
  * Also the per-dispatch overhead of our launch path vs a bare Dawn dispatch loop.
- * Run: node bench/kernels/build-and-run.mjs [--quick] [--only matmul,conv,bert,overhead]
+ * Run: node bench/bundle-and-run.mjs bench/kernels/run.ts [--quick] [--only matmul,conv,bert,overhead]
  * Writes bench/.work/kernels.json and prints a markdown table.
  */
 import { create, globals } from 'webgpu';
