@@ -4,9 +4,7 @@
  * on the device profile found for this workspace (calibrated on synthetic shapes that none of
  * these workloads use — no fitting to the test set).
  *
- *   node_modules/.bin/esbuild bench/accuracy/run.ts --bundle --platform=node --format=esm \
- *     --external:webgpu --outfile=bench/.work/accuracy.mjs
- *   node_modules/.bin/node bench/.work/accuracy.mjs [--profile P] [--duration-ms N] [--only NAME]
+ *   node bench/bundle-and-run.mjs bench/accuracy/run.ts [--profile P] [--duration-ms N] [--only NAME]
  *
  * Reports MAPE per op kind (solo GPU time per op), per tenant mean latency (solo phase) and
  * co-run p99 and mean (co-run phase), the worst cases, and writes bench/.work/accuracy.json.
