@@ -12,7 +12,8 @@ import {
 /** layer_norm epsilon (PyTorch's default). */
 export const LAYER_NORM_EPS = 1e-5;
 
-const WG = 64;
+/** Workgroup width of the row reductions (layer_norm, softmax, global_avg_pool). */
+export const WG = 64;
 
 /** WGSL that reduces `part` (a workgroup array of WG f32) to part[0]; all invocations must reach it. */
 export function treeReduce(op: 'sum' | 'max'): string {

@@ -8,6 +8,8 @@ import {
     KernelError, at, bindingList, checkEpilogue, checkLaunch, declareBindings, epilogueBindings, epilogueFn, epilogueKey,
     expectInputs, expectOutputShape, fmtShape, fold1D, tupleAttr, u, unknownVariant, type BindingSpec,
 } from './common.js';
+// global_avg_pool reduces a plane like layer_norm reduces a row: same width, same tree.
+import { WG as REDUCE_WG, treeReduce } from './norm.js';
 
 /** max_pool2d, avg_pool2d: attrs kernel, stride, padding (4-tuple). */
 export function poolKernels(req: KernelRequest): OpKernels {
@@ -88,26 +90,21 @@ export function globalAvgPoolKernels(req: KernelRequest): OpKernels {
     const [N, C, H, W] = x;
     expectOutputShape(req, [N, C, 1, 1]);
     const HW = H * W, planes = N * C;
-    const WG = 64;
     const dispatch = fold1D(planes, req.caps, at(op));
     const specs: BindingSpec[] = [{ role: 'in0', access: 'read' }, ...epilogueBindings(req.epilogue), { role: 'out', access: 'read_write' }];
     const code = [
         declareBindings(specs),
         epilogueFn(req.epilogue),
-        `var<workgroup> part: array<f32, ${WG}>;`,
-        `@compute @workgroup_size(${WG}, 1, 1)`,
+        `var<workgroup> part: array<f32, ${REDUCE_WG}>;`,
+        `@compute @workgroup_size(${REDUCE_WG}, 1, 1)`,
         `fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {`,
         `  let plane = wid.x + wid.y * ${u(dispatch[0])};`,
         `  let inRange = plane < ${u(planes)};`,
         `  let base = min(plane, ${u(planes - 1)}) * ${u(HW)};`,
         `  var s = 0.0;`,
-        `  for (var j = lid.x; j < ${u(HW)}; j = j + ${u(WG)}) { s = s + t_in0[base + j]; }`,
+        `  for (var j = lid.x; j < ${u(HW)}; j = j + ${u(REDUCE_WG)}) { s = s + t_in0[base + j]; }`,
         `  part[lid.x] = s;`,
-        `  workgroupBarrier();`,
-        `  for (var w = ${u(WG / 2)}; w > 0u; w = w >> 1u) {`,
-        `    if (lid.x < w) { part[lid.x] = part[lid.x] + part[lid.x + w]; }`,
-        `    workgroupBarrier();`,
-        `  }`,
+        treeReduce('sum'),
         `  if (lid.x == 0u && inRange) { t_out[plane] = epilogue(part[0] / ${f32(HW)}, plane, plane % ${u(C)}); }`,
         '}',
     ].join('\n');
@@ -115,14 +112,14 @@ export function globalAvgPoolKernels(req: KernelRequest): OpKernels {
         name: 'global_avg_pool.workgroup_reduce',
         cacheKey: `pool.global_avg|x=${x.join('x')}${epilogueKey(req.epilogue)}|d=${dispatch.join('x')}`,
         variant: { variant: 'workgroup_reduce', workgroups: planes },
-        workgroupSize: [WG, 1, 1],
+        workgroupSize: [REDUCE_WG, 1, 1],
         bindings: bindingList(specs),
         wgsl: () => code,
         dispatch,
         flops: N * C * HW,
         bytes: 4 * (N * C * HW + planes),
     };
-    checkLaunch(k, specs, { in0: N * C * HW, out: planes }, req.caps, WG * 4);
+    checkLaunch(k, specs, { in0: N * C * HW, out: planes }, req.caps, REDUCE_WG * 4);
     return { launches: [k], buffers: [] };
 }
 
