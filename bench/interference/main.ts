@@ -2,10 +2,10 @@
  * Interference benchmark: every pair of models (a matrix, self-pairs included) co-runs on the
  * local adapter under the `concurrent` schedule, each with one closed-loop client; the cell is
  * the row model's slowdown (co-run / solo, mean and p99) while the column model runs beside it.
- * Solo baselines are measured in the same run as each co-run. Until the model zoo lowers to IR,
- * the models are the IR fixtures: an MLP, a small residual CNN and a transformer block.
+ * Solo baselines are measured in the same run as each co-run. The models are the zoo's, sized
+ * for a software adapter in zoo-models.tenancy (lowered through the CLI's workspace loader).
  *
- * Run: node bench/bundle-and-run.mjs bench/interference/main.ts [--duration 1s] [--only mlp,cnn]
+ * Run: node bench/bundle-and-run.mjs bench/interference/main.ts [--duration 1s] [--only mlp,resnet18]
  * Writes bench/.work/interference.json and prints a markdown table.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -13,13 +13,20 @@ import { join } from 'node:path';
 import { runWorkload } from '../../src/runtime/execute/run.js';
 import type { IrTenant } from '../../src/runtime/ir/types.js';
 import type { Results } from '../../src/runtime/report/schema.js';
-import { cnnTenant, mlpTenant, transformerTenant, workloadOf } from '../../test/fixtures/ir/builders.js';
+import { loadWorkloadIr } from '../../src/cli/load-workspace.js';
+import { workloadOf } from '../../test/fixtures/ir/builders.js';
 
-const MODELS: Record<string, (name: string) => IrTenant> = {
-    mlp: name => mlpTenant(name, { batch: 32, inputs: 256, hidden: 512 }),
-    cnn: name => cnnTenant(name, { res: 32, channels: 16 }),
-    transformer: name => transformerTenant(name, { seq: 32, dim: 64, heads: 4 }),
-};
+// Run from the project root (bench/bundle-and-run.mjs does), like the other suites.
+const zoo = await loadWorkloadIr('bench/interference/zoo-models.tenancy');
+
+/** A zoo model's tenant under another name (op paths start with the tenant's name). */
+function renamed(tenant: IrTenant, name: string): IrTenant {
+    const path = (p: string) => p.startsWith(`${tenant.name}/`) ? `${name}/${p.slice(tenant.name.length + 1)}` : p;
+    return { ...tenant, name, graph: { ...tenant.graph, ops: tenant.graph.ops.map(op => ({ ...op, path: path(op.path) })) } };
+}
+
+const MODELS: Record<string, (name: string) => IrTenant> = Object.fromEntries(
+    zoo.tenants.map(t => [t.name, (name: string) => renamed(t, name)]));
 
 function arg(name: string): string | undefined {
     const i = process.argv.indexOf(name);

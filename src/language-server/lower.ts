@@ -12,7 +12,7 @@
  * the op that produces them (inputs: `<tenant>/<model>/<input>`).
  */
 import { AstUtils, type AstNode } from 'langium';
-import { IR_VERSION, type IrAttrs, type IrGraph, type IrOp, type IrSourceRange, type IrTenant, type WorkloadIR } from '../runtime/ir/types.js';
+import { IR_VERSION, type IrAttrs, type IrGraph, type IrOp, type IrSourceRange, type IrTenant, type IrWeight, type WorkloadIR } from '../runtime/ir/types.js';
 import type { TenancyAnalyzer } from './analysis/index.js';
 import { Dim } from './analysis/dims.js';
 import type { AttrValue, ModelAnalysis, OpRecord } from './analysis/types.js';
@@ -133,12 +133,13 @@ function lowerOp(op: OpRecord, id: (local: string) => string): IrOp | string {
         if (v === undefined) return `attribute ${key} is symbolic (${String(value)})`;
         attrs[key] = v;
     }
-    const weights = [];
+    const weights: IrWeight[] = [];
     for (const w of op.weights) {
         const shape = numbers(w.shape);
         if (!shape) return `weight ${w.name} has a symbolic shape`;
         weights.push({ name: w.name, shape, dtype: w.dtype });
     }
+    if (op.kind === 'lstm') runtimeLstmLayout(weights);
     const flops = op.cost.flops.value;
     const bytes = op.cost.bytesRead.add(op.cost.bytesWritten).value;
     if (flops === undefined || bytes === undefined || !numbers(op.output.shape)) return 'symbolic shape or cost';
@@ -155,6 +156,21 @@ function lowerOp(op: OpRecord, id: (local: string) => string): IrOp | string {
     const source = sourceRange(op.node);
     if (source) lowered.source = source;
     return lowered;
+}
+
+/**
+ * The analysis lists an LSTM's parameters as PyTorch does (w_ih.l [4h, in], w_hh.l [4h, h],
+ * b_ih.l and b_hh.l [4h]: the published parameter counts); the IR carries the runtime's layout
+ * (ir/types.ts): w_ih.l [in, 4h], w_hh.l [h, 4h] and one bias b.l [4h] (= b_ih + b_hh).
+ */
+function runtimeLstmLayout(weights: IrWeight[]): void {
+    for (let i = weights.length - 1; i >= 0; i--) {
+        const w = weights[i];
+        const [kind, layer] = w.name.split('.');
+        if (kind === 'w_ih' || kind === 'w_hh') w.shape = [w.shape[1], w.shape[0]];
+        else if (kind === 'b_hh') weights.splice(i, 1);
+        else if (kind === 'b_ih') w.name = `b.${layer}`;
+    }
 }
 
 function attrValue(value: AttrValue): number | boolean | number[] | undefined {

@@ -577,7 +577,7 @@ const rules: Record<IrOpKind, Rule> = {
             return undefined;
         }
         const shape = [...ids.shape, dim];
-        const weights: WeightInfo[] = [{ name: 'table', shape: [vocab, dim], dtype: 'f32' }];
+        const weights: WeightInfo[] = [{ name: 'weight', shape: [vocab, dim], dtype: 'f32' }];
         const out = { dtype: 'f32' as const, shape };
         // A lookup reads the gathered rows, not the whole table.
         const c = cost(r, [ids], out, weights, Dim.zero);

@@ -58,6 +58,10 @@ export type IrOpKind =
  * - embedding: { vocab, dim }
  * - attention: { heads, causal }
  * - lstm: { hidden, layers }
+ *
+ * Weight layouts the runtime expects (row-major): dense weight [k, units]; conv2d weight
+ * [filters, c/groups, kh, kw] (OIHW); lstm per layer l: w_ih.l [in, 4h], w_hh.l [h, 4h],
+ * b.l [4h], gates i | f | g | o.
  */
 export type IrAttrValue = number | boolean | string | number[];
 export type IrAttrs = Record<string, IrAttrValue>;
