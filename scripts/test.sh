@@ -11,5 +11,11 @@ bash scripts/ensure-deps.sh
 export PATH="$PWD/node_modules/.bin:$PATH"
 npm run --silent build
 export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-$(mktemp -d)}"
-npm test
-npm run test:e2e
+mkdir -p .test-results
+npm test -- --reporter=default --reporter=json --outputFile.json=.test-results/unit.json
+npm run test:e2e -- --reporter=default --reporter=json --outputFile.json=.test-results/e2e.json
+# One plain closing line for both suites (vitest's JSON reports).
+node -e '
+const r = ["unit", "e2e"].map(n => require(`./.test-results/${n}.json`));
+const sum = k => r.reduce((a, x) => a + x[k], 0);
+console.log(`tests: ${sum("numPassedTests")} passed, ${sum("numFailedTests")} failed, ${sum("numPendingTests") + sum("numTodoTests")} skipped`);'
