@@ -111,6 +111,18 @@ export function launchEffectiveFlops(launch: KernelDescription, usefulOutputs: n
 }
 
 /** True when a launch writes the op's output (role "out"): its padded tiles are measured against the op's outputs. */
+/** A kernel launch as the model times it: its family, work, bytes and workgroups; `outputs` = elements of the op's output. */
+export function plannedLaunch(l: KernelDescription, outputs: number | undefined): PlannedLaunch {
+    return {
+        name: l.name,
+        family: familyOf(l.name),
+        flops: l.flops,
+        bytes: Math.max(l.bytes, 1),
+        workgroups: l.dispatch[0] * l.dispatch[1] * l.dispatch[2],
+        effectiveFlops: launchEffectiveFlops(l, writesOutput(l) ? outputs : undefined),
+    };
+}
+
 export function writesOutput(launch: KernelDescription): boolean {
     return launch.bindings.some(b => b.role === 'out' && b.access === 'read_write');
 }
@@ -163,14 +175,7 @@ export function planGraph(graph: IrGraph, options: PlanOptions = {}): PlannedOp[
                 caps,
             });
             const outputs = shapeOf(fop.op.output).reduce((a, b) => a * b, 1);
-            const launches = k.aliasesInput ? [] : k.launches.map(l => ({
-                name: l.name,
-                family: familyOf(l.name),
-                flops: l.flops,
-                bytes: Math.max(l.bytes, 1),
-                workgroups: l.dispatch[0] * l.dispatch[1] * l.dispatch[2],
-                effectiveFlops: launchEffectiveFlops(l, writesOutput(l) ? outputs : undefined),
-            }));
+            const launches = k.aliasesInput ? [] : k.launches.map(l => plannedLaunch(l, outputs));
             return { ...base, launches, estimated: false };
         } catch {
             // No generator for this op on these limits (e.g. f16, or a buffer beyond the limit, which

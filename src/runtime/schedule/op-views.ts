@@ -11,7 +11,7 @@
 import type { IrGraph } from '../ir/types.js';
 import type { PlannedOp } from '../compile/plan.js';
 import { defaultProfile, type DeviceProfile } from '../predict/profile.js';
-import { familyOf, launchEffectiveFlops, writesOutput, type PlannedLaunch } from '../predict/plan.js';
+import { plannedLaunch } from '../predict/plan.js';
 import { opTiming } from '../predict/latency.js';
 import type { OpView } from './policy.js';
 
@@ -44,14 +44,7 @@ export function opViewsOf(ops: readonly ExecutedOp[], graph: IrGraph, profile: D
 function predictedOpMs(op: ExecutedOp, graph: IrGraph, profile: DeviceProfile): number | undefined {
     const outputShape = graph.tensors[op.planned.fused.output]?.shape;
     const outputs = outputShape ? numel(outputShape) : undefined;
-    const planned: PlannedLaunch[] = op.planned.kernels.launches.map(l => ({
-        name: l.name,
-        family: familyOf(l.name),
-        flops: l.flops,
-        bytes: Math.max(l.bytes, 1),
-        workgroups: l.dispatch[0] * l.dispatch[1] * l.dispatch[2],
-        effectiveFlops: launchEffectiveFlops(l, writesOutput(l) ? outputs : undefined),
-    }));
+    const planned = op.planned.kernels.launches.map(l => plannedLaunch(l, outputs));
     const timing = opTiming(profile, {
         path: op.planned.path, kind: op.planned.fused.op.kind, fused: [], launches: planned,
         flops: op.planned.flops, bytes: op.planned.bytes, estimated: false,
