@@ -49,15 +49,25 @@ export function pairCoefficient(profile: DeviceProfile, victim: DemandMix, aggre
     return c;
 }
 
-/** s_i for every tenant given busy fractions ρ_j (clamped to [0, 1]). */
-export function slowdowns(profile: DeviceProfile, mixes: readonly DemandMix[], busy: readonly number[]): number[] {
-    return mixes.map((mi, i) => {
+/** pairCoefficient(i, j) for every ordered pair of tenants: constant while the mixes are, so a fixed point computes it once. */
+export function pairCoefficients(profile: DeviceProfile, mixes: readonly DemandMix[]): number[][] {
+    return mixes.map(mi => mixes.map(mj => pairCoefficient(profile, mi, mj)));
+}
+
+/** s_i for every tenant from pair coefficients (pairCoefficients) and busy fractions ρ_j (clamped to [0, 1]). */
+export function slowdownsFrom(coefficients: readonly (readonly number[])[], busy: readonly number[]): number[] {
+    return coefficients.map((row, i) => {
         let s = 1;
-        mixes.forEach((mj, j) => {
-            if (j !== i) s += Math.min(1, Math.max(0, busy[j])) * pairCoefficient(profile, mi, mj);
-        });
+        for (let j = 0; j < row.length; j++) {
+            if (j !== i) s += Math.min(1, Math.max(0, busy[j])) * row[j];
+        }
         return s;
     });
+}
+
+/** s_i for every tenant given busy fractions ρ_j (clamped to [0, 1]). */
+export function slowdowns(profile: DeviceProfile, mixes: readonly DemandMix[], busy: readonly number[]): number[] {
+    return slowdownsFrom(pairCoefficients(profile, mixes), busy);
 }
 
 /** Demand mix from per-kind GPU time. */

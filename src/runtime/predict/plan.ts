@@ -8,7 +8,7 @@
 import type { IrGraph, IrOp, IrOpKind, IrSourceRange } from '../ir/types.js';
 import { fuseGraph } from '../compile/fusion.js';
 import { DEFAULT_CAPS, kernelsFor } from '../kernels/index.js';
-import type { DeviceCaps, KernelDescription } from '../kernels/kernel.js';
+import type { DeviceCaps, Epilogue, KernelDescription } from '../kernels/kernel.js';
 import type { DeviceProfile } from './profile.js';
 
 /** One kernel launch of a planned op. */
@@ -47,6 +47,54 @@ export interface PlanOptions {
     caps?: DeviceCaps;
     /** Fusion on (default) or off, as the compiler is configured. */
     fusion?: boolean;
+    /**
+     * Launches already planned, by op signature (a caller that plans often, such as the language
+     * server, owns one across calls); undefined ⇒ a memo for this call only.
+     */
+    memo?: PlanMemo;
+}
+
+/**
+ * Planned launches by op signature: everything the kernel generators read (kind, attributes,
+ * weights, shapes and dtypes, epilogue, variant, limits), never the op's path, so repeated layers
+ * and a model used by several tenants or workloads are generated once. The launches are a pure
+ * function of the signature, so entries never go stale; the memo is bounded (least recently
+ * used entries go first). Owned by its caller: no module state.
+ */
+export class PlanMemo {
+    private readonly entries = new Map<string, { launches: readonly PlannedLaunch[]; estimated: boolean }>();
+    /** Whole plans of graphs planned with default variants, by graph object and limits (a graph shared by workloads is planned once). */
+    private readonly graphs = new WeakMap<IrGraph, Map<string, readonly PlannedOp[]>>();
+    constructor(readonly maxEntries = 10_000) {}
+
+    /** The plan of a graph under the given limits and fusion setting, if planned before. */
+    graphPlan(graph: IrGraph, key: string): readonly PlannedOp[] | undefined {
+        return this.graphs.get(graph)?.get(key);
+    }
+
+    setGraphPlan(graph: IrGraph, key: string, plan: readonly PlannedOp[]): void {
+        let byKey = this.graphs.get(graph);
+        if (!byKey) this.graphs.set(graph, byKey = new Map());
+        byKey.set(key, plan);
+    }
+
+    get size(): number { return this.entries.size; }
+
+    /** The memoised plan of a signature (refreshes its recency), or undefined. */
+    get(key: string): { launches: readonly PlannedLaunch[]; estimated: boolean } | undefined {
+        const hit = this.entries.get(key);
+        if (hit) {
+            this.entries.delete(key);
+            this.entries.set(key, hit);
+        }
+        return hit;
+    }
+
+    set(key: string, value: { launches: readonly PlannedLaunch[]; estimated: boolean }): void {
+        this.entries.delete(key);
+        this.entries.set(key, value);
+        while (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
+    }
 }
 
 /**
@@ -156,8 +204,17 @@ export function capsForProfile(profile: DeviceProfile | undefined): DeviceCaps {
 /** Plans one tenant's graph: fused ops in execution order with their launches. */
 export function planGraph(graph: IrGraph, options: PlanOptions = {}): PlannedOp[] {
     const caps = options.caps ?? DEFAULT_CAPS;
+    const memo = options.memo ?? new PlanMemo();
+    const capsKey = JSON.stringify(caps);
+    const fusion = options.fusion ?? true;
+    // Default variants: the plan is a function of the graph, the limits and fusion alone. (A graph is
+    // read-only once lowered: the language server shares one between workloads.)
+    const graphKey = options.variantFor ? undefined : `${fusion}|${capsKey}`;
+    const known = graphKey !== undefined ? memo.graphPlan(graph, graphKey) : undefined;
+    if (known) return known.map(p => ({ ...p, launches: [...p.launches] }));
     const shapeOf = (id: string): number[] => graph.tensors[id]?.shape ?? [];
-    return fuseGraph(graph, { enabled: options.fusion ?? true }).map(fop => {
+    const tensorKey = (id: string) => [shapeOf(id), graph.tensors[id]?.dtype ?? null];
+    const plan = fuseGraph(graph, { enabled: fusion }).map(fop => {
         const all = [fop.op, ...fop.fused];
         const flops = all.reduce((s, o) => s + o.flops, 0);
         // Bytes of the fused op: what the producer reads plus the extra epilogue operands, and the final write.
@@ -165,25 +222,31 @@ export function planGraph(graph: IrGraph, options: PlanOptions = {}): PlannedOp[
         const weightBytes = all.reduce((s, o) => s + o.weights.reduce((w, x) => w + x.shape.reduce((a, b) => a * b, 1) * 4, 0), 0);
         const bytes = fop.inputs.reduce((s, id) => s + elemBytes(id), 0) + weightBytes + elemBytes(fop.output);
         const base = { path: fop.op.path, kind: fop.op.kind, fused: fop.fused.map(o => o.path), flops, bytes: Math.max(bytes, 1), source: fop.op.source };
+        const variant = options.variantFor?.(fop.op);
+        const key = JSON.stringify([capsKey, variant ?? null, fop.op.kind, fop.op.attrs, fop.op.weights.map(w => [w.name, w.shape, w.dtype]),
+            fop.op.inputs.map(tensorKey), tensorKey(fop.op.output), fop.epilogue, fop.epilogueInputs.map(e => [e.role, tensorKey(e.tensor)]), flops, base.bytes]);
+        let planned = memo.get(key);
+        if (!planned) {
+            planned = planLaunches(fop.op, fop.epilogue, variant, flops, base.bytes);
+            memo.set(key, planned);
+        }
+        return { ...base, launches: [...planned.launches], estimated: planned.estimated };
+    });
+    if (graphKey !== undefined) memo.setGraphPlan(graph, graphKey, plan.map(p => ({ ...p, launches: [...p.launches] })));
+    return plan;
+
+    function planLaunches(op: IrOp, epilogue: Epilogue[], variant: string | undefined, flops: number, bytes: number): { launches: PlannedLaunch[]; estimated: boolean } {
         try {
-            const k = kernelsFor({
-                op: fop.op,
-                inputShapes: fop.op.inputs.map(shapeOf),
-                outputShape: shapeOf(fop.op.output),
-                epilogue: fop.epilogue,
-                variant: options.variantFor?.(fop.op),
-                caps,
-            });
-            const outputs = shapeOf(fop.op.output).reduce((a, b) => a * b, 1);
-            const launches = k.aliasesInput ? [] : k.launches.map(l => plannedLaunch(l, outputs));
-            return { ...base, launches, estimated: false };
+            const k = kernelsFor({ op, inputShapes: op.inputs.map(shapeOf), outputShape: shapeOf(op.output), epilogue, variant, caps });
+            const outputs = shapeOf(op.output).reduce((a, b) => a * b, 1);
+            return { launches: k.aliasesInput ? [] : k.launches.map(l => plannedLaunch(l, outputs)), estimated: false };
         } catch {
             // No generator for this op on these limits (e.g. f16, or a buffer beyond the limit, which
             // validation reports as buffer-too-large): time it from its IR figures as one launch.
-            const launches = fop.op.kind === 'reshape' || fop.op.kind === 'flatten' ? [] : [{
-                name: `${fop.op.kind}.estimate`, family: estimatedFamily(fop.op.kind), flops, bytes: base.bytes, workgroups: 1, effectiveFlops: flops,
+            const launches = op.kind === 'reshape' || op.kind === 'flatten' ? [] : [{
+                name: `${op.kind}.estimate`, family: estimatedFamily(op.kind), flops, bytes, workgroups: 1, effectiveFlops: flops,
             }];
-            return { ...base, launches, estimated: true };
+            return { launches, estimated: true };
         }
-    });
+    }
 }

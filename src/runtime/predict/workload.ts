@@ -14,9 +14,9 @@
  *            at risk; else ok.
  */
 import type { IrOpKind, IrSchedule, IrSlo, IrSourceRange, IrTenant, WorkloadIR } from '../ir/types.js';
-import { demandMix, slowdowns, type DemandMix } from './contention.js';
+import { demandMix, pairCoefficients, slowdownsFrom, type DemandMix } from './contention.js';
 import { opTiming } from './latency.js';
-import { capsForProfile, planGraph, type PlanOptions } from './plan.js';
+import { capsForProfile, PlanMemo, planGraph, type PlanOptions } from './plan.js';
 import type { DeviceProfile } from './profile.js';
 import {
     PERCENTILES, PERCENTILE_Q, closedLoopLatency, openLoopLatency, serviceQuantileMs, tailFrom, type LatencyFigures, type Percentile, type ServiceTail,
@@ -89,8 +89,8 @@ export interface WorkloadPrediction {
     tenants: TenantPrediction[];
 }
 
-export interface PredictOptions extends Pick<PlanOptions, 'variantFor' | 'fusion'> {
-    /** Fixed-point iterations of the co-run model (default 100). */
+export interface PredictOptions extends Pick<PlanOptions, 'variantFor' | 'fusion' | 'memo'> {
+    /** Most fixed-point iterations of the co-run model (default 100; it stops earlier once converged). */
     iterations?: number;
 }
 
@@ -120,8 +120,10 @@ interface TenantBase {
 /** Predicts a workload on a device profile. */
 export function predictWorkload(ir: WorkloadIR, profile: DeviceProfile, options: PredictOptions = {}): WorkloadPrediction {
     const caps = capsForProfile(profile);
+    // One memo for all tenants: a model in several tenants, or repeated layers, is planned once.
+    const memo = options.memo ?? new PlanMemo();
     const bases: TenantBase[] = ir.tenants.map(tenant => {
-        const plan = planGraph(tenant.graph, { caps, variantFor: options.variantFor, fusion: options.fusion });
+        const plan = planGraph(tenant.graph, { caps, variantFor: options.variantFor, fusion: options.fusion, memo });
         const demand = { compute: 0, memory: 0, capped: 0 };
         let gpuMs = 0, launches = 0;
         const ops: OpPrediction[] = plan.map(p => {
@@ -169,11 +171,15 @@ export function predictWorkload(ir: WorkloadIR, profile: DeviceProfile, options:
         slow = bases.map(() => 1);
         let busy = solo.map(s => Math.min(1, s.utilisation));
         corun = solo;
+        const coefficients = pairCoefficients(profile, bases.map(b => b.mix));
         for (let it = 0; it < (options.iterations ?? 100); it++) {
-            const next = slowdowns(profile, bases.map(b => b.mix), busy);
+            const next = slowdownsFrom(coefficients, busy);
+            const previous = slow;
             slow = slow.map((s, i) => 0.5 * s + 0.5 * next[i]);
             corun = bases.map((b, i) => streamFigures(b, b.serviceMs * slow[i]));
             busy = corun.map(c => Math.min(1, c.utilisation));
+            // Converged: further steps change no slowdown by more than a part in 10¹².
+            if (slow.every((s, i) => Math.abs(s - previous[i]) <= 1e-12 * s)) break;
         }
     }
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
     curveMs, defaultProfile, familyOf, interferenceCoefficient, launchTiming, pairCoefficient, parseProfile,
-    planGraph, predictWorkload, profileKey, slowdowns, type DeviceProfile, type FamilyProfile,
+    PlanMemo, planGraph, predictWorkload, profileKey, slowdowns, type DeviceProfile, type FamilyProfile,
 } from '../../../src/runtime/predict/index.js';
 import { mlpGraph, mlpTenant, workload } from './fixtures.js';
 
@@ -83,6 +83,46 @@ describe('plan', () => {
         expect(plan[0].launches.length).toBeGreaterThan(0);
         expect(plan[0].launches[0].family).toMatch(/^gemm\./);
         expect(plan[0].flops).toBe(2 * 32 * 256 * 256 + 32 * 256);
+    });
+
+    it('plans the same with a memo, and reuses launches across graphs of the same shapes', () => {
+        const fresh = planGraph(mlpGraph('a', 32, 256, 256, 64));
+        const memo = new PlanMemo();
+        expect(planGraph(mlpGraph('a', 32, 256, 256, 64), { memo })).toEqual(fresh);
+        const entries = memo.size;
+        expect(entries).toBe(2);
+        // Another tenant's graph of the same shapes: other paths, the same launches, no new entries.
+        const other = planGraph(mlpGraph('b', 32, 256, 256, 64), { memo });
+        expect(other.map(p => p.path)).toEqual(['b/mlp/fc1', 'b/mlp/fc2']);
+        expect(other.map(p => p.launches)).toEqual(fresh.map(p => p.launches));
+        expect(memo.size).toBe(entries);
+        // Other shapes: new entries, other launches.
+        const wider = planGraph(mlpGraph('c', 32, 256, 512, 64), { memo });
+        expect(memo.size).toBe(entries + 2);
+        expect(wider[0].launches[0].flops).toBeGreaterThan(fresh[0].launches[0].flops);
+    });
+
+    it('keeps a memo bounded, dropping the least recently used signature first', () => {
+        const memo = new PlanMemo(2);
+        const launch = { name: 'x', family: 'copy', flops: 1, bytes: 1, workgroups: 1, effectiveFlops: 1 };
+        memo.set('a', { launches: [launch], estimated: false });
+        memo.set('b', { launches: [launch], estimated: false });
+        expect(memo.get('a')).toBeDefined();
+        memo.set('c', { launches: [launch], estimated: true });
+        expect(memo.size).toBe(2);
+        expect(memo.get('b')).toBeUndefined();
+        expect(memo.get('a')).toBeDefined();
+        expect(memo.get('c')?.estimated).toBe(true);
+    });
+
+    it('returns a graph planned before as a copy the caller may change', () => {
+        const memo = new PlanMemo();
+        const graph = mlpGraph('t', 8, 64, 64, 10);
+        const first = planGraph(graph, { memo });
+        first[0].launches.length = 0;
+        const again = planGraph(graph, { memo });
+        expect(again[0].launches.length).toBeGreaterThan(0);
+        expect(again).toEqual(planGraph(graph));
     });
 });
 
