@@ -19,8 +19,8 @@ import { PlanMemo } from '../../runtime/predict/plan.js';
 import { predictWorkload, type OpPrediction, type TenantPrediction, type WorkloadPrediction } from '../../runtime/predict/workload.js';
 import type { Results } from '../../runtime/report/schema.js';
 import { workspaceFolderOf } from '../../runtime/report/write.js';
-import { findOperator } from '../analysis/operators.js';
-import { isCall, isModel, isModelProp, isTenant, isWorkload, type Call, type Model, type Workload } from '../generated/ast.js';
+import { modelCallsIn } from '../analysis/calls.js';
+import { isModel, isModelProp, isTenant, isWorkload, type Call, type Model, type Workload } from '../generated/ast.js';
 import type { ResultsWatch } from '../lsp/results-watch.js';
 
 /** Lowers a checked workload to IR; undefined when the workload has errors (nothing to predict). */
@@ -217,18 +217,6 @@ function workloadsIn(document: LangiumDocument): Workload[] {
     return (root.elements ?? []).filter(isWorkload);
 }
 
-// The calls of a model to other models (not operators), per AST node: its text never changes, only where the calls link to.
-const modelCalls = new WeakMap<Model, Call[]>();
-
-function callsOf(model: Model): Call[] {
-    let calls = modelCalls.get(model);
-    if (!calls) {
-        calls = AstUtils.streamAst(model).filter(isCall).filter(c => !findOperator(c.callee.$refText)).toArray();
-        modelCalls.set(model, calls);
-    }
-    return calls;
-}
-
 /**
  * What a workload's lowering reads besides its own node: the targets of its tenants' model calls
  * and, transitively, of those models' calls to other models, in a fixed order (undefined where a
@@ -243,7 +231,7 @@ function modelsReached(workload: Workload): (AstNode | undefined)[] {
         out.push(target);
         if (!target || !isModel(target) || seen.has(target)) return;
         seen.add(target);
-        for (const c of callsOf(target)) visit(c);
+        for (const c of modelCallsIn(target)) visit(c);
     };
     for (const member of workload.members) {
         if (!isTenant(member)) continue;

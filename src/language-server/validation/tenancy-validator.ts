@@ -13,11 +13,12 @@
 import { AstUtils, isReference, type AstNode, type LangiumDocument, type LangiumDocuments, type ValidationAcceptor, type ValidationChecks } from 'langium';
 import type { TenancyAnalyzer } from '../analysis/index.js';
 import { formatBytes } from '../analysis/format.js';
+import { modelCallsIn } from '../analysis/calls.js';
 import { findOperator } from '../analysis/operators.js';
 import type { AnalysisIssue, ModelAnalysis } from '../analysis/types.js';
 import { constantInt, readWorkload, type WorkloadReading } from '../analysis/workload.js';
 import {
-    isCall, isInput, isLet, isModel, isOutput, isParam,
+    isInput, isLet, isModel, isOutput, isParam,
     type Call, type Document, type Model, type TenancyAstType, type Tenant, type Workload,
 } from '../generated/ast.js';
 import { bindingTable } from '../references/bindings.js';
@@ -291,9 +292,7 @@ function referenceTargets(document: LangiumDocument): { all: Set<AstNode>; model
 
 /** The calls of a model to other models (resolved). */
 function modelCalls(model: Model): Call[] {
-    return AstUtils.streamAst(model).filter(isCall)
-        .filter(call => !findOperator(call.callee.$refText) && call.callee.ref !== undefined && isModel(call.callee.ref))
-        .toArray();
+    return modelCallsIn(model).filter(call => call.callee.ref !== undefined && isModel(call.callee.ref));
 }
 
 /** The chain of models from `from` to `to` through calls (inclusive), or undefined. */
