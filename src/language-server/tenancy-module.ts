@@ -29,6 +29,7 @@ import { TenancyCodeActionProvider } from './lsp/code-action-provider.js';
 import { TenancyCodeLensProvider } from './lsp/code-lens.js';
 import { ResultsWatch } from './lsp/results-watch.js';
 import { createPredictionService, PredictionInlayHintProvider, registerPredictionFeatures, type PredictionService } from './prediction/index.js';
+import { TenancyTokenBuilder } from './parser/token-builder.js';
 
 /** Services added by Tenancy on top of Langium's defaults. */
 export type TenancyAddedServices = {
@@ -57,6 +58,9 @@ export const TenancySharedModule: Module<LangiumSharedServices & TenancySharedAd
 
 /** Every override is one visible line here. */
 export const TenancyModule: Module<TenancyServices, PartialLangiumServices & TenancyAddedServices> = {
+    parser: {
+        TokenBuilder: () => new TenancyTokenBuilder(),
+    },
     references: {
         ScopeProvider: (services) => new TenancyScopeProvider(services),
         ScopeComputation: (services) => new TenancyScopeComputation(services),

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { EmptyFileSystem } from 'langium';
 import { parseHelper } from 'langium/test';
 import { describe, expect, test } from 'vitest';
-import type { Document } from '../../src/language-server/generated/ast.js';
+import type { Document, Model, Workload } from '../../src/language-server/generated/ast.js';
 import { createTenancyServices } from '../../src/language-server/tenancy-module.js';
 
 const services = createTenancyServices(EmptyFileSystem).Tenancy;
@@ -24,6 +24,30 @@ describe('grammar', () => {
   output out = add(output, (3, 4))
 }`);
         expect(doc.parseResult.parserErrors.map(e => e.message)).toEqual([]);
+    });
+
+    test('every word keyword but true and false is a name where a name is expected', async () => {
+        const words = ['input', 'output', 'model', 'import', 'workload', 'tenant', 'device', 'arrival', 'slo', 'priority', 'schedule', 'benchmark', 'repeat', 'f32', 'f16', 'i32'];
+        const lets = words.map((w, i) => `  ${w} = relu(${i === 0 ? 'x' : words[i - 1]})`).join('\n');
+        const doc = await parse(`model model(input = 1) {
+  input x: f32[input, 4]
+${lets}
+  output tenant = add(i32, x)
+}
+workload workload { tenant tenant { model model(input: 2) } schedule repeat }`);
+        expect(doc.parseResult.parserErrors.map(e => e.message)).toEqual([]);
+        const model = doc.parseResult.value.elements[0] as Model;
+        expect(model.name).toBe('model');
+        expect(model.params[0].name).toBe('input');
+        expect(model.statements.map(s => s.name)).toEqual(['x', ...words, 'tenant']);
+        const workload = doc.parseResult.value.elements[1] as Workload;
+        expect(workload.name).toBe('workload');
+        expect(workload.members.map(m => (m as { name?: string; policy?: string }).name ?? (m as { policy?: string }).policy)).toEqual(['tenant', 'repeat']);
+    });
+
+    test('true and false stay values, not names', async () => {
+        const doc = await parse(`model m { input x: f32[4] true = relu(x) output x }`);
+        expect(doc.parseResult.parserErrors.length).toBeGreaterThan(0);
     });
 
     test('quantities are single tokens and 64 / s is a division', async () => {

@@ -58,7 +58,7 @@ export type TenancyTokenNames = TenancyTerminalNames | TenancyKeywordNames;
 export interface Arg extends langium.AstNode {
     readonly $container: Call;
     readonly $type: 'Arg';
-    name?: Name;
+    name?: string;
     value: Expression;
 }
 
@@ -76,7 +76,7 @@ export interface ArrivalProp extends langium.AstNode {
     readonly $container: Tenant;
     readonly $type: 'ArrivalProp';
     args: Array<NamedArg>;
-    kind: Name;
+    kind: string;
 }
 
 export const ArrivalProp = {
@@ -107,7 +107,7 @@ export function isBenchmarkDecl(item: unknown): item is BenchmarkDecl {
 export interface BenchmarkSetting extends langium.AstNode {
     readonly $container: BenchmarkDecl;
     readonly $type: 'BenchmarkSetting';
-    key: Name;
+    key: string;
     value: Expression;
 }
 
@@ -201,7 +201,7 @@ export interface DeviceDecl extends langium.AstNode {
     readonly $container: Workload;
     readonly $type: 'DeviceDecl';
     args: Array<NamedArg>;
-    kind: Name;
+    kind: string;
 }
 
 export const DeviceDecl = {
@@ -232,7 +232,7 @@ export function isDimValue(item: unknown): item is DimValue {
 export interface DimVar extends langium.AstNode {
     readonly $container: Input;
     readonly $type: 'DimVar';
-    name: Name;
+    name: string;
 }
 
 export const DimVar = {
@@ -296,7 +296,7 @@ export interface Input extends langium.AstNode {
     readonly $type: 'Input';
     dims: Array<InputDim>;
     dtype: DType;
-    name: Name;
+    name: string;
 }
 
 export const Input = {
@@ -338,7 +338,7 @@ export function isIntLit(item: unknown): item is IntLit {
 export interface Let extends langium.AstNode {
     readonly $container: Model;
     readonly $type: 'Let';
-    name: Name;
+    name: string;
     value: Expression;
 }
 
@@ -355,7 +355,7 @@ export function isLet(item: unknown): item is Let {
 export interface Model extends langium.AstNode {
     readonly $container: Document;
     readonly $type: 'Model';
-    name: Name;
+    name: string;
     params: Array<Param>;
     statements: Array<Statement>;
 }
@@ -386,16 +386,10 @@ export function isModelProp(item: unknown): item is ModelProp {
     return reflection.isInstance(item, ModelProp.$type);
 }
 
-export type Name = 'arrival' | 'benchmark' | 'device' | 'f16' | 'f32' | 'i32' | 'import' | 'input' | 'model' | 'output' | 'priority' | 'repeat' | 'schedule' | 'slo' | 'tenant' | 'workload' | string;
-
-export function isName(item: unknown): item is Name {
-    return item === 'input' || item === 'output' || item === 'model' || item === 'import' || item === 'workload' || item === 'tenant' || item === 'device' || item === 'arrival' || item === 'slo' || item === 'priority' || item === 'schedule' || item === 'benchmark' || item === 'repeat' || item === 'f32' || item === 'f16' || item === 'i32' || (typeof item === 'string' && (/[A-Za-z_][A-Za-z0-9_]*/.test(item)));
-}
-
 export interface NamedArg extends langium.AstNode {
     readonly $container: ArrivalProp | DeviceDecl | ScheduleDecl;
     readonly $type: 'NamedArg';
-    name: Name;
+    name: string;
     value: Expression;
 }
 
@@ -442,7 +436,7 @@ export function isNegation(item: unknown): item is Negation {
 export interface Output extends langium.AstNode {
     readonly $container: Model;
     readonly $type: 'Output';
-    name?: Name;
+    name?: string;
     value: Expression;
 }
 
@@ -460,7 +454,7 @@ export interface Param extends langium.AstNode {
     readonly $container: Model;
     readonly $type: 'Param';
     default?: number;
-    name: Name;
+    name: string;
 }
 
 export const Param = {
@@ -476,7 +470,7 @@ export function isParam(item: unknown): item is Param {
 export interface PriorityProp extends langium.AstNode {
     readonly $container: Tenant;
     readonly $type: 'PriorityProp';
-    level: Name;
+    level: string;
 }
 
 export const PriorityProp = {
@@ -524,7 +518,7 @@ export interface ScheduleDecl extends langium.AstNode {
     readonly $container: Workload;
     readonly $type: 'ScheduleDecl';
     args: Array<NamedArg>;
-    policy: Name;
+    policy: string;
 }
 
 export const ScheduleDecl = {
@@ -540,7 +534,7 @@ export function isScheduleDecl(item: unknown): item is ScheduleDecl {
 export interface SloProp extends langium.AstNode {
     readonly $container: Tenant;
     readonly $type: 'SloProp';
-    percentile: Name;
+    percentile: string;
     value: Expression;
 }
 
@@ -582,7 +576,7 @@ export function isStringLit(item: unknown): item is StringLit {
 export interface Tenant extends langium.AstNode {
     readonly $container: Workload;
     readonly $type: 'Tenant';
-    name: Name;
+    name: string;
     props: Array<TenantProp>;
 }
 
@@ -625,7 +619,7 @@ export interface Workload extends langium.AstNode {
     readonly $container: Document;
     readonly $type: 'Workload';
     members: Array<WorkloadMember>;
-    name: Name;
+    name: string;
 }
 
 export const Workload = {

@@ -59,13 +59,14 @@ export class TenancyCompletionProvider extends DefaultCompletionProvider {
     }
 
     protected override completionFor(context: CompletionContext, next: NextFeature, acceptor: CompletionAcceptor): MaybePromise<void> {
-        const rule = AstUtils.getContainerOfType(next.feature, GrammarAST.isParserRule);
+        // A name (the ID terminal, which soft keywords' tokens also match) rather than a keyword or a reference.
+        const typingName = GrammarAST.isRuleCall(next.feature) && next.feature.rule.ref?.name === 'ID';
         // Inside a tenant's `model m(…)` the values are integers: only the parameter names to propose.
         if (this.inTenant(context) && findCallContext(context.textDocument.getText(), context.offset)) {
-            return rule?.name === 'Name' && next.property === 'name' ? this.completeArgumentNames(context, acceptor) : undefined;
+            return typingName && next.property === 'name' ? this.completeArgumentNames(context, acceptor) : undefined;
         }
-        if (rule?.name === 'Name') {
-            // A name is being typed: the soft keywords listed in `Name` are not keywords here.
+        if (typingName) {
+            // A name is being typed: soft keywords are not keywords here.
             // Only the closed word lists and argument names have something to propose.
             if (next.property === 'key') return this.completeWords(context, 'benchmark', acceptor);
             const words = wordFeatures[`${this.keywordBefore(context)} ${next.property}`];
