@@ -14,7 +14,7 @@ import {
 import { resolveDimVar } from '../references/bindings.js';
 import { IssueCodes } from '../validation/issue-codes.js';
 import { concreteShape, Dim, elementCount, formatShape } from './dims.js';
-import { applyOperator, describeValue, formatTensor } from './operator-rules.js';
+import { LazyCost, applyOperator, describeValue, formatTensor } from './operator-rules.js';
 import { findOperator } from './operators.js';
 import type { AnalysisIssue, Cost, ExpressionInfo, ModelAnalysis, ModelTotals, OpRecord, TensorValue, Value } from './types.js';
 
@@ -399,7 +399,7 @@ function uniqueName(frame: Frame, site: string | undefined, base: string): strin
 
 function scaleCost(c: Cost, k: Dim): Cost {
     if (k.value === 1) return c;
-    return { flops: c.flops.mul(k), macs: c.macs.mul(k), bytesRead: c.bytesRead.mul(k), bytesWritten: c.bytesWritten.mul(k), params: c.params.mul(k) };
+    return new LazyCost(() => ({ flops: c.flops.mul(k), macs: c.macs.mul(k), bytesRead: c.bytesRead.mul(k), bytesWritten: c.bytesWritten.mul(k), params: c.params.mul(k) }));
 }
 
 /** The summed cost of ops, each times its run count. */
@@ -427,8 +427,9 @@ function totals(ops: readonly OpRecord[], inputs: readonly TensorValue[], output
     if (weightTotal === undefined || ops.some(op => op.count.value !== 1)) return result;
     // Liveness in evaluation order: a tensor lives from its producer to its last consumer.
     const sizes = new Map<string, number>();
-    let largest: ModelTotals['largestTensor'];
-    const consider = (bytes: number, what: string, node: AstNode, weight = false) => {
+    // The description is formatted for the largest tensor only, not for every tensor considered.
+    let largest: { bytes: number; what: () => string; node: AstNode; weight: boolean } | undefined;
+    const consider = (bytes: number, what: () => string, node: AstNode, weight = false) => {
         if (!largest || bytes > largest.bytes) largest = { bytes, what, node, weight };
     };
     for (const t of inputs) {
@@ -437,7 +438,7 @@ function totals(ops: readonly OpRecord[], inputs: readonly TensorValue[], output
         const bytes = s.reduce((p, d) => p * d, dtypeBytes(t.dtype));
         sizes.set(t.id, bytes);
         const input = model.statements.find(st => isInput(st) && t.id.endsWith(st.name));
-        consider(bytes, `input ${t.id} ${formatTensor(t)}`, input ?? model);
+        consider(bytes, () => `input ${t.id} ${formatTensor(t)}`, input ?? model);
     }
     const lastUse = new Map<string, number>();
     ops.forEach((op, i) => op.inputs.forEach(id => lastUse.set(id, i)));
@@ -451,10 +452,10 @@ function totals(ops: readonly OpRecord[], inputs: readonly TensorValue[], output
         if (!s) return result;
         const bytes = s.reduce((p, d) => p * d, dtypeBytes(op.output.dtype));
         sizes.set(op.output.id, bytes);
-        consider(bytes, `${op.kind} output ${op.path.join('/')} ${formatTensor(op.output)}`, op.node);
+        consider(bytes, () => `${op.kind} output ${op.path.join('/')} ${formatTensor(op.output)}`, op.node);
         for (const w of op.weights) {
             const ws = concreteShape(w.shape);
-            if (ws) consider(ws.reduce((p, d) => p * d, dtypeBytes(w.dtype)), `${op.kind} ${w.name} ${w.dtype}${formatShape(w.shape)} of ${op.path.join('/')}`, op.node, true);
+            if (ws) consider(ws.reduce((p, d) => p * d, dtypeBytes(w.dtype)), () => `${op.kind} ${w.name} ${w.dtype}${formatShape(w.shape)} of ${op.path.join('/')}`, op.node, true);
         }
         live += bytes;
         peak = Math.max(peak, live);
@@ -462,7 +463,7 @@ function totals(ops: readonly OpRecord[], inputs: readonly TensorValue[], output
         if (!lastUse.has(op.output.id)) live -= bytes;
     }
     result.peakBytes = weightTotal + peak;
-    result.largestTensor = largest;
+    if (largest) result.largestTensor = { bytes: largest.bytes, what: largest.what(), node: largest.node, weight: largest.weight };
     return result;
 }
 

@@ -217,16 +217,46 @@ function bytesOf(dtype: DType, shape: Shape): Dim {
     return elementCount(shape).scale(dtypeBytes(dtype));
 }
 
-function cost(r: Resolved, inputs: TensorValue[], out: { dtype: DType; shape: Shape }, weights: WeightInfo[], flops: Dim, extra: { params?: Dim; macs?: Dim } = {}): Cost {
-    let bytesRead = Dim.zero;
-    for (const t of inputs) bytesRead = bytesRead.add(bytesOf(t.dtype, t.shape));
-    let weightElements = Dim.zero;
-    for (const w of weights) {
-        bytesRead = bytesRead.add(bytesOf(w.dtype, w.shape));
-        weightElements = weightElements.add(elementCount(w.shape));
-    }
+/**
+ * An op's cost: bytes read = inputs + weights (or `extra.bytesRead`), written = output, each plus
+ * `extra.intermediates` (what a composite writes and reads back); params = weight elements.
+ */
+function cost(r: Resolved, inputs: TensorValue[], out: { dtype: DType; shape: Shape }, weights: WeightInfo[], flops: Dim,
+    extra: { params?: Dim; macs?: Dim; bytesRead?: () => Dim; intermediates?: () => Dim } = {}): Cost {
     void r;
-    return { flops, macs: extra.macs ?? Dim.zero, bytesRead, bytesWritten: bytesOf(out.dtype, out.shape), params: extra.params ?? weightElements };
+    return new LazyCost(() => {
+        let bytesRead = Dim.zero;
+        for (const t of inputs) bytesRead = bytesRead.add(bytesOf(t.dtype, t.shape));
+        let weightElements = Dim.zero;
+        for (const w of weights) {
+            bytesRead = bytesRead.add(bytesOf(w.dtype, w.shape));
+            weightElements = weightElements.add(elementCount(w.shape));
+        }
+        if (extra.bytesRead) bytesRead = extra.bytesRead();
+        let bytesWritten = bytesOf(out.dtype, out.shape);
+        if (extra.intermediates) {
+            const bytes = extra.intermediates();
+            bytesRead = bytesRead.add(bytes);
+            bytesWritten = bytesWritten.add(bytes);
+        }
+        return { flops, macs: extra.macs ?? Dim.zero, bytesRead, bytesWritten, params: extra.params ?? weightElements };
+    });
+}
+
+/**
+ * A cost computed when first read. Validation reads the costs of concrete instances only (lowering,
+ * memory checks); a model's own symbolic analysis needs its costs only for a hover, so the
+ * polynomial arithmetic of bytes and parameters is not done for every model of the workspace.
+ */
+export class LazyCost implements Cost {
+    private value: Cost | undefined;
+    constructor(private readonly compute: () => Cost) {}
+    private get cost(): Cost { return (this.value ??= this.compute()); }
+    get flops(): Dim { return this.cost.flops; }
+    get macs(): Dim { return this.cost.macs; }
+    get bytesRead(): Dim { return this.cost.bytesRead; }
+    get bytesWritten(): Dim { return this.cost.bytesWritten; }
+    get params(): Dim { return this.cost.params; }
 }
 
 /** Output size of a window op: floor((size + pads − d·(k−1) − 1) / s) + 1. */
@@ -580,8 +610,7 @@ const rules: Record<IrOpKind, Rule> = {
         const weights: WeightInfo[] = [{ name: 'weight', shape: [vocab, dim], dtype: 'f32' }];
         const out = { dtype: 'f32' as const, shape };
         // A lookup reads the gathered rows, not the whole table.
-        const c = cost(r, [ids], out, weights, Dim.zero);
-        c.bytesRead = bytesOf(ids.dtype, ids.shape).add(bytesOf('f32', shape));
+        const c = cost(r, [ids], out, weights, Dim.zero, { bytesRead: () => bytesOf(ids.dtype, ids.shape).add(bytesOf('f32', shape)) });
         return { ...out, attrs: { vocab, dim }, weights, inputs: [ids], cost: c };
     },
     attention(r) {
@@ -605,12 +634,8 @@ const rules: Record<IrOpKind, Rule> = {
         const flops = macs.scale(2)
             .add(bs.mul(d).scale(4))                    // projection biases
             .add(scores.scale(5));                      // scale + softmax
-        const c = cost(r, [x], x, weights, flops, { macs });
         // The composite materialises QKV and the score matrix: count them written and read once.
-        const bytes = dtypeBytes(x.dtype);
-        const intermediates = bs.mul(d).scale(3).add(scores).scale(2 * bytes);
-        c.bytesRead = c.bytesRead.add(intermediates);
-        c.bytesWritten = c.bytesWritten.add(intermediates);
+        const c = cost(r, [x], x, weights, flops, { macs, intermediates: () => bs.mul(d).scale(3).add(scores).scale(2 * dtypeBytes(x.dtype)) });
         return { dtype: x.dtype, shape: x.shape, attrs: { heads, causal }, weights, inputs: [x], cost: c };
     },
     lstm(r) {

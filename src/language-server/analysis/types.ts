@@ -29,18 +29,18 @@ export type Value =
     /** The expression had an error (already reported); suppresses follow-up errors. */
     | { kind: 'error' };
 
-/** The cost of an op, a block call or a whole model. */
+/** The cost of an op, a block call or a whole model (read-only: an op's cost may be computed when first read). */
 export interface Cost {
     /** Floating-point operations (a multiply-add counts 2). */
-    flops: Dim;
+    readonly flops: Dim;
     /** Multiply-accumulates of the matrix-like work (conv, dense, matmul, attention, lstm) — the published convention. */
-    macs: Dim;
+    readonly macs: Dim;
     /** Bytes read: inputs + weights, each once. */
-    bytesRead: Dim;
+    readonly bytesRead: Dim;
     /** Bytes written: the output. */
-    bytesWritten: Dim;
+    readonly bytesWritten: Dim;
     /** Trainable parameters (batch_norm counts gamma and beta, not its running statistics). */
-    params: Dim;
+    readonly params: Dim;
 }
 
 /** A resolved attribute: booleans, single dims or dim lists (padding as [top, left, bottom, right]). */
