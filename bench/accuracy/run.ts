@@ -12,14 +12,12 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { IrArrival, IrSchedule, IrTenant, WorkloadIR } from '../../src/runtime/ir/types.js';
+import type { WorkloadIR } from '../../src/runtime/ir/types.js';
 import { runWorkload } from '../../src/runtime/execute/run.js';
 import { locateProfile, readProfileFile } from '../../src/runtime/predict/profile-store.js';
 import { predictWorkload, type WorkloadPrediction } from '../../src/runtime/predict/workload.js';
-import type { DeviceProfile } from '../../src/runtime/predict/profile.js';
 import type { Results } from '../../src/runtime/report/schema.js';
-import { cnnTenant, mlpTenant, transformerTenant, workloadOf } from '../../test/fixtures/ir/builders.js';
-import { loadWorkspace } from '../../src/cli/load-workspace.js';
+import { closedLoopProbes, evaluationSet } from './workloads.js';
 
 const args = process.argv.slice(2);
 const flag = (name: string) => { const i = args.indexOf(name); return i >= 0 ? args[i + 1] : undefined; };
@@ -27,71 +25,6 @@ const durationMs = Number(flag('--duration-ms') ?? 2500);
 const only = flag('--only');
 /** Runs per workload: with 2 or more, measured-vs-measured errors give the noise floor of this host. */
 const repeat = Math.max(1, Number(flag('--repeat') ?? 1));
-
-const closed: IrArrival = { kind: 'closed', clients: 1, thinkMs: 0 };
-
-/** A Poisson arrival at the given fraction of the tenant's predicted solo capacity. */
-function poissonAt(profile: DeviceProfile, tenant: IrTenant, utilisation: number): IrArrival {
-    const p = predictWorkload(workloadOf('probe', [{ ...tenant, arrival: closed }]), profile);
-    return { kind: 'poisson', ratePerSecond: (1000 * utilisation) / p.tenants[0].serviceMs };
-}
-
-/** Zoo models at small resolutions, written in the language and lowered by the language server (as `tenancy run` does). */
-const ZOO_SOURCE = `
-workload zoo_resnet18 { tenant resnet { model resnet18(res: 64) } benchmark { duration DURms warmup 500ms seed 3 } }
-workload zoo_mobilenet { tenant mobilenet { model mobilenet_v2(res: 96) } benchmark { duration DURms warmup 500ms seed 3 } }
-workload zoo_bert { tenant bert { model bert_base(seq: 16, layers: 1) } benchmark { duration DURms warmup 500ms seed 3 } }
-workload zoo_pair {
-  tenant resnet { model resnet18(res: 64) }
-  tenant bert { model bert_base(seq: 16, layers: 1) }
-  benchmark { duration DURms warmup 500ms seed 3 }
-}
-workload zoo_triple_open {
-  tenant mobilenet { model mobilenet_v2(res: 96) arrival poisson(rate: RATE_M/s) }
-  tenant resnet { model resnet18(res: 64) arrival poisson(rate: RATE_R/s) }
-  tenant mlp { model mlp(batch: 16) }
-  benchmark { duration DURms warmup 500ms seed 3 }
-}
-`;
-
-async function zooWorkloads(profile: DeviceProfile): Promise<WorkloadIR[]> {
-    const dir = resolve('bench/.work/accuracy-zoo');
-    mkdirSync(dir, { recursive: true });
-    const file = join(dir, 'zoo.tenancy');
-    // First pass lowers with placeholder rates to size the open-loop rates at 20% of predicted capacity each.
-    const write = (rm: number, rr: number) => writeFileSync(file, ZOO_SOURCE.replaceAll('DUR', String(durationMs)).replace('RATE_M', rm.toFixed(2)).replace('RATE_R', rr.toFixed(2)));
-    write(1, 1);
-    const probe = await loadWorkspace([file]);
-    const rateFor = (wl: string, tenant: string) => {
-        const ir = probe.lower(wl, file);
-        const t = ir.tenants.find(x => x.name === tenant)!;
-        return poissonAt(profile, t, 0.2).kind === 'poisson' ? (poissonAt(profile, t, 0.2) as { ratePerSecond: number }).ratePerSecond : 1;
-    };
-    write(rateFor('zoo_triple_open', 'mobilenet'), rateFor('zoo_triple_open', 'resnet'));
-    const ws = await loadWorkspace([file]);
-    return ws.workloads(file).map(w => ws.lower(w.name, file));
-}
-
-/** The fixed evaluation set. Shapes differ from calibration's synthetic ladders (calibrate/synthetic.ts). */
-function workloads(profile: DeviceProfile): WorkloadIR[] {
-    const mlp = (n: string) => mlpTenant(n, { batch: 32, inputs: 784, hidden: 512, outputs: 10 });
-    const cnn = (n: string) => cnnTenant(n, { batch: 1, res: 64, channels: 32 });
-    const cnnSmall = (n: string) => cnnTenant(n, { batch: 2, res: 32, channels: 16 });
-    const tfm = (n: string) => transformerTenant(n, { batch: 1, seq: 64, dim: 128, heads: 4 });
-    const bench = { durationMs, warmupMs: 500, seed: 11 };
-    const with_ = (t: IrTenant, arrival: IrArrival): IrTenant => ({ ...t, arrival });
-    const wl = (name: string, tenants: IrTenant[], schedule: IrSchedule = { policy: 'concurrent' }) => workloadOf(name, tenants, { schedule, benchmark: bench });
-    return [
-        wl('solo_mlp', [mlp('mlp')]),
-        wl('solo_cnn', [cnn('cnn')]),
-        wl('solo_transformer', [tfm('tfm')]),
-        wl('solo_cnn_open', [with_(cnnSmall('cnn_s'), poissonAt(profile, cnnSmall('cnn_s'), 0.5))]),
-        wl('pair_cnn_tfm_closed', [cnn('cnn'), tfm('tfm')]),
-        wl('pair_mlp_open_cnn_closed', [with_(mlp('mlp'), poissonAt(profile, mlp('mlp'), 0.3)), cnn('cnn')]),
-        wl('pair_sequential_open', [with_(cnnSmall('cnn_s'), poissonAt(profile, cnnSmall('cnn_s'), 0.25)), with_(tfm('tfm'), poissonAt(profile, tfm('tfm'), 0.25))], { policy: 'sequential' }),
-        wl('triple_mixed', [mlp('mlp'), with_(cnnSmall('cnn_s'), poissonAt(profile, cnnSmall('cnn_s'), 0.2)), with_(tfm('tfm'), poissonAt(profile, tfm('tfm'), 0.2))]),
-    ].filter(w => !only || w.workload === only);
-}
 
 interface Sample { workload: string; what: string; predicted: number; measured: number; ape: number }
 
@@ -161,7 +94,9 @@ async function main(): Promise<void> {
     const out: Samples = { ops: new Map(), tenantMean: [], tenantP50: [], corunP99: [], corunMean: [], slowdown: [] };
     const started = Date.now();
     let adapter = '';
-    const set = [...workloads(profile), ...(args.includes('--no-zoo') ? [] : (await zooWorkloads(profile)).filter(w => !only || w.workload === only))];
+    const evaluation = await evaluationSet(durationMs, { zoo: !args.includes('--no-zoo'), only });
+    // --capacity: every distinct tenant alone and closed-loop (what the open-loop rates in workloads.ts are sized from).
+    const set = args.includes('--capacity') ? closedLoopProbes(evaluation) : evaluation;
     const noise: Samples = { ops: new Map(), tenantMean: [], tenantP50: [], corunP99: [], corunMean: [], slowdown: [] };
     for (const ir of set) {
         const pred = predictWorkload(ir, profile);

@@ -4,12 +4,15 @@
  *
  * 1. Kernel floor: GPU time of a one-workgroup kernel.
  * 2. Per kernel family, a ladder of synthetic ops (synthetic.ts) served by the real kernel
- *    generators: the GPU time of every launch (timestamps, one pass per launch, median of
- *    repeats) at every size — the throughput-vs-size curve.
+ *    generators, run as a tenant's request runs (measure.ts timeSequence: the ladder's ops one
+ *    after another in one submission, a timestamped pass per launch, repetitions back to back):
+ *    the median GPU time of every launch at every size — the throughput-vs-size curve.
  * 3. Memory bandwidth: the largest copy-like kernel (relu.map4: read once, write once).
- * 4. Dispatch and submit overhead: wall time of submissions holding 1…48 trivial passes,
- *    fitted as W(K) = u + K·(floor + d).
- * 5. Service jitter: robust CV of the wall time of a repeated mid-size "request".
+ * 4. Dispatch and submit overhead: what those requests took beyond their passes (submit,
+ *    completion seen by Node, gaps), fitted over the ladders as u + passes·d.
+ * 5. Service jitter: robust CV and tail of the wall time of a repeated mid-size request; the
+ *    mean/median of GPU and wall time of every request timed (the host's stalls); the same
+ *    request after idle gaps over back to back (what an open-loop request pays).
  * 6. Interference: a victim kernel timed on one device while a second device (a second adapter,
  *    so a second queue) runs an aggressor continuously: compute×compute, compute×memory,
  *    memory×compute, memory×memory and a workgroup-capped variant against compute both ways.
@@ -19,13 +22,13 @@ import { adapterInfo, openGpu, requestAdapter, type AdapterPreference } from '..
 import { KernelPipelines, kernelDeviceDescriptor } from '../kernels/harness.js';
 import { KernelError, capsFromDevice } from '../kernels/index.js';
 import type { DeviceCaps } from '../kernels/kernel.js';
-import { familyOf, launchEffectiveFlops, writesOutput } from '../predict/plan.js';
+import { familyOf, launchEffectiveFlops } from '../predict/plan.js';
 import {
     PROFILE_SCHEMA_VERSION, parseProfile, profileKey, type CurvePoint, type DemandKind, type DeviceProfile, type FamilyProfile,
     type InterferencePair,
 } from '../predict/profile.js';
 import { normalQuantile } from '../predict/queueing.js';
-import { fitLine, prepareCase, robustStats, startAggressor, timeLaunches, wallTimeOfSubmit, type PreparedCase } from './measure.js';
+import { fitLine, prepareCase, robustStats, startAggressor, timeLaunches, timeSequence, type PreparedCase, type SequenceTimes } from './measure.js';
 import { calibrationCases, convCase, interferenceKernels, matmulCase, reluCase, type SyntheticCase } from './synthetic.js';
 
 export interface CalibrateOptions {
@@ -37,12 +40,10 @@ export interface CalibrateOptions {
     onProgress?: (fraction: number, message: string) => void;
     /** Overrides of what is measured (tests use tiny shapes): the size ladders and the interference kernels. */
     ladders?: { family: string; cases: SyntheticCase[] }[];
-    /** Elements of the cache scrubber run before every timed repetition (default 8 Mi floats; tests use fewer). */
-    scrubElements?: number;
     interference?: Record<DemandKind, SyntheticCase>;
 }
 
-/** Bytes-basis families (memory kernels); everything else is interpolated over FLOPs. */
+/** Bytes-basis families (memory kernels, by the stem before the dot: `copy.im2col` is a copy); everything else is interpolated over FLOPs. */
 const BYTES_FAMILIES = new Set(['elementwise', 'reduction', 'pool', 'copy', 'depthwise_conv2d']);
 
 interface Gpu {
@@ -75,7 +76,7 @@ export async function calibrate(options: CalibrateOptions): Promise<DeviceProfil
         opened.push(a);
         const info = adapterInfo(adapter);
         const ladders = options.ladders ?? calibrationCases(quick);
-        const totalSteps = ladders.reduce((s, l) => s + l.cases.length, 0) + 4 + 6;
+        const totalSteps = ladders.reduce((s, l) => s + l.cases.length, 0) + 5 + 6;
         let step = 0;
         const tick = (message: string) => progress(Math.min(1, ++step / totalSteps), message);
         const prep = async (d: Gpu, c: SyntheticCase) => {
@@ -83,62 +84,80 @@ export async function calibrate(options: CalibrateOptions): Promise<DeviceProfil
             prepared.push(p);
             return p;
         };
-        const budgetMs = quick ? 120 : 350;
-        const minReps = 3, maxReps = quick ? 9 : 25;
-        /** Median GPU time per launch, with repeats sized to the time budget. */
-        // Cache scrubber: 8 Mi floats read and written (64 MiB of traffic) evicts the L2 and most of an
-        // L3 before every timed repetition, as a model's other ops do between two runs of one op.
-        let scrubber: PreparedCase | undefined;
-        const measure = async (d: Gpu, p: PreparedCase): Promise<number[]> => {
-            // Warm-up (compilation, first touch of memory); a second warm-up only for short kernels.
-            let first = await timeLaunches(d.device, p, 1, signal, scrubber);
-            if (first.reduce((s, l) => s + l[0], 0) < 20) first = await timeLaunches(d.device, p, 1, signal, scrubber);
-            const one = first.reduce((s, l) => s + l[0], 0);
-            const reps = Math.max(minReps, Math.min(maxReps, Math.round(budgetMs / Math.max(one, 0.05))));
-            const times = await timeLaunches(d.device, p, reps, signal, scrubber);
-            return times.map(l => robustStats(l).median);
-        };
+        const minReps = 5, maxReps = quick ? 9 : 25;
 
-        // 1. Kernel floor (warm: the floor is the launch cost itself).
+        // 1. Kernel floor: a one-workgroup kernel in a request of its own (the launch cost itself).
         const trivial = await prep(a, reluCase(4));
-        const kernelFloorMs = (await measure(a, trivial))[0];
-        scrubber = await prep(a, reluCase(options.scrubElements ?? 8 * 1024 * 1024));
+        await timeSequence(a.device, [trivial], 3, signal);
+        const kernelFloorMs = robustStats((await timeSequence(a.device, [trivial], 15, signal)).launches[0][0]).median;
         tick(`kernel floor ${kernelFloorMs.toFixed(3)} ms`);
 
-        // 2. Curves per family: every launch's time lands in its own family's curve.
+        // 2. Curves per family: each ladder runs as one request-like sequence (timeSequence: one
+        //    submission, a pass per launch, repetitions back to back), every launch's median
+        //    time lands in its own family's curve. The repetitions are spread over rounds through
+        //    all ladders, so a burst of other processes on the host hits a share of every
+        //    ladder's samples instead of all of one ladder's. What a request adds beyond its
+        //    passes (submit, completion seen by this process, gaps) is kept per ladder for
+        //    step 4, and the mean/median of launch and wall times for the host's mean factor.
         const points = new Map<string, CurvePoint[]>();
+        const overheads: { passes: number; ms: number }[] = [];
+        const sums = { gpuMean: 0, gpuMedian: 0, wallMean: 0, wallMedian: 0 };
+        const mean = (xs: readonly number[]) => xs.reduce((s, x) => s + x, 0) / Math.max(1, xs.length);
+        const ladderBudgetMs = quick ? 500 : 1500;
+        const ladderRounds = quick ? 2 : 3;
+        const runs: { family: string; cases: PreparedCase[]; reps: number; times: SequenceTimes[] }[] = [];
         for (const ladder of ladders) {
+            const cases: PreparedCase[] = [];
             for (const c of ladder.cases) {
-                let p: PreparedCase;
                 try {
-                    p = await prep(a, c);
+                    cases.push(await prep(a, c));
                 } catch (error) {
                     // A variant this device cannot run (e.g. subgroup GEMMs without subgroups): not measured, said so.
                     if (error instanceof KernelError) { tick(`${ladder.family}: ${c.shape} skipped — ${error.message}`); continue; }
                     throw error;
                 }
-                const ms = await measure(a, p);
+            }
+            if (cases.length === 0) continue;
+            // Warm-up: pipeline compilation at first dispatch, first touch of memory.
+            const warm = await timeSequence(a.device, cases, 2, signal);
+            const reps = Math.max(minReps, Math.min(maxReps, Math.round(ladderBudgetMs / Math.max(0.05, robustStats(warm.walls).median))));
+            runs.push({ family: ladder.family, cases, reps: Math.ceil(reps / ladderRounds), times: [] });
+        }
+        for (let round = 0; round < ladderRounds; round++) {
+            for (const run of runs) run.times.push(await timeSequence(a.device, run.cases, run.reps, signal));
+        }
+        for (const run of runs) {
+            const t: SequenceTimes = {
+                launches: run.cases.map((c, ci) => c.steps.map((_, li) => run.times.flatMap(x => x.launches[ci][li]))),
+                walls: run.times.flatMap(x => x.walls), gpu: run.times.flatMap(x => x.gpu), passes: run.times[0].passes,
+            };
+            run.cases.forEach((p, ci) => {
+                const c = p.case;
                 const outputs = c.outputShape.reduce((x, y) => x * y, 1);
+                const ms = t.launches[ci].map(xs => robustStats(xs).median);
                 p.kernels.launches.forEach((l, i) => {
                     const fam = familyOf(l.name);
                     const list = points.get(fam) ?? [];
                     list.push({
                         flops: l.flops, bytes: Math.max(1, l.bytes), workgroups: l.dispatch[0] * l.dispatch[1] * l.dispatch[2],
-                        effectiveFlops: launchEffectiveFlops(l, writesOutput(l) ? outputs : undefined),
+                        effectiveFlops: launchEffectiveFlops(l, outputs),
                         ms: Math.max(ms[i], 1e-6), shape: `${c.shape} [${l.name}]`,
                     });
                     points.set(fam, list);
                 });
                 const total = ms.reduce((s, x) => s + x, 0);
                 const flops = p.kernels.launches.reduce((s, l) => s + l.flops, 0);
-                tick(`${ladder.family}: ${c.shape} ${total.toFixed(3)} ms${flops > 0 ? ` (${(flops / total / 1e6).toFixed(2)} GFLOP/s)` : ''}`);
-                p.destroy();
-                prepared.splice(prepared.indexOf(p), 1);
-            }
+                tick(`${run.family}: ${c.shape} ${total.toFixed(3)} ms${flops > 0 ? ` (${(flops / total / 1e6).toFixed(2)} GFLOP/s)` : ''}`);
+            });
+            overheads.push({ passes: t.passes, ms: robustStats(t.walls.map((w, r) => w - t.gpu[r])).median });
+            // Per launch: a stall lands on whichever op is running, so an op's mean time exceeds its median.
+            for (const c of t.launches) for (const xs of c) { sums.gpuMean += mean(xs); sums.gpuMedian += robustStats(xs).median; }
+            sums.wallMean += mean(t.walls); sums.wallMedian += robustStats(t.walls).median;
+            for (const p of run.cases) { p.destroy(); prepared.splice(prepared.indexOf(p), 1); }
         }
         const families: Record<string, FamilyProfile> = {};
         for (const [fam, pts] of points) {
-            const basis = BYTES_FAMILIES.has(fam) || pts.every(p => p.flops === 0) ? 'bytes' : 'flops';
+            const basis = BYTES_FAMILIES.has(fam.split('.')[0]) || pts.every(p => p.flops === 0) ? 'bytes' : 'flops';
             const usable = basis === 'flops' ? pts.filter(p => p.flops > 0) : pts;
             if (usable.length === 0) continue;
             families[fam] = { basis, points: mergeSameWork(usable, basis) };
@@ -151,29 +170,21 @@ export async function calibrate(options: CalibrateOptions): Promise<DeviceProfil
         const bandwidthBytesPerMs = largest.bytes / largest.ms;
         tick(`memory bandwidth ${(bandwidthBytesPerMs / 1e6).toFixed(2)} GB/s`);
 
-        // 4. Dispatch and submit overhead: W(K) = u + K·(floor + d).
-        const ks = [1, 4, 16, 48];
-        const walls: number[] = [];
-        for (const k of ks) {
-            await wallTimeOfSubmit(a.device, trivial, k, signal);
-            const samples: number[] = [];
-            for (let r = 0; r < (quick ? 7 : 15); r++) samples.push(await wallTimeOfSubmit(a.device, trivial, k, signal));
-            walls.push(robustStats(samples).median);
-        }
-        const line = fitLine(ks, walls);
-        const dispatchOverheadMs = Math.max(0, line.slope - kernelFloorMs);
-        const submitOverheadMs = Math.max(0, line.intercept);
-        tick(`dispatch overhead ${(dispatchOverheadMs * 1000).toFixed(1)} µs, submit ${(submitOverheadMs * 1000).toFixed(0)} µs`);
+        // 4. Dispatch and submit overhead from the ladders' requests: wall − Σ pass times = u + passes·d.
+        const distinct = new Set(overheads.map(o => o.passes)).size;
+        const line = distinct >= 2 ? fitLine(overheads.map(o => o.passes), overheads.map(o => o.ms)) : { intercept: robustStats(overheads.map(o => o.ms)).median, slope: 0 };
+        const dispatchOverheadMs = Math.max(0, line.slope);
+        const submitOverheadMs = Math.max(0, line.intercept + Math.min(0, line.slope) * robustStats(overheads.map(o => o.passes)).median);
+        tick(`dispatch overhead ${(dispatchOverheadMs * 1000).toFixed(1)} µs per pass, submit ${(submitOverheadMs * 1000).toFixed(0)} µs per request`);
 
-        // 5. Service jitter of a mid-size request (a conv and two matmuls, one submission each).
+        // 5. Service jitter of a mid-size request (a conv and two matmuls in one submission, as a tenant's request).
         const requestCases = [convCase(16, 32, 32, 3), matmulCase(128, 128, 128), matmulCase(96, 256, 64)];
         const req = await Promise.all(requestCases.map(c => prep(a, c)));
-        const walled: number[] = [];
-        for (let r = 0; r < (quick ? 30 : 100); r++) {
-            let total = 0;
-            for (const p of req) total += await wallTimeOfSubmit(a.device, p, 1, signal);
-            walled.push(total);
-        }
+        await timeSequence(a.device, req, 2, signal);
+        const jitter = await timeSequence(a.device, req, quick ? 30 : 100, signal);
+        const walled = jitter.walls;
+        for (const c of jitter.launches) for (const xs of c) { sums.gpuMean += mean(xs); sums.gpuMedian += robustStats(xs).median; }
+        sums.wallMean += mean(walled); sums.wallMedian += robustStats(walled).median;
         const { median: requestMedian, cv: serviceCv } = robustStats(walled);
         const sortedWalls = [...walled].sort((x, y) => x - y);
         const quantile = (q: number) => {
@@ -182,7 +193,30 @@ export async function calibrate(options: CalibrateOptions): Promise<DeviceProfil
         };
         const tailAt = (q: number) => Math.max(0, quantile(q) - requestMedian * (1 + normalQuantile(q) * serviceCv));
         const serviceTailMs = { p90: tailAt(0.9), p95: tailAt(0.95), p99: tailAt(0.99) };
-        tick(`service jitter (robust CV) ${(serviceCv * 100).toFixed(1)}%, tail beyond it at p99 ${serviceTailMs.p99.toFixed(2)} ms`);
+        // Means over medians of every request timed above: what the host's stalls (other processes on the
+        // cores a software adapter computes on) add to an average request, GPU time and wall time.
+        const hostMeanFactor = {
+            gpu: Math.max(1, sums.gpuMedian > 0 ? sums.gpuMean / sums.gpuMedian : 1),
+            wall: Math.max(1, sums.wallMedian > 0 ? sums.wallMean / sums.wallMedian : 1),
+        };
+        tick(`service jitter (robust CV) ${(serviceCv * 100).toFixed(1)}%, tail beyond it at p99 ${serviceTailMs.p99.toFixed(2)} ms; mean/median ${hostMeanFactor.gpu.toFixed(2)} (GPU) ${hostMeanFactor.wall.toFixed(2)} (wall)`);
+
+        // 5b. The same request after the device sat idle (30–66 ms, as an open-loop stream leaves
+        //     it): on a software adapter the driver's worker threads sleep and other processes take
+        //     the cores and caches in the gap, so such a request runs slower than back to back.
+        const idleWalls: number[] = [], idleGpu: number[] = [];
+        for (let r = 0; r < (quick ? 10 : 24); r++) {
+            signal?.throwIfAborted();
+            await new Promise<void>(resolve => setTimeout(resolve, 30 + 4 * ((r * 7) % 10)));
+            const t = await timeSequence(a.device, req, 1, signal);
+            idleWalls.push(t.walls[0]);
+            idleGpu.push(t.gpu[0]);
+        }
+        const idleFactor = {
+            gpu: Math.max(1, mean(idleGpu) / Math.max(1e-9, mean(jitter.gpu))),
+            wall: Math.max(1, mean(idleWalls) / Math.max(1e-9, mean(walled))),
+        };
+        tick(`after idle: ${idleFactor.wall.toFixed(2)}× the wall time, ${idleFactor.gpu.toFixed(2)}× the GPU time of back-to-back requests`);
 
         // 6. Interference on a second device (second adapter ⇒ second queue).
         const { dev: b } = await openDevice(gpu, options.preference ?? 'auto', 'calibrate-aggressor');
@@ -239,6 +273,8 @@ export async function calibrate(options: CalibrateOptions): Promise<DeviceProfil
             submitOverheadMs,
             serviceCv,
             serviceTailMs,
+            hostMeanFactor,
+            idleFactor,
             families,
             interference: { pairs },
             calibrationMs: performance.now() - started,

@@ -110,6 +110,74 @@ export async function timeLaunches(device: GPUDevice, prepared: PreparedCase, re
     }
 }
 
+/** What timeSequence measured: per case, per launch, per repetition GPU time; per repetition wall time and the number of passes. */
+export interface SequenceTimes {
+    /** GPU time (ms) of each launch: launches[case][launch][rep]. */
+    launches: number[][][];
+    /** Wall time (ms) of each repetition: submit → onSubmittedWorkDone seen by this process. */
+    walls: number[];
+    /** Σ of the repetition's pass times (ms), per repetition. */
+    gpu: number[];
+    passes: number;
+}
+
+/**
+ * Times cases the way the runtime runs a tenant's request: every launch in its own timestamped
+ * pass, all the cases one after another in ONE submission (validation scope, query resolve and
+ * readback copy as the runtime's TenantRunner encodes them), awaited with onSubmittedWorkDone,
+ * repetitions back to back. Each op therefore runs with the caches a model leaves (what the
+ * previous op touched) and the driver's worker threads in the state a request keeps them in,
+ * instead of after an artificial scrub or warm repeats of itself.
+ */
+export async function timeSequence(device: GPUDevice, cases: readonly PreparedCase[], reps: number, signal?: AbortSignal): Promise<SequenceTimes> {
+    const steps = cases.flatMap(c => c.steps);
+    const L = steps.length;
+    const qs = device.createQuerySet({ label: 'calibration.sequence', type: 'timestamp', count: 2 * L });
+    const resolve = device.createBuffer({ size: 16 * L, usage: GPUBufferUsage.QUERY_RESOLVE | GPUBufferUsage.COPY_SRC });
+    const readbacks: GPUBuffer[] = [];
+    const pending: Promise<BigUint64Array>[] = [];
+    const walls: number[] = [];
+    try {
+        for (let r = 0; r < reps; r++) {
+            signal?.throwIfAborted();
+            const readback = device.createBuffer({ size: 16 * L, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
+            readbacks.push(readback);
+            const enc = device.createCommandEncoder({ label: 'calibration.sequence' });
+            encodePasses(enc, steps, qs, 0);
+            enc.resolveQuerySet(qs, 0, 2 * L, resolve, 0);
+            enc.copyBufferToBuffer(resolve, 0, readback, 0, 16 * L);
+            const t0 = performance.now();
+            device.pushErrorScope('validation');
+            device.queue.submit([enc.finish()]);
+            const error = await device.popErrorScope();
+            if (error) throw new Error(`calibration sequence (${cases.map(c => c.case.shape).join(', ')}): GPU validation error: ${error.message}`);
+            await withTimeout(device.queue.onSubmittedWorkDone(), WAIT_LIMIT_MS, `calibration sequence ${cases[0]?.case.shape ?? ''}`, signal);
+            walls.push(performance.now() - t0);
+            // Read back off the critical path, as the runtime does.
+            pending.push(withTimeout(readback.mapAsync(GPUMapMode.READ), WAIT_LIMIT_MS, 'timestamp readback', signal)
+                .then(() => { const t = new BigUint64Array(readback.getMappedRange().slice(0)); readback.unmap(); return t; }));
+        }
+        const stamps = await Promise.all(pending);
+        const launches = cases.map(c => c.steps.map(() => [] as number[]));
+        const gpu: number[] = [];
+        for (const t of stamps) {
+            let i = 0, total = 0;
+            cases.forEach((c, ci) => c.steps.forEach((_, li) => {
+                const ms = Math.max(0, Number(t[2 * i + 1] - t[2 * i]) / 1e6);
+                launches[ci][li].push(ms);
+                total += ms;
+                i++;
+            }));
+            gpu.push(total);
+        }
+        return { launches, walls, gpu, passes: L };
+    } finally {
+        qs.destroy();
+        resolve.destroy();
+        for (const b of readbacks) b.destroy();
+    }
+}
+
 /** Wall time (ms) of one submission holding `passes` copies of the case's launches, to completion. */
 export async function wallTimeOfSubmit(device: GPUDevice, prepared: PreparedCase, passes: number, signal?: AbortSignal): Promise<number> {
     const steps: Step[] = [];

@@ -44,12 +44,22 @@ export function convCase(c: number, hw: number, f: number, k: number, s = 1, var
     };
 }
 
-/** depthwise_conv2d 3×3 on [1, c, h, w]. */
-export function depthwiseCase(c: number, hw: number): SyntheticCase {
+/** depthwise_conv2d 3×3, stride s, on [1, c, h, w]. */
+export function depthwiseCase(c: number, hw: number, s = 1): SyntheticCase {
+    const ho = Math.floor((hw + 2 - 3) / s) + 1;
     return {
-        shape: `depthwise ${c}×${hw}², 3×3`,
-        op: op('depthwise_conv2d', { kernel: [3, 3], stride: [1, 1], padding: [1, 1, 1, 1], multiplier: 1 }, 1),
-        inputShapes: [[1, c, hw, hw]], outputShape: [1, c, hw, hw],
+        shape: `depthwise ${c}×${hw}², 3×3/${s}`,
+        op: op('depthwise_conv2d', { kernel: [3, 3], stride: [s, s], padding: [1, 1, 1, 1], multiplier: 1 }, 1),
+        inputShapes: [[1, c, hw, hw]], outputShape: [1, c, ho, ho],
+    };
+}
+
+/** Self-attention over [1, seq, dim] with `heads` heads (qkv projection, scores, softmax, context, output projection). */
+export function attentionCase(seq: number, dim: number, heads: number): SyntheticCase {
+    return {
+        shape: `attention ${seq}×${dim}, ${heads} heads`,
+        op: op('attention', { heads, causal: false }, 1),
+        inputShapes: [[1, seq, dim]], outputShape: [1, seq, dim],
     };
 }
 
@@ -87,34 +97,56 @@ export function globalPoolCase(c: number, hw: number): SyntheticCase {
     return { shape: `global_avg_pool ${c}×${hw}²`, op: op('global_avg_pool', {}, 1), inputShapes: [[1, c, hw, hw]], outputShape: [1, c, 1, 1] };
 }
 
+/** embedding of [1, n] ids into a [vocab, dim] table (ids are whatever the input bits clamp to: a gather of rows). */
+export function embeddingCase(n: number, vocab: number, dim: number): SyntheticCase {
+    return { shape: `embedding ${n} of ${vocab}×${dim}`, op: op('embedding', { vocab, dim }, 1), inputShapes: [[1, n]], outputShape: [1, n, dim] };
+}
+
 /** transpose of [a, b]. */
 export function transposeCase(a: number, b: number): SyntheticCase {
     return { shape: `transpose ${a}×${b}`, op: op('transpose', { perm: [1, 0] }, 1), inputShapes: [[a, b]], outputShape: [b, a] };
 }
 
-/** The size ladders, labelled by the family they target (every launch lands in its own family: plan.ts familyOf). `quick` keeps the ends and the middle. */
+/**
+ * The size ladders, labelled by the family they target (every launch lands in its own family:
+ * plan.ts familyOf). Each ladder is timed as one request (calibrate.ts), so its cases run one
+ * after another like a model's ops. The ladders span the shapes models have — square and
+ * skinny GEMMs, short and long K, batch-1 denses, early (large map, few channels) and deep
+ * (2–6² maps, hundreds of channels, split-K) convolutions, pointwise and strided ones — through
+ * the generators' DEFAULT variants on this device, without being any evaluated model's shapes.
+ * `quick` keeps the ends and the middle of each ladder.
+ */
 export function calibrationCases(quick: boolean): { family: string; cases: SyntheticCase[] }[] {
     const pick = <T>(xs: T[]): T[] => (quick ? xs.filter((_, i) => i === 0 || i === xs.length - 1 || i === xs.length >> 1) : xs);
+    const dense = (shapes: number[][], variant?: string) => shapes.map(([m, k, n]) => denseCase(m, k, n, variant));
     return [
-        // The generators' default GEMM (subgroup-broadcast where the device has a fixed subgroup size) and each variant family.
-        { family: 'gemm (default)', cases: pick([48, 96, 160, 240, 352, 448]).map(n => matmulCase(n, n, n)).concat(pick([[8, 1000, 1000], [128, 256, 512]]).map(([m, k, n]) => denseCase(m, k, n))) },
-        { family: 'gemm.vec4', cases: pick([48, 128, 256, 384]).map(n => matmulCase(n, n, n, 'vec4_4x8')).concat(pick([[8, 1000, 1000], [128, 256, 512]]).map(([m, k, n]) => denseCase(m, k, n, 'vec4_4x8'))) },
-        { family: 'gemm.sg', cases: pick([48, 128, 256, 384]).map(n => matmulCase(n, n, n, 'sg_8x4')).concat(pick([[8, 1000, 1000], [128, 256, 512]]).map(([m, k, n]) => denseCase(m, k, n, 'sg_8x4'))) },
-        { family: 'gemm.sgsplitk', cases: pick([[8, 2048, 96], [16, 6000, 120]]).map(([m, k, n]) => denseCase(m, k, n, 'sgsplitk_4')) },
+        // The generators' default GEMM (subgroup-broadcast where the device has a fixed subgroup size; split-K for few tiles and long K).
+        { family: 'gemm (default)', cases: pick([64, 160, 320].map(n => matmulCase(n, n, n))) },
+        { family: 'gemm (default, skinny)', cases: pick(dense([[8, 1000, 1000], [24, 640, 384], [12, 2500, 600], [20, 600, 2500], [48, 200, 1500], [40, 1600, 256], [128, 256, 512], [12, 3000, 64]])) },
+        { family: 'gemm.vec4', cases: pick([48, 128, 256].map(n => matmulCase(n, n, n, 'vec4_4x8')).concat(dense([[8, 1000, 1000], [128, 256, 512], [24, 512, 1536], [48, 192, 576]], 'vec4_4x8'))) },
+        // Batch-1 and batch-2 denses (classifier heads): below 8 rows the default is vec4_4x8 on 32-row tiles.
+        { family: 'gemm.vec4 (few rows)', cases: pick(dense([[1, 96, 24], [4, 700, 200], [1, 300, 1500], [2, 1200, 600], [1, 2000, 400]])) },
+        { family: 'gemm.sg', cases: pick([48, 128, 256].map(n => matmulCase(n, n, n, 'sg_8x4')).concat(dense([[8, 1000, 1000]], 'sg_8x4'))) },
         { family: 'gemm.wgmem', cases: pick([48, 96, 144]).map(n => matmulCase(n, n, n, 'wgmem_16x16')) },
         { family: 'gemm.capped', cases: pick([96, 224]).map(n => matmulCase(n, n, n, 'capped_4')) },
         { family: 'gemm.splitk', cases: pick([[4, 2048, 96], [8, 6000, 120]]).map(([m, k, n]) => denseCase(m, k, n, 'splitk_4')) },
-        // The default convolution (whatever the generator picks: im2col + GEMM today) and the implicit-GEMM variant.
-        { family: 'conv2d (default)', cases: pick([[8, 24, 16], [24, 40, 32], [48, 20, 96], [32, 48, 32]]).map(([c, hw, f]) => convCase(c, hw, f, 3)) },
+        // Attention: its projections (vec4), per-head scores/context (attention.bmm) and softmax.
+        { family: 'attention (composite)', cases: pick([[24, 192, 3], [48, 320, 5], [96, 96, 2], [40, 640, 10]]).map(([s_, d, h]) => attentionCase(s_, d, h)) },
+        // Default convolutions: Winograd on larger maps, im2col + GEMM on small maps and strided ones, split-K on deep small maps.
+        { family: 'conv2d (default, 3×3)', cases: pick([[8, 24, 16], [24, 40, 32], [48, 20, 96], [32, 48, 32], [40, 12, 96], [96, 10, 160], [160, 6, 200]]).map(([c, hw, f]) => convCase(c, hw, f, 3)) },
+        { family: 'conv2d (default, strided)', cases: pick([[3, 72, 40, 7, 2], [3, 56, 24, 3, 2], [24, 28, 48, 3, 2], [48, 20, 80, 1, 2], [96, 12, 192, 3, 2], [160, 8, 320, 1, 2]]).map(([c, hw, f, k, st]) => convCase(c, hw, f, k, st)) },
+        { family: 'conv2d (default, deep)', cases: pick([[240, 5, 400], [300, 3, 320], [448, 2, 480], [200, 4, 256]]).map(([c, hw, f]) => convCase(c, hw, f, 3)) },
+        { family: 'conv2d (pointwise)', cases: pick([[24, 40, 120], [120, 20, 40], [40, 28, 200], [200, 10, 600], [480, 5, 120], [720, 3, 1000]]).map(([c, hw, f]) => convCase(c, hw, f, 1)) },
         { family: 'conv2d', cases: pick([[16, 28, 24], [40, 36, 48]]).map(([c, hw, f]) => convCase(c, hw, f, 3, 1, 'gemm_4x4')) },
         { family: 'conv2d.direct', cases: pick([[16, 24], [40, 48]]).map(([c, hw]) => convCase(c, hw, 2, 3)) },
         // Many channels on small maps too: deep layers of mobile networks are many tiny workgroups.
-        { family: 'depthwise_conv2d', cases: pick([[24, 20], [400, 5], [72, 36], [288, 12], [128, 48]]).map(([c, hw]) => depthwiseCase(c, hw)) },
-        { family: 'elementwise', cases: pick([1000, 24_000, 300_000, 2_000_000]).map(reluCase).concat(pick([50_000, 900_000]).map(addCase)) },
-        { family: 'reduction', cases: pick([[24, 100], [200, 300], [600, 500]]).map(([r, c]) => softmaxCase(r, c)).concat(pick([[40, 300], [400, 500]]).map(([r, c]) => layerNormCase(r, c))) },
-        { family: 'pool', cases: pick([[16, 36], [48, 84]]).map(([c, hw]) => poolCase(c, hw)) },
-        { family: 'reduction', cases: pick([[48, 40], [700, 5], [300, 14]]).map(([c, hw]) => globalPoolCase(c, hw)) },
-        { family: 'copy', cases: pick([[100, 200], [700, 900]]).map(([a, b]) => transposeCase(a, b)) },
+        { family: 'depthwise_conv2d', cases: pick([[24, 20, 1], [400, 5, 1], [72, 36, 1], [288, 12, 1], [128, 48, 1], [40, 60, 2], [200, 14, 2], [800, 4, 1]]).map(([c, hw, st]) => depthwiseCase(c, hw, st)) },
+        { family: 'elementwise', cases: pick([1000, 5000, 24_000, 300_000, 2_000_000]).map(reluCase).concat(pick([3000, 20_000, 50_000, 900_000]).map(addCase)) },
+        { family: 'reduction', cases: pick([[24, 100], [200, 300], [600, 500]]).map(([r, c]) => softmaxCase(r, c)).concat(pick([[10, 1000], [40, 300], [24, 640], [400, 500]]).map(([r, c]) => layerNormCase(r, c))) },
+        { family: 'pool', cases: pick([[16, 36], [48, 84], [80, 20]]).map(([c, hw]) => poolCase(c, hw)) },
+        { family: 'reduction (pool)', cases: pick([[48, 40], [700, 5], [300, 14], [1500, 2]]).map(([c, hw]) => globalPoolCase(c, hw)) },
+        { family: 'copy', cases: pick([[100, 200], [40, 700], [700, 900]]).map(([a, b]) => transposeCase(a, b)) },
+        { family: 'copy.gather', cases: pick([[20, 3000, 500], [48, 8000, 256], [100, 1000, 1024]]).map(([n, v, d]) => embeddingCase(n, v, d)) },
     ];
 }
 

@@ -313,7 +313,9 @@ function regblockGemm(c: GemmConfig, v: Extract<GemmVariant, { kind: 'regblock' 
     const k1: KernelDescription = {
         name: split ? `${name}.partial` : name,
         cacheKey: `gemm.regblock|tm=${TM},tn=${TN},cap=${cap},S=${S},KC=${KC},sg=${sg ? WGX : 0},wgy=${WGY},rows=${rowLoads}|${gemmKeyBase(c)}|store=${storeRole}`,
-        variant: { variant: variantName, tileM: TM, tileN: TN, workgroups: cap > 0 ? cap : totalTiles, cap, splits: S, exactRows: rowsExact, exactCols: colsExact, ...(sg ? { subgroupSize: WGX } : {}) },
+        // gemmOutputs (additive, for the prediction model's tile padding, predict/plan.ts launchEffectiveFlops): the
+        // useful outputs this launch computes — batch·M·N per K slice — whatever buffer it writes (Winograd's Mt, split-K's partials).
+        variant: { variant: variantName, tileM: TM, tileN: TN, workgroups: cap > 0 ? cap : totalTiles, cap, splits: S, exactRows: rowsExact, exactCols: colsExact, gemmOutputs: S * batch * M * N, ...(sg ? { subgroupSize: WGX } : {}) },
         workgroupSize: [WGX, WGY, 1],
         bindings: bindingList(specs),
         wgsl: () => code,

@@ -10,13 +10,16 @@
  *                relative error. It captures low occupancy (W < C), tile padding (batch-1 dense
  *                on 32-row tiles) and many tiny workgroups (depthwise convolution of a 6×6 map
  *                with 960 channels). A family measured at one size scales its time with x;
- *                without a fit, log-log interpolation over x (curveMs).
+ *                without a fit, log-log interpolation over x (curveMs). The fitted model is
+ *                then corrected locally by the log residuals of the family's nearby points
+ *                (residualFactor: Gaussian weights in (ln x, ln W), shrunk toward the model).
  *   t_launch   = max(t_model, bytes / bandwidth)          (the memory roof binds skinny GEMMs)
  *   t_op       = Σ t_launch over the op's launches         (composites are their kernels)
  *
  * A launch is memory-bound when bytes / bandwidth ≥ its compute time; memory families are
  * memory-bound by construction. Pure.
  */
+import type { IrArrival } from '../ir/types.js';
 import type { DemandKind, DeviceProfile, FamilyProfile } from './profile.js';
 import type { PlannedLaunch, PlannedOp } from './plan.js';
 
@@ -29,9 +32,12 @@ export interface LaunchTiming {
     demand: DemandKind;
 }
 
+/** Stand-ins for families older profiles lack: the family that timed those launches before. */
+const STAND_IN: Record<string, string> = { 'attention.bmm': 'gemm.vec4', 'gemm.sgsplitk': 'gemm.splitk', 'conv2d.capped': 'gemm.capped' };
+
 /** The family's curve, or the nearest stand-in when the profile lacks it (older profile, new kernel). */
 export function familyProfile(profile: DeviceProfile, family: string): FamilyProfile | undefined {
-    const direct = profile.families[family];
+    const direct = profile.families[family] ?? (STAND_IN[family] ? profile.families[STAND_IN[family]] : undefined);
     if (direct) return direct;
     const stem = family.split('.')[0];
     const sibling = Object.keys(profile.families).find(k => k.split('.')[0] === stem);
@@ -129,6 +135,48 @@ function wavesMs(fit: WavesFit, work: number, workgroups: number, floorMs: numbe
     return floorMs + waves * (fit.perWave + fit.perWork * work / w);
 }
 
+/**
+ * Local correction of the waves model by the family's own measured points: one line per family
+ * cannot follow every shape a kernel runs at (a skinny dense with a long K and a square matmul
+ * of the same FLOPs differ by 2× on lavapipe), so the log residuals of the calibration points,
+ * r_i = ln(measured_i / model_i), are averaged with Gaussian weights over the distance between
+ * the launch and each point in (ln work, ln workgroups) and shrunk toward 0 (the model) by a
+ * prior weight: near a measured shape the prediction follows the measurement, far from every
+ * one it is the fitted model.
+ */
+export const RESIDUAL_BANDWIDTH = 0.6;
+export const RESIDUAL_PRIOR_WEIGHT = 0.2;
+
+interface Residual { lw: number; lg: number; r: number }
+const residuals = new WeakMap<FamilyProfile, Residual[]>();
+
+function residualsOf(family: FamilyProfile, fit: WavesFit, floorMs: number): Residual[] {
+    let rs = residuals.get(family);
+    if (!rs) {
+        rs = family.points.filter(p => workOf(family.basis, p) > 0).map(p => ({
+            lw: Math.log(workOf(family.basis, p)),
+            lg: Math.log(Math.max(1, p.workgroups)),
+            r: Math.log(p.ms / wavesMs(fit, workOf(family.basis, p), p.workgroups, floorMs)),
+        }));
+        residuals.set(family, rs);
+    }
+    return rs;
+}
+
+/** exp of the weighted mean log residual of a family's points near (work, workgroups): the factor the waves model is corrected by there. */
+export function residualFactor(family: FamilyProfile, fit: WavesFit, floorMs: number, work: number, workgroups: number): number {
+    if (!(work > 0)) return 1;
+    const lw = Math.log(work), lg = Math.log(Math.max(1, workgroups));
+    let sw = RESIDUAL_PRIOR_WEIGHT, sr = 0;
+    for (const p of residualsOf(family, fit, floorMs)) {
+        const d2 = (p.lw - lw) ** 2 + (p.lg - lg) ** 2;
+        const w = Math.exp(-d2 / (2 * RESIDUAL_BANDWIDTH ** 2));
+        sw += w;
+        sr += w * p.r;
+    }
+    return Math.exp(sr / sw);
+}
+
 /** Time of one launch on a profile. */
 export function launchTiming(profile: DeviceProfile, launch: PlannedLaunch): LaunchTiming {
     const memoryMs = launch.bytes / profile.bandwidthBytesPerMs;
@@ -140,7 +188,9 @@ export function launchTiming(profile: DeviceProfile, launch: PlannedLaunch): Lau
     }
     const fit = fitWaves(fam, profile.kernelFloorMs);
     const work = workOf(fam.basis, launch);
-    const modelMs = fit ? wavesMs(fit, work, launch.workgroups, profile.kernelFloorMs) : curveMs(fam, work, profile.kernelFloorMs);
+    const modelMs = fit
+        ? wavesMs(fit, work, launch.workgroups, profile.kernelFloorMs) * residualFactor(fam, fit, profile.kernelFloorMs, work, launch.workgroups)
+        : curveMs(fam, work, profile.kernelFloorMs);
     if (fam.basis === 'bytes') {
         return { ms: Math.max(modelMs, memoryMs), bound: 'memory', demand: 'memory' };
     }
@@ -158,9 +208,17 @@ export interface OpTiming {
     launches: LaunchTiming[];
 }
 
-/** Time of one planned op (GPU time of its launches, without dispatch overhead). */
+/**
+ * Time of one planned op (GPU time of its launches, without dispatch overhead): the mean on the
+ * calibrated host, i.e. the launches' typical (median) times scaled by the host's mean/median
+ * factor of GPU time (profile.hostMeanFactor.gpu).
+ */
 export function opTiming(profile: DeviceProfile, op: PlannedOp): OpTiming {
-    const launches = op.launches.map(l => launchTiming(profile, l));
+    const host = profile.hostMeanFactor?.gpu ?? 1;
+    const launches = op.launches.map(l => {
+        const t = launchTiming(profile, l);
+        return host === 1 ? t : { ...t, ms: t.ms * host };
+    });
     const demandMs: Record<DemandKind, number> = { compute: 0, memory: 0, capped: 0 };
     let computeMs = 0, memMs = 0;
     for (const t of launches) {
@@ -168,6 +226,42 @@ export function opTiming(profile: DeviceProfile, op: PlannedOp): OpTiming {
         if (t.bound === 'compute') computeMs += t.ms; else memMs += t.ms;
     }
     return { ms: computeMs + memMs, bound: computeMs >= memMs && computeMs > 0 ? 'compute' : 'memory', demandMs, launches };
+}
+
+/**
+ * Mean service time of one request: its typical time — the launches' median GPU time, the
+ * dispatch overhead per launch and the submit overhead per submission — scaled by the host's
+ * mean/median factor of request wall time (profile.hostMeanFactor). `gpuMs` is Σ opTiming (means).
+ */
+export function requestServiceMs(profile: DeviceProfile, gpuMs: number, launches: number, submits: number): number {
+    const f = profile.hostMeanFactor ?? { gpu: 1, wall: 1 };
+    return (gpuMs / f.gpu + launches * profile.dispatchOverheadMs + submits * profile.submitOverheadMs) * f.wall;
+}
+
+/**
+ * What finding the device idle costs a tenant's requests: with the profile's idle factor f
+ * (profile.idleFactor), a request that starts on an idle device takes f times as long. The
+ * chance a request finds the device idle: open loop, 1 − ρ (an arrival of a Poisson stream
+ * sees the time-average state), with ρ = λ·S' the utilisation at the adjusted service time S'
+ * = S·(1 + (f − 1)·(1 − λS')), solved in closed form; closed loop, 1 when clients think
+ * between requests (one client: the device waited for it) and 0 when they do not; co-running,
+ * times `othersIdle`, the chance every other tenant is idle too. Returns the adjusted mean
+ * service time and the factor on GPU times (ops).
+ */
+export function idleAdjustment(profile: DeviceProfile, serviceMs: number, arrival: IrArrival, othersIdle = 1): { serviceMs: number; gpuFactor: number; idleProbability: number } {
+    const f = profile.idleFactor;
+    if (!f || (f.wall <= 1 && f.gpu <= 1) || othersIdle <= 0) return { serviceMs, gpuFactor: 1, idleProbability: 0 };
+    let pIdle: number;
+    if (arrival.kind === 'closed') {
+        pIdle = arrival.thinkMs > 0 && arrival.clients <= 1 ? othersIdle : 0;
+    } else {
+        // With co-runners the device is idle only when they are too (othersIdle: the chance they all are).
+        const lambda = arrival.kind === 'poisson' ? arrival.ratePerSecond / 1000 : 1 / arrival.everyMs;
+        const k = (f.wall - 1) * othersIdle;
+        const adjusted = (serviceMs * (1 + k)) / (1 + k * lambda * serviceMs);
+        pIdle = othersIdle * Math.min(1, Math.max(0, 1 - lambda * adjusted));
+    }
+    return { serviceMs: serviceMs * (1 + (f.wall - 1) * pIdle), gpuFactor: 1 + (f.gpu - 1) * pIdle, idleProbability: pIdle };
 }
 
 /** Arithmetic intensity (FLOPs per byte) at which compute and memory time meet for a compute family: the ridge point. */

@@ -100,8 +100,8 @@ export class PlanMemo {
 /**
  * The kernel family of a launch, from its name (`<op>.<variant>[.<part>]`): GEMM-shaped parts of
  * any op time alike, so the variant segment decides first (split-K's `.reduce` part is a memory
- * pass); then named parts of composites (attention's scores/context are register-blocked
- * batched GEMMs, its softmax a reduction; an lstm step is a small GEMM plus the cell); then the
+ * pass); then named parts of composites (attention's scores/context are its own batched
+ * per-head GEMM, family attention.bmm; its softmax a reduction; an lstm step is a small GEMM plus the cell); then the
  * op kind.
  */
 export function familyOf(launchName: string): string {
@@ -109,11 +109,12 @@ export function familyOf(launchName: string): string {
     const prefix = segments[0];
     const rest = segments.slice(1);
     const part = rest.length >= 2 ? rest[rest.length - 1] : undefined;
-    // Memory passes of multi-launch variants: split-K's reduction, im2col's gather.
-    if (part === 'reduce') return 'elementwise';
-    if (part === 'im2col') return 'copy';
-    // Winograd's weight, input and output transforms are memory passes around its batched GEMM.
-    if (rest[0]?.startsWith('winograd_') && (part === 'weights' || part === 'input' || part === 'output')) return 'copy';
+    // Memory passes of multi-launch variants, each its own kernel (its own curve; the stem before the
+    // dot is the family an older profile timed it with, latency.ts familyProfile): split-K's
+    // reduction, im2col's gather, Winograd's weight, input and output transforms.
+    if (part === 'reduce') return 'elementwise.reduce';
+    if (part === 'im2col') return 'copy.im2col';
+    if (rest[0]?.startsWith('winograd_') && (part === 'weights' || part === 'input' || part === 'output')) return `copy.winograd_${part}`;
     for (const v of rest) {
         if (prefix === 'conv2d' && /^gemm_\d+x\d+$/.test(v)) return 'conv2d';
         if (prefix === 'conv2d' && v === 'direct') return 'conv2d.direct';
@@ -126,13 +127,17 @@ export function familyOf(launchName: string): string {
         if (/(^|_)capped_\d+$/.test(v)) return 'gemm.capped';
         if (/(^|_)splitk_\d+$/.test(v)) return 'gemm.splitk';
     }
-    if (prefix === 'attention') return rest[0] === 'softmax' ? 'reduction' : 'gemm.vec4';
+    // Attention's scores and context are its own batched per-head GEMM kernel (not the regblock GEMM).
+    if (prefix === 'attention') return rest[0] === 'softmax' ? 'reduction.attention' : 'attention.bmm';
     if (prefix === 'lstm') return 'gemm.vec4';
     switch (prefix) {
         case 'depthwise_conv2d': return 'depthwise_conv2d';
         case 'max_pool2d': case 'avg_pool2d': return 'pool';
-        case 'global_avg_pool': case 'layer_norm': case 'softmax': return 'reduction';
-        case 'transpose': case 'concat': case 'embedding': case 'reshape': case 'flatten': return 'copy';
+        case 'global_avg_pool': return 'reduction.pool';
+        case 'layer_norm': return 'reduction.layer_norm';
+        case 'softmax': return 'reduction';
+        case 'embedding': return 'copy.gather';
+        case 'transpose': case 'concat': case 'reshape': case 'flatten': return 'copy';
         default: return 'elementwise';
     }
 }
@@ -142,11 +147,14 @@ export function familyOf(launchName: string): string {
  * Tiled GEMM and convolution kernels compute whole tiles (clamped loads, guarded stores), so a
  * batch-8 dense on 32-row tiles costs as much as a batch-32 one. Known only when the kernel
  * reports its tile (variant.tileM/tileN, or tile for workgroup-memory kernels) and
- * is not a persistent (capped) kernel, for the launch that writes the op's output (the GEMM after
- * im2col, attention's output projection); otherwise the useful FLOPs.
+ * is not a persistent (capped) kernel. The useful outputs are the GEMM's own (variant.gemmOutputs:
+ * Winograd's batched GEMM, split-K's partial slices, any GEMM after im2col) or else, for the launch
+ * that writes the op's output, `usefulOutputs`; otherwise the useful FLOPs.
  */
 export function launchEffectiveFlops(launch: KernelDescription, usefulOutputs: number | undefined): number {
     const v = launch.variant;
+    if (typeof v.gemmOutputs === 'number' && v.gemmOutputs > 0) usefulOutputs = v.gemmOutputs;
+    else if (!writesOutput(launch)) usefulOutputs = undefined;
     if (!usefulOutputs || launch.flops <= 0 || (typeof v.cap === 'number' && v.cap > 0)) return launch.flops;
     const perInvocation = typeof v.tileM === 'number' && typeof v.tileN === 'number' ? v.tileM * v.tileN : typeof v.tile === 'number' ? 1 : undefined;
     if (perInvocation === undefined) return launch.flops;
@@ -167,7 +175,7 @@ export function plannedLaunch(l: KernelDescription, outputs: number | undefined)
         flops: l.flops,
         bytes: Math.max(l.bytes, 1),
         workgroups: l.dispatch[0] * l.dispatch[1] * l.dispatch[2],
-        effectiveFlops: launchEffectiveFlops(l, writesOutput(l) ? outputs : undefined),
+        effectiveFlops: launchEffectiveFlops(l, outputs),
     };
 }
 

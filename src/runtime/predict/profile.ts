@@ -96,6 +96,20 @@ export const deviceProfileSchema = z.object({
      * body median·(1 + z·cv), ms (0 when the tail is normal). Absent in older profiles.
      */
     serviceTailMs: z.object({ p90: nonNegative, p95: nonNegative, p99: nonNegative }).optional(),
+    /**
+     * Mean over median of the requests calibration timed, for their GPU time (Σ passes) and their
+     * wall time: the host's stalls (other processes on the cores a software adapter computes on)
+     * make the average request slower than the typical one. Curves and overheads are medians;
+     * predicted means are scaled by these (latency.ts). Absent in older profiles ⇒ 1.
+     */
+    hostMeanFactor: z.object({ gpu: finite.min(1), wall: finite.min(1) }).optional(),
+    /**
+     * Mean GPU and wall time of a request that starts after the device sat idle (30–66 ms) over
+     * the same request back to back: on a software adapter the driver's threads sleep and other
+     * processes take the cores and caches in the gap. Applies to requests that find the device
+     * idle (latency.ts idleAdjustment). Absent in older profiles ⇒ 1.
+     */
+    idleFactor: z.object({ gpu: finite.min(1), wall: finite.min(1) }).optional(),
     /** Per kernel family (families.ts). */
     families: z.record(z.string(), familyProfileSchema),
     interference: z.object({

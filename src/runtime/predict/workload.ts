@@ -3,7 +3,9 @@
  * utilisation, SLO verdicts) and the device's load. Pure; the language server, `tenancy
  * predict` and `tenancy run` (which stores what was shown in the results) all call this.
  *
- *   S_solo(i) = Σ_ops t_op + launches·d + submits·u     (d, u: dispatch and submit overheads)
+ *   S_solo(i) = Σ_ops t_op + launches·d + submits·u     (d, u: dispatch and submit overheads;
+ *              scaled by the host's mean factor and, for requests that find the device idle,
+ *              its idle factor: latency.ts requestServiceMs, idleAdjustment)
  *   solo figures: queueing.ts with S_solo and the tenant's own arrivals
  *   co-run:  sequential → one server shared by all tenants (Pollaczek–Khinchine over the mix);
  *            any other policy → S_co(i) = s_i · S_solo(i) (contention.ts), s and ρ iterated to
@@ -15,7 +17,7 @@
  */
 import type { IrOpKind, IrSchedule, IrSlo, IrSourceRange, IrTenant, WorkloadIR } from '../ir/types.js';
 import { demandMix, pairCoefficients, slowdownsFrom, type DemandMix } from './contention.js';
-import { opTiming } from './latency.js';
+import { idleAdjustment, opTiming, requestServiceMs } from './latency.js';
 import { capsForProfile, PlanMemo, planGraph, type PlanOptions } from './plan.js';
 import type { DeviceProfile } from './profile.js';
 import {
@@ -111,7 +113,12 @@ interface TenantBase {
     tenant: IrTenant;
     ops: OpPrediction[];
     gpuMs: number;
+    /** Mean service time solo (idle-adjusted: latency.ts idleAdjustment). */
     serviceMs: number;
+    /** Mean service time back to back (no idle gaps before requests). */
+    busyServiceMs: number;
+    /** Mean service time co-running (idle only when every other tenant is idle too), before slowdown. */
+    corunServiceMs: number;
     launches: number;
     submits: number;
     mix: DemandMix;
@@ -139,8 +146,19 @@ export function predictWorkload(ir: WorkloadIR, profile: DeviceProfile, options:
             };
         });
         const submits = submitsPerRequest(ir.schedule, plan.length);
-        const serviceMs = gpuMs + launches * profile.dispatchOverheadMs + submits * profile.submitOverheadMs;
-        return { tenant, ops, gpuMs, serviceMs, launches, submits, mix: demandMix(demand) };
+        // Requests that find the device idle run slower on some hosts (latency.ts idleAdjustment).
+        const busyServiceMs = requestServiceMs(profile, gpuMs, launches, submits);
+        const idle = idleAdjustment(profile, busyServiceMs, tenant.arrival);
+        const serviceMs = idle.serviceMs;
+        if (idle.gpuFactor !== 1) {
+            for (const o of ops) {
+                o.soloMs *= idle.gpuFactor;
+                o.corunMs = o.soloMs;
+                o.launches = o.launches.map(l => ({ ...l, ms: l.ms * idle.gpuFactor }));
+            }
+            gpuMs *= idle.gpuFactor;
+        }
+        return { tenant, ops, gpuMs, serviceMs, busyServiceMs, corunServiceMs: serviceMs, launches, submits, mix: demandMix(demand) };
     });
 
     const cv = profile.serviceCv;
@@ -157,6 +175,11 @@ export function predictWorkload(ir: WorkloadIR, profile: DeviceProfile, options:
     };
 
     const solo = bases.map(b => streamFigures(b, b.serviceMs));
+    // Co-running, a request finds the device idle only when every other tenant is idle too.
+    bases.forEach((b, i) => {
+        const othersIdle = bases.reduce((p, _, j) => (j === i ? p : p * (1 - Math.min(1, solo[j].utilisation))), 1);
+        b.corunServiceMs = idleAdjustment(profile, b.busyServiceMs, b.tenant.arrival, othersIdle).serviceMs;
+    });
     const deviceUtilisation = bases.reduce((s, b, i) => s + (b.tenant.arrival.kind === 'closed' ? 0 : solo[i].utilisation), 0);
 
     let corun: { figures: LatencyFigures; utilisation: number; throughput: number }[];
@@ -165,7 +188,7 @@ export function predictWorkload(ir: WorkloadIR, profile: DeviceProfile, options:
         corun = solo;
         slow = bases.map(() => 1);
     } else if (ir.schedule.policy === 'sequential') {
-        ({ corun, slow } = sequentialCorun(bases, cv, tail, options.iterations ?? 100));
+        ({ corun, slow } = sequentialCorun(bases.map(b => ({ ...b, serviceMs: b.corunServiceMs })), cv, tail, options.iterations ?? 100));
     } else {
         // Fixed point of slowdowns and busy fractions (damped; converges in a few dozen steps).
         slow = bases.map(() => 1);
@@ -176,7 +199,7 @@ export function predictWorkload(ir: WorkloadIR, profile: DeviceProfile, options:
             const next = slowdownsFrom(coefficients, busy);
             const previous = slow;
             slow = slow.map((s, i) => 0.5 * s + 0.5 * next[i]);
-            corun = bases.map((b, i) => streamFigures(b, b.serviceMs * slow[i]));
+            corun = bases.map((b, i) => streamFigures(b, b.corunServiceMs * slow[i]));
             busy = corun.map(c => Math.min(1, c.utilisation));
             // Converged: further steps change no slowdown by more than a part in 10¹².
             if (slow.every((s, i) => Math.abs(s - previous[i]) <= 1e-12 * s)) break;

@@ -14,7 +14,6 @@ describe.skipIf(!hasAdapter)('calibrate (tiny shapes)', () => {
         const progress: number[] = [];
         const profile = await calibrate({
             quick: true,
-            scrubElements: 65536,
             tenancyVersion: 'test',
             onProgress: f => progress.push(f),
             ladders: [

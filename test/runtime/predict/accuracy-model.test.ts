@@ -1,0 +1,121 @@
+/** The parts of the model the accuracy work added: tile padding of GEMMs that write scratch, local residual correction, host mean and idle factors, stand-in families for older profiles. Pure, synthetic profiles. */
+import { describe, expect, it } from 'vitest';
+import { convCase, denseCase } from '../../../src/runtime/calibrate/synthetic.js';
+import { DEFAULT_CAPS, kernelsFor } from '../../../src/runtime/kernels/index.js';
+import {
+    defaultProfile, familyOf, familyProfile, fitWaves, idleAdjustment, launchEffectiveFlops, launchTiming, parseProfile, predictWorkload,
+    requestServiceMs, residualFactor, type DeviceProfile, type FamilyProfile,
+} from '../../../src/runtime/predict/index.js';
+import { mlpTenant, workload } from './fixtures.js';
+
+const lavapipeCaps = { ...DEFAULT_CAPS, subgroupSize: 8 };
+
+describe('tile padding of GEMM launches', () => {
+    it('pads a split-K partial by its own GEMM outputs (deep conv on a 2×2 map: 4 columns on 32-column tiles)', () => {
+        const c = convCase(256, 2, 512, 3);
+        const k = kernelsFor({ op: c.op, inputShapes: c.inputShapes, outputShape: c.outputShape, epilogue: [], caps: lavapipeCaps });
+        const partial = k.launches.find(l => l.name.endsWith('.partial'));
+        expect(partial, k.launches.map(l => l.name).join(', ')).toBeDefined();
+        // 512 filters × 4 pixels on 64×32 tiles: every tile computes 32 columns for 4 useful ones.
+        expect(launchEffectiveFlops(partial!, 512 * 4) / partial!.flops).toBeCloseTo(8, 9);
+    });
+    it('pads Winograd’s batched GEMM, which writes scratch and not the op output', () => {
+        const c = convCase(8, 24, 16, 3);
+        const k = kernelsFor({ op: c.op, inputShapes: c.inputShapes, outputShape: c.outputShape, epilogue: [], caps: lavapipeCaps });
+        const gemm = k.launches.find(l => familyOf(l.name) === 'gemm.sgrow')!;
+        expect(gemm.name).toBe('conv2d.winograd_sgrow_8x4');
+        // 16 filters on 16-row tiles (the workgroup shrinks for short M), 144 tiles on 32-column tiles: 160/144 padding.
+        expect(launchEffectiveFlops(gemm, 16 * 24 * 24) / gemm.flops).toBeCloseTo(160 / 144, 9);
+    });
+    it('leaves an exact-fit GEMM unpadded', () => {
+        const c = denseCase(64, 256, 256);
+        const k = kernelsFor({ op: c.op, inputShapes: c.inputShapes, outputShape: c.outputShape, epilogue: [], caps: lavapipeCaps });
+        expect(launchEffectiveFlops(k.launches[0], 64 * 256)).toBe(k.launches[0].flops);
+    });
+});
+
+/** A family whose points follow t = 0.001·W + 1e-7·x, except one shape measured 2× slower. */
+function bumpyFamily(): FamilyProfile {
+    const pts = [[1e6, 4], [4e6, 8], [1.6e7, 16], [6.4e7, 32], [2.56e8, 64], [1e7, 200]].map(([x, w], i) => ({
+        flops: x, bytes: 1e4, workgroups: w, ms: (0.001 * w + 1e-7 * x) * (i === 5 ? 2 : 1), shape: `p${i}`,
+    }));
+    return { basis: 'flops', points: pts };
+}
+
+describe('residual correction of the waves model', () => {
+    it('follows a measured point near it and the fitted model far from every point', () => {
+        const fam = bumpyFamily();
+        const fit = fitWaves(fam, 0)!;
+        // At the slow shape: most of its 2× comes back (shrunk toward the model by the prior weight).
+        const at = residualFactor(fam, fit, 0, 1e7, 200);
+        const raw = fam.points[5].ms / (Math.ceil(200 / fit.concurrency) * (fit.perWave + fit.perWork * 1e7 / 200));
+        expect(at).toBeGreaterThan(1);
+        expect(Math.log(at)).toBeGreaterThan(0.7 * Math.log(raw));
+        expect(Math.log(at)).toBeLessThanOrEqual(Math.log(raw) + 1e-12);
+        // Far from every point (100× the work, 100× the workgroups): no correction.
+        expect(residualFactor(fam, fit, 0, 1e11, 20000)).toBeCloseTo(1, 6);
+    });
+    it('is applied by launchTiming', () => {
+        const p: DeviceProfile = { ...defaultProfile(), kernelFloorMs: 0, bandwidthBytesPerMs: 1e15, families: { 'gemm.sgrow': bumpyFamily() } };
+        const slow = launchTiming(p, { name: 'x.sgrow_8x4', family: 'gemm.sgrow', flops: 1e7, bytes: 1e4, workgroups: 200, effectiveFlops: 1e7 });
+        const fit = fitWaves(p.families['gemm.sgrow'], 0)!;
+        const model = Math.ceil(200 / fit.concurrency) * (fit.perWave + fit.perWork * 1e7 / 200);
+        expect(slow.ms / model).toBeCloseTo(residualFactor(p.families['gemm.sgrow'], fit, 0, 1e7, 200), 9);
+    });
+});
+
+describe('host factors', () => {
+    const base = (): DeviceProfile => ({ ...defaultProfile(), dispatchOverheadMs: 0.01, submitOverheadMs: 0.2 });
+    it('scales the typical request by the mean/median factor of wall time and op times by that of GPU time', () => {
+        const p = { ...base(), hostMeanFactor: { gpu: 1.25, wall: 1.5 } };
+        // gpuMs is Σ opTiming, already ×1.25: the typical request is 10 + 3·0.01 + 0.2.
+        expect(requestServiceMs(p, 12.5, 3, 1)).toBeCloseTo((10 + 0.03 + 0.2) * 1.5, 12);
+        expect(requestServiceMs(base(), 10, 3, 1)).toBeCloseTo(10.23, 12);
+        const w = workload([mlpTenant('a', { kind: 'closed', clients: 1, thinkMs: 0 })]);
+        const plain = predictWorkload(w, base()).tenants[0], hosted = predictWorkload(w, p).tenants[0];
+        hosted.ops.forEach((o, i) => expect(o.soloMs / plain.ops[i].soloMs).toBeCloseTo(1.25, 9));
+        expect(hosted.serviceMs / plain.serviceMs).toBeCloseTo(1.5, 9);
+    });
+    it('charges the idle factor to requests that find the device idle, by the chance they do', () => {
+        const p = { ...base(), idleFactor: { gpu: 1.5, wall: 2 } };
+        const closed = idleAdjustment(p, 10, { kind: 'closed', clients: 1, thinkMs: 0 });
+        expect(closed.serviceMs).toBe(10);
+        expect(idleAdjustment(p, 10, { kind: 'closed', clients: 1, thinkMs: 50 }).serviceMs).toBeCloseTo(20, 12);
+        // Poisson at 1/s with S = 10 ms: S' = S·(1 + k(1 − λS')) with k = 1 ⇒ S' = 20/1.01.
+        const open = idleAdjustment(p, 10, { kind: 'poisson', ratePerSecond: 1 });
+        expect(open.serviceMs).toBeCloseTo(20 / 1.01, 9);
+        expect(open.idleProbability).toBeCloseTo(1 - open.serviceMs / 1000, 9);
+        expect(open.gpuFactor).toBeCloseTo(1 + 0.5 * open.idleProbability, 12);
+        // Busier streams find the device idle less often; co-runners that are never idle remove the penalty.
+        expect(idleAdjustment(p, 10, { kind: 'poisson', ratePerSecond: 40 }).serviceMs).toBeLessThan(open.serviceMs);
+        expect(idleAdjustment(p, 10, { kind: 'poisson', ratePerSecond: 1 }, 0).serviceMs).toBe(10);
+        // Without the field (older profiles) nothing changes.
+        expect(idleAdjustment(base(), 10, { kind: 'poisson', ratePerSecond: 1 }).serviceMs).toBe(10);
+    });
+    it('applies the idle factor solo and, co-running with a closed-loop tenant that keeps the device busy, not', () => {
+        const p = { ...base(), idleFactor: { gpu: 1, wall: 3 } };
+        const w = workload([mlpTenant('open', { kind: 'poisson', ratePerSecond: 2 }), mlpTenant('busy', { kind: 'closed', clients: 1, thinkMs: 0 })]);
+        const t = predictWorkload(w, p).tenants[0];
+        const busyService = predictWorkload(workload([mlpTenant('open', { kind: 'closed', clients: 1, thinkMs: 0 })]), p).tenants[0].serviceMs;
+        expect(t.serviceMs / busyService).toBeGreaterThan(2.9);
+        // Co-run mean = slowdown × the busy service time (the other tenant is never idle), plus queueing.
+        expect(t.corun.mean).toBeLessThan(t.slowdown * busyService * 1.1);
+    });
+});
+
+describe('profiles', () => {
+    it('reads older profiles without the new fields and finds stand-ins for the new families', () => {
+        const old = JSON.parse(JSON.stringify(defaultProfile())) as Record<string, unknown>;
+        const p = parseProfile(old);
+        expect(p.hostMeanFactor).toBeUndefined();
+        expect(p.idleFactor).toBeUndefined();
+        expect(familyProfile(p, 'attention.bmm')).toBe(p.families['gemm.vec4']);
+        expect(familyProfile(p, 'copy.im2col')).toBe(p.families.copy);
+        expect(familyProfile(p, 'reduction.layer_norm')).toBe(p.families.reduction);
+        expect(familyProfile(p, 'elementwise.reduce')).toBe(p.families.elementwise);
+    });
+    it('rejects factors below 1, naming the field', () => {
+        expect(() => parseProfile({ ...defaultProfile(), hostMeanFactor: { gpu: 0.5, wall: 1 } })).toThrow(/hostMeanFactor\.gpu/);
+        expect(() => parseProfile({ ...defaultProfile(), idleFactor: { gpu: 1, wall: 0 } })).toThrow(/idleFactor\.wall/);
+    });
+});
