@@ -12,10 +12,11 @@
  *    completion seen by Node, gaps), fitted over the ladders as u + passes·d.
  * 5. Service jitter: robust CV and tail of the wall time of a repeated mid-size request; the
  *    mean/median of GPU and wall time of every request timed (the host's stalls); the same
- *    request after idle gaps over back to back (what an open-loop request pays).
+ *    request after idle gaps against back to back (what an open-loop request pays).
  * 6. Interference: a victim kernel timed on one device while a second device (a second adapter,
  *    so a second queue) runs an aggressor continuously: compute×compute, compute×memory,
  *    memory×compute, memory×memory and a workgroup-capped variant against compute both ways.
+ * 7. Co-run tail: the mid-size request's wall-time tail while the second device computes.
  */
 import { availableParallelism, loadavg } from 'node:os';
 import { adapterInfo, openGpu, requestAdapter, type AdapterPreference } from '../gpu/adapter.js';
@@ -76,7 +77,7 @@ export async function calibrate(options: CalibrateOptions): Promise<DeviceProfil
         opened.push(a);
         const info = adapterInfo(adapter);
         const ladders = options.ladders ?? calibrationCases(quick);
-        const totalSteps = ladders.reduce((s, l) => s + l.cases.length, 0) + 5 + 6;
+        const totalSteps = ladders.reduce((s, l) => s + l.cases.length, 0) + 5 + 7;
         let step = 0;
         const tick = (message: string) => progress(Math.min(1, ++step / totalSteps), message);
         const prep = async (d: Gpu, c: SyntheticCase) => {
@@ -203,20 +204,21 @@ export async function calibrate(options: CalibrateOptions): Promise<DeviceProfil
 
         // 5b. The same request after the device sat idle (30–66 ms, as an open-loop stream leaves
         //     it): on a software adapter the driver's worker threads sleep and other processes take
-        //     the cores and caches in the gap, so such a request runs slower than back to back.
+        //     the cores and caches in the gap, so such a request takes longer than back to back.
+        //     Measured as the extra mean wall time per request and extra mean GPU time per pass.
         const idleWalls: number[] = [], idleGpu: number[] = [];
-        for (let r = 0; r < (quick ? 10 : 24); r++) {
+        for (let r = 0; r < (quick ? 10 : 30); r++) {
             signal?.throwIfAborted();
             await new Promise<void>(resolve => setTimeout(resolve, 30 + 4 * ((r * 7) % 10)));
             const t = await timeSequence(a.device, req, 1, signal);
             idleWalls.push(t.walls[0]);
             idleGpu.push(t.gpu[0]);
         }
-        const idleFactor = {
-            gpu: Math.max(1, mean(idleGpu) / Math.max(1e-9, mean(jitter.gpu))),
-            wall: Math.max(1, mean(idleWalls) / Math.max(1e-9, mean(walled))),
+        const idlePenalty = {
+            wallMs: Math.max(0, mean(idleWalls) - mean(walled)),
+            gpuMsPerPass: Math.max(0, (mean(idleGpu) - mean(jitter.gpu)) / jitter.passes),
         };
-        tick(`after idle: ${idleFactor.wall.toFixed(2)}× the wall time, ${idleFactor.gpu.toFixed(2)}× the GPU time of back-to-back requests`);
+        tick(`after idle: +${idlePenalty.wallMs.toFixed(2)} ms per request, +${idlePenalty.gpuMsPerPass.toFixed(3)} ms of GPU time per pass`);
 
         // 6. Interference on a second device (second adapter ⇒ second queue).
         const { dev: b } = await openDevice(gpu, options.preference ?? 'auto', 'calibrate-aggressor');
@@ -232,7 +234,8 @@ export async function calibrate(options: CalibrateOptions): Promise<DeviceProfil
             ['compute', 'compute'], ['compute', 'memory'], ['memory', 'compute'], ['memory', 'memory'], ['capped', 'compute'], ['compute', 'capped'],
         ];
         // Solo and co-run repetitions alternate in rounds, so drifting load from other processes hits both alike.
-        const rounds = quick ? 2 : 4, perRound = 3;
+        // Many short rounds: one pair's slowdown moved 1.3–2.7× between runs with 4 rounds of 3 on a shared host.
+        const rounds = quick ? 3 : 8, perRound = 4;
         const pairs: InterferencePair[] = [];
         for (const [v, g] of combos) {
             await timeLaunches(b.device, aggressors[g], 1, signal); // compile + warm the aggressor alone
@@ -252,6 +255,30 @@ export async function calibrate(options: CalibrateOptions): Promise<DeviceProfil
             pairs.push({ victim: v, aggressor: g, slowdown, victimKernel: kinds[v].shape, aggressorKernel: kinds[g].shape });
             tick(`interference ${v} × ${g}: ${slowdown.toFixed(2)}×`);
         }
+
+        // 7. The request's tail while another device computes continuously: co-running tenants on
+        //    a software adapter share the cores through the OS scheduler, whose stalls put a far
+        //    heavier tail on a request than running alone. Beyond the normal body of its own
+        //    mean and CV, like serviceTailMs.
+        await timeLaunches(b.device, aggressors.compute, 1, signal);
+        const agg = startAggressor(b.device, aggressors.compute, signal);
+        let coWalls: number[];
+        try {
+            await timeSequence(a.device, req, 2, signal);
+            coWalls = (await timeSequence(a.device, req, quick ? 30 : 80, signal)).walls;
+        } finally {
+            await agg.stop();
+        }
+        const coSorted = [...coWalls].sort((x, y) => x - y);
+        const coQuantile = (q: number) => {
+            const h = (coSorted.length - 1) * q, lo = Math.floor(h), hi = Math.min(lo + 1, coSorted.length - 1);
+            return coSorted[lo] + (h - lo) * (coSorted[hi] - coSorted[lo]);
+        };
+        const coMean = mean(coWalls);
+        const coCv = robustStats(coWalls).cv;
+        const coTailAt = (q: number) => Math.max(0, coQuantile(q) - coMean * (1 + normalQuantile(q) * coCv));
+        const corunTailMs = { p90: coTailAt(0.9), p95: coTailAt(0.95), p99: coTailAt(0.99) };
+        tick(`co-running: request tail beyond its normal body at p99 ${corunTailMs.p99.toFixed(2)} ms (alone ${serviceTailMs.p99.toFixed(2)} ms)`);
 
         const profile: DeviceProfile = {
             schemaVersion: PROFILE_SCHEMA_VERSION,
@@ -273,8 +300,9 @@ export async function calibrate(options: CalibrateOptions): Promise<DeviceProfil
             submitOverheadMs,
             serviceCv,
             serviceTailMs,
+            corunTailMs,
             hostMeanFactor,
-            idleFactor,
+            idlePenalty,
             families,
             interference: { pairs },
             calibrationMs: performance.now() - started,

@@ -239,29 +239,28 @@ export function requestServiceMs(profile: DeviceProfile, gpuMs: number, launches
 }
 
 /**
- * What finding the device idle costs a tenant's requests: with the profile's idle factor f
- * (profile.idleFactor), a request that starts on an idle device takes f times as long. The
- * chance a request finds the device idle: open loop, 1 − ρ (an arrival of a Poisson stream
- * sees the time-average state), with ρ = λ·S' the utilisation at the adjusted service time S'
- * = S·(1 + (f − 1)·(1 − λS')), solved in closed form; closed loop, 1 when clients think
- * between requests (one client: the device waited for it) and 0 when they do not; co-running,
- * times `othersIdle`, the chance every other tenant is idle too. Returns the adjusted mean
- * service time and the factor on GPU times (ops).
+ * What finding the device idle costs a tenant's requests: a request that starts on an idle
+ * device takes profile.idlePenalty.wallMs longer (and each of its passes gpuMsPerPass longer).
+ * The chance a request finds the device idle: open loop, 1 − ρ (an arrival of a Poisson stream
+ * sees the time-average state), with ρ = λ·S' the utilisation at the adjusted service time
+ * S' = S + a·(1 − λS'), i.e. S' = (S + a)/(1 + aλ); closed loop, 1 when one client thinks
+ * between requests (the device waited for it) and 0 when it does not; co-running, times
+ * `othersIdle`, the chance every other tenant is idle too. Returns the adjusted mean service
+ * time, the extra GPU time per pass and the idle probability.
  */
-export function idleAdjustment(profile: DeviceProfile, serviceMs: number, arrival: IrArrival, othersIdle = 1): { serviceMs: number; gpuFactor: number; idleProbability: number } {
-    const f = profile.idleFactor;
-    if (!f || (f.wall <= 1 && f.gpu <= 1) || othersIdle <= 0) return { serviceMs, gpuFactor: 1, idleProbability: 0 };
+export function idleAdjustment(profile: DeviceProfile, serviceMs: number, arrival: IrArrival, othersIdle = 1): { serviceMs: number; extraPassMs: number; idleProbability: number } {
+    const penalty = profile.idlePenalty;
+    if (!penalty || (penalty.wallMs <= 0 && penalty.gpuMsPerPass <= 0) || othersIdle <= 0) return { serviceMs, extraPassMs: 0, idleProbability: 0 };
     let pIdle: number;
     if (arrival.kind === 'closed') {
         pIdle = arrival.thinkMs > 0 && arrival.clients <= 1 ? othersIdle : 0;
     } else {
-        // With co-runners the device is idle only when they are too (othersIdle: the chance they all are).
         const lambda = arrival.kind === 'poisson' ? arrival.ratePerSecond / 1000 : 1 / arrival.everyMs;
-        const k = (f.wall - 1) * othersIdle;
-        const adjusted = (serviceMs * (1 + k)) / (1 + k * lambda * serviceMs);
+        const a = penalty.wallMs * othersIdle;
+        const adjusted = (serviceMs + a) / (1 + a * lambda);
         pIdle = othersIdle * Math.min(1, Math.max(0, 1 - lambda * adjusted));
     }
-    return { serviceMs: serviceMs * (1 + (f.wall - 1) * pIdle), gpuFactor: 1 + (f.gpu - 1) * pIdle, idleProbability: pIdle };
+    return { serviceMs: serviceMs + penalty.wallMs * pIdle, extraPassMs: penalty.gpuMsPerPass * pIdle, idleProbability: pIdle };
 }
 
 /** Arithmetic intensity (FLOPs per byte) at which compute and memory time meet for a compute family: the ridge point. */

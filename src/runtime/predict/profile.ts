@@ -97,6 +97,11 @@ export const deviceProfileSchema = z.object({
      */
     serviceTailMs: z.object({ p90: nonNegative, p95: nonNegative, p99: nonNegative }).optional(),
     /**
+     * The same tail while another device computes continuously (co-running tenants share the
+     * host's cores through the OS scheduler): used for co-run figures. Absent ⇒ serviceTailMs.
+     */
+    corunTailMs: z.object({ p90: nonNegative, p95: nonNegative, p99: nonNegative }).optional(),
+    /**
      * Mean over median of the requests calibration timed, for their GPU time (Σ passes) and their
      * wall time: the host's stalls (other processes on the cores a software adapter computes on)
      * make the average request slower than the typical one. Curves and overheads are medians;
@@ -104,12 +109,13 @@ export const deviceProfileSchema = z.object({
      */
     hostMeanFactor: z.object({ gpu: finite.min(1), wall: finite.min(1) }).optional(),
     /**
-     * Mean GPU and wall time of a request that starts after the device sat idle (30–66 ms) over
-     * the same request back to back: on a software adapter the driver's threads sleep and other
-     * processes take the cores and caches in the gap. Applies to requests that find the device
-     * idle (latency.ts idleAdjustment). Absent in older profiles ⇒ 1.
+     * What a request that starts after the device sat idle (30–66 ms) takes beyond the same
+     * request back to back, in mean wall time per request and mean GPU time per pass: on a
+     * software adapter the driver's threads sleep and other processes take the cores and caches
+     * in the gap. Applies to requests that find the device idle (latency.ts idleAdjustment).
+     * Absent in older profiles ⇒ 0.
      */
-    idleFactor: z.object({ gpu: finite.min(1), wall: finite.min(1) }).optional(),
+    idlePenalty: z.object({ wallMs: nonNegative, gpuMsPerPass: nonNegative }).optional(),
     /** Per kernel family (families.ts). */
     families: z.record(z.string(), familyProfileSchema),
     interference: z.object({

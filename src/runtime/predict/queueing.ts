@@ -74,6 +74,12 @@ export function tailFrom(points: { p90: number; p95: number; p99: number } | und
     };
 }
 
+/** A tail between two (w = 0: `from`, w = 1: `to`), linear in w: the co-run tail in proportion to how busy the co-runners are. */
+export function blendTail(from: ServiceTail, to: ServiceTail, w: number): ServiceTail {
+    const k = Math.min(1, Math.max(0, w));
+    return k === 0 ? from : k === 1 ? to : q => from(q) + k * (to(q) - from(q));
+}
+
 /** q-quantile of the service time: normal with coefficient of variation cv (clamped at 0), plus the host's tail. */
 export function serviceQuantileMs(q: number, serviceMs: number, cv: number, tail: ServiceTail = noTail): number {
     return Math.max(0, serviceMs * (1 + normalQuantile(q) * cv)) + tail(q);

@@ -21,7 +21,7 @@ import { idleAdjustment, opTiming, requestServiceMs } from './latency.js';
 import { capsForProfile, PlanMemo, planGraph, type PlanOptions } from './plan.js';
 import type { DeviceProfile } from './profile.js';
 import {
-    PERCENTILES, PERCENTILE_Q, closedLoopLatency, openLoopLatency, serviceQuantileMs, tailFrom, type LatencyFigures, type Percentile, type ServiceTail,
+    PERCENTILES, PERCENTILE_Q, blendTail, closedLoopLatency, openLoopLatency, serviceQuantileMs, tailFrom, type LatencyFigures, type Percentile, type ServiceTail,
 } from './queueing.js';
 
 export const PREDICTION_VERSION = 1;
@@ -150,27 +150,32 @@ export function predictWorkload(ir: WorkloadIR, profile: DeviceProfile, options:
         const busyServiceMs = requestServiceMs(profile, gpuMs, launches, submits);
         const idle = idleAdjustment(profile, busyServiceMs, tenant.arrival);
         const serviceMs = idle.serviceMs;
-        if (idle.gpuFactor !== 1) {
+        if (idle.extraPassMs > 0) {
+            // One pass per op with launches; the extra time is the pass's, spread over its launches by their share.
             for (const o of ops) {
-                o.soloMs *= idle.gpuFactor;
+                if (o.launches.length === 0) continue;
+                const f = o.soloMs > 0 ? (o.soloMs + idle.extraPassMs) / o.soloMs : 1;
+                o.soloMs += idle.extraPassMs;
                 o.corunMs = o.soloMs;
-                o.launches = o.launches.map(l => ({ ...l, ms: l.ms * idle.gpuFactor }));
+                o.launches = o.launches.map(l => ({ ...l, ms: l.ms * f }));
+                gpuMs += idle.extraPassMs;
             }
-            gpuMs *= idle.gpuFactor;
         }
         return { tenant, ops, gpuMs, serviceMs, busyServiceMs, corunServiceMs: serviceMs, launches, submits, mix: demandMix(demand) };
     });
 
     const cv = profile.serviceCv;
     const tail = tailFrom(profile.serviceTailMs);
-    const streamFigures = (b: TenantBase, serviceMs: number) => {
+    // Co-running tenants share the host's cores: their tail is the one calibration measured under a busy co-runner.
+    const corunTail = profile.corunTailMs ? tailFrom(profile.corunTailMs) : tail;
+    const streamFigures = (b: TenantBase, serviceMs: number, t: ServiceTail = tail) => {
         const a = b.tenant.arrival;
         if (a.kind === 'closed') {
-            const r = closedLoopLatency(a.clients, a.thinkMs, serviceMs, cv, tail);
+            const r = closedLoopLatency(a.clients, a.thinkMs, serviceMs, cv, t);
             return { figures: r.figures, utilisation: r.utilisation, throughput: r.throughputPerSecond };
         }
         const rate = a.kind === 'poisson' ? a.ratePerSecond : 1000 / a.everyMs;
-        const r = openLoopLatency(serviceMs, cv, rate, a.kind === 'poisson' ? 1 : 0, tail);
+        const r = openLoopLatency(serviceMs, cv, rate, a.kind === 'poisson' ? 1 : 0, t);
         return { figures: r.figures, utilisation: r.utilisation, throughput: rate };
     };
 
@@ -188,19 +193,24 @@ export function predictWorkload(ir: WorkloadIR, profile: DeviceProfile, options:
         corun = solo;
         slow = bases.map(() => 1);
     } else if (ir.schedule.policy === 'sequential') {
-        ({ corun, slow } = sequentialCorun(bases.map(b => ({ ...b, serviceMs: b.corunServiceMs })), cv, tail, options.iterations ?? 100));
+        ({ corun, slow } = sequentialCorun(bases.map(b => ({ ...b, serviceMs: b.corunServiceMs })), cv, corunTail, options.iterations ?? 100));
     } else {
         // Fixed point of slowdowns and busy fractions (damped; converges in a few dozen steps).
         slow = bases.map(() => 1);
-        let busy = solo.map(s => Math.min(1, s.utilisation));
+        // Busy fraction as the interference coefficients mean it (calibration's aggressor has kernels on the device
+        // all the time): the queue's utilisation times the share of a request's time its kernels run.
+        const kernelShare = bases.map(b => (b.serviceMs > 0 ? Math.min(1, b.gpuMs / b.serviceMs) : 1));
+        let busy = solo.map((s, i) => Math.min(1, s.utilisation) * kernelShare[i]);
         corun = solo;
         const coefficients = pairCoefficients(profile, bases.map(b => b.mix));
         for (let it = 0; it < (options.iterations ?? 100); it++) {
             const next = slowdownsFrom(coefficients, busy);
             const previous = slow;
             slow = slow.map((s, i) => 0.5 * s + 0.5 * next[i]);
-            corun = bases.map((b, i) => streamFigures(b, b.corunServiceMs * slow[i]));
-            busy = corun.map(c => Math.min(1, c.utilisation));
+            // The co-run tail in proportion to how busy the co-runners are (calibration measured it against one always busy).
+            const othersBusy = (i: number) => Math.min(1, busy.reduce((sum, x, j) => (j === i ? sum : sum + x), 0));
+            corun = bases.map((b, i) => streamFigures(b, b.corunServiceMs * slow[i], blendTail(tail, corunTail, othersBusy(i))));
+            busy = corun.map((c, i) => Math.min(1, c.utilisation) * kernelShare[i]);
             // Converged: further steps change no slowdown by more than a part in 10¹².
             if (slow.every((s, i) => Math.abs(s - previous[i]) <= 1e-12 * s)) break;
         }

@@ -1,4 +1,4 @@
-/** The parts of the model the accuracy work added: tile padding of GEMMs that write scratch, local residual correction, host mean and idle factors, stand-in families for older profiles. Pure, synthetic profiles. */
+/** The parts of the model the accuracy work added: tile padding of GEMMs that write scratch, local residual correction, host mean factor and idle penalty, stand-in families for older profiles. Pure, synthetic profiles. */
 import { describe, expect, it } from 'vitest';
 import { convCase, denseCase } from '../../../src/runtime/calibrate/synthetic.js';
 import { DEFAULT_CAPS, kernelsFor } from '../../../src/runtime/kernels/index.js';
@@ -6,6 +6,7 @@ import {
     defaultProfile, familyOf, familyProfile, fitWaves, idleAdjustment, launchEffectiveFlops, launchTiming, parseProfile, predictWorkload,
     requestServiceMs, residualFactor, type DeviceProfile, type FamilyProfile,
 } from '../../../src/runtime/predict/index.js';
+import { blendTail, tailFrom } from '../../../src/runtime/predict/queueing.js';
 import { mlpTenant, workload } from './fixtures.js';
 
 const lavapipeCaps = { ...DEFAULT_CAPS, subgroupSize: 8 };
@@ -76,30 +77,52 @@ describe('host factors', () => {
         hosted.ops.forEach((o, i) => expect(o.soloMs / plain.ops[i].soloMs).toBeCloseTo(1.25, 9));
         expect(hosted.serviceMs / plain.serviceMs).toBeCloseTo(1.5, 9);
     });
-    it('charges the idle factor to requests that find the device idle, by the chance they do', () => {
-        const p = { ...base(), idleFactor: { gpu: 1.5, wall: 2 } };
-        const closed = idleAdjustment(p, 10, { kind: 'closed', clients: 1, thinkMs: 0 });
-        expect(closed.serviceMs).toBe(10);
+    it('charges the idle penalty to requests that find the device idle, by the chance they do', () => {
+        const p = { ...base(), idlePenalty: { wallMs: 10, gpuMsPerPass: 0.5 } };
+        expect(idleAdjustment(p, 10, { kind: 'closed', clients: 1, thinkMs: 0 }).serviceMs).toBe(10);
         expect(idleAdjustment(p, 10, { kind: 'closed', clients: 1, thinkMs: 50 }).serviceMs).toBeCloseTo(20, 12);
-        // Poisson at 1/s with S = 10 ms: S' = S·(1 + k(1 − λS')) with k = 1 ⇒ S' = 20/1.01.
+        // Poisson at 1/s with S = 10 ms: S' = S + a(1 − λS') with a = 10 ⇒ S' = 20/1.01.
         const open = idleAdjustment(p, 10, { kind: 'poisson', ratePerSecond: 1 });
         expect(open.serviceMs).toBeCloseTo(20 / 1.01, 9);
         expect(open.idleProbability).toBeCloseTo(1 - open.serviceMs / 1000, 9);
-        expect(open.gpuFactor).toBeCloseTo(1 + 0.5 * open.idleProbability, 12);
+        expect(open.extraPassMs).toBeCloseTo(0.5 * open.idleProbability, 12);
         // Busier streams find the device idle less often; co-runners that are never idle remove the penalty.
         expect(idleAdjustment(p, 10, { kind: 'poisson', ratePerSecond: 40 }).serviceMs).toBeLessThan(open.serviceMs);
         expect(idleAdjustment(p, 10, { kind: 'poisson', ratePerSecond: 1 }, 0).serviceMs).toBe(10);
         // Without the field (older profiles) nothing changes.
         expect(idleAdjustment(base(), 10, { kind: 'poisson', ratePerSecond: 1 }).serviceMs).toBe(10);
     });
-    it('applies the idle factor solo and, co-running with a closed-loop tenant that keeps the device busy, not', () => {
-        const p = { ...base(), idleFactor: { gpu: 1, wall: 3 } };
+    it('adds the per-pass penalty to each op of an open-loop tenant solo, and not co-running with a tenant that keeps the device busy', () => {
+        const p = { ...base(), idlePenalty: { wallMs: 20, gpuMsPerPass: 0.3 } };
         const w = workload([mlpTenant('open', { kind: 'poisson', ratePerSecond: 2 }), mlpTenant('busy', { kind: 'closed', clients: 1, thinkMs: 0 })]);
         const t = predictWorkload(w, p).tenants[0];
-        const busyService = predictWorkload(workload([mlpTenant('open', { kind: 'closed', clients: 1, thinkMs: 0 })]), p).tenants[0].serviceMs;
-        expect(t.serviceMs / busyService).toBeGreaterThan(2.9);
-        // Co-run mean = slowdown × the busy service time (the other tenant is never idle), plus queueing.
-        expect(t.corun.mean).toBeLessThan(t.slowdown * busyService * 1.1);
+        const back = predictWorkload(workload([mlpTenant('open', { kind: 'closed', clients: 1, thinkMs: 0 })]), p).tenants[0];
+        const pIdle = idleAdjustment(p, back.serviceMs, { kind: 'poisson', ratePerSecond: 2 }).idleProbability;
+        expect(t.serviceMs - back.serviceMs).toBeCloseTo(20 * pIdle, 9);
+        t.ops.forEach((o, i) => expect(o.soloMs - back.ops[i].soloMs).toBeCloseTo(0.3 * pIdle, 9));
+        // Co-run mean ≈ slowdown × the back-to-back service time (the other tenant is never idle), plus a little queueing.
+        expect(t.corun.mean).toBeLessThan(t.slowdown * back.serviceMs * 1.1);
+    });
+});
+
+describe('co-run tail', () => {
+    it('blends the solo and co-run tails by how busy the co-runners are', () => {
+        const solo = tailFrom({ p90: 1, p95: 2, p99: 4 }), co = tailFrom({ p90: 10, p95: 20, p99: 40 });
+        expect(blendTail(solo, co, 0)(0.99)).toBe(4);
+        expect(blendTail(solo, co, 1)(0.99)).toBe(40);
+        expect(blendTail(solo, co, 0.25)(0.99)).toBeCloseTo(4 + 0.25 * 36, 12);
+        expect(blendTail(solo, co, 7)(0.95)).toBe(20);
+    });
+    it('puts the co-run tail on co-run percentiles only, more of it beside a busier co-runner', () => {
+        const p: DeviceProfile = { ...defaultProfile(), serviceCv: 0, serviceTailMs: { p90: 0, p95: 0, p99: 1 }, corunTailMs: { p90: 0, p95: 0, p99: 50 } };
+        const pair = (rate: number) => predictWorkload(workload([
+            mlpTenant('a', { kind: 'closed', clients: 1, thinkMs: 0 }), mlpTenant('b', { kind: 'poisson', ratePerSecond: rate }),
+        ]), p).tenants[0];
+        const quiet = pair(1), busy = pair(200);
+        expect(quiet.solo.p99 - quiet.solo.mean).toBeCloseTo(1, 9);
+        // Tenant a's co-run p99 beyond its co-run mean: the tail, in proportion to b's busy fraction.
+        expect(busy.corun.p99 - busy.corun.mean).toBeGreaterThan(quiet.corun.p99 - quiet.corun.mean + 5);
+        expect(quiet.corun.p99 - quiet.corun.mean).toBeLessThan(10);
     });
 });
 
@@ -108,14 +131,14 @@ describe('profiles', () => {
         const old = JSON.parse(JSON.stringify(defaultProfile())) as Record<string, unknown>;
         const p = parseProfile(old);
         expect(p.hostMeanFactor).toBeUndefined();
-        expect(p.idleFactor).toBeUndefined();
+        expect(p.idlePenalty).toBeUndefined();
         expect(familyProfile(p, 'attention.bmm')).toBe(p.families['gemm.vec4']);
         expect(familyProfile(p, 'copy.im2col')).toBe(p.families.copy);
         expect(familyProfile(p, 'reduction.layer_norm')).toBe(p.families.reduction);
         expect(familyProfile(p, 'elementwise.reduce')).toBe(p.families.elementwise);
     });
-    it('rejects factors below 1, naming the field', () => {
+    it('rejects mean factors below 1 and negative penalties, naming the field', () => {
         expect(() => parseProfile({ ...defaultProfile(), hostMeanFactor: { gpu: 0.5, wall: 1 } })).toThrow(/hostMeanFactor\.gpu/);
-        expect(() => parseProfile({ ...defaultProfile(), idleFactor: { gpu: 1, wall: 0 } })).toThrow(/idleFactor\.wall/);
+        expect(() => parseProfile({ ...defaultProfile(), idlePenalty: { wallMs: -1, gpuMsPerPass: 0 } })).toThrow(/idlePenalty\.wallMs/);
     });
 });
