@@ -85,7 +85,7 @@ export async function calibrate(options: CalibrateOptions): Promise<DeviceProfil
             prepared.push(p);
             return p;
         };
-        const minReps = 5, maxReps = quick ? 9 : 25;
+        const minReps = 5, maxReps = quick ? 9 : 40;
 
         // 1. Kernel floor: a one-workgroup kernel in a request of its own (the launch cost itself).
         const trivial = await prep(a, reluCase(4));
@@ -104,8 +104,9 @@ export async function calibrate(options: CalibrateOptions): Promise<DeviceProfil
         const overheads: { passes: number; ms: number }[] = [];
         const sums = { gpuMean: 0, gpuMedian: 0, wallMean: 0, wallMedian: 0 };
         const mean = (xs: readonly number[]) => xs.reduce((s, x) => s + x, 0) / Math.max(1, xs.length);
-        const ladderBudgetMs = quick ? 500 : 1500;
-        const ladderRounds = quick ? 2 : 3;
+        // Per-case medians moved ±50% between runs on a shared 2-core host with 1.5 s per ladder: more samples, more rounds.
+        const ladderBudgetMs = quick ? 500 : 4000;
+        const ladderRounds = quick ? 2 : 5;
         const runs: { family: string; cases: PreparedCase[]; reps: number; times: SequenceTimes[] }[] = [];
         for (const ladder of ladders) {
             const cases: PreparedCase[] = [];
@@ -207,7 +208,7 @@ export async function calibrate(options: CalibrateOptions): Promise<DeviceProfil
         //     the cores and caches in the gap, so such a request takes longer than back to back.
         //     Measured as the extra mean wall time per request and extra mean GPU time per pass.
         const idleWalls: number[] = [], idleGpu: number[] = [];
-        for (let r = 0; r < (quick ? 10 : 30); r++) {
+        for (let r = 0; r < (quick ? 10 : 60); r++) {
             signal?.throwIfAborted();
             await new Promise<void>(resolve => setTimeout(resolve, 30 + 4 * ((r * 7) % 10)));
             const t = await timeSequence(a.device, req, 1, signal);
@@ -235,7 +236,7 @@ export async function calibrate(options: CalibrateOptions): Promise<DeviceProfil
         ];
         // Solo and co-run repetitions alternate in rounds, so drifting load from other processes hits both alike.
         // Many short rounds: one pair's slowdown moved 1.3–2.7× between runs with 4 rounds of 3 on a shared host.
-        const rounds = quick ? 3 : 8, perRound = 4;
+        const rounds = quick ? 3 : 12, perRound = 5;
         const pairs: InterferencePair[] = [];
         for (const [v, g] of combos) {
             await timeLaunches(b.device, aggressors[g], 1, signal); // compile + warm the aggressor alone
@@ -265,7 +266,7 @@ export async function calibrate(options: CalibrateOptions): Promise<DeviceProfil
         let coWalls: number[];
         try {
             await timeSequence(a.device, req, 2, signal);
-            coWalls = (await timeSequence(a.device, req, quick ? 30 : 80, signal)).walls;
+            coWalls = (await timeSequence(a.device, req, quick ? 30 : 150, signal)).walls;
         } finally {
             await agg.stop();
         }
