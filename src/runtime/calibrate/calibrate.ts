@@ -12,7 +12,8 @@
  *    completion seen by Node, gaps), fitted over the ladders as u + passes·d.
  * 5. Service jitter: robust CV and tail of the wall time of a repeated mid-size request; the
  *    mean/median of GPU and wall time of every request timed (the host's stalls); the same
- *    request after idle gaps against back to back (what an open-loop request pays).
+ *    request as an open-loop Poisson stream at two rates (what a request that finds the device
+ *    idle pays beyond back to back).
  * 6. Interference: a victim kernel timed on one device while a second device (a second adapter,
  *    so a second queue) runs an aggressor continuously: compute×compute, compute×memory,
  *    memory×compute, memory×memory and a workgroup-capped variant against compute both ways.
@@ -28,8 +29,8 @@ import {
     PROFILE_SCHEMA_VERSION, parseProfile, profileKey, type CurvePoint, type DemandKind, type DeviceProfile, type FamilyProfile,
     type InterferencePair,
 } from '../predict/profile.js';
-import { normalQuantile } from '../predict/queueing.js';
-import { fitLine, prepareCase, robustStats, startAggressor, timeLaunches, timeSequence, type PreparedCase, type SequenceTimes } from './measure.js';
+import { kingmanWaitMs, normalQuantile } from '../predict/queueing.js';
+import { fitLine, prepareCase, robustStats, sequenceTimer, startAggressor, timeLaunches, timeSequence, type PreparedCase, type SequenceTimes } from './measure.js';
 import { calibrationCases, convCase, interferenceKernels, matmulCase, reluCase, type SyntheticCase } from './synthetic.js';
 
 export interface CalibrateOptions {
@@ -203,23 +204,54 @@ export async function calibrate(options: CalibrateOptions): Promise<DeviceProfil
         };
         tick(`service jitter (robust CV) ${(serviceCv * 100).toFixed(1)}%, tail beyond it at p99 ${serviceTailMs.p99.toFixed(2)} ms; mean/median ${hostMeanFactor.gpu.toFixed(2)} (GPU) ${hostMeanFactor.wall.toFixed(2)} (wall)`);
 
-        // 5b. The same request after the device sat idle (30–66 ms, as an open-loop stream leaves
-        //     it): on a software adapter the driver's worker threads sleep and other processes take
-        //     the cores and caches in the gap, so such a request takes longer than back to back.
-        //     Measured as the extra mean wall time per request and extra mean GPU time per pass.
-        const idleWalls: number[] = [], idleGpu: number[] = [];
-        for (let r = 0; r < (quick ? 10 : 60); r++) {
+        // 5b. The same request as an open-loop Poisson stream, arrivals waited for on timers as the
+        //     runtime's phase loop does, latency from arrival to completion: on a software adapter a
+        //     request that finds the device idle takes longer (the driver's worker threads sleep,
+        //     other processes take the cores and caches in the gap, the wake-up is late). At two
+        //     rates the extra time per idle arrival `a` solves mean latency = S' + W(S') with
+        //     S' = (S + a)/(1 + aλ) — the model's own form (latency.ts idleAdjustment) — and the
+        //     extra GPU time per pass comes from the passes' mean over back to back.
+        // Means, as the model predicts means (the stream's stalls after idle gaps are part of what it pays).
+        const backToBack = mean(walled), passes = jitter.passes;
+        const penalties: { wallMs: number; gpuMsPerPass: number }[] = [];
+        let seed = 0x9e3779b9;
+        const uniform = () => { seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0; return (seed + 0.5) / 4294967296; };
+        const stream = sequenceTimer(a.device, req);
+        for (const load of [0.15, 0.35]) {
             signal?.throwIfAborted();
-            await new Promise<void>(resolve => setTimeout(resolve, 30 + 4 * ((r * 7) % 10)));
-            const t = await timeSequence(a.device, req, 1, signal);
-            idleWalls.push(t.walls[0]);
-            idleGpu.push(t.gpu[0]);
+            const lambda = load / backToBack; // per ms
+            const latencies: number[] = [], gpuTimes: number[] = [];
+            const start = performance.now();
+            let arrival = 0;
+            for (let r = 0; r < (quick ? 15 : 80); r++) {
+                arrival += -Math.log(uniform()) / lambda;
+                const wait = start + arrival - performance.now();
+                if (wait > 0) await new Promise<void>(resolve => setTimeout(resolve, wait));
+                const t = await stream.run(1, signal);
+                latencies.push(performance.now() - (start + arrival));
+                gpuTimes.push(t.gpu[0]);
+            }
+            const measured = mean(latencies);
+            const latencyWith = (extra: number) => {
+                const sAdj = (backToBack + extra) / (1 + extra * lambda);
+                const rho = lambda * sAdj;
+                return rho >= 1 ? Infinity : sAdj + kingmanWaitMs(rho, sAdj, 1, serviceCv * serviceCv);
+            };
+            let lo = 0, hi = 200;
+            if (latencyWith(0) >= measured) hi = 0;
+            for (let i = 0; i < 50 && hi > 0; i++) { const mid = (lo + hi) / 2; if (latencyWith(mid) < measured) lo = mid; else hi = mid; }
+            const wallMs = hi;
+            const pIdle = Math.max(0.1, 1 - lambda * (backToBack + wallMs) / (1 + wallMs * lambda));
+            const gpuMsPerPass = Math.max(0, (mean(gpuTimes) - mean(jitter.gpu)) / passes / pIdle);
+            // The fixed part: what remains of the extra wall time beyond its passes' extra GPU time.
+            penalties.push({ wallMs: Math.max(0, wallMs - passes * gpuMsPerPass), gpuMsPerPass });
         }
+        stream.destroy();
         const idlePenalty = {
-            wallMs: Math.max(0, mean(idleWalls) - mean(walled)),
-            gpuMsPerPass: Math.max(0, (mean(idleGpu) - mean(jitter.gpu)) / jitter.passes),
+            wallMs: mean(penalties.map(p => p.wallMs)),
+            gpuMsPerPass: mean(penalties.map(p => p.gpuMsPerPass)),
         };
-        tick(`after idle: +${idlePenalty.wallMs.toFixed(2)} ms per request, +${idlePenalty.gpuMsPerPass.toFixed(3)} ms of GPU time per pass`);
+        tick(`open loop: a request that finds the device idle takes +${idlePenalty.wallMs.toFixed(2)} ms, and +${idlePenalty.gpuMsPerPass.toFixed(3)} ms per pass`);
 
         // 6. Interference on a second device (second adapter ⇒ second queue).
         const { dev: b } = await openDevice(gpu, options.preference ?? 'auto', 'calibrate-aggressor');

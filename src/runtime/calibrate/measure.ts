@@ -130,22 +130,34 @@ export interface SequenceTimes {
  * instead of after an artificial scrub or warm repeats of itself.
  */
 export async function timeSequence(device: GPUDevice, cases: readonly PreparedCase[], reps: number, signal?: AbortSignal): Promise<SequenceTimes> {
+    const timer = sequenceTimer(device, cases);
+    try {
+        return await timer.run(reps, signal);
+    } finally {
+        timer.destroy();
+    }
+}
+
+/** timeSequence's resources kept between calls (query set, resolve and readback buffers), for requests timed one at a time. */
+export function sequenceTimer(device: GPUDevice, cases: readonly PreparedCase[]): { run(reps: number, signal?: AbortSignal): Promise<SequenceTimes>; destroy(): void } {
     const steps = cases.flatMap(c => c.steps);
     const L = steps.length;
     const qs = device.createQuerySet({ label: 'calibration.sequence', type: 'timestamp', count: 2 * L });
     const resolve = device.createBuffer({ size: 16 * L, usage: GPUBufferUsage.QUERY_RESOLVE | GPUBufferUsage.COPY_SRC });
-    const readbacks: GPUBuffer[] = [];
-    const pending: Promise<BigUint64Array>[] = [];
-    const walls: number[] = [];
-    try {
+    const free: GPUBuffer[] = [];
+    const all: GPUBuffer[] = [];
+    const run = async (reps: number, signal?: AbortSignal): Promise<SequenceTimes> => {
+        const pending: Promise<BigUint64Array>[] = [];
+        const walls: number[] = [];
         for (let r = 0; r < reps; r++) {
             signal?.throwIfAborted();
-            const readback = device.createBuffer({ size: 16 * L, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
-            readbacks.push(readback);
+            let readback = free.pop();
+            if (!readback) { readback = device.createBuffer({ size: 16 * L, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST }); all.push(readback); }
+            const rb = readback;
             const enc = device.createCommandEncoder({ label: 'calibration.sequence' });
             encodePasses(enc, steps, qs, 0);
             enc.resolveQuerySet(qs, 0, 2 * L, resolve, 0);
-            enc.copyBufferToBuffer(resolve, 0, readback, 0, 16 * L);
+            enc.copyBufferToBuffer(resolve, 0, rb, 0, 16 * L);
             const t0 = performance.now();
             device.pushErrorScope('validation');
             device.queue.submit([enc.finish()]);
@@ -154,8 +166,8 @@ export async function timeSequence(device: GPUDevice, cases: readonly PreparedCa
             await withTimeout(device.queue.onSubmittedWorkDone(), WAIT_LIMIT_MS, `calibration sequence ${cases[0]?.case.shape ?? ''}`, signal);
             walls.push(performance.now() - t0);
             // Read back off the critical path, as the runtime does.
-            pending.push(withTimeout(readback.mapAsync(GPUMapMode.READ), WAIT_LIMIT_MS, 'timestamp readback', signal)
-                .then(() => { const t = new BigUint64Array(readback.getMappedRange().slice(0)); readback.unmap(); return t; }));
+            pending.push(withTimeout(rb.mapAsync(GPUMapMode.READ), WAIT_LIMIT_MS, 'timestamp readback', signal)
+                .then(() => { const t = new BigUint64Array(rb.getMappedRange().slice(0)); rb.unmap(); free.push(rb); return t; }));
         }
         const stamps = await Promise.all(pending);
         const launches = cases.map(c => c.steps.map(() => [] as number[]));
@@ -171,11 +183,15 @@ export async function timeSequence(device: GPUDevice, cases: readonly PreparedCa
             gpu.push(total);
         }
         return { launches, walls, gpu, passes: L };
-    } finally {
-        qs.destroy();
-        resolve.destroy();
-        for (const b of readbacks) b.destroy();
-    }
+    };
+    return {
+        run,
+        destroy: () => {
+            qs.destroy();
+            resolve.destroy();
+            for (const b of all) b.destroy();
+        },
+    };
 }
 
 /** Wall time (ms) of one submission holding `passes` copies of the case's launches, to completion. */

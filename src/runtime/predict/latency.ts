@@ -240,7 +240,7 @@ export function requestServiceMs(profile: DeviceProfile, gpuMs: number, launches
 
 /**
  * What finding the device idle costs a tenant's requests: a request that starts on an idle
- * device takes profile.idlePenalty.wallMs longer (and each of its passes gpuMsPerPass longer).
+ * device takes profile.idlePenalty.wallMs plus gpuMsPerPass for each of its `passes` longer.
  * The chance a request finds the device idle: open loop, 1 − ρ (an arrival of a Poisson stream
  * sees the time-average state), with ρ = λ·S' the utilisation at the adjusted service time
  * S' = S + a·(1 − λS'), i.e. S' = (S + a)/(1 + aλ); closed loop, 1 when one client thinks
@@ -248,19 +248,20 @@ export function requestServiceMs(profile: DeviceProfile, gpuMs: number, launches
  * `othersIdle`, the chance every other tenant is idle too. Returns the adjusted mean service
  * time, the extra GPU time per pass and the idle probability.
  */
-export function idleAdjustment(profile: DeviceProfile, serviceMs: number, arrival: IrArrival, othersIdle = 1): { serviceMs: number; extraPassMs: number; idleProbability: number } {
+export function idleAdjustment(profile: DeviceProfile, serviceMs: number, arrival: IrArrival, othersIdle = 1, passes = 0): { serviceMs: number; extraPassMs: number; idleProbability: number } {
     const penalty = profile.idlePenalty;
     if (!penalty || (penalty.wallMs <= 0 && penalty.gpuMsPerPass <= 0) || othersIdle <= 0) return { serviceMs, extraPassMs: 0, idleProbability: 0 };
+    const extra = penalty.wallMs + passes * penalty.gpuMsPerPass;
     let pIdle: number;
     if (arrival.kind === 'closed') {
         pIdle = arrival.thinkMs > 0 && arrival.clients <= 1 ? othersIdle : 0;
     } else {
         const lambda = arrival.kind === 'poisson' ? arrival.ratePerSecond / 1000 : 1 / arrival.everyMs;
-        const a = penalty.wallMs * othersIdle;
+        const a = extra * othersIdle;
         const adjusted = (serviceMs + a) / (1 + a * lambda);
         pIdle = othersIdle * Math.min(1, Math.max(0, 1 - lambda * adjusted));
     }
-    return { serviceMs: serviceMs + penalty.wallMs * pIdle, extraPassMs: penalty.gpuMsPerPass * pIdle, idleProbability: pIdle };
+    return { serviceMs: serviceMs + extra * pIdle, extraPassMs: penalty.gpuMsPerPass * pIdle, idleProbability: pIdle };
 }
 
 /** Arithmetic intensity (FLOPs per byte) at which compute and memory time meet for a compute family: the ridge point. */

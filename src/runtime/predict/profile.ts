@@ -109,10 +109,10 @@ export const deviceProfileSchema = z.object({
      */
     hostMeanFactor: z.object({ gpu: finite.min(1), wall: finite.min(1) }).optional(),
     /**
-     * What a request that starts after the device sat idle (30–66 ms) takes beyond the same
-     * request back to back, in mean wall time per request and mean GPU time per pass: on a
-     * software adapter the driver's threads sleep and other processes take the cores and caches
-     * in the gap. Applies to requests that find the device idle (latency.ts idleAdjustment).
+     * What a request that finds the device idle takes beyond the same request back to back: a
+     * fixed mean wall time per request plus a mean GPU time per pass (calibration runs a request as an
+     * open-loop Poisson stream at two rates and solves the model's form for it): on a software
+     * adapter the driver's threads sleep and other processes take the cores and caches in the gap. Applies to requests that find the device idle (latency.ts idleAdjustment).
      * Absent in older profiles ⇒ 0.
      */
     idlePenalty: z.object({ wallMs: nonNegative, gpuMsPerPass: nonNegative }).optional(),

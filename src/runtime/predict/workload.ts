@@ -119,6 +119,8 @@ interface TenantBase {
     busyServiceMs: number;
     /** Mean service time co-running (idle only when every other tenant is idle too), before slowdown. */
     corunServiceMs: number;
+    /** Compute passes per request (one per op with launches). */
+    passes: number;
     launches: number;
     submits: number;
     mix: DemandMix;
@@ -148,7 +150,8 @@ export function predictWorkload(ir: WorkloadIR, profile: DeviceProfile, options:
         const submits = submitsPerRequest(ir.schedule, plan.length);
         // Requests that find the device idle run slower on some hosts (latency.ts idleAdjustment).
         const busyServiceMs = requestServiceMs(profile, gpuMs, launches, submits);
-        const idle = idleAdjustment(profile, busyServiceMs, tenant.arrival);
+        const passes = plan.filter(p => p.launches.length > 0).length;
+        const idle = idleAdjustment(profile, busyServiceMs, tenant.arrival, 1, passes);
         const serviceMs = idle.serviceMs;
         if (idle.extraPassMs > 0) {
             // One pass per op with launches; the extra time is the pass's, spread over its launches by their share.
@@ -161,7 +164,7 @@ export function predictWorkload(ir: WorkloadIR, profile: DeviceProfile, options:
                 gpuMs += idle.extraPassMs;
             }
         }
-        return { tenant, ops, gpuMs, serviceMs, busyServiceMs, corunServiceMs: serviceMs, launches, submits, mix: demandMix(demand) };
+        return { tenant, ops, gpuMs, serviceMs, busyServiceMs, corunServiceMs: serviceMs, passes, launches, submits, mix: demandMix(demand) };
     });
 
     const cv = profile.serviceCv;
@@ -183,7 +186,7 @@ export function predictWorkload(ir: WorkloadIR, profile: DeviceProfile, options:
     // Co-running, a request finds the device idle only when every other tenant is idle too.
     bases.forEach((b, i) => {
         const othersIdle = bases.reduce((p, _, j) => (j === i ? p : p * (1 - Math.min(1, solo[j].utilisation))), 1);
-        b.corunServiceMs = idleAdjustment(profile, b.busyServiceMs, b.tenant.arrival, othersIdle).serviceMs;
+        b.corunServiceMs = idleAdjustment(profile, b.busyServiceMs, b.tenant.arrival, othersIdle, b.passes).serviceMs;
     });
     const deviceUtilisation = bases.reduce((s, b, i) => s + (b.tenant.arrival.kind === 'closed' ? 0 : solo[i].utilisation), 0);
 
