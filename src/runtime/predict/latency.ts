@@ -244,22 +244,21 @@ export function requestServiceMs(profile: DeviceProfile, gpuMs: number, launches
  * The chance a request finds the device idle: open loop, 1 − ρ (an arrival of a Poisson stream
  * sees the time-average state), with ρ = λ·S' the utilisation at the adjusted service time
  * S' = S + a·(1 − λS'), i.e. S' = (S + a)/(1 + aλ); closed loop, 1 when one client thinks
- * between requests (the device waited for it) and 0 when it does not; co-running, times
- * `othersIdle`, the chance every other tenant is idle too. Returns the adjusted mean service
- * time, the extra GPU time per pass and the idle probability.
+ * between requests (the device waited for it) and 0 when it does not. The device is the
+ * tenant's own (its own queue and driver threads), so co-runners do not change this. Returns
+ * the adjusted mean service time, the extra GPU time per pass and the idle probability.
  */
-export function idleAdjustment(profile: DeviceProfile, serviceMs: number, arrival: IrArrival, othersIdle = 1, passes = 0): { serviceMs: number; extraPassMs: number; idleProbability: number } {
+export function idleAdjustment(profile: DeviceProfile, serviceMs: number, arrival: IrArrival, passes = 0): { serviceMs: number; extraPassMs: number; idleProbability: number } {
     const penalty = profile.idlePenalty;
-    if (!penalty || (penalty.wallMs <= 0 && penalty.gpuMsPerPass <= 0) || othersIdle <= 0) return { serviceMs, extraPassMs: 0, idleProbability: 0 };
+    if (!penalty || (penalty.wallMs <= 0 && penalty.gpuMsPerPass <= 0)) return { serviceMs, extraPassMs: 0, idleProbability: 0 };
     const extra = penalty.wallMs + passes * penalty.gpuMsPerPass;
     let pIdle: number;
     if (arrival.kind === 'closed') {
-        pIdle = arrival.thinkMs > 0 && arrival.clients <= 1 ? othersIdle : 0;
+        pIdle = arrival.thinkMs > 0 && arrival.clients <= 1 ? 1 : 0;
     } else {
         const lambda = arrival.kind === 'poisson' ? arrival.ratePerSecond / 1000 : 1 / arrival.everyMs;
-        const a = extra * othersIdle;
-        const adjusted = (serviceMs + a) / (1 + a * lambda);
-        pIdle = othersIdle * Math.min(1, Math.max(0, 1 - lambda * adjusted));
+        const adjusted = (serviceMs + extra) / (1 + extra * lambda);
+        pIdle = Math.min(1, Math.max(0, 1 - lambda * adjusted));
     }
     return { serviceMs: serviceMs + extra * pIdle, extraPassMs: penalty.gpuMsPerPass * pIdle, idleProbability: pIdle };
 }

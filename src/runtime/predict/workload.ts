@@ -113,14 +113,8 @@ interface TenantBase {
     tenant: IrTenant;
     ops: OpPrediction[];
     gpuMs: number;
-    /** Mean service time solo (idle-adjusted: latency.ts idleAdjustment). */
+    /** Mean service time (idle-adjusted: latency.ts idleAdjustment). */
     serviceMs: number;
-    /** Mean service time back to back (no idle gaps before requests). */
-    busyServiceMs: number;
-    /** Mean service time co-running (idle only when every other tenant is idle too), before slowdown. */
-    corunServiceMs: number;
-    /** Compute passes per request (one per op with launches). */
-    passes: number;
     launches: number;
     submits: number;
     mix: DemandMix;
@@ -148,10 +142,11 @@ export function predictWorkload(ir: WorkloadIR, profile: DeviceProfile, options:
             };
         });
         const submits = submitsPerRequest(ir.schedule, plan.length);
-        // Requests that find the device idle run slower on some hosts (latency.ts idleAdjustment).
+        // Requests that find the device idle run slower on some hosts (latency.ts idleAdjustment). Each tenant has its
+        // own device (its own queue and driver threads), so co-runners do not keep it awake: the same solo and co-running.
         const busyServiceMs = requestServiceMs(profile, gpuMs, launches, submits);
         const passes = plan.filter(p => p.launches.length > 0).length;
-        const idle = idleAdjustment(profile, busyServiceMs, tenant.arrival, 1, passes);
+        const idle = idleAdjustment(profile, busyServiceMs, tenant.arrival, passes);
         const serviceMs = idle.serviceMs;
         if (idle.extraPassMs > 0) {
             // One pass per op with launches; the extra time is the pass's, spread over its launches by their share.
@@ -164,7 +159,7 @@ export function predictWorkload(ir: WorkloadIR, profile: DeviceProfile, options:
                 gpuMs += idle.extraPassMs;
             }
         }
-        return { tenant, ops, gpuMs, serviceMs, busyServiceMs, corunServiceMs: serviceMs, passes, launches, submits, mix: demandMix(demand) };
+        return { tenant, ops, gpuMs, serviceMs, launches, submits, mix: demandMix(demand) };
     });
 
     const cv = profile.serviceCv;
@@ -183,11 +178,6 @@ export function predictWorkload(ir: WorkloadIR, profile: DeviceProfile, options:
     };
 
     const solo = bases.map(b => streamFigures(b, b.serviceMs));
-    // Co-running, a request finds the device idle only when every other tenant is idle too.
-    bases.forEach((b, i) => {
-        const othersIdle = bases.reduce((p, _, j) => (j === i ? p : p * (1 - Math.min(1, solo[j].utilisation))), 1);
-        b.corunServiceMs = idleAdjustment(profile, b.busyServiceMs, b.tenant.arrival, othersIdle, b.passes).serviceMs;
-    });
     const deviceUtilisation = bases.reduce((s, b, i) => s + (b.tenant.arrival.kind === 'closed' ? 0 : solo[i].utilisation), 0);
 
     let corun: { figures: LatencyFigures; utilisation: number; throughput: number }[];
@@ -196,7 +186,7 @@ export function predictWorkload(ir: WorkloadIR, profile: DeviceProfile, options:
         corun = solo;
         slow = bases.map(() => 1);
     } else if (ir.schedule.policy === 'sequential') {
-        ({ corun, slow } = sequentialCorun(bases.map(b => ({ ...b, serviceMs: b.corunServiceMs })), cv, corunTail, options.iterations ?? 100));
+        ({ corun, slow } = sequentialCorun(bases, cv, corunTail, options.iterations ?? 100));
     } else {
         // Fixed point of slowdowns and busy fractions (damped; converges in a few dozen steps).
         slow = bases.map(() => 1);
@@ -212,7 +202,7 @@ export function predictWorkload(ir: WorkloadIR, profile: DeviceProfile, options:
             slow = slow.map((s, i) => 0.5 * s + 0.5 * next[i]);
             // The co-run tail in proportion to how busy the co-runners are (calibration measured it against one always busy).
             const othersBusy = (i: number) => Math.min(1, busy.reduce((sum, x, j) => (j === i ? sum : sum + x), 0));
-            corun = bases.map((b, i) => streamFigures(b, b.corunServiceMs * slow[i], blendTail(tail, corunTail, othersBusy(i))));
+            corun = bases.map((b, i) => streamFigures(b, b.serviceMs * slow[i], blendTail(tail, corunTail, othersBusy(i))));
             busy = corun.map((c, i) => Math.min(1, c.utilisation) * kernelShare[i]);
             // Converged: further steps change no slowdown by more than a part in 10¹².
             if (slow.every((s, i) => Math.abs(s - previous[i]) <= 1e-12 * s)) break;

@@ -87,25 +87,24 @@ describe('host factors', () => {
         expect(open.idleProbability).toBeCloseTo(1 - open.serviceMs / 1000, 9);
         expect(open.extraPassMs).toBeCloseTo(0.5 * open.idleProbability, 12);
         // Each pass of the request adds its part to the request's extra time.
-        const three = idleAdjustment(p, 10, { kind: 'poisson', ratePerSecond: 1 }, 1, 3);
+        const three = idleAdjustment(p, 10, { kind: 'poisson', ratePerSecond: 1 }, 3);
         expect(three.serviceMs).toBeCloseTo((10 + 11.5) / (1 + 11.5 / 1000), 9);
-        // Busier streams find the device idle less often; co-runners that are never idle remove the penalty.
+        // Busier streams find the device idle less often.
         expect(idleAdjustment(p, 10, { kind: 'poisson', ratePerSecond: 40 }).serviceMs).toBeLessThan(open.serviceMs);
-        expect(idleAdjustment(p, 10, { kind: 'poisson', ratePerSecond: 1 }, 0).serviceMs).toBe(10);
         // Without the field (older profiles) nothing changes.
         expect(idleAdjustment(base(), 10, { kind: 'poisson', ratePerSecond: 1 }).serviceMs).toBe(10);
     });
-    it('adds the per-pass penalty to each op of an open-loop tenant solo, and not co-running with a tenant that keeps the device busy', () => {
+    it('adds the per-pass penalty to each op of an open-loop tenant, solo and co-running (each tenant has its own device)', () => {
         const p = { ...base(), idlePenalty: { wallMs: 20, gpuMsPerPass: 0.3 } };
         const w = workload([mlpTenant('open', { kind: 'poisson', ratePerSecond: 2 }), mlpTenant('busy', { kind: 'closed', clients: 1, thinkMs: 0 })]);
         const t = predictWorkload(w, p).tenants[0];
         const back = predictWorkload(workload([mlpTenant('open', { kind: 'closed', clients: 1, thinkMs: 0 })]), p).tenants[0];
         // Two passes (fc1 with its fused relu, fc2): the request pays the fixed part and each pass's part.
-        const pIdle = idleAdjustment(p, back.serviceMs, { kind: 'poisson', ratePerSecond: 2 }, 1, 2).idleProbability;
+        const pIdle = idleAdjustment(p, back.serviceMs, { kind: 'poisson', ratePerSecond: 2 }, 2).idleProbability;
         expect(t.serviceMs - back.serviceMs).toBeCloseTo((20 + 2 * 0.3) * pIdle, 9);
         t.ops.forEach((o, i) => expect(o.soloMs - back.ops[i].soloMs).toBeCloseTo(0.3 * pIdle, 9));
-        // Co-run mean ≈ slowdown × the back-to-back service time (the other tenant is never idle), plus a little queueing.
-        expect(t.corun.mean).toBeLessThan(t.slowdown * back.serviceMs * 1.1);
+        // Co-run mean ≥ slowdown × the idle-adjusted service time (a co-runner does not keep this tenant's device awake).
+        expect(t.corun.mean).toBeGreaterThanOrEqual(t.slowdown * t.serviceMs);
     });
 });
 
