@@ -332,6 +332,7 @@ export async function calibrate(options: CalibrateOptions): Promise<DeviceProfil
             dispatchOverheadMs,
             submitOverheadMs,
             serviceCv,
+            serviceCvAtMs: requestMedian,
             serviceTailMs,
             corunTailMs,
             hostMeanFactor,

@@ -263,6 +263,19 @@ export function idleAdjustment(profile: DeviceProfile, serviceMs: number, arriva
     return { serviceMs: serviceMs + extra * pIdle, extraPassMs: penalty.gpuMsPerPass * pIdle, idleProbability: pIdle };
 }
 
+/**
+ * Coefficient of variation of a request of mean service time S: the profile's serviceCv was
+ * measured on one request (serviceCvAtMs long); stalls independent over time add variance in
+ * proportion to a request's length, so the CV scales as √(serviceCvAtMs / S) — a 100 ms model
+ * varies relatively less than a 5 ms one. Clamped to [0.25, 4]× the measured CV (the scaling
+ * is an approximation far from the measured length). Without serviceCvAtMs (older profiles): serviceCv.
+ */
+export function serviceCvFor(profile: DeviceProfile, serviceMs: number): number {
+    const at = profile.serviceCvAtMs;
+    if (!at || !(serviceMs > 0)) return profile.serviceCv;
+    return profile.serviceCv * Math.min(4, Math.max(0.25, Math.sqrt(at / serviceMs)));
+}
+
 /** Arithmetic intensity (FLOPs per byte) at which compute and memory time meet for a compute family: the ridge point. */
 export function ridgeIntensity(profile: DeviceProfile, family = 'gemm.vec4'): number | undefined {
     const fam = familyProfile(profile, family);

@@ -91,6 +91,8 @@ export const deviceProfileSchema = z.object({
     submitOverheadMs: nonNegative,
     /** Coefficient of variation of repeated identical requests' wall time (service jitter; robust: IQR-based). */
     serviceCv: nonNegative,
+    /** Median wall time of the request serviceCv was measured on (latency.ts serviceCvFor scales the CV by request length); absent in older profiles. */
+    serviceCvAtMs: positive.optional(),
     /**
      * The host's heavy tail: how far the p90/p95/p99 of those wall times lie beyond the normal
      * body median·(1 + z·cv), ms (0 when the tail is normal). Absent in older profiles.

@@ -17,7 +17,7 @@
  */
 import type { IrOpKind, IrSchedule, IrSlo, IrSourceRange, IrTenant, WorkloadIR } from '../ir/types.js';
 import { demandMix, pairCoefficients, slowdownsFrom, type DemandMix } from './contention.js';
-import { idleAdjustment, opTiming, requestServiceMs } from './latency.js';
+import { idleAdjustment, opTiming, requestServiceMs, serviceCvFor } from './latency.js';
 import { capsForProfile, PlanMemo, planGraph, type PlanOptions } from './plan.js';
 import type { DeviceProfile } from './profile.js';
 import {
@@ -162,18 +162,20 @@ export function predictWorkload(ir: WorkloadIR, profile: DeviceProfile, options:
         return { tenant, ops, gpuMs, serviceMs, launches, submits, mix: demandMix(demand) };
     });
 
+    // CV of a request's service time by its length (latency.ts serviceCvFor); the profile's for the sequential queue's mix.
     const cv = profile.serviceCv;
+    const cvOf = (serviceMs: number) => serviceCvFor(profile, serviceMs);
     const tail = tailFrom(profile.serviceTailMs);
     // Co-running tenants share the host's cores: their tail is the one calibration measured under a busy co-runner.
     const corunTail = profile.corunTailMs ? tailFrom(profile.corunTailMs) : tail;
     const streamFigures = (b: TenantBase, serviceMs: number, t: ServiceTail = tail) => {
         const a = b.tenant.arrival;
         if (a.kind === 'closed') {
-            const r = closedLoopLatency(a.clients, a.thinkMs, serviceMs, cv, t);
+            const r = closedLoopLatency(a.clients, a.thinkMs, serviceMs, cvOf(serviceMs), t);
             return { figures: r.figures, utilisation: r.utilisation, throughput: r.throughputPerSecond };
         }
         const rate = a.kind === 'poisson' ? a.ratePerSecond : 1000 / a.everyMs;
-        const r = openLoopLatency(serviceMs, cv, rate, a.kind === 'poisson' ? 1 : 0, t);
+        const r = openLoopLatency(serviceMs, cvOf(serviceMs), rate, a.kind === 'poisson' ? 1 : 0, t);
         return { figures: r.figures, utilisation: r.utilisation, throughput: rate };
     };
 
@@ -210,7 +212,7 @@ export function predictWorkload(ir: WorkloadIR, profile: DeviceProfile, options:
     }
 
     const tenants: TenantPrediction[] = bases.map((b, i) => {
-        const slos = b.tenant.slos.map(slo => sloPrediction(slo, b.serviceMs, cv, tail, solo[i].figures, corun[i].figures));
+        const slos = b.tenant.slos.map(slo => sloPrediction(slo, b.serviceMs, cvOf(b.serviceMs), tail, solo[i].figures, corun[i].figures));
         return {
             name: b.tenant.name,
             serviceMs: b.serviceMs,

@@ -4,7 +4,7 @@ import { convCase, denseCase } from '../../../src/runtime/calibrate/synthetic.js
 import { DEFAULT_CAPS, kernelsFor } from '../../../src/runtime/kernels/index.js';
 import {
     defaultProfile, familyOf, familyProfile, fitWaves, idleAdjustment, launchEffectiveFlops, launchTiming, parseProfile, predictWorkload,
-    requestServiceMs, residualFactor, type DeviceProfile, type FamilyProfile,
+    requestServiceMs, residualFactor, serviceCvFor, type DeviceProfile, type FamilyProfile,
 } from '../../../src/runtime/predict/index.js';
 import { blendTail, tailFrom } from '../../../src/runtime/predict/queueing.js';
 import { mlpTenant, workload } from './fixtures.js';
@@ -126,6 +126,25 @@ describe('co-run tail', () => {
         // Tenant a's co-run p99 beyond its co-run mean: the tail, in proportion to b's busy fraction.
         expect(busy.corun.p99 - busy.corun.mean).toBeGreaterThan(quiet.corun.p99 - quiet.corun.mean + 5);
         expect(quiet.corun.p99 - quiet.corun.mean).toBeLessThan(10);
+    });
+});
+
+describe('service CV by request length', () => {
+    it('scales the measured CV as the square root of measured over predicted length, clamped', () => {
+        const p: DeviceProfile = { ...defaultProfile(), serviceCv: 0.2, serviceCvAtMs: 5 };
+        expect(serviceCvFor(p, 5)).toBeCloseTo(0.2, 12);
+        expect(serviceCvFor(p, 20)).toBeCloseTo(0.1, 12);
+        expect(serviceCvFor(p, 5000)).toBeCloseTo(0.05, 12); // clamped at a quarter
+        expect(serviceCvFor(p, 0.01)).toBeCloseTo(0.8, 12); // clamped at 4×
+        expect(serviceCvFor({ ...p, serviceCvAtMs: undefined }, 20)).toBe(0.2);
+    });
+    it('gives a long request a narrower p99 than a short one, relative to its mean', () => {
+        const p: DeviceProfile = { ...defaultProfile(), serviceCv: 0.3, serviceCvAtMs: 5, serviceTailMs: undefined };
+        const rel = (size: { batch: number; input: number; hidden: number; out: number }) => {
+            const t = predictWorkload(workload([mlpTenant('a', { kind: 'closed', clients: 1, thinkMs: 0 }, [], size)]), p).tenants[0];
+            return t.solo.p99 / t.solo.mean;
+        };
+        expect(rel({ batch: 256, input: 2048, hidden: 2048, out: 1024 })).toBeLessThan(rel({ batch: 8, input: 64, hidden: 64, out: 8 }));
     });
 });
 
