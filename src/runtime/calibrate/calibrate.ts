@@ -211,19 +211,25 @@ export async function calibrate(options: CalibrateOptions): Promise<DeviceProfil
         //     rates the extra time per idle arrival `a` solves mean latency = S' + W(S') with
         //     S' = (S + a)/(1 + aλ) — the model's own form (latency.ts idleAdjustment) — and the
         //     extra GPU time per pass comes from the passes' mean over back to back.
-        // Means, as the model predicts means (the stream's stalls after idle gaps are part of what it pays).
-        const backToBack = mean(walled), passes = jitter.passes;
+        // Means, as the model predicts means (the stream's stalls after idle gaps are part of what it pays),
+        // winsorized at the 97.5th percentile on both sides: plain means of 80 such latencies ranged
+        // +2.4…+15 ms between calibrations a few minutes apart, driven by two or three stalls.
+        const winsorized = (xs: readonly number[]) => {
+            const sorted = [...xs].sort((x, y) => x - y), cap = sorted[Math.min(sorted.length - 1, Math.floor(0.975 * sorted.length))];
+            return mean(xs.map(x => Math.min(x, cap)));
+        };
+        const backToBack = winsorized(walled), passes = jitter.passes;
         const penalties: { wallMs: number; gpuMsPerPass: number }[] = [];
         let seed = 0x9e3779b9;
         const uniform = () => { seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0; return (seed + 0.5) / 4294967296; };
         const stream = sequenceTimer(a.device, req);
-        for (const load of [0.15, 0.35]) {
+        for (const load of [0.2, 0.35]) {
             signal?.throwIfAborted();
             const lambda = load / backToBack; // per ms
             const latencies: number[] = [], gpuTimes: number[] = [];
             const start = performance.now();
             let arrival = 0;
-            for (let r = 0; r < (quick ? 15 : 80); r++) {
+            for (let r = 0; r < (quick ? 15 : 120); r++) {
                 arrival += -Math.log(uniform()) / lambda;
                 const wait = start + arrival - performance.now();
                 if (wait > 0) await new Promise<void>(resolve => setTimeout(resolve, wait));
@@ -231,7 +237,7 @@ export async function calibrate(options: CalibrateOptions): Promise<DeviceProfil
                 latencies.push(performance.now() - (start + arrival));
                 gpuTimes.push(t.gpu[0]);
             }
-            const measured = mean(latencies);
+            const measured = winsorized(latencies);
             const latencyWith = (extra: number) => {
                 const sAdj = (backToBack + extra) / (1 + extra * lambda);
                 const rho = lambda * sAdj;
@@ -242,7 +248,7 @@ export async function calibrate(options: CalibrateOptions): Promise<DeviceProfil
             for (let i = 0; i < 50 && hi > 0; i++) { const mid = (lo + hi) / 2; if (latencyWith(mid) < measured) lo = mid; else hi = mid; }
             const wallMs = hi;
             const pIdle = Math.max(0.1, 1 - lambda * (backToBack + wallMs) / (1 + wallMs * lambda));
-            const gpuMsPerPass = Math.max(0, (mean(gpuTimes) - mean(jitter.gpu)) / passes / pIdle);
+            const gpuMsPerPass = Math.max(0, (winsorized(gpuTimes) - winsorized(jitter.gpu)) / passes / pIdle);
             // The fixed part: what remains of the extra wall time beyond its passes' extra GPU time.
             penalties.push({ wallMs: Math.max(0, wallMs - passes * gpuMsPerPass), gpuMsPerPass });
         }
