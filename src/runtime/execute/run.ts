@@ -273,6 +273,10 @@ export async function runWorkload(options: RunWorkloadOptions): Promise<Results>
     } finally {
         closing = true;
         options.signal?.removeEventListener('abort', onUserAbort);
+        // Free nothing the queues may still be using: a cancelled phase stops waiting for its in-flight
+        // requests after 500 ms, and destroying buffers and devices under running work has aborted the
+        // process inside the software driver. Bounded, so a wedged queue cannot hang the run.
+        await Promise.all(devices.map(d => withTimeout(d.device.queue.onSubmittedWorkDone(), 2000, 'the queue to drain').catch(() => undefined)));
         for (const r of runners) r.destroy();
         for (const c of compiled) c.destroy();
         for (const d of devices) d.device.destroy();
