@@ -14,7 +14,7 @@
 import { AstUtils, type AstNode } from 'langium';
 import { IR_VERSION, type IrAttrs, type IrGraph, type IrOp, type IrSourceRange, type IrTenant, type IrWeight, type WorkloadIR } from '../runtime/ir/types.js';
 import type { TenancyAnalyzer } from './analysis/index.js';
-import { Dim } from './analysis/dims.js';
+import { Dim, concreteShape } from './analysis/dims.js';
 import type { AttrValue, ModelAnalysis, OpRecord } from './analysis/types.js';
 import { readWorkload } from './analysis/workload.js';
 import type { Tenant, Workload } from './generated/ast.js';
@@ -103,7 +103,7 @@ export function lowerGraph(prefix: string, analysis: ModelAnalysis, args: Record
     const id = (local: string) => `${prefix}/${local}`;
     const graph: IrGraph = { model: analysis.model.name, args, tensors: {}, inputs: [], outputs: [], ops: [] };
     for (const t of analysis.inputs) {
-        const shape = numbers(t.shape);
+        const shape = concreteShape(t.shape);
         if (!shape) { problems.push(`${prefix}: input ${t.id} has a symbolic shape`); return undefined; }
         graph.tensors[id(t.id)] = { id: id(t.id), dtype: t.dtype, shape };
         graph.inputs.push(id(t.id));
@@ -111,7 +111,7 @@ export function lowerGraph(prefix: string, analysis: ModelAnalysis, args: Record
     for (const op of analysis.ops) {
         const lowered = lowerOp(op, id);
         if (typeof lowered === 'string') { problems.push(`${prefix}/${op.path.join('/')}: ${lowered}`); return undefined; }
-        graph.tensors[lowered.output] = { id: lowered.output, dtype: op.output.dtype, shape: numbers(op.output.shape)! };
+        graph.tensors[lowered.output] = { id: lowered.output, dtype: op.output.dtype, shape: concreteShape(op.output.shape)! };
         graph.ops.push(lowered);
     }
     for (const t of analysis.outputs) {
@@ -135,14 +135,14 @@ function lowerOp(op: OpRecord, id: (local: string) => string): IrOp | string {
     }
     const weights: IrWeight[] = [];
     for (const w of op.weights) {
-        const shape = numbers(w.shape);
+        const shape = concreteShape(w.shape);
         if (!shape) return `weight ${w.name} has a symbolic shape`;
         weights.push({ name: w.name, shape, dtype: w.dtype });
     }
     if (op.kind === 'lstm') runtimeLstmLayout(weights);
     const flops = op.cost.flops.value;
     const bytes = op.cost.bytesRead.add(op.cost.bytesWritten).value;
-    if (flops === undefined || bytes === undefined || !numbers(op.output.shape)) return 'symbolic shape or cost';
+    if (flops === undefined || bytes === undefined || !concreteShape(op.output.shape)) return 'symbolic shape or cost';
     const lowered: IrOp = {
         path: id(op.path.join('/')),
         kind: op.kind,
@@ -176,17 +176,7 @@ function runtimeLstmLayout(weights: IrWeight[]): void {
 function attrValue(value: AttrValue): number | boolean | number[] | undefined {
     if (typeof value === 'boolean') return value;
     if (value instanceof Dim) return value.value;
-    return numbers(value);
-}
-
-function numbers(dims: readonly Dim[]): number[] | undefined {
-    const out: number[] = [];
-    for (const d of dims) {
-        const v = d.value;
-        if (v === undefined) return undefined;
-        out.push(v);
-    }
-    return out;
+    return concreteShape(value);
 }
 
 /** The source range of a node, with its document URI. */

@@ -78,6 +78,18 @@ function predictionOf(d: LangiumDocument) {
     return services.prediction.Predictions.forWorkload(w as never)!.prediction;
 }
 
+/** A block repeated three times: line 2 (its dense) has three op instances in tenant a. */
+const repeatedBlock = `model blk(c) {
+  input x: f32[n, c]
+  output relu(dense(x, c))
+}
+model r(batch = 1) {
+  input x: f32[batch, 64]
+  output repeat 3 blk(x, c: 64)
+}
+workload w { tenant a { model r(batch: 4) } }
+`;
+
 describe('prediction diagnostics', () => {
     it('slo-infeasible when the predicted solo latency exceeds the SLO; none when it fits', async () => {
         const d = await open(`${model}
@@ -198,16 +210,7 @@ workload w {
     });
 
     it('a line of a repeated block sums its instances and says how many', async () => {
-        const d = await open(`model blk(c) {
-  input x: f32[n, c]
-  output relu(dense(x, c))
-}
-model r(batch = 1) {
-  input x: f32[batch, 64]
-  output repeat 3 blk(x, c: 64)
-}
-workload w { tenant a { model r(batch: 4) } }
-`);
+        const d = await open(repeatedBlock);
         expect(errors(d)).toEqual([]);
         const line2 = (await hints(d)).find(h => h.position.line === 2);
         expect(line2 && label(line2)).toMatch(/≈.* in 3 instances/);
@@ -282,16 +285,7 @@ workload w {
     });
 
     it('sums a repeated line over its instances, the same figure in the hint and in the hover total', async () => {
-        const d = await open(`model blk(c) {
-  input x: f32[n, c]
-  output relu(dense(x, c))
-}
-model r(batch = 1) {
-  input x: f32[batch, 64]
-  output repeat 3 blk(x, c: 64)
-}
-workload w { tenant a { model r(batch: 4) } }
-`);
+        const d = await open(repeatedBlock);
         const ops = predictionOf(d).tenants[0].ops.filter(o => o.source?.start.line === 2);
         expect(ops).toHaveLength(3);
         await measure(d, [tenantResult('a', { requests: 10, soloBase: 5, corunBase: 5, uri: d.uri.toString(), ops: ops.map((o, i) => ({ path: o.path, line: 2, soloMs: 1 + i, corunMs: 2 + 2 * i })) })]);
