@@ -6,7 +6,7 @@
  * measures. Pure: no webgpu, no fs (the language server imports this).
  */
 import type { IrGraph, IrOp, IrOpKind, IrSourceRange } from '../ir/types.js';
-import { fuseGraph } from '../compile/fusion.js';
+import { fuseGraph, type FusedOp } from '../compile/fusion.js';
 import { DEFAULT_CAPS, kernelsFor } from '../kernels/index.js';
 import type { DeviceCaps, Epilogue, KernelDescription } from '../kernels/kernel.js';
 import type { DeviceProfile } from './profile.js';
@@ -76,6 +76,16 @@ export class PlanMemo {
         let byKey = this.graphs.get(graph);
         if (!byKey) this.graphs.set(graph, byKey = new Map());
         byKey.set(key, plan);
+    }
+
+    /** Limits seen by this memo, each by a short tag: keys carry the tag, not the limits' JSON. */
+    private readonly capsTags = new Map<string, string>();
+
+    /** The short tag of a limits key (stable for this memo's lifetime). */
+    capsTag(capsKey: string): string {
+        let tag = this.capsTags.get(capsKey);
+        if (tag === undefined) this.capsTags.set(capsKey, tag = `c${this.capsTags.size}`);
+        return tag;
     }
 
     get size(): number { return this.entries.size; }
@@ -209,6 +219,26 @@ export function capsForProfile(profile: DeviceProfile | undefined): DeviceCaps {
     };
 }
 
+/**
+ * The memo key of a fused op: everything its kernel generators read (see PlanMemo), as one string
+ * built by hand (the language server keys thousands of ops per build; JSON of nested arrays cost
+ * several times more). Fields are separated by characters no name, number or dtype contains.
+ */
+function opSignature(capsTag: string, variant: string | undefined, fop: FusedOp, tensorKey: (id: string) => string, flops: number, bytes: number): string {
+    const op = fop.op;
+    let key = `${capsTag}\u0001${variant ?? ''}\u0001${op.kind}\u0001`;
+    for (const name in op.attrs) key += `${name}=${String(op.attrs[name])};`;
+    key += '\u0001';
+    for (const w of op.weights) key += `${w.name}:${w.dtype}[${w.shape.join(',')}];`;
+    key += '\u0001';
+    for (const id of op.inputs) key += `${tensorKey(id)};`;
+    key += `\u0001${tensorKey(op.output)}\u0001`;
+    for (const e of fop.epilogue) key += `${JSON.stringify(e)};`;
+    key += '\u0001';
+    for (const e of fop.epilogueInputs) key += `${e.role}:${tensorKey(e.tensor)};`;
+    return `${key}\u0001${flops}\u0001${bytes}`;
+}
+
 /** Plans one tenant's graph: fused ops in execution order with their launches. */
 export function planGraph(graph: IrGraph, options: PlanOptions = {}): PlannedOp[] {
     const caps = options.caps ?? DEFAULT_CAPS;
@@ -217,11 +247,15 @@ export function planGraph(graph: IrGraph, options: PlanOptions = {}): PlannedOp[
     const fusion = options.fusion ?? true;
     // Default variants: the plan is a function of the graph, the limits and fusion alone. (A graph is
     // read-only once lowered: the language server shares one between workloads.)
-    const graphKey = options.variantFor ? undefined : `${fusion}|${capsKey}`;
+    const capsTag = memo.capsTag(capsKey);
+    const graphKey = options.variantFor ? undefined : `${fusion}|${capsTag}`;
     const known = graphKey !== undefined ? memo.graphPlan(graph, graphKey) : undefined;
     if (known) return known.map(p => ({ ...p, launches: [...p.launches] }));
     const shapeOf = (id: string): number[] => graph.tensors[id]?.shape ?? [];
-    const tensorKey = (id: string) => [shapeOf(id), graph.tensors[id]?.dtype ?? null];
+    const tensorKey = (id: string) => {
+        const t = graph.tensors[id];
+        return t ? `${t.dtype}[${t.shape.join(',')}]` : '?';
+    };
     const plan = fuseGraph(graph, { enabled: fusion }).map(fop => {
         const all = [fop.op, ...fop.fused];
         const flops = all.reduce((s, o) => s + o.flops, 0);
@@ -231,8 +265,7 @@ export function planGraph(graph: IrGraph, options: PlanOptions = {}): PlannedOp[
         const bytes = fop.inputs.reduce((s, id) => s + elemBytes(id), 0) + weightBytes + elemBytes(fop.output);
         const base = { path: fop.op.path, kind: fop.op.kind, fused: fop.fused.map(o => o.path), flops, bytes: Math.max(bytes, 1), source: fop.op.source };
         const variant = options.variantFor?.(fop.op);
-        const key = JSON.stringify([capsKey, variant ?? null, fop.op.kind, fop.op.attrs, fop.op.weights.map(w => [w.name, w.shape, w.dtype]),
-            fop.op.inputs.map(tensorKey), tensorKey(fop.op.output), fop.epilogue, fop.epilogueInputs.map(e => [e.role, tensorKey(e.tensor)]), flops, base.bytes]);
+        const key = opSignature(capsTag, variant, fop, tensorKey, flops, base.bytes);
         let planned = memo.get(key);
         if (!planned) {
             planned = planLaunches(fop.op, fop.epilogue, variant, flops, base.bytes);
