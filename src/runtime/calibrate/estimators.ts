@@ -1,0 +1,127 @@
+/**
+ * Robust estimators for calibration's host effects (the idle penalty, the host's mean/median
+ * factors, request tails). On a shared host a burst of other processes lands on a few seconds of
+ * a calibration; a plain mean or an empirical p99 over one window then moves by 2× between
+ * calibrations minutes apart. These estimate the same quantities from several short trials
+ * (contiguous blocks of samples, i.e. time windows) and take the median across them, so one
+ * disturbed trial cannot carry the figure. Pure.
+ */
+
+/** Arithmetic mean (0 for no samples). */
+export function mean(xs: readonly number[]): number {
+    return xs.length === 0 ? 0 : xs.reduce((s, x) => s + x, 0) / xs.length;
+}
+
+/** Median (linear interpolation between the middle two; NaN for no samples). */
+export function medianOf(xs: readonly number[]): number {
+    if (xs.length === 0) return NaN;
+    const s = [...xs].sort((a, b) => a - b);
+    const h = (s.length - 1) / 2, lo = Math.floor(h), hi = Math.ceil(h);
+    return (s[lo] + s[hi]) / 2;
+}
+
+/** Splits samples, in order, into `blocks` contiguous blocks of near-equal size (at least one sample each). */
+export function contiguousBlocks<T>(xs: readonly T[], blocks: number): T[][] {
+    const k = Math.max(1, Math.min(Math.floor(blocks), xs.length));
+    const out: T[][] = [];
+    for (let b = 0; b < k; b++) out.push(xs.slice(Math.floor((b * xs.length) / k), Math.floor(((b + 1) * xs.length) / k)));
+    return out;
+}
+
+/**
+ * Median of means: the samples (in time order) cut into `blocks` contiguous trials, the mean of
+ * each, the median of those means. An estimate of the mean that a minority of disturbed trials
+ * (fewer than half) cannot move far; with one block it is the plain mean. Throws on no samples.
+ */
+export function medianOfMeans(xs: readonly number[], blocks: number): number {
+    if (xs.length === 0) throw new Error('medianOfMeans: no samples');
+    return medianOf(contiguousBlocks(xs, blocks).map(mean));
+}
+
+/** One idle/back-to-back pair of the same request, measured one right after the other (same host state). */
+export interface IdlePair {
+    /** Latency (ms) of a request that arrived at an idle device: from its scheduled arrival to completion seen by the process. */
+    idleWallMs: number;
+    /** Σ of that request's pass times (ms). */
+    idleGpuMs: number;
+    /** Wall time (ms) of the same request run right after another (device kept busy). */
+    backToBackWallMs: number;
+    /** Σ of its pass times (ms). */
+    backToBackGpuMs: number;
+}
+
+/** The idle penalty as the profile stores it, with the per-trial totals it came from (for reports). */
+export interface IdlePenaltyEstimate {
+    /** Fixed extra wall time (ms) of a request that finds the device idle, beyond its passes' extra GPU time. */
+    wallMs: number;
+    /** Extra GPU time (ms) per pass of such a request. */
+    gpuMsPerPass: number;
+    /** Each trial's mean extra wall time (ms) per idle request, passes included: the spread of the estimate. */
+    trialsMs: number[];
+}
+
+/**
+ * The idle penalty from paired measurements: each pair's difference (idle − back to back) taken
+ * in the same host state, so load drifting between trials cancels; the extra wall time and the
+ * extra GPU time are each the median of means of those differences over `blocks` trials, never
+ * below zero; the fixed part is the extra wall time beyond the passes' extra GPU time.
+ */
+export function idlePenaltyFromPairs(pairs: readonly IdlePair[], passes: number, blocks: number): IdlePenaltyEstimate {
+    if (pairs.length === 0) throw new Error('idlePenaltyFromPairs: no idle/back-to-back pairs were measured');
+    const wall = pairs.map(p => p.idleWallMs - p.backToBackWallMs);
+    const gpu = pairs.map(p => p.idleGpuMs - p.backToBackGpuMs);
+    const extraWall = Math.max(0, medianOfMeans(wall, blocks));
+    const gpuMsPerPass = passes > 0 ? Math.max(0, medianOfMeans(gpu, blocks)) / passes : 0;
+    return {
+        wallMs: Math.max(0, extraWall - passes * gpuMsPerPass),
+        gpuMsPerPass,
+        trialsMs: contiguousBlocks(wall, blocks).map(mean),
+    };
+}
+
+/**
+ * The host's mean/median factor from trials: each trial's Σ of means (of the same quantities)
+ * over the Σ of their medians pooled over all trials, the median of those ratios, at least 1
+ * (stalls only add time). A stall-heavy minority of trials cannot carry it. `trialMeanSums[r]`
+ * is trial r's Σ of means; `pooledMedianSum` the Σ of the medians over all trials.
+ */
+export function meanFactorFromTrials(trialMeanSums: readonly number[], pooledMedianSum: number): number {
+    if (!(pooledMedianSum > 0) || trialMeanSums.length === 0) return 1;
+    return Math.max(1, medianOf(trialMeanSums.map(s => s / pooledMedianSum)));
+}
+
+/**
+ * Samples of several trials, each trial scaled to the median pooled over all of them (× pooled
+ * median / the trial's median): the spread within a host state, without the level shifts between
+ * trials (a burst of other work that slows a whole trial is a different load, not a tail), for
+ * tail estimates. Empty trials are skipped.
+ */
+export function levelledByTrial(trials: readonly (readonly number[])[]): number[] {
+    const pooled = medianOf(trials.flat());
+    return trials.filter(t => t.length > 0).flatMap(t => {
+        const m = medianOf(t);
+        return m > 0 ? t.map(x => (x * pooled) / m) : [...t];
+    });
+}
+
+/**
+ * Tail quantile of a sample by peaks over a threshold: above the sample's `threshold` quantile
+ * (p80 by default) the excesses are taken as exponential (the tail of the stalls on a shared
+ * host), so quantile q = u + m·ln((1 − threshold)/(1 − q)) with u the threshold value and m the
+ * mean excess over it. With 150 samples an empirical p99 rests on its one or two largest values;
+ * this rests on the largest 20% (30 values). For q at or below the threshold: the empirical quantile.
+ */
+export function tailQuantile(xs: readonly number[], q: number, threshold = 0.8): number {
+    if (xs.length === 0) throw new Error('tailQuantile: no samples');
+    if (!(q > 0 && q < 1) || !(threshold > 0 && threshold < 1)) throw new Error(`tailQuantile: quantile and threshold must lie in (0, 1); found q=${q}, threshold=${threshold}`);
+    const s = [...xs].sort((a, b) => a - b);
+    const at = (p: number) => {
+        const h = (s.length - 1) * p, lo = Math.floor(h), hi = Math.min(lo + 1, s.length - 1);
+        return s[lo] + (h - lo) * (s[hi] - s[lo]);
+    };
+    if (q <= threshold) return at(q);
+    const u = at(threshold);
+    const excess = s.filter(x => x > u).map(x => x - u);
+    if (excess.length === 0) return u;
+    return u + mean(excess) * Math.log((1 - threshold) / (1 - q));
+}

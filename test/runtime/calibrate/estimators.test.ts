@@ -1,0 +1,119 @@
+import { describe, expect, it } from 'vitest';
+import {
+    contiguousBlocks, idlePenaltyFromPairs, levelledByTrial, mean, meanFactorFromTrials, medianOf, medianOfMeans, tailQuantile, type IdlePair,
+} from '../../../src/runtime/calibrate/estimators.js';
+
+/** Deterministic pseudo-random uniforms in (0, 1). */
+function uniforms(n: number, seed = 12345): number[] {
+    let s = seed >>> 0;
+    const out: number[] = [];
+    for (let i = 0; i < n; i++) { s = (Math.imul(s, 1664525) + 1013904223) >>> 0; out.push((s + 0.5) / 4294967296); }
+    return out;
+}
+
+describe('calibration estimators', () => {
+    it('median interpolates the middle two and mean averages', () => {
+        expect(medianOf([3, 1, 2])).toBe(2);
+        expect(medianOf([4, 1, 3, 2])).toBe(2.5);
+        expect(Number.isNaN(medianOf([]))).toBe(true);
+        expect(mean([1, 2, 6])).toBe(3);
+        expect(mean([])).toBe(0);
+    });
+
+    it('cuts samples into contiguous blocks in order, never empty', () => {
+        expect(contiguousBlocks([1, 2, 3, 4, 5, 6, 7], 3)).toEqual([[1, 2], [3, 4], [5, 6, 7]]);
+        expect(contiguousBlocks([1, 2], 5)).toEqual([[1], [2]]);
+        expect(contiguousBlocks([1, 2, 3], 1)).toEqual([[1, 2, 3]]);
+    });
+
+    it('median of means ignores a minority of disturbed trials that move the plain mean', () => {
+        // Eight trials of ten samples at 2 ms; two trials hit by a burst of other work (+40 ms each sample).
+        const xs = Array.from({ length: 80 }, (_, i) => 2 + (i >= 30 && i < 50 ? 40 : 0));
+        expect(mean(xs)).toBeCloseTo(12, 6);
+        expect(medianOfMeans(xs, 8)).toBeCloseTo(2, 6);
+        // One block is the plain mean; no samples is an error.
+        expect(medianOfMeans(xs, 1)).toBeCloseTo(12, 6);
+        expect(() => medianOfMeans([], 4)).toThrow(/no samples/);
+    });
+
+    it('median of means keeps rare stalls spread over every trial (it estimates the mean, not the median)', () => {
+        // One stall of +20 ms in every block of ten: the mean is 4 ms, the median 2 ms.
+        const xs = Array.from({ length: 80 }, (_, i) => 2 + (i % 10 === 3 ? 20 : 0));
+        expect(medianOf(xs)).toBe(2);
+        expect(medianOfMeans(xs, 8)).toBeCloseTo(4, 6);
+    });
+
+    it('idle penalty from pairs: the paired difference cancels host load drifting between trials', () => {
+        // The host's load doubles the request halfway through; an idle request always pays +3 ms wall,
+        // of which +0.2 ms per pass on 5 passes is GPU time.
+        const pairs: IdlePair[] = Array.from({ length: 64 }, (_, i) => {
+            const base = i < 32 ? 2 : 4;
+            return { idleWallMs: base + 3, idleGpuMs: base * 0.8 + 1, backToBackWallMs: base, backToBackGpuMs: base * 0.8 };
+        });
+        const est = idlePenaltyFromPairs(pairs, 5, 8);
+        expect(est.gpuMsPerPass).toBeCloseTo(0.2, 9);
+        expect(est.wallMs).toBeCloseTo(2, 9);
+        expect(est.trialsMs).toHaveLength(8);
+        expect(est.trialsMs.every(t => Math.abs(t - 3) < 1e-9)).toBe(true);
+    });
+
+    it('idle penalty from pairs: one disturbed trial cannot carry it, and it is never negative', () => {
+        const pairs: IdlePair[] = Array.from({ length: 80 }, (_, i) => ({
+            // Trial 3 (pairs 30–39) had a 70 ms stall on each idle request: the plain mean would say +10 ms.
+            idleWallMs: 2 + 3 + (i >= 30 && i < 40 ? 70 : 0), idleGpuMs: 2, backToBackWallMs: 2, backToBackGpuMs: 2,
+        }));
+        const est = idlePenaltyFromPairs(pairs, 4, 8);
+        expect(mean(pairs.map(p => p.idleWallMs - p.backToBackWallMs))).toBeCloseTo(11.75, 6);
+        expect(est.wallMs).toBeCloseTo(3, 6);
+        expect(est.gpuMsPerPass).toBe(0);
+        // Idle requests faster than back to back (a burst on the busy ones): clamped at zero, not negative.
+        const faster = pairs.map(p => ({ ...p, idleWallMs: 1, idleGpuMs: 1 }));
+        const none = idlePenaltyFromPairs(faster, 4, 8);
+        expect(none.wallMs).toBe(0);
+        expect(none.gpuMsPerPass).toBe(0);
+        expect(() => idlePenaltyFromPairs([], 4, 8)).toThrow(/no idle\/back-to-back pairs/);
+    });
+
+    it('mean factor from trials: the median of per-trial ratios over the pooled medians, at least 1', () => {
+        // Five rounds, pooled medians sum to 10 ms; round means 11, 11.5, 12, 30 (a burst), 11.
+        expect(meanFactorFromTrials([11, 11.5, 12, 30, 11], 10)).toBeCloseTo(1.15, 9);
+        // Means below the medians (impossible for stalls, possible by noise): 1.
+        expect(meanFactorFromTrials([9, 9.5, 9.8], 10)).toBe(1);
+        expect(meanFactorFromTrials([], 10)).toBe(1);
+        expect(meanFactorFromTrials([12], 0)).toBe(1);
+    });
+
+    it('levels each trial to the pooled median, keeping the spread within it', () => {
+        // A trial slowed ×3 as a whole (a burst of other work) and a normal one: within-trial spread kept, the level shift gone.
+        const out = levelledByTrial([[1, 2, 3], [3, 6, 9], []]);
+        expect(medianOf([1, 2, 3, 3, 6, 9])).toBe(3);
+        expect(out).toEqual([1.5, 3, 4.5, 1.5, 3, 4.5]);
+    });
+
+    it('tail quantile by peaks over p80 recovers an exponential tail and follows the empirical quantile below it', () => {
+        // Exponential with mean 5: p99 = 5·ln 100 ≈ 23.0, p90 = 5·ln 10 ≈ 11.5.
+        const xs = uniforms(4000).map(u => -5 * Math.log(u));
+        expect(tailQuantile(xs, 0.99)).toBeGreaterThan(23.03 * 0.9);
+        expect(tailQuantile(xs, 0.99)).toBeLessThan(23.03 * 1.1);
+        expect(tailQuantile(xs, 0.9)).toBeGreaterThan(11.51 * 0.93);
+        expect(tailQuantile(xs, 0.9)).toBeLessThan(11.51 * 1.07);
+        // At or below the threshold: the empirical quantile (median of 1..5 is 3).
+        expect(tailQuantile([1, 2, 3, 4, 5], 0.5)).toBe(3);
+        expect(() => tailQuantile([], 0.99)).toThrow(/no samples/);
+        expect(() => tailQuantile([1, 2], 1)).toThrow(/\(0, 1\)/);
+    });
+
+    it('tail quantile is steadier than the empirical p99 across small samples of a heavy tail', () => {
+        // 40 samples of 150 from one distribution (2 ms body, exponential stalls): the spread (max/min) of each estimator.
+        const u = uniforms(150 * 40, 777);
+        const est = { pot: [] as number[], empirical: [] as number[] };
+        for (let k = 0; k < 40; k++) {
+            const xs = u.slice(150 * k, 150 * (k + 1)).map(v => 2 + (v < 0.2 ? -8 * Math.log(v / 0.2) : 0));
+            est.pot.push(tailQuantile(xs, 0.99));
+            const s = [...xs].sort((a, b) => a - b);
+            est.empirical.push(s[Math.round(0.99 * (s.length - 1))]);
+        }
+        const spread = (v: number[]) => Math.max(...v) / Math.min(...v);
+        expect(spread(est.pot)).toBeLessThan(spread(est.empirical));
+    });
+});
