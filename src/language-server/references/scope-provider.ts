@@ -63,18 +63,25 @@ export class TenancyScopeProvider extends DefaultScopeProvider {
         return super.getScope(context);
     }
 
-    /** Models in priority order: same document, imported, workspace, zoo. */
+    /**
+     * Models in priority order: same document, imported, workspace, zoo (in index order within a
+     * rank). Each description is ranked once and a name keeps its best-ranked model; the sorted
+     * list is built only when asked for (completion): every document of a build gets a scope.
+     */
     private modelScope(self: string, imported: Set<string>): Scope {
         const rank = (d: AstNodeDescription): number => {
             const uri = d.documentUri.toString();
             if (uri === self) return 0;
             if (imported.has(uri)) return 1;
-            return isZooUri(d.documentUri) ? 3 : 2;
+            return isZooUri(uri) ? 3 : 2;
         };
-        const all = this.indexManager.allElements(Model.$type).toArray();
-        all.sort((a, b) => rank(a) - rank(b));
-        const byName = new Map<string, AstNodeDescription>();
-        for (const d of all) if (!byName.has(d.name)) byName.set(d.name, d);
-        return new LookupScope(name => byName.get(name), () => all);
+        const ranked = this.indexManager.allElements(Model.$type).map(d => ({ d, rank: rank(d) })).toArray();
+        const byName = new Map<string, { d: AstNodeDescription; rank: number }>();
+        for (const e of ranked) {
+            const best = byName.get(e.d.name);
+            if (!best || e.rank < best.rank) byName.set(e.d.name, e);
+        }
+        let all: AstNodeDescription[] | undefined;
+        return new LookupScope(name => byName.get(name)?.d, () => (all ??= [...ranked].sort((a, b) => a.rank - b.rank).map(e => e.d)));
     }
 }
