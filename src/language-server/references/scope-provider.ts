@@ -35,11 +35,14 @@ class LookupScope implements Scope {
 export class TenancyScopeProvider extends DefaultScopeProvider {
     private readonly documents: () => LangiumDocuments;
     private readonly modelScopes: WorkspaceCache<string, Scope>;
+    /** Every model of the workspace (index order) and by name, once per workspace state. */
+    private readonly modelIndex: WorkspaceCache<'models', { all: AstNodeDescription[]; byName: Map<string, AstNodeDescription[]> }>;
 
     constructor(services: LangiumCoreServices) {
         super(services);
         this.documents = () => services.shared.workspace.LangiumDocuments;
         this.modelScopes = new WorkspaceCache(services.shared);
+        this.modelIndex = new WorkspaceCache(services.shared);
     }
 
     override getScope(context: ReferenceInfo): Scope {
@@ -65,23 +68,38 @@ export class TenancyScopeProvider extends DefaultScopeProvider {
 
     /**
      * Models in priority order: same document, imported, workspace, zoo (in index order within a
-     * rank). Each description is ranked once and a name keeps its best-ranked model; the sorted
-     * list is built only when asked for (completion): every document of a build gets a scope.
+     * rank). The workspace's models by name are listed once per workspace state and shared by
+     * every document's scope; a name with several models takes its best-ranked one here. The
+     * sorted list is built only when asked for (completion).
      */
     private modelScope(self: string, imported: Set<string>): Scope {
+        const index = this.modelIndex.get('models', () => {
+            const all = this.indexManager.allElements(Model.$type).toArray();
+            const byName = new Map<string, AstNodeDescription[]>();
+            for (const d of all) {
+                const same = byName.get(d.name);
+                if (same) same.push(d);
+                else byName.set(d.name, [d]);
+            }
+            return { all, byName };
+        });
         const rank = (d: AstNodeDescription): number => {
             const uri = d.documentUri.toString();
             if (uri === self) return 0;
             if (imported.has(uri)) return 1;
             return isZooUri(uri) ? 3 : 2;
         };
-        const ranked = this.indexManager.allElements(Model.$type).map(d => ({ d, rank: rank(d) })).toArray();
-        const byName = new Map<string, { d: AstNodeDescription; rank: number }>();
-        for (const e of ranked) {
-            const best = byName.get(e.d.name);
-            if (!best || e.rank < best.rank) byName.set(e.d.name, e);
-        }
-        let all: AstNodeDescription[] | undefined;
-        return new LookupScope(name => byName.get(name)?.d, () => (all ??= [...ranked].sort((a, b) => a.rank - b.rank).map(e => e.d)));
+        const lookup = (name: string): AstNodeDescription | undefined => {
+            const candidates = index.byName.get(name);
+            if (!candidates || candidates.length === 1) return candidates?.[0];
+            let best = candidates[0], bestRank = rank(best);
+            for (let i = 1; i < candidates.length; i++) {
+                const r = rank(candidates[i]);
+                if (r < bestRank) [best, bestRank] = [candidates[i], r];
+            }
+            return best;
+        };
+        let sorted: AstNodeDescription[] | undefined;
+        return new LookupScope(lookup, () => (sorted ??= index.all.map(d => ({ d, rank: rank(d) })).sort((a, b) => a.rank - b.rank).map(e => e.d)));
     }
 }
