@@ -23,6 +23,8 @@ export interface BindingTable {
     aliases: Map<DimVar, Param | DimVar>;
     /** Dim variables that declare a new name (first appearance alone as a whole input dim). */
     dimVars: DimVar[];
+    /** The entries of each name, in text order (linking looks every reference up by name). */
+    byName: Map<string, BindingEntry[]>;
 }
 
 const tables = new WeakMap<Model, BindingTable>();
@@ -61,7 +63,13 @@ function computeTable(model: Model): BindingTable {
             entries.push({ name: statement.name, node: statement, visibleFrom: end });
         }
     }
-    return { entries, aliases, dimVars };
+    const byName = new Map<string, BindingEntry[]>();
+    for (const e of entries) {
+        const same = byName.get(e.name);
+        if (same) same.push(e);
+        else byName.set(e.name, [e]);
+    }
+    return { entries, aliases, dimVars, byName };
 }
 
 function lookupIn(entries: readonly BindingEntry[], name: string, at: number): Binding | undefined {
@@ -74,7 +82,8 @@ function lookupIn(entries: readonly BindingEntry[], name: string, at: number): B
 
 /** The binding `name` refers to at text offset `at` inside `model` (latest earlier binding wins). */
 export function lookupBinding(model: Model, name: string, at: number): Binding | undefined {
-    return lookupIn(bindingTable(model).entries, name, at);
+    const same = bindingTable(model).byName.get(name);
+    return same && lookupIn(same, name, at);
 }
 
 /** The bindings visible at `at` (one per name, the latest), e.g. for completion or did-you-mean. */
