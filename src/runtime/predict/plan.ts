@@ -78,6 +78,24 @@ export class PlanMemo {
         byKey.set(key, plan);
     }
 
+    /** Values computed from a graph's default plan on a profile (its timing: workload.ts), by graph, profile and key. */
+    private readonly derivedByGraph = new WeakMap<IrGraph, WeakMap<object, Map<string, unknown>>>();
+
+    /**
+     * A value derived from a graph's default-variant plan on a profile, computed once per graph,
+     * profile object and key (the fusion setting and limits it was planned with). Treat it as read-only.
+     */
+    derived<T>(graph: IrGraph, profile: object, key: string, compute: () => T): T {
+        let byProfile = this.derivedByGraph.get(graph);
+        if (!byProfile) this.derivedByGraph.set(graph, byProfile = new WeakMap());
+        let byKey = byProfile.get(profile);
+        if (!byKey) byProfile.set(profile, byKey = new Map());
+        if (byKey.has(key)) return byKey.get(key) as T;
+        const value = compute();
+        byKey.set(key, value);
+        return value;
+    }
+
     /** Limits seen by this memo, each by a short tag: keys carry the tag, not the limits' JSON. */
     private readonly capsTags = new Map<string, string>();
 

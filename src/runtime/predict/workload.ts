@@ -18,7 +18,7 @@
 import type { IrOpKind, IrSchedule, IrSlo, IrSourceRange, IrTenant, WorkloadIR } from '../ir/types.js';
 import { demandMix, pairCoefficients, slowdownsFrom, type DemandMix } from './contention.js';
 import { idleAdjustment, opTiming, requestServiceMs, serviceCvFor } from './latency.js';
-import { capsForProfile, PlanMemo, planGraph, type PlanOptions } from './plan.js';
+import { capsForProfile, PlanMemo, planGraph, type PlannedOp, type PlanOptions } from './plan.js';
 import type { DeviceProfile } from './profile.js';
 import {
     PERCENTILES, PERCENTILE_Q, blendTail, closedLoopLatency, openLoopLatency, serviceQuantileMs, tailFrom, type LatencyFigures, type Percentile, type ServiceTail,
@@ -111,7 +111,7 @@ export function submitsPerRequest(schedule: IrSchedule, plannedOps: number): num
 
 interface TenantBase {
     tenant: IrTenant;
-    ops: OpPrediction[];
+    ops: readonly OpPrediction[];
     gpuMs: number;
     /** Mean service time (idle-adjusted: latency.ts idleAdjustment). */
     serviceMs: number;
@@ -120,34 +120,57 @@ interface TenantBase {
     mix: DemandMix;
 }
 
+/** A planned graph timed on a profile: per op solo times (before any idle adjustment) and the request's sums. */
+interface TimedGraph {
+    ops: readonly OpPrediction[];
+    gpuMs: number;
+    launches: number;
+    demand: { compute: number; memory: number; capped: number };
+    plannedOps: number;
+    /** Ops with launches (one pass each). */
+    passes: number;
+}
+
+function timeGraph(profile: DeviceProfile, plan: readonly PlannedOp[]): TimedGraph {
+    const demand = { compute: 0, memory: 0, capped: 0 };
+    let gpuMs = 0, launches = 0, passes = 0;
+    const ops: OpPrediction[] = plan.map(p => {
+        const t = opTiming(profile, p);
+        gpuMs += t.ms;
+        launches += p.launches.length;
+        if (p.launches.length > 0) passes++;
+        for (const k of ['compute', 'memory', 'capped'] as const) demand[k] += t.demandMs[k];
+        return {
+            path: p.path, kind: p.kind, fused: p.fused,
+            launches: p.launches.map((l, i) => ({ name: l.name, family: l.family, flops: l.flops, bytes: l.bytes, ms: t.launches[i].ms, bound: t.launches[i].bound })),
+            flops: p.flops, bytes: p.bytes, intensity: p.flops / p.bytes, bound: t.bound,
+            soloMs: t.ms, corunMs: t.ms, estimated: p.estimated, source: p.source,
+        };
+    });
+    return { ops, gpuMs, launches, demand, plannedOps: plan.length, passes };
+}
+
 /** Predicts a workload on a device profile. */
 export function predictWorkload(ir: WorkloadIR, profile: DeviceProfile, options: PredictOptions = {}): WorkloadPrediction {
     const caps = capsForProfile(profile);
     // One memo for all tenants: a model in several tenants, or repeated layers, is planned once.
     const memo = options.memo ?? new PlanMemo();
+    // A graph's timing on the profile with default variants is cached with its plan (a graph shared by tenants of
+    // several workloads, as the language server shares them, is timed once).
+    const timingKey = options.variantFor ? undefined : `${options.fusion ?? true}|${JSON.stringify(caps)}`;
     const bases: TenantBase[] = ir.tenants.map(tenant => {
-        const plan = planGraph(tenant.graph, { caps, variantFor: options.variantFor, fusion: options.fusion, memo });
-        const demand = { compute: 0, memory: 0, capped: 0 };
-        let gpuMs = 0, launches = 0;
-        const ops: OpPrediction[] = plan.map(p => {
-            const t = opTiming(profile, p);
-            gpuMs += t.ms;
-            launches += p.launches.length;
-            for (const k of ['compute', 'memory', 'capped'] as const) demand[k] += t.demandMs[k];
-            return {
-                path: p.path, kind: p.kind, fused: p.fused,
-                launches: p.launches.map((l, i) => ({ name: l.name, family: l.family, flops: l.flops, bytes: l.bytes, ms: t.launches[i].ms, bound: t.launches[i].bound })),
-                flops: p.flops, bytes: p.bytes, intensity: p.flops / p.bytes, bound: t.bound,
-                soloMs: t.ms, corunMs: t.ms, estimated: p.estimated, source: p.source,
-            };
-        });
-        const submits = submitsPerRequest(ir.schedule, plan.length);
+        const time = () => timeGraph(profile, planGraph(tenant.graph, { caps, variantFor: options.variantFor, fusion: options.fusion, memo }));
+        const timed = timingKey !== undefined ? memo.derived(tenant.graph, profile, timingKey, time) : time();
+        const { launches, demand, plannedOps, passes } = timed;
+        let gpuMs = timed.gpuMs;
+        const submits = submitsPerRequest(ir.schedule, plannedOps);
         // Requests that find the device idle run slower on some hosts (latency.ts idleAdjustment). Each tenant has its
         // own device (its own queue and driver threads), so co-runners do not keep it awake: the same solo and co-running.
         const busyServiceMs = requestServiceMs(profile, gpuMs, launches, submits);
-        const passes = plan.filter(p => p.launches.length > 0).length;
         const idle = idleAdjustment(profile, busyServiceMs, tenant.arrival, passes);
         const serviceMs = idle.serviceMs;
+        // The cached ops are shared: copied before the idle adjustment changes them (the result copies them anyway).
+        const ops = idle.extraPassMs > 0 ? timed.ops.map(o => ({ ...o })) : timed.ops;
         if (idle.extraPassMs > 0) {
             // One pass per op with launches; the extra time is the pass's, spread over its launches by their share.
             for (const o of ops) {

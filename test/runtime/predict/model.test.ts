@@ -107,6 +107,24 @@ describe('plan', () => {
         expect(wider[0].launches[0].flops).toBeGreaterThan(fresh[0].launches[0].flops);
     });
 
+    it('times a graph shared by workloads once per profile; idle-adjusted tenants leave the cached timing unchanged', () => {
+        const p: DeviceProfile = { ...defaultProfile(), idlePenalty: { wallMs: 20, gpuMsPerPass: 0.3 } };
+        const open = mlpTenant('open', { kind: 'poisson', ratePerSecond: 2 });
+        // The same graph object in two workloads, open loop in one (idle-adjusted ops) and closed loop in the other.
+        const w1 = workload([open, mlpTenant('busy', { kind: 'closed', clients: 1, thinkMs: 0 })]);
+        const w2 = workload([{ ...open, arrival: { kind: 'closed', clients: 1, thinkMs: 0 } }]);
+        const fresh1 = predictWorkload(w1, p), fresh2 = predictWorkload(w2, p);
+        expect(fresh1.tenants[0].ops[0].soloMs).toBeGreaterThan(fresh2.tenants[0].ops[0].soloMs);
+        const memo = new PlanMemo();
+        for (let i = 0; i < 3; i++) {
+            expect(predictWorkload(w1, p, { memo })).toEqual(fresh1);
+            expect(predictWorkload(w2, p, { memo })).toEqual(fresh2);
+        }
+        // Another profile object is timed on its own.
+        const slower: DeviceProfile = { ...p, hostMeanFactor: { gpu: 2, wall: 1 } };
+        expect(predictWorkload(w2, slower, { memo })).toEqual(predictWorkload(w2, slower));
+    });
+
     it('keeps a memo bounded, dropping the least recently used signature first', () => {
         const memo = new PlanMemo(2);
         const launch = { name: 'x', family: 'copy', flops: 1, bytes: 1, workgroups: 1, effectiveFlops: 1 };
