@@ -7,8 +7,7 @@
 import type { AstNode } from 'langium';
 import { dtypeBytes, type IrOpKind } from '../../runtime/ir/types.js';
 import {
-    isBinaryExpr, isBoolLit, isCall, isDecimalLit, isDimVar, isInput, isIntLit, isLet, isModel, isNameRef, isNegation,
-    isOutput, isQuantityLit, isRepeat, isStringLit, isTuple,
+    isBinaryExpr, isDimVar, isInput, isLet, isModel, isNegation, isOutput,
     type Binding, type Call, type Expression, type Input, type Model, type Repeat,
 } from '../generated/ast.js';
 import { resolveDimVar } from '../references/bindings.js';
@@ -27,6 +26,11 @@ export interface AnalyseOptions {
      * the callee) from errors that only this instantiation causes (reported at the call).
      */
     standalone?: (model: Model) => ModelAnalysis | undefined;
+    /**
+     * Record per-expression info of the model's own body (`expressions`; default true). Off for
+     * instances: hover and the validator read expressions of standalone analyses only.
+     */
+    expressions?: boolean;
 }
 
 interface Frame {
@@ -48,7 +52,7 @@ const ERROR: Value = { kind: 'error' };
 
 /** Analyses a model: symbolic in the parameters not given in `options.args`. */
 export function analyseModel(model: Model, options: AnalyseOptions = {}): ModelAnalysis {
-    return new Evaluator(options.standalone ?? (() => undefined)).run(model, options.args ?? new Map());
+    return new Evaluator(options.standalone ?? (() => undefined)).run(model, options.args ?? new Map(), options.expressions ?? true);
 }
 
 class Evaluator {
@@ -57,8 +61,8 @@ class Evaluator {
 
     constructor(private readonly standalone: (model: Model) => ModelAnalysis | undefined) {}
 
-    run(model: Model, args: ReadonlyMap<string, number>): ModelAnalysis {
-        const frame = newFrame(model, [], true, Dim.one);
+    run(model: Model, args: ReadonlyMap<string, number>, record: boolean): ModelAnalysis {
+        const frame = newFrame(model, [], record, Dim.one);
         const params = new Map<string, Dim>();
         for (const p of model.params) {
             const given = args.get(p.name);
@@ -177,12 +181,14 @@ class Evaluator {
     private evalExpr(frame: Frame, expr: Expression | undefined, site?: string): Value {
         if (!expr) return ERROR; // incomplete text: the syntax error says what is missing
         const opsBefore = this.ops.length;
+        // Node kinds by $type (none of these has subtypes): cheaper than the reflection behind isCall & co.
+        const kind = expr.$type;
         let info: ExpressionInfo;
-        if (isCall(expr)) info = this.evalCall(frame, expr, site);
-        else if (isRepeat(expr)) info = { value: this.evalRepeat(frame, expr) };
+        if (kind === 'Call') info = this.evalCall(frame, expr, site);
+        else if (kind === 'Repeat') info = { value: this.evalRepeat(frame, expr) };
         else info = { value: this.evalSimple(frame, expr) };
         if (frame.record) {
-            if ((isCall(expr) || isRepeat(expr)) && !info.cost && info.value.kind !== 'error') {
+            if ((kind === 'Call' || kind === 'Repeat') && !info.cost && info.value.kind !== 'error') {
                 // Summed on first use (hover): validation never needs per-expression totals.
                 const ops = this.ops;
                 const end = ops.length;
@@ -195,17 +201,19 @@ class Evaluator {
     }
 
     private evalSimple(frame: Frame, expr: Expression): Value {
-        if (isIntLit(expr)) return { kind: 'dim', dim: Dim.of(expr.value) };
-        if (isDecimalLit(expr)) return { kind: 'number', value: expr.value };
-        if (isStringLit(expr)) return { kind: 'string', value: expr.value };
-        if (isBoolLit(expr)) return { kind: 'bool', value: expr.value };
-        if (isQuantityLit(expr)) return { kind: 'quantity', text: expr.value };
-        if (isTuple(expr)) return { kind: 'tuple', elements: expr.elements.map(e => this.evalExpr(frame, e)) };
-        if (isNameRef(expr)) {
-            const target = expr.ref.ref;
-            if (!target) return ERROR; // reported by linking
-            const key = isDimVar(target) ? resolveDimVar(target, frame.model) : target;
-            return frame.env.get(key) ?? ERROR;
+        switch (expr.$type) {
+            case 'NameRef': {
+                const target = expr.ref.ref;
+                if (!target) return ERROR; // reported by linking
+                const key = target.$type === 'DimVar' ? resolveDimVar(target, frame.model) : target;
+                return frame.env.get(key) ?? ERROR;
+            }
+            case 'IntLit': return { kind: 'dim', dim: Dim.of(expr.value) };
+            case 'DecimalLit': return { kind: 'number', value: expr.value };
+            case 'StringLit': return { kind: 'string', value: expr.value };
+            case 'BoolLit': return { kind: 'bool', value: expr.value };
+            case 'QuantityLit': return { kind: 'quantity', text: expr.value };
+            case 'Tuple': return { kind: 'tuple', elements: expr.elements.map(e => this.evalExpr(frame, e)) };
         }
         if (isNegation(expr)) {
             const v = this.evalExpr(frame, expr.operand);

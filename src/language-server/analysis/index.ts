@@ -17,7 +17,7 @@
  * - `TenancyAnalyzer` (services.analysis.Analyzer), cached until the next document change:
  *     standalone(model)            model on its own, every parameter symbolic (hover inside a model)
  *     atDefaults(model)            parameters with defaults constant, others symbolic
- *     instance(model, args)        concrete instantiation (a tenant's model line)
+ *     instance(model, args)        concrete instantiation (a tenant's model line; no `expressions`)
  *     tenant(tenant)               the tenant's instance, with its args + defaults resolved
  *     expression(node)             ExpressionInfo of an expression from its model's standalone analysis
  *     binding(node)                Value of a binding (param, dim var, input, let, output)
@@ -103,7 +103,8 @@ export class TenancyAnalyzer {
         }
         let analysis = byArgs.get(key);
         if (!analysis) {
-            analysis = analyseModel(model, { args, standalone: m => this.standalone(m) });
+            // Expression info is read from standalone analyses only (hover, validator): instances skip recording it.
+            analysis = analyseModel(model, { args, standalone: m => this.standalone(m), expressions: false });
             byArgs.set(key, analysis);
         }
         return analysis;

@@ -107,7 +107,7 @@ export interface ModelAnalysis {
     model: Model;
     /** Parameter values used: constants given by the caller, symbols for the rest. */
     params: Map<string, Dim>;
-    /** Per expression of this model's own body (not of inlined blocks). */
+    /** Per expression of this model's own body (not of inlined blocks); empty when analysed without them (instances). */
     expressions: Map<AstNode, ExpressionInfo>;
     /** Value bound by each of this model's bindings (inputs, lets, outputs, params, dim vars). */
     bindings: Map<Binding, Value>;
