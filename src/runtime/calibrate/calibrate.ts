@@ -29,7 +29,8 @@ import {
     PROFILE_SCHEMA_VERSION, parseProfile, profileKey, type CurvePoint, type DemandKind, type DeviceProfile, type FamilyProfile,
     type InterferencePair,
 } from '../predict/profile.js';
-import { kingmanWaitMs, normalQuantile } from '../predict/queueing.js';
+import { normalQuantile } from '../predict/queueing.js';
+import { contiguousBlocks, idlePenaltyFromPairs, levelledByTrial, mean, meanFactorFromTrials, medianOf, tailQuantile, type IdlePair } from './estimators.js';
 import { fitLine, prepareCase, robustStats, sequenceTimer, startAggressor, timeLaunches, timeSequence, type PreparedCase, type SequenceTimes } from './measure.js';
 import { calibrationCases, convCase, interferenceKernels, matmulCase, reluCase, type SyntheticCase } from './synthetic.js';
 
@@ -44,6 +45,11 @@ export interface CalibrateOptions {
     ladders?: { family: string; cases: SyntheticCase[] }[];
     interference?: Record<DemandKind, SyntheticCase>;
 }
+
+/** Mean idle gap (ms) before a request in the idle-penalty measurement: a Poisson stream's gaps at about 33 requests per second, bounded below and above. */
+const IDLE_GAP_MS = 30, IDLE_GAP_MIN_MS = 3, IDLE_GAP_MAX_MS = 150;
+/** Trials (contiguous blocks of idle/back-to-back pairs) the idle penalty is the median of. */
+const IDLE_TRIALS = 8;
 
 /** Bytes-basis families (memory kernels, by the stem before the dot: `copy.im2col` is a copy); everything else is interpolated over FLOPs. */
 const BYTES_FAMILIES = new Set(['elementwise', 'reduction', 'pool', 'copy', 'depthwise_conv2d']);
@@ -103,11 +109,14 @@ export async function calibrate(options: CalibrateOptions): Promise<DeviceProfil
         //    step 4, and the mean/median of launch and wall times for the host's mean factor.
         const points = new Map<string, CurvePoint[]>();
         const overheads: { passes: number; ms: number }[] = [];
-        const sums = { gpuMean: 0, gpuMedian: 0, wallMean: 0, wallMedian: 0 };
-        const mean = (xs: readonly number[]) => xs.reduce((s, x) => s + x, 0) / Math.max(1, xs.length);
+        // Per-launch: a stall lands on whichever op is running, so an op's mean time exceeds its median.
+        // Each round through all ladders is one trial of the host's mean/median factors (Σ means of
+        // that round), over the medians pooled over all rounds; the factor is the median over trials.
+        const ladderRounds = quick ? 2 : 5;
+        const trialSums = Array.from({ length: ladderRounds }, () => ({ gpuMean: 0, wallMean: 0 }));
+        const pooled = { gpuMedian: 0, wallMedian: 0 };
         // Per-case medians moved ±50% between runs on a shared 2-core host with 1.5 s per ladder: more samples, more rounds.
         const ladderBudgetMs = quick ? 500 : 4000;
-        const ladderRounds = quick ? 2 : 5;
         const runs: { family: string; cases: PreparedCase[]; reps: number; times: SequenceTimes[] }[] = [];
         for (const ladder of ladders) {
             const cases: PreparedCase[] = [];
@@ -126,9 +135,29 @@ export async function calibrate(options: CalibrateOptions): Promise<DeviceProfil
             const reps = Math.max(minReps, Math.min(maxReps, Math.round(ladderBudgetMs / Math.max(0.05, robustStats(warm.walls).median))));
             runs.push({ family: ladder.family, cases, reps: Math.ceil(reps / ladderRounds), times: [] });
         }
+        // The mid-size request of step 5 (a conv and two matmuls in one submission, as a tenant's
+        // request) runs in every round too, so its jitter is sampled over the same window as the ladders.
+        const requestCases = [convCase(16, 32, 32, 3), matmulCase(128, 128, 128), matmulCase(96, 256, 64)];
+        const req = await Promise.all(requestCases.map(c => prep(a, c)));
+        await timeSequence(a.device, req, 2, signal);
+        const jitterRuns: SequenceTimes[] = [];
+        const jitterReps = Math.ceil((quick ? 30 : 100) / ladderRounds);
         for (let round = 0; round < ladderRounds; round++) {
             for (const run of runs) run.times.push(await timeSequence(a.device, run.cases, run.reps, signal));
+            jitterRuns.push(await timeSequence(a.device, req, jitterReps, signal));
         }
+        /** Adds a request's times to the trial sums (round by round) and the pooled medians. */
+        const addHostSamples = (perRound: SequenceTimes[]) => {
+            const rounds = perRound.length;
+            for (let ci = 0; ci < perRound[0].launches.length; ci++) {
+                for (let li = 0; li < perRound[0].launches[ci].length; li++) {
+                    pooled.gpuMedian += robustStats(perRound.flatMap(x => x.launches[ci][li])).median;
+                    perRound.forEach((x, r) => { trialSums[r % rounds].gpuMean += mean(x.launches[ci][li]); });
+                }
+            }
+            pooled.wallMedian += robustStats(perRound.flatMap(x => x.walls)).median;
+            perRound.forEach((x, r) => { trialSums[r % rounds].wallMean += mean(x.walls); });
+        };
         for (const run of runs) {
             const t: SequenceTimes = {
                 launches: run.cases.map((c, ci) => c.steps.map((_, li) => run.times.flatMap(x => x.launches[ci][li]))),
@@ -153,11 +182,10 @@ export async function calibrate(options: CalibrateOptions): Promise<DeviceProfil
                 tick(`${run.family}: ${c.shape} ${total.toFixed(3)} ms${flops > 0 ? ` (${(flops / total / 1e6).toFixed(2)} GFLOP/s)` : ''}`);
             });
             overheads.push({ passes: t.passes, ms: robustStats(t.walls.map((w, r) => w - t.gpu[r])).median });
-            // Per launch: a stall lands on whichever op is running, so an op's mean time exceeds its median.
-            for (const c of t.launches) for (const xs of c) { sums.gpuMean += mean(xs); sums.gpuMedian += robustStats(xs).median; }
-            sums.wallMean += mean(t.walls); sums.wallMedian += robustStats(t.walls).median;
+            addHostSamples(run.times);
             for (const p of run.cases) { p.destroy(); prepared.splice(prepared.indexOf(p), 1); }
         }
+        addHostSamples(jitterRuns);
         const families: Record<string, FamilyProfile> = {};
         for (const [fam, pts] of points) {
             const basis = BYTES_FAMILIES.has(fam.split('.')[0]) || pts.every(p => p.flops === 0) ? 'bytes' : 'flops';
@@ -180,84 +208,63 @@ export async function calibrate(options: CalibrateOptions): Promise<DeviceProfil
         const submitOverheadMs = Math.max(0, line.intercept + Math.min(0, line.slope) * robustStats(overheads.map(o => o.passes)).median);
         tick(`dispatch overhead ${(dispatchOverheadMs * 1000).toFixed(1)} µs per pass, submit ${(submitOverheadMs * 1000).toFixed(0)} µs per request`);
 
-        // 5. Service jitter of a mid-size request (a conv and two matmuls in one submission, as a tenant's request).
-        const requestCases = [convCase(16, 32, 32, 3), matmulCase(128, 128, 128), matmulCase(96, 256, 64)];
-        const req = await Promise.all(requestCases.map(c => prep(a, c)));
-        await timeSequence(a.device, req, 2, signal);
-        const jitter = await timeSequence(a.device, req, quick ? 30 : 100, signal);
-        const walled = jitter.walls;
-        for (const c of jitter.launches) for (const xs of c) { sums.gpuMean += mean(xs); sums.gpuMedian += robustStats(xs).median; }
-        sums.wallMean += mean(walled); sums.wallMedian += robustStats(walled).median;
-        const { median: requestMedian, cv: serviceCv } = robustStats(walled);
-        const sortedWalls = [...walled].sort((x, y) => x - y);
-        const quantile = (q: number) => {
-            const h = (sortedWalls.length - 1) * q, lo = Math.floor(h), hi = Math.min(lo + 1, sortedWalls.length - 1);
-            return sortedWalls[lo] + (h - lo) * (sortedWalls[hi] - sortedWalls[lo]);
+        // 5. Service jitter of the mid-size request, sampled in every round of step 2.
+        const jitter: SequenceTimes = {
+            launches: req.map((c, ci) => c.steps.map((_, li) => jitterRuns.flatMap(x => x.launches[ci][li]))),
+            walls: jitterRuns.flatMap(x => x.walls), gpu: jitterRuns.flatMap(x => x.gpu), passes: jitterRuns[0].passes,
         };
-        const tailAt = (q: number) => Math.max(0, quantile(q) - requestMedian * (1 + normalQuantile(q) * serviceCv));
+        const walled = jitter.walls;
+        // The CV within each round (the jitter of a request at one host state), the median over rounds: the
+        // CV of all walls pooled swung 3.5…60% between calibrations as other processes came and went.
+        const requestMedian = robustStats(walled).median;
+        const serviceCv = medianOf(jitterRuns.map(x => robustStats(x.walls).cv));
+        // Tails within a host state (each round levelled to the pooled median: a round a burst slowed as a whole is
+        // load, not tail), by peaks over p80 (estimators.ts tailQuantile): an empirical p99 of 100 walls is their
+        // largest one or two.
+        const levelled = levelledByTrial(jitterRuns.map(x => x.walls));
+        const tailAt = (q: number) => Math.max(0, tailQuantile(levelled, q) - requestMedian * (1 + normalQuantile(q) * serviceCv));
         const serviceTailMs = { p90: tailAt(0.9), p95: tailAt(0.95), p99: tailAt(0.99) };
         // Means over medians of every request timed above: what the host's stalls (other processes on the
-        // cores a software adapter computes on) add to an average request, GPU time and wall time.
+        // cores a software adapter computes on) add to an average request, GPU time and wall time; the
+        // median over the rounds (trials), so one round a burst of other work landed on cannot carry it.
         const hostMeanFactor = {
-            gpu: Math.max(1, sums.gpuMedian > 0 ? sums.gpuMean / sums.gpuMedian : 1),
-            wall: Math.max(1, sums.wallMedian > 0 ? sums.wallMean / sums.wallMedian : 1),
+            gpu: meanFactorFromTrials(trialSums.map(t => t.gpuMean), pooled.gpuMedian),
+            wall: meanFactorFromTrials(trialSums.map(t => t.wallMean), pooled.wallMedian),
         };
-        tick(`service jitter (robust CV) ${(serviceCv * 100).toFixed(1)}%, tail beyond it at p99 ${serviceTailMs.p99.toFixed(2)} ms; mean/median ${hostMeanFactor.gpu.toFixed(2)} (GPU) ${hostMeanFactor.wall.toFixed(2)} (wall)`);
+        tick(`service jitter (robust CV) ${(serviceCv * 100).toFixed(1)}%, tail beyond it at p99 ${serviceTailMs.p99.toFixed(2)} ms; mean/median ${hostMeanFactor.gpu.toFixed(2)} (GPU) ${hostMeanFactor.wall.toFixed(2)} (wall), per round ${trialSums.map(t => (t.wallMean / pooled.wallMedian).toFixed(2)).join(' ')}`);
 
-        // 5b. The same request as an open-loop Poisson stream, arrivals waited for on timers as the
-        //     runtime's phase loop does, latency from arrival to completion: on a software adapter a
-        //     request that finds the device idle takes longer (the driver's worker threads sleep,
-        //     other processes take the cores and caches in the gap, the wake-up is late). At two
-        //     rates the extra time per idle arrival `a` solves mean latency = S' + W(S') with
-        //     S' = (S + a)/(1 + aλ) — the model's own form (latency.ts idleAdjustment) — and the
-        //     extra GPU time per pass comes from the passes' mean over back to back.
-        // Means, as the model predicts means (the stream's stalls after idle gaps are part of what it pays),
-        // winsorized at the 97.5th percentile on both sides: plain means of 80 such latencies ranged
-        // +2.4…+15 ms between calibrations a few minutes apart, driven by two or three stalls.
-        const winsorized = (xs: readonly number[]) => {
-            const sorted = [...xs].sort((x, y) => x - y), cap = sorted[Math.min(sorted.length - 1, Math.floor(0.975 * sorted.length))];
-            return mean(xs.map(x => Math.min(x, cap)));
-        };
-        const backToBack = winsorized(walled), passes = jitter.passes;
-        const penalties: { wallMs: number; gpuMsPerPass: number }[] = [];
+        // 5b. What a request that finds the device idle pays beyond back to back, measured as the
+        //     runtime's phase loop meets it: arrivals after idle gaps of a Poisson stream (exponential,
+        //     mean IDLE_GAP_MS) waited for on timers, latency from the scheduled arrival to completion
+        //     seen by this process (the driver's worker threads sleep, other processes take the cores
+        //     and caches in the gap, the wake-up is late). Each idle request is paired with the same
+        //     request run right after it, back to back, so load drifting over the measurement cancels
+        //     in the difference; the figures are medians of the means of IDLE_TRIALS short trials
+        //     (estimators.ts idlePenaltyFromPairs). The earlier estimate (one open-loop stream at two
+        //     rates of ~0.25 of the request's capacity, the model's queueing form solved for the
+        //     penalty) ranged +2.0…+13.3 ms between calibrations: near ρ ≈ 0.7 the mean latency
+        //     hardly moves with the penalty, so small noise in it moved the solution a lot.
+        const idlePairs: IdlePair[] = [];
         let seed = 0x9e3779b9;
         const uniform = () => { seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0; return (seed + 0.5) / 4294967296; };
         const stream = sequenceTimer(a.device, req);
-        for (const load of [0.2, 0.35]) {
-            signal?.throwIfAborted();
-            const lambda = load / backToBack; // per ms
-            const latencies: number[] = [], gpuTimes: number[] = [];
-            const start = performance.now();
-            let arrival = 0;
-            for (let r = 0; r < (quick ? 15 : 120); r++) {
-                arrival += -Math.log(uniform()) / lambda;
-                const wait = start + arrival - performance.now();
-                if (wait > 0) await new Promise<void>(resolve => setTimeout(resolve, wait));
-                const t = await stream.run(1, signal);
-                latencies.push(performance.now() - (start + arrival));
-                gpuTimes.push(t.gpu[0]);
+        try {
+            await stream.run(2, signal);
+            for (let i = 0; i < (quick ? IDLE_TRIALS * 3 : IDLE_TRIALS * 12); i++) {
+                const gap = Math.min(IDLE_GAP_MAX_MS, Math.max(IDLE_GAP_MIN_MS, -Math.log(uniform()) * IDLE_GAP_MS));
+                const arrival = performance.now() + gap;
+                await new Promise<void>(resolve => setTimeout(resolve, gap));
+                const idle = await stream.run(1, signal);
+                const idleWallMs = performance.now() - arrival;
+                const busy = await stream.run(2, signal);
+                idlePairs.push({ idleWallMs, idleGpuMs: idle.gpu[0], backToBackWallMs: mean(busy.walls), backToBackGpuMs: mean(busy.gpu) });
             }
-            const measured = winsorized(latencies);
-            const latencyWith = (extra: number) => {
-                const sAdj = (backToBack + extra) / (1 + extra * lambda);
-                const rho = lambda * sAdj;
-                return rho >= 1 ? Infinity : sAdj + kingmanWaitMs(rho, sAdj, 1, serviceCv * serviceCv);
-            };
-            let lo = 0, hi = 200;
-            if (latencyWith(0) >= measured) hi = 0;
-            for (let i = 0; i < 50 && hi > 0; i++) { const mid = (lo + hi) / 2; if (latencyWith(mid) < measured) lo = mid; else hi = mid; }
-            const wallMs = hi;
-            const pIdle = Math.max(0.1, 1 - lambda * (backToBack + wallMs) / (1 + wallMs * lambda));
-            const gpuMsPerPass = Math.max(0, (winsorized(gpuTimes) - winsorized(jitter.gpu)) / passes / pIdle);
-            // The fixed part: what remains of the extra wall time beyond its passes' extra GPU time.
-            penalties.push({ wallMs: Math.max(0, wallMs - passes * gpuMsPerPass), gpuMsPerPass });
+        } finally {
+            stream.destroy();
         }
-        stream.destroy();
-        const idlePenalty = {
-            wallMs: mean(penalties.map(p => p.wallMs)),
-            gpuMsPerPass: mean(penalties.map(p => p.gpuMsPerPass)),
-        };
-        tick(`open loop: a request that finds the device idle takes +${idlePenalty.wallMs.toFixed(2)} ms, and +${idlePenalty.gpuMsPerPass.toFixed(3)} ms per pass`);
+        const idleEstimate = idlePenaltyFromPairs(idlePairs, jitter.passes, IDLE_TRIALS);
+        const idlePenalty = { wallMs: idleEstimate.wallMs, gpuMsPerPass: idleEstimate.gpuMsPerPass };
+        tick(`idle arrivals: a request that finds the device idle takes +${idlePenalty.wallMs.toFixed(2)} ms, and +${idlePenalty.gpuMsPerPass.toFixed(3)} ms per pass (trials ${idleEstimate.trialsMs.map(x => x.toFixed(1)).join(' ')} ms)`);
 
         // 6. Interference on a second device (second adapter ⇒ second queue).
         const { dev: b } = await openDevice(gpu, options.preference ?? 'auto', 'calibrate-aggressor');
@@ -308,14 +315,12 @@ export async function calibrate(options: CalibrateOptions): Promise<DeviceProfil
         } finally {
             await agg.stop();
         }
-        const coSorted = [...coWalls].sort((x, y) => x - y);
-        const coQuantile = (q: number) => {
-            const h = (coSorted.length - 1) * q, lo = Math.floor(h), hi = Math.min(lo + 1, coSorted.length - 1);
-            return coSorted[lo] + (h - lo) * (coSorted[hi] - coSorted[lo]);
-        };
         const coMean = mean(coWalls);
         const coCv = robustStats(coWalls).cv;
-        const coTailAt = (q: number) => Math.max(0, coQuantile(q) - coMean * (1 + normalQuantile(q) * coCv));
+        // Levelled over 5 contiguous trials and by peaks over p80, as serviceTailMs: the empirical p99 of 150 walls
+        // (their one or two largest) ranged 27…59 ms between calibrations.
+        const coLevelled = levelledByTrial(contiguousBlocks(coWalls, 5));
+        const coTailAt = (q: number) => Math.max(0, tailQuantile(coLevelled, q) - coMean * (1 + normalQuantile(q) * coCv));
         const corunTailMs = { p90: coTailAt(0.9), p95: coTailAt(0.95), p99: coTailAt(0.99) };
         tick(`co-running: request tail beyond its normal body at p99 ${corunTailMs.p99.toFixed(2)} ms (alone ${serviceTailMs.p99.toFixed(2)} ms)`);
 

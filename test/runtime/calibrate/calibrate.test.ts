@@ -37,6 +37,19 @@ describe.skipIf(!hasAdapter)('calibrate (tiny shapes)', () => {
         for (const p of profile.interference.pairs) expect(p.slowdown).toBeGreaterThan(0);
         expect(progress.at(-1)).toBe(1);
         expect(profile.hostLoad?.cores).toBeGreaterThan(0);
+        // Host effects: measured, finite, in their ranges (factors ≥ 1, penalties and tails ≥ 0).
+        expect(profile.hostMeanFactor?.gpu).toBeGreaterThanOrEqual(1);
+        expect(profile.hostMeanFactor?.wall).toBeGreaterThanOrEqual(1);
+        expect(Number.isFinite(profile.hostMeanFactor?.wall)).toBe(true);
+        expect(profile.idlePenalty?.wallMs).toBeGreaterThanOrEqual(0);
+        expect(profile.idlePenalty?.gpuMsPerPass).toBeGreaterThanOrEqual(0);
+        expect(Number.isFinite(profile.idlePenalty?.wallMs)).toBe(true);
+        expect(profile.serviceCv).toBeGreaterThanOrEqual(0);
+        expect(profile.serviceCvAtMs).toBeGreaterThan(0);
+        for (const tail of [profile.serviceTailMs, profile.corunTailMs]) {
+            expect(tail?.p90).toBeGreaterThanOrEqual(0);
+            expect(Number.isFinite(tail?.p99)).toBe(true);
+        }
         // The model runs on what was measured.
         const w = predictWorkload(workload([mlpTenant('a', { kind: 'closed', clients: 1, thinkMs: 0 })]), profile);
         expect(w.tenants[0].serviceMs).toBeGreaterThan(0);
