@@ -4,7 +4,10 @@
  * on the device profile found for this workspace (calibrated on synthetic shapes that none of
  * these workloads use — no fitting to the test set).
  *
- *   node bench/bundle-and-run.mjs bench/accuracy/run.ts [--profile P] [--duration-ms N] [--only NAME] [--repeat N] [--no-zoo] [--verbose] [--capacity]
+ *   node bench/bundle-and-run.mjs bench/accuracy/run.ts [--profile P] [--also-profiles P2,P3…] [--duration-ms N] [--only NAME] [--repeat N] [--no-zoo] [--verbose] [--capacity]
+ *
+ * --also-profiles scores further profiles (other calibrations) against the same measurements:
+ * how much of the error is the calibration, with the host's run-to-run noise held fixed.
  *
  * Reports MAPE per op kind (solo GPU time per op), per tenant mean latency (solo phase) and
  * co-run p99 and mean (co-run phase), the worst cases, and writes bench/.work/accuracy.json.
@@ -98,6 +101,10 @@ async function main(): Promise<void> {
     // --capacity: every distinct tenant alone and closed-loop (what the open-loop rates in workloads.ts are sized from).
     const set = args.includes('--capacity') ? closedLoopProbes(evaluation) : evaluation;
     const noise: Samples = { ops: new Map(), tenantMean: [], tenantP50: [], corunP99: [], corunMean: [], slowdown: [] };
+    const others = (flag('--also-profiles')?.split(',').filter(Boolean) ?? []).map(f => ({
+        file: f, profile: readProfileFile(resolve(f)),
+        samples: { ops: new Map(), tenantMean: [], tenantP50: [], corunP99: [], corunMean: [], slowdown: [] } as Samples,
+    }));
     for (const ir of set) {
         const pred = predictWorkload(ir, profile);
         let first: Results | undefined;
@@ -109,6 +116,7 @@ async function main(): Promise<void> {
             if (rep === 0) {
                 first = res;
                 compare(ir, pred, res, out);
+                for (const o of others) compare(ir, predictWorkload(ir, o.profile), res, o.samples);
             } else if (first) {
                 // The first run stands in for the prediction: how far two measurements of the same thing differ here.
                 compare(ir, asPrediction(pred, first), res, noise);
@@ -144,6 +152,14 @@ async function main(): Promise<void> {
     // Signed bias: a model that is systematically low or high shows here, noise does not.
     const bias = (xs: Sample[]) => (xs.length ? `${(100 * xs.reduce((sum, x) => sum + (x.predicted - x.measured) / x.measured, 0) / xs.length).toFixed(1)}%` : '—');
     lines.push('', `Mean signed error (bias): all ops ${bias(allOps)}, tenant mean ${bias(out.tenantMean)}, co-run p99 ${bias(out.corunP99)}.`);
+    if (others.length > 0) {
+        lines.push('', '## Other calibrations scored against the same measurements (run 1)', '', '| profile | host effects (CV, mean factor GPU/wall, idle penalty ms + per pass) | all ops | tenant mean | co-run p99 |', '|---|---|---:|---:|---:|');
+        for (const o of [{ file: located.file ?? 'default', profile, samples: out }, ...others]) {
+            const p = o.profile, ops = [...o.samples.ops.values()].flat();
+            const host = `${(100 * p.serviceCv).toFixed(0)}%, ${p.hostMeanFactor ? `${p.hostMeanFactor.gpu.toFixed(2)}/${p.hostMeanFactor.wall.toFixed(2)}` : '—'}, ${p.idlePenalty ? `${p.idlePenalty.wallMs.toFixed(2)} + ${p.idlePenalty.gpuMsPerPass.toFixed(3)}` : '—'}`;
+            lines.push(`| ${o.file} | ${host} | ${mape(ops).toFixed(1)}% | ${mape(o.samples.tenantMean).toFixed(1)}% | ${mape(o.samples.corunP99).toFixed(1)}% |`);
+        }
+    }
     const worst = (xs: Sample[], n: number) => [...xs].sort((a, b) => b.ape - a.ape).slice(0, n);
     lines.push('', '## Worst cases (ms)', '', '| workload | what | predicted | measured | error |', '|---|---|---:|---:|---:|');
     for (const s of [...worst(allOps, 6), ...worst(out.tenantMean, 3), ...worst(out.corunP99, 4), ...worst(out.slowdown, 3)]) lines.push(row(s));

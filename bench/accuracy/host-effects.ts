@@ -1,0 +1,49 @@
+/**
+ * The host-effect figures of several device profiles side by side (how repeatable calibration's
+ * host effects are): service CV and tails, co-run tail, host mean/median factors, idle penalty,
+ * with each figure's spread (max / min) over the profiles.
+ *
+ *   node bench/bundle-and-run.mjs bench/accuracy/host-effects.ts PROFILE.json [PROFILE.json …]
+ *
+ * Profiles come from `tenancy calibrate --json --no-workspace-copy > P.json` (or the workspace's
+ * .tenancy/device-profile.json).
+ */
+import { resolve } from 'node:path';
+import { readProfileFile } from '../../src/runtime/predict/profile-store.js';
+import type { DeviceProfile } from '../../src/runtime/predict/profile.js';
+
+const files = process.argv.slice(2);
+if (files.length === 0) {
+    console.error('usage: host-effects.ts PROFILE.json [PROFILE.json …] (profiles written by tenancy calibrate --json)');
+    process.exit(64);
+}
+const profiles = files.map(f => ({ file: f, profile: readProfileFile(resolve(f)) }));
+
+const figures: [string, (p: DeviceProfile) => number | undefined][] = [
+    ['host load before → after', () => undefined],
+    ['service CV', p => p.serviceCv],
+    ['request median (serviceCvAtMs), ms', p => p.serviceCvAtMs],
+    ['service tail p99, ms', p => p.serviceTailMs?.p99],
+    ['co-run tail p99, ms', p => p.corunTailMs?.p99],
+    ['host mean factor, GPU', p => p.hostMeanFactor?.gpu],
+    ['host mean factor, wall', p => p.hostMeanFactor?.wall],
+    ['idle penalty, ms', p => p.idlePenalty?.wallMs],
+    ['idle penalty per pass, ms', p => p.idlePenalty?.gpuMsPerPass],
+    ['idle penalty of a 10-pass request, ms', p => (p.idlePenalty ? p.idlePenalty.wallMs + 10 * p.idlePenalty.gpuMsPerPass : undefined)],
+];
+const fmt = (x: number | undefined) => (x === undefined || !Number.isFinite(x) ? '—' : Math.abs(x) >= 10 ? x.toFixed(1) : x.toFixed(3));
+const lines = [
+    `| figure | ${profiles.map(p => p.file.replace(/^.*\//, '')).join(' | ')} | spread (max/min) |`,
+    `|---|${profiles.map(() => '---:').join('|')}|---:|`,
+];
+for (const [name, get] of figures) {
+    if (name.startsWith('host load')) {
+        lines.push(`| ${name} | ${profiles.map(({ profile: p }) => (p.hostLoad ? `${p.hostLoad.before.toFixed(1)} → ${p.hostLoad.after.toFixed(1)}` : '—')).join(' | ')} | |`);
+        continue;
+    }
+    const xs = profiles.map(({ profile }) => get(profile));
+    const known = xs.filter((x): x is number => x !== undefined && Number.isFinite(x));
+    const spread = known.length >= 2 && Math.min(...known) > 0 ? `${(Math.max(...known) / Math.min(...known)).toFixed(2)}×` : known.length >= 2 ? '∞' : '—';
+    lines.push(`| ${name} | ${xs.map(fmt).join(' | ')} | ${spread} |`);
+}
+console.log(lines.join('\n'));
