@@ -37,6 +37,8 @@ interface Frame {
     model: Model;
     env: Map<Binding, Value>;
     prefix: string[];
+    /** `prefix` joined by '/', ending in '/' unless empty: tensor ids are this plus a name. */
+    idPrefix: string;
     names: Set<string>;
     counters: Map<string, number>;
     /** Whether this frame records per-expression info (only the analysed model's own body). */
@@ -147,7 +149,7 @@ class Evaluator {
             }
         }
         if (!ok) return ERROR;
-        return { kind: 'tensor', tensor: { id: [...frame.prefix, input.name].join('/'), dtype: input.dtype, shape } };
+        return { kind: 'tensor', tensor: { id: frame.idPrefix + input.name, dtype: input.dtype, shape } };
     }
 
     /** Binds a block input to the caller's tensor, unifying each declared dim with the actual one. */
@@ -257,7 +259,7 @@ class Evaluator {
             frame.issues.push(...issues);
             if (!result) return { value: ERROR, callee: { kind: 'operator', name: name as IrOpKind } };
             const opName = uniqueName(frame, site, name);
-            const output: TensorValue = { id: [...frame.prefix, opName].join('/'), dtype: result.dtype, shape: result.shape };
+            const output: TensorValue = { id: frame.idPrefix + opName, dtype: result.dtype, shape: result.shape };
             this.ops.push({
                 path: [...frame.prefix, opName], kind: name as IrOpKind, node: call, inputs: result.inputs.map(t => t.id),
                 output, attrs: result.attrs, weights: result.weights, cost: result.cost, count: frame.count,
@@ -387,7 +389,8 @@ function sameType(a: TensorValue, b: TensorValue): boolean {
 }
 
 function newFrame(model: Model, prefix: string[], record: boolean, count: Dim): Frame {
-    return { model, env: new Map(), prefix, names: new Set(), counters: new Map(), record, expressions: new Map(), issues: [], count, outputs: [] };
+    const idPrefix = prefix.length > 0 ? `${prefix.join('/')}/` : '';
+    return { model, env: new Map(), prefix, idPrefix, names: new Set(), counters: new Map(), record, expressions: new Map(), issues: [], count, outputs: [] };
 }
 
 /** A path segment unique in its frame: the bound name when given (`y`, then `y.1`), else `<base>.<n>`. */
