@@ -75,6 +75,12 @@ export function declareBindings(specs: readonly BindingSpec[]): string {
     }).join('\n');
 }
 
+/** A kernel's WGSL text built on first use: planning and prediction read descriptions, only compiling reads the text. */
+export function lazyText(build: () => string): () => string {
+    let text: string | undefined;
+    return () => (text ??= build());
+}
+
 /** The contract's binding list (role + access) from specs. */
 export function bindingList(specs: readonly BindingSpec[]): KernelDescription['bindings'] {
     return specs.map(b => ({ role: b.role, access: b.access }));

@@ -26,7 +26,7 @@ import type { DeviceCaps, Epilogue, KernelDescription, KernelRequest, LaunchBuff
 import {
     KernelError, at, boolAttr, checkEpilogue, checkLaunch, declareBindings, bindingList, epilogueBindings,
     epilogueFn, epilogueKey, expectInputs, expectOutputShape, fmtShape, fold1D, intSuffix, numAttr, numel,
-    u, unknownVariant, type BindingSpec,
+    lazyText, u, unknownVariant, type BindingSpec,
 } from './common.js';
 
 /** Named variants every GEMM-shaped op accepts (capped_<W> and splitk_<S> take any positive integer). */
@@ -193,117 +193,119 @@ function regblockGemm(c: GemmConfig, v: Extract<GemmVariant, { kind: 'regblock' 
     const B = `t_${c.bRole.replace(/[^A-Za-z0-9_]/g, '_')}`;
     const O = `t_${storeRole.replace(/[^A-Za-z0-9_]/g, '_')}`;
 
-    const L: string[] = [];
-    if (sg) L.push('enable subgroups;');
-    L.push(declareBindings(specs));
-    L.push(batchOffsetFn('a_off', c.outLead, c.aLead, M * K));
-    L.push(batchOffsetFn('b_off', c.outLead, c.bLead, K * LDB));
-    if (!split) L.push(epilogueFn(c.epilogue, c.ownBias));
-    L.push(`fn mm_tile(b: u32, tr: u32, tc: u32, ks: u32, lx: u32, ly: u32) {`);
-    L.push(`  let row0 = (tr * ${u(WGY)} + ly) * ${u(TM)};`);
-    L.push(`  let col0 = (tc * ${u(WGX)} + lx) * ${u(TN)};`);
-    L.push(`  let aBase = a_off(b);`, `  let bBase = b_off(b);`);
-    // Clamp rows/cols for loads so every read stays in bounds; stores are guarded below.
-    for (let r = 0; r < TM; r++) {
-        L.push(rowsExact ? `  let ar${r} = aBase + (row0 + ${u(r)}) * ${u(K)};` : `  let ar${r} = aBase + min(row0 + ${u(r)}, ${u(M - 1)}) * ${u(K)};`);
-    }
-    for (let cv = 0; cv < CV; cv++) {
-        if (colsExact) L.push(`  let bc${cv} = col0 + ${u(4 * cv)};`);
-        else if (bVec) L.push(`  let bc${cv} = min(col0 + ${u(4 * cv)}, ${u(LDB - 4)});`);
-        else L.push(`  let bc${cv} = col0 + ${u(4 * cv)};`);
-    }
-    for (let r = 0; r < TM; r++) for (let cv = 0; cv < CV; cv++) L.push(`  var acc${r}_${cv} = vec4<f32>(0.0);`);
-    const loadB = (kExpr: string, cv: number): string => {
-        if (bVec) return `${B}[(bBase + (${kExpr}) * ${u(LDB)} + bc${cv}) >> 2u]`;
-        const idx = (j: number) => `${B}[bBase + (${kExpr}) * ${u(LDB)} + min(bc${cv} + ${u(j)}, ${u(N - 1)})]`;
-        return `vec4<f32>(${idx(0)}, ${idx(1)}, ${idx(2)}, ${idx(3)})`;
-    };
-    const loadA4 = (r: number): string => aVec
-        ? `${A}[(ar${r} + k) >> 2u]`
-        : `vec4<f32>(${A}[ar${r} + k], ${A}[ar${r} + k + 1u], ${A}[ar${r} + k + 2u], ${A}[ar${r} + k + 3u])`;
-    if (split) {
-        L.push(`  let kBegin = ks * ${u(KC)};`, `  let kEnd = min(kBegin + ${u(KC)}, ${u(K)});`);
-    } else {
-        L.push(`  _ = ks;`, `  let kBegin = 0u;`, `  let kEnd = ${u(K)};`);
-    }
-    if (sg) {
-        // Blocks of WGX k-steps: lane lx loads A[row][k + lx] for each of its rows; step kk
-        // broadcasts lane kk's value, so each A element is loaded once per subgroup.
-        L.push(`  let kEnd4 = kBegin + ((kEnd - kBegin) / ${u(WGX)}) * ${u(WGX)};`);
-        if (rowLoads) L.push(rowsExact ? `  let arL = aBase + (row0 + lx) * ${u(K)};` : `  let arL = aBase + min(row0 + lx, ${u(M - 1)}) * ${u(K)};`);
-        L.push(`  for (var k = kBegin; k < kEnd4; k = k + ${u(WGX)}) {`);
-        if (rowLoads) for (let h = 0; h < WGX / 4; h++) L.push(`    let al${h} = ${A}[(arL + k + ${u(4 * h)}) >> 2u];`);
-        else for (let r = 0; r < TM; r++) L.push(`    let a${r} = ${A}[ar${r} + k + lx];`);
-        for (let kk = 0; kk < WGX; kk++) {
-            for (let cv = 0; cv < CV; cv++) L.push(`    let b${kk}_${cv} = ${loadB(`k + ${u(kk)}`, cv)};`);
-            for (let r = 0; r < TM; r++) {
-                L.push(rowLoads ? `    let s${kk}_${r} = subgroupBroadcast(al${kk >> 2}.${'xyzw'[kk & 3]}, ${u(r)});` : `    let s${kk}_${r} = subgroupBroadcast(a${r}, ${u(kk)});`);
-                for (let cv = 0; cv < CV; cv++) L.push(`    acc${r}_${cv} = acc${r}_${cv} + s${kk}_${r} * b${kk}_${cv};`);
-            }
-        }
-        L.push('  }');
-    } else {
-        L.push(`  let kEnd4 = kBegin + ((kEnd - kBegin) / 4u) * 4u;`);
-        L.push(`  for (var k = kBegin; k < kEnd4; k = k + 4u) {`);
-        for (let r = 0; r < TM; r++) L.push(`    let a${r} = ${loadA4(r)};`);
-        for (let kk = 0; kk < 4; kk++) for (let cv = 0; cv < CV; cv++) L.push(`    let b${kk}_${cv} = ${loadB(`k + ${u(kk)}`, cv)};`);
-        for (let r = 0; r < TM; r++) for (let cv = 0; cv < CV; cv++) {
-            L.push(`    acc${r}_${cv} = acc${r}_${cv} + a${r}.x * b0_${cv} + a${r}.y * b1_${cv} + a${r}.z * b2_${cv} + a${r}.w * b3_${cv};`);
-        }
-        L.push('  }');
-    }
-    if (K % kAlign !== 0 || split) {
-        L.push(`  for (var k = kEnd4; k < kEnd; k = k + 1u) {`);
-        for (let cv = 0; cv < CV; cv++) L.push(`    let b_${cv} = ${loadB('k', cv)};`);
+    const dispatch: [number, number, number] = cap > 0 ? [cap, 1, 1] : [tilesN, tilesM, batch * S];
+    // The WGSL text is built when first asked for (compiling a kernel): planning and prediction read only the description.
+    const buildCode = (): string => {
+        const L: string[] = [];
+        if (sg) L.push('enable subgroups;');
+        L.push(declareBindings(specs));
+        L.push(batchOffsetFn('a_off', c.outLead, c.aLead, M * K));
+        L.push(batchOffsetFn('b_off', c.outLead, c.bLead, K * LDB));
+        if (!split) L.push(epilogueFn(c.epilogue, c.ownBias));
+        L.push(`fn mm_tile(b: u32, tr: u32, tc: u32, ks: u32, lx: u32, ly: u32) {`);
+        L.push(`  let row0 = (tr * ${u(WGY)} + ly) * ${u(TM)};`);
+        L.push(`  let col0 = (tc * ${u(WGX)} + lx) * ${u(TN)};`);
+        L.push(`  let aBase = a_off(b);`, `  let bBase = b_off(b);`);
+        // Clamp rows/cols for loads so every read stays in bounds; stores are guarded below.
         for (let r = 0; r < TM; r++) {
-            L.push(`    let a${r} = ${aVec ? `${A}[(ar${r} + k) >> 2u][k & 3u]` : `${A}[ar${r} + k]`};`);
-            for (let cv = 0; cv < CV; cv++) L.push(`    acc${r}_${cv} = acc${r}_${cv} + a${r} * b_${cv};`);
+            L.push(rowsExact ? `  let ar${r} = aBase + (row0 + ${u(r)}) * ${u(K)};` : `  let ar${r} = aBase + min(row0 + ${u(r)}, ${u(M - 1)}) * ${u(K)};`);
         }
-        L.push('  }');
-    }
-    // Stores.
-    L.push(split ? `  let oBase = (ks * ${u(batch)} + b) * ${u(M * N)};` : `  let oBase = b * ${u(M * N)};`);
-    const rowCh = (c.channelGroups ?? 1) > 1 ? `row + (b % ${u(c.channelGroups!)}) * ${u(M)}` : 'row';
-    const ch = (j: number) => c.channel === 'col' ? `col + ${u(j)}` : rowCh;
-    for (let r = 0; r < TM; r++) {
-        L.push(`  {`, `    let row = row0 + ${u(r)};`);
         for (let cv = 0; cv < CV; cv++) {
-            L.push(`    {`, `      let col = col0 + ${u(4 * cv)};`, `      let i = oBase + row * ${u(N)} + col;`);
-            const val = (j: number) => split ? `acc${r}_${cv}[${j}]` : `epilogue(acc${r}_${cv}[${j}], i + ${u(j)}, ${ch(j)})`;
-            const guard: string[] = [];
-            if (!rowsExact) guard.push(`row < ${u(M)}`);
-            if (outVec) {
-                if (!colsExact) guard.push(`col < ${u(N)}`);
-                const st = `${O}[i >> 2u] = vec4<f32>(${val(0)}, ${val(1)}, ${val(2)}, ${val(3)});`;
-                L.push(guard.length ? `      if (${guard.join(' && ')}) { ${st} }` : `      ${st}`);
-            } else {
-                for (let j = 0; j < 4; j++) {
-                    const g = [...guard, `col + ${u(j)} < ${u(N)}`];
-                    L.push(`      if (${g.join(' && ')}) { ${O}[i + ${u(j)}] = ${val(j)}; }`);
+            if (colsExact) L.push(`  let bc${cv} = col0 + ${u(4 * cv)};`);
+            else if (bVec) L.push(`  let bc${cv} = min(col0 + ${u(4 * cv)}, ${u(LDB - 4)});`);
+            else L.push(`  let bc${cv} = col0 + ${u(4 * cv)};`);
+        }
+        for (let r = 0; r < TM; r++) for (let cv = 0; cv < CV; cv++) L.push(`  var acc${r}_${cv} = vec4<f32>(0.0);`);
+        const loadB = (kExpr: string, cv: number): string => {
+            if (bVec) return `${B}[(bBase + (${kExpr}) * ${u(LDB)} + bc${cv}) >> 2u]`;
+            const idx = (j: number) => `${B}[bBase + (${kExpr}) * ${u(LDB)} + min(bc${cv} + ${u(j)}, ${u(N - 1)})]`;
+            return `vec4<f32>(${idx(0)}, ${idx(1)}, ${idx(2)}, ${idx(3)})`;
+        };
+        const loadA4 = (r: number): string => aVec
+            ? `${A}[(ar${r} + k) >> 2u]`
+            : `vec4<f32>(${A}[ar${r} + k], ${A}[ar${r} + k + 1u], ${A}[ar${r} + k + 2u], ${A}[ar${r} + k + 3u])`;
+        if (split) {
+            L.push(`  let kBegin = ks * ${u(KC)};`, `  let kEnd = min(kBegin + ${u(KC)}, ${u(K)});`);
+        } else {
+            L.push(`  _ = ks;`, `  let kBegin = 0u;`, `  let kEnd = ${u(K)};`);
+        }
+        if (sg) {
+            // Blocks of WGX k-steps: lane lx loads A[row][k + lx] for each of its rows; step kk
+            // broadcasts lane kk's value, so each A element is loaded once per subgroup.
+            L.push(`  let kEnd4 = kBegin + ((kEnd - kBegin) / ${u(WGX)}) * ${u(WGX)};`);
+            if (rowLoads) L.push(rowsExact ? `  let arL = aBase + (row0 + lx) * ${u(K)};` : `  let arL = aBase + min(row0 + lx, ${u(M - 1)}) * ${u(K)};`);
+            L.push(`  for (var k = kBegin; k < kEnd4; k = k + ${u(WGX)}) {`);
+            if (rowLoads) for (let h = 0; h < WGX / 4; h++) L.push(`    let al${h} = ${A}[(arL + k + ${u(4 * h)}) >> 2u];`);
+            else for (let r = 0; r < TM; r++) L.push(`    let a${r} = ${A}[ar${r} + k + lx];`);
+            for (let kk = 0; kk < WGX; kk++) {
+                for (let cv = 0; cv < CV; cv++) L.push(`    let b${kk}_${cv} = ${loadB(`k + ${u(kk)}`, cv)};`);
+                for (let r = 0; r < TM; r++) {
+                    L.push(rowLoads ? `    let s${kk}_${r} = subgroupBroadcast(al${kk >> 2}.${'xyzw'[kk & 3]}, ${u(r)});` : `    let s${kk}_${r} = subgroupBroadcast(a${r}, ${u(kk)});`);
+                    for (let cv = 0; cv < CV; cv++) L.push(`    acc${r}_${cv} = acc${r}_${cv} + s${kk}_${r} * b${kk}_${cv};`);
                 }
             }
-            L.push('    }');
+            L.push('  }');
+        } else {
+            L.push(`  let kEnd4 = kBegin + ((kEnd - kBegin) / 4u) * 4u;`);
+            L.push(`  for (var k = kBegin; k < kEnd4; k = k + 4u) {`);
+            for (let r = 0; r < TM; r++) L.push(`    let a${r} = ${loadA4(r)};`);
+            for (let kk = 0; kk < 4; kk++) for (let cv = 0; cv < CV; cv++) L.push(`    let b${kk}_${cv} = ${loadB(`k + ${u(kk)}`, cv)};`);
+            for (let r = 0; r < TM; r++) for (let cv = 0; cv < CV; cv++) {
+                L.push(`    acc${r}_${cv} = acc${r}_${cv} + a${r}.x * b0_${cv} + a${r}.y * b1_${cv} + a${r}.z * b2_${cv} + a${r}.w * b3_${cv};`);
+            }
+            L.push('  }');
         }
-        L.push('  }');
-    }
-    L.push('}');
+        if (K % kAlign !== 0 || split) {
+            L.push(`  for (var k = kEnd4; k < kEnd; k = k + 1u) {`);
+            for (let cv = 0; cv < CV; cv++) L.push(`    let b_${cv} = ${loadB('k', cv)};`);
+            for (let r = 0; r < TM; r++) {
+                L.push(`    let a${r} = ${aVec ? `${A}[(ar${r} + k) >> 2u][k & 3u]` : `${A}[ar${r} + k]`};`);
+                for (let cv = 0; cv < CV; cv++) L.push(`    acc${r}_${cv} = acc${r}_${cv} + a${r} * b_${cv};`);
+            }
+            L.push('  }');
+        }
+        // Stores.
+        L.push(split ? `  let oBase = (ks * ${u(batch)} + b) * ${u(M * N)};` : `  let oBase = b * ${u(M * N)};`);
+        const rowCh = (c.channelGroups ?? 1) > 1 ? `row + (b % ${u(c.channelGroups!)}) * ${u(M)}` : 'row';
+        const ch = (j: number) => c.channel === 'col' ? `col + ${u(j)}` : rowCh;
+        for (let r = 0; r < TM; r++) {
+            L.push(`  {`, `    let row = row0 + ${u(r)};`);
+            for (let cv = 0; cv < CV; cv++) {
+                L.push(`    {`, `      let col = col0 + ${u(4 * cv)};`, `      let i = oBase + row * ${u(N)} + col;`);
+                const val = (j: number) => split ? `acc${r}_${cv}[${j}]` : `epilogue(acc${r}_${cv}[${j}], i + ${u(j)}, ${ch(j)})`;
+                const guard: string[] = [];
+                if (!rowsExact) guard.push(`row < ${u(M)}`);
+                if (outVec) {
+                    if (!colsExact) guard.push(`col < ${u(N)}`);
+                    const st = `${O}[i >> 2u] = vec4<f32>(${val(0)}, ${val(1)}, ${val(2)}, ${val(3)});`;
+                    L.push(guard.length ? `      if (${guard.join(' && ')}) { ${st} }` : `      ${st}`);
+                } else {
+                    for (let j = 0; j < 4; j++) {
+                        const g = [...guard, `col + ${u(j)} < ${u(N)}`];
+                        L.push(`      if (${g.join(' && ')}) { ${O}[i + ${u(j)}] = ${val(j)}; }`);
+                    }
+                }
+                L.push('    }');
+            }
+            L.push('  }');
+        }
+        L.push('}');
 
-    let dispatch: [number, number, number];
-    L.push(`@compute @workgroup_size(${WGX}, ${WGY}, 1)`);
-    L.push(`fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {`);
-    if (cap > 0) {
-        // Persistent loop: `cap` workgroups walk all tiles; the loop bound is workgroup-uniform.
-        L.push(`  for (var t = wid.x; t < ${u(totalTiles)}; t = t + ${u(cap)}) {`);
-        L.push(`    let tc = t % ${u(tilesN)};`, `    let tr = (t / ${u(tilesN)}) % ${u(tilesM)};`);
-        L.push(`    let z = t / ${u(tilesN * tilesM)};`);
-        L.push(`    mm_tile(z % ${u(batch)}, tr, tc, z / ${u(batch)}, lid.x, lid.y);`, '  }');
-        dispatch = [cap, 1, 1];
-    } else {
-        L.push(`  mm_tile(wid.z % ${u(batch)}, wid.y, wid.x, wid.z / ${u(batch)}, lid.x, lid.y);`);
-        dispatch = [tilesN, tilesM, batch * S];
-    }
-    L.push('}');
-    const code = L.join('\n');
+        L.push(`@compute @workgroup_size(${WGX}, ${WGY}, 1)`);
+        L.push(`fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {`);
+        if (cap > 0) {
+            // Persistent loop: `cap` workgroups walk all tiles; the loop bound is workgroup-uniform.
+            L.push(`  for (var t = wid.x; t < ${u(totalTiles)}; t = t + ${u(cap)}) {`);
+            L.push(`    let tc = t % ${u(tilesN)};`, `    let tr = (t / ${u(tilesN)}) % ${u(tilesM)};`);
+            L.push(`    let z = t / ${u(tilesN * tilesM)};`);
+            L.push(`    mm_tile(z % ${u(batch)}, tr, tc, z / ${u(batch)}, lid.x, lid.y);`, '  }');
+        } else {
+            L.push(`  mm_tile(wid.z % ${u(batch)}, wid.y, wid.x, wid.z / ${u(batch)}, lid.x, lid.y);`);
+        }
+        L.push('}');
+        return L.join('\n');
+    };
+    const code = lazyText(buildCode);
     const variantName = c.variantName;
     const name = `${c.opName}.${variantName}`;
     const flops = 2 * batch * M * N * K;
@@ -318,7 +320,7 @@ function regblockGemm(c: GemmConfig, v: Extract<GemmVariant, { kind: 'regblock' 
         variant: { variant: variantName, tileM: TM, tileN: TN, workgroups: cap > 0 ? cap : totalTiles, cap, splits: S, exactRows: rowsExact, exactCols: colsExact, gemmOutputs: S * batch * M * N, ...(sg ? { subgroupSize: WGX } : {}) },
         workgroupSize: [WGX, WGY, 1],
         bindings: bindingList(specs),
-        wgsl: () => code,
+        wgsl: code,
         dispatch,
         flops,
         bytes: 4 * (elems[c.aRole] + elems[c.bRole] + (split ? S : 1) * batch * M * N),

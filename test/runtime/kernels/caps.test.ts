@@ -1,6 +1,7 @@
 /** Pure tests of the kernel descriptions: coverage of every op kind, cache keys, caps checks. No GPU. */
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_CAPS, KernelError, kernelsFor, variantsFor } from '../../../src/runtime/kernels/index.js';
+import { lazyText } from '../../../src/runtime/kernels/common.js';
 import type { DeviceCaps, KernelRequest } from '../../../src/runtime/kernels/kernel.js';
 import type { IrOpKind } from '../../../src/runtime/ir/types.js';
 import { makeOp } from './check.js';
@@ -114,5 +115,25 @@ describe('kernel descriptions', () => {
         const f16op = { ...ALL.dense.op, weights: [{ name: 'weight', shape: [4, 8], dtype: 'f16' as const }] };
         expect(() => kernelsFor({ ...ALL.dense, op: f16op, epilogue: [], caps: DEFAULT_CAPS })).toThrow(/weight 'weight' is f16; these kernels implement f32 only/);
         expect(() => kernelsFor({ op: makeOp('relu'), inputShapes: [[0, 3]], outputShape: [0, 3], epilogue: [], caps: DEFAULT_CAPS })).toThrow(KernelError);
+    });
+});
+
+describe('lazy WGSL', () => {
+    it('builds a kernel text on first use, once', () => {
+        let builds = 0;
+        const text = lazyText(() => `// build ${++builds}`);
+        expect(builds).toBe(0);
+        expect(text()).toBe('// build 1');
+        expect(text()).toBe('// build 1');
+        expect(builds).toBe(1);
+    });
+    it('gives the same text on every call for GEMM and Winograd launches', () => {
+        const conv = kernelsFor({ ...ALL.conv2d, epilogue: [], variant: 'winograd_vec4_4x8', caps: DEFAULT_CAPS });
+        const dense = kernelsFor({ ...ALL.dense, epilogue: [], caps: DEFAULT_CAPS });
+        for (const l of [...conv.launches, ...dense.launches]) {
+            const first = l.wgsl();
+            expect(first, l.name).toMatch(/@compute/);
+            expect(l.wgsl()).toBe(first);
+        }
     });
 });
