@@ -80,6 +80,7 @@ export class Dim {
 
     scale(k: number): Dim {
         if (this.k !== undefined) return Dim.of(this.k * k);
+        if (k === 1) return this; // immutable
         const terms = new Map<MonomialKey, number>();
         for (const [key, c] of this.terms) setTerm(terms, key, c * k);
         return Dim.fromTerms(terms);
@@ -253,7 +254,15 @@ export function formatShape(shape: Shape): string {
 
 /** The product of a shape's dims (element count). */
 export function elementCount(shape: Shape): Dim {
-    return shape.reduce((p, d) => p.mul(d), Dim.one);
+    // Constant dims multiplied as numbers first: one scaling of the symbolic part, not a polynomial per axis.
+    let k = 1;
+    let symbolic: Dim | undefined;
+    for (const d of shape) {
+        const v = d.value;
+        if (v !== undefined) k *= v;
+        else symbolic = symbolic ? symbolic.mul(d) : d;
+    }
+    return symbolic ? symbolic.scale(k) : Dim.of(k);
 }
 
 /** The shape as numbers, or undefined when any dim is symbolic. */
