@@ -30,7 +30,7 @@ import {
     type InterferencePair,
 } from '../predict/profile.js';
 import { normalQuantile } from '../predict/queueing.js';
-import { contiguousBlocks, idlePenaltyFromPairs, levelledByTrial, mean, meanFactorFromTrials, medianOf, tailQuantile, type IdlePair } from './estimators.js';
+import { idlePenaltyFromPairs, levelledByTrial, mean, meanFactorFromTrials, medianOf, quantileOf, type IdlePair } from './estimators.js';
 import { fitLine, prepareCase, robustStats, sequenceTimer, startAggressor, timeLaunches, timeSequence, type PreparedCase, type SequenceTimes } from './measure.js';
 import { calibrationCases, convCase, interferenceKernels, matmulCase, reluCase, type SyntheticCase } from './synthetic.js';
 
@@ -218,11 +218,10 @@ export async function calibrate(options: CalibrateOptions): Promise<DeviceProfil
         // CV of all walls pooled swung 3.5…60% between calibrations as other processes came and went.
         const requestMedian = robustStats(walled).median;
         const serviceCv = medianOf(jitterRuns.map(x => robustStats(x.walls).cv));
-        // Tails within a host state (each round levelled to the pooled median: a round a burst slowed as a whole is
-        // load, not tail), by peaks over p80 (estimators.ts tailQuantile): an empirical p99 of 100 walls is their
-        // largest one or two.
+        // The tail within a host state: each round levelled to the pooled median (a round a burst slowed as a
+        // whole is load, not tail; the 100 walls now span the ladders' window instead of 0.2 s back to back).
         const levelled = levelledByTrial(jitterRuns.map(x => x.walls));
-        const tailAt = (q: number) => Math.max(0, tailQuantile(levelled, q) - requestMedian * (1 + normalQuantile(q) * serviceCv));
+        const tailAt = (q: number) => Math.max(0, quantileOf(levelled, q) - requestMedian * (1 + normalQuantile(q) * serviceCv));
         const serviceTailMs = { p90: tailAt(0.9), p95: tailAt(0.95), p99: tailAt(0.99) };
         // Means over medians of every request timed above: what the host's stalls (other processes on the
         // cores a software adapter computes on) add to an average request, GPU time and wall time; the
@@ -311,16 +310,14 @@ export async function calibrate(options: CalibrateOptions): Promise<DeviceProfil
         let coWalls: number[];
         try {
             await timeSequence(a.device, req, 2, signal);
-            coWalls = (await timeSequence(a.device, req, quick ? 30 : 150, signal)).walls;
+            // 300 walls: an empirical p99 of 150 rests on their one or two largest (27…59 ms between calibrations).
+            coWalls = (await timeSequence(a.device, req, quick ? 30 : 300, signal)).walls;
         } finally {
             await agg.stop();
         }
         const coMean = mean(coWalls);
         const coCv = robustStats(coWalls).cv;
-        // Levelled over 5 contiguous trials and by peaks over p80, as serviceTailMs: the empirical p99 of 150 walls
-        // (their one or two largest) ranged 27…59 ms between calibrations.
-        const coLevelled = levelledByTrial(contiguousBlocks(coWalls, 5));
-        const coTailAt = (q: number) => Math.max(0, tailQuantile(coLevelled, q) - coMean * (1 + normalQuantile(q) * coCv));
+        const coTailAt = (q: number) => Math.max(0, quantileOf(coWalls, q) - coMean * (1 + normalQuantile(q) * coCv));
         const corunTailMs = { p90: coTailAt(0.9), p95: coTailAt(0.95), p99: coTailAt(0.99) };
         tick(`co-running: request tail beyond its normal body at p99 ${corunTailMs.p99.toFixed(2)} ms (alone ${serviceTailMs.p99.toFixed(2)} ms)`);
 
