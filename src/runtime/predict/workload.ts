@@ -21,7 +21,7 @@ import { idleAdjustment, opTiming, requestServiceMs, serviceCvFor } from './late
 import { capsForProfile, PlanMemo, planGraph, type PlannedOp, type PlanOptions } from './plan.js';
 import type { DeviceProfile } from './profile.js';
 import {
-    PERCENTILES, PERCENTILE_Q, blendTail, closedLoopLatency, openLoopLatency, serviceQuantileMs, tailFrom, type LatencyFigures, type Percentile, type ServiceTail,
+    PERCENTILES, PERCENTILE_Q, blendTail, closedLoopLatency, closedLoopMva, openLoopLatency, serviceQuantileMs, tailFrom, type LatencyFigures, type Percentile, type ServiceTail,
 } from './queueing.js';
 
 export const PREDICTION_VERSION = 1;
@@ -221,16 +221,23 @@ export function predictWorkload(ir: WorkloadIR, profile: DeviceProfile, options:
         let busy = solo.map((s, i) => Math.min(1, s.utilisation) * kernelShare[i]);
         corun = solo;
         const coefficients = pairCoefficients(profile, bases.map(b => b.mix));
+        // The iteration needs only each stream's utilisation; the latency figures are computed once, at the fixed point,
+        // with the busy fractions the last step used.
+        let stepBusy: number[] | undefined;
         for (let it = 0; it < (options.iterations ?? 100); it++) {
             const next = slowdownsFrom(coefficients, busy);
             const previous = slow;
             slow = slow.map((s, i) => 0.5 * s + 0.5 * next[i]);
-            // The co-run tail in proportion to how busy the co-runners are (calibration measured it against one always busy).
-            const othersBusy = (i: number) => Math.min(1, busy.reduce((sum, x, j) => (j === i ? sum : sum + x), 0));
-            corun = bases.map((b, i) => streamFigures(b, b.serviceMs * slow[i], blendTail(tail, corunTail, othersBusy(i))));
-            busy = corun.map((c, i) => Math.min(1, c.utilisation) * kernelShare[i]);
+            stepBusy = busy;
+            busy = bases.map((b, i) => Math.min(1, streamUtilisation(b.tenant.arrival, b.serviceMs * slow[i])) * kernelShare[i]);
             // Converged: further steps change no slowdown by more than a part in 10¹².
             if (slow.every((s, i) => Math.abs(s - previous[i]) <= 1e-12 * s)) break;
+        }
+        if (stepBusy) {
+            const used = stepBusy;
+            // The co-run tail in proportion to how busy the co-runners are (calibration measured it against one always busy).
+            const othersBusy = (i: number) => Math.min(1, used.reduce((sum, x, j) => (j === i ? sum : sum + x), 0));
+            corun = bases.map((b, i) => streamFigures(b, b.serviceMs * slow[i], blendTail(tail, corunTail, othersBusy(i))));
         }
     }
 
@@ -265,6 +272,13 @@ export function predictWorkload(ir: WorkloadIR, profile: DeviceProfile, options:
         overloaded: deviceUtilisation > 1,
         tenants,
     };
+}
+
+/** The busy fraction of a tenant's queue at a mean service time: what streamFigures reports as utilisation, without the figures. */
+function streamUtilisation(arrival: IrTenant['arrival'], serviceMs: number): number {
+    if (arrival.kind === 'closed') return closedLoopMva(arrival.clients, serviceMs, arrival.thinkMs).utilisation;
+    const rate = arrival.kind === 'poisson' ? arrival.ratePerSecond : 1000 / arrival.everyMs;
+    return (rate * serviceMs) / 1000;
 }
 
 function sloPrediction(slo: IrSlo, serviceMs: number, cv: number, tail: ServiceTail, solo: LatencyFigures, corun: LatencyFigures): SloPrediction {
