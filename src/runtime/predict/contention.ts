@@ -36,14 +36,20 @@ export function interferenceCoefficient(profile: DeviceProfile, victim: DemandKi
     return 0;
 }
 
+/** c(k, l) for every pair of demand kinds (interferenceCoefficient), looked up once. */
+function kindCoefficients(profile: DeviceProfile): Record<DemandKind, Record<DemandKind, number>> {
+    const row = (k: DemandKind) => ({ compute: interferenceCoefficient(profile, k, 'compute'), memory: interferenceCoefficient(profile, k, 'memory'), capped: interferenceCoefficient(profile, k, 'capped') });
+    return { compute: row('compute'), memory: row('memory'), capped: row('capped') };
+}
+
 /** Σ_k Σ_l f_i(k) f_j(l) c(k, l): the slowdown one always-busy tenant j inflicts on tenant i, minus 1. */
-export function pairCoefficient(profile: DeviceProfile, victim: DemandMix, aggressor: DemandMix): number {
+export function pairCoefficient(profile: DeviceProfile, victim: DemandMix, aggressor: DemandMix, kinds = kindCoefficients(profile)): number {
     let c = 0;
     for (const k of demandKinds) {
         if (victim[k] === 0) continue;
         for (const l of demandKinds) {
             if (aggressor[l] === 0) continue;
-            c += victim[k] * aggressor[l] * interferenceCoefficient(profile, k, l);
+            c += victim[k] * aggressor[l] * kinds[k][l];
         }
     }
     return c;
@@ -51,7 +57,8 @@ export function pairCoefficient(profile: DeviceProfile, victim: DemandMix, aggre
 
 /** pairCoefficient(i, j) for every ordered pair of tenants: constant while the mixes are, so a fixed point computes it once. */
 export function pairCoefficients(profile: DeviceProfile, mixes: readonly DemandMix[]): number[][] {
-    return mixes.map(mi => mixes.map(mj => pairCoefficient(profile, mi, mj)));
+    const kinds = kindCoefficients(profile);
+    return mixes.map(mi => mixes.map(mj => pairCoefficient(profile, mi, mj, kinds)));
 }
 
 /** s_i for every tenant from pair coefficients (pairCoefficients) and busy fractions ρ_j (clamped to [0, 1]). */
