@@ -197,7 +197,7 @@ export function predictWorkload(ir: WorkloadIR, profile: DeviceProfile, options:
             const r = closedLoopLatency(a.clients, a.thinkMs, serviceMs, cvOf(serviceMs), t);
             return { figures: r.figures, utilisation: r.utilisation, throughput: r.throughputPerSecond };
         }
-        const rate = a.kind === 'poisson' ? a.ratePerSecond : 1000 / a.everyMs;
+        const rate = openRatePerSecond(a);
         const r = openLoopLatency(serviceMs, cvOf(serviceMs), rate, a.kind === 'poisson' ? 1 : 0, t);
         return { figures: r.figures, utilisation: r.utilisation, throughput: rate };
     };
@@ -277,8 +277,12 @@ export function predictWorkload(ir: WorkloadIR, profile: DeviceProfile, options:
 /** The busy fraction of a tenant's queue at a mean service time: what streamFigures reports as utilisation, without the figures. */
 function streamUtilisation(arrival: IrTenant['arrival'], serviceMs: number): number {
     if (arrival.kind === 'closed') return closedLoopMva(arrival.clients, serviceMs, arrival.thinkMs).utilisation;
-    const rate = arrival.kind === 'poisson' ? arrival.ratePerSecond : 1000 / arrival.everyMs;
-    return (rate * serviceMs) / 1000;
+    return (openRatePerSecond(arrival) * serviceMs) / 1000;
+}
+
+/** Requests per second of an open-loop stream. */
+function openRatePerSecond(arrival: Exclude<IrTenant['arrival'], { kind: 'closed' }>): number {
+    return arrival.kind === 'poisson' ? arrival.ratePerSecond : 1000 / arrival.everyMs;
 }
 
 function sloPrediction(slo: IrSlo, serviceMs: number, cv: number, tail: ServiceTail, solo: LatencyFigures, corun: LatencyFigures): SloPrediction {
