@@ -89,7 +89,7 @@ export const deviceProfileSchema = z.object({
     dispatchOverheadMs: nonNegative,
     /** Wall time of one submit + completion round trip (onSubmittedWorkDone), beyond GPU time. */
     submitOverheadMs: nonNegative,
-    /** Coefficient of variation of repeated identical requests' wall time (service jitter; robust: IQR-based). */
+    /** Coefficient of variation of repeated identical requests' wall time (service jitter; robust: IQR-based; calibration takes the median over its rounds). */
     serviceCv: nonNegative,
     /** Median wall time of the request serviceCv was measured on (latency.ts serviceCvFor scales the CV by request length); absent in older profiles. */
     serviceCvAtMs: positive.optional(),
@@ -106,15 +106,19 @@ export const deviceProfileSchema = z.object({
     /**
      * Mean over median of the requests calibration timed, for their GPU time (Σ passes) and their
      * wall time: the host's stalls (other processes on the cores a software adapter computes on)
-     * make the average request slower than the typical one. Curves and overheads are medians;
-     * predicted means are scaled by these (latency.ts). Absent in older profiles ⇒ 1.
+     * make the average request slower than the typical one (calibration: the median over its
+     * rounds of each round's ratio). Curves and overheads are medians; predicted means are
+     * scaled by these (latency.ts). Absent in older profiles ⇒ 1.
      */
     hostMeanFactor: z.object({ gpu: finite.min(1), wall: finite.min(1) }).optional(),
     /**
      * What a request that finds the device idle takes beyond the same request back to back: a
-     * fixed mean wall time per request plus a mean GPU time per pass (calibration runs a request as an
-     * open-loop Poisson stream at two rates and solves the model's form for it): on a software
-     * adapter the driver's threads sleep and other processes take the cores and caches in the gap. Applies to requests that find the device idle (latency.ts idleAdjustment).
+     * fixed mean wall time per request plus a mean GPU time per pass (calibration pairs arrivals
+     * after idle gaps with the same request back to back and takes the median of the trials'
+     * mean differences; profiles before 187a625 solved an open-loop stream through the model's
+     * form, which ranged 2–75 ms): on a software adapter the driver's threads sleep and other
+     * processes take the cores and caches in the gap. Applies to requests that find the device
+     * idle (latency.ts idleAdjustment).
      * Absent in older profiles ⇒ 0.
      */
     idlePenalty: z.object({ wallMs: nonNegative, gpuMsPerPass: nonNegative }).optional(),
