@@ -250,8 +250,16 @@ function cost(r: Resolved, inputs: TensorValue[], out: { dtype: DType; shape: Sh
  */
 export class LazyCost implements Cost {
     private value: Cost | undefined;
-    constructor(private readonly compute: () => Cost) {}
-    private get cost(): Cost { return (this.value ??= this.compute()); }
+    // Dropped once computed: it holds the operator rule's whole context (arguments, shapes).
+    private compute: (() => Cost) | undefined;
+    constructor(compute: () => Cost) { this.compute = compute; }
+    private get cost(): Cost {
+        if (!this.value) {
+            this.value = this.compute!();
+            this.compute = undefined;
+        }
+        return this.value;
+    }
     get flops(): Dim { return this.cost.flops; }
     get macs(): Dim { return this.cost.macs; }
     get bytesRead(): Dim { return this.cost.bytesRead; }
