@@ -141,7 +141,8 @@ export async function calibrate(options: CalibrateOptions): Promise<DeviceProfil
         const req = await Promise.all(requestCases.map(c => prep(a, c)));
         await timeSequence(a.device, req, 2, signal);
         const jitterRuns: SequenceTimes[] = [];
-        const jitterReps = Math.ceil((quick ? 30 : 100) / ladderRounds);
+        // 300 in all (60 a round): its tail is an empirical p99, which 100 walls spread over the rounds left at 2.6–24 ms.
+        const jitterReps = Math.ceil((quick ? 30 : 300) / ladderRounds);
         for (let round = 0; round < ladderRounds; round++) {
             for (const run of runs) run.times.push(await timeSequence(a.device, run.cases, run.reps, signal));
             jitterRuns.push(await timeSequence(a.device, req, jitterReps, signal));
