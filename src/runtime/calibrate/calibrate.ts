@@ -242,7 +242,7 @@ export async function calibrate(options: CalibrateOptions): Promise<DeviceProfil
         //     in the difference; the figures are medians of the means of IDLE_TRIALS short trials
         //     (estimators.ts idlePenaltyFromPairs). The earlier estimate (one open-loop stream at two
         //     rates of ~0.25 of the request's capacity, the model's queueing form solved for the
-        //     penalty) ranged +2.0…+13.3 ms between calibrations: near ρ ≈ 0.7 the mean latency
+        //     penalty) ranged +2.0…+75 ms between calibrations: near ρ ≈ 0.7 the mean latency
         //     hardly moves with the penalty, so small noise in it moved the solution a lot.
         const idlePairs: IdlePair[] = [];
         let seed = 0x9e3779b9;
