@@ -11,16 +11,17 @@
  * 4. Dispatch and submit overhead: what those requests took beyond their passes (submit,
  *    completion seen by Node, gaps), fitted over the ladders as u + passes·d.
  * 5. Service jitter: robust CV and tail of the wall time of a repeated mid-size request; the
- *    mean/median of GPU and wall time of every request timed (the host's stalls); the same
- *    request as an open-loop Poisson stream at two rates (what a request that finds the device
- *    idle pays beyond back to back).
+ *    mean/median of GPU and wall time of every request timed (the host's stalls); what a request
+ *    that finds the device idle pays beyond back to back — on the timer path (the mid-size request
+ *    after exponential idle gaps, reported) and through the runtime's own path (synthetic tenants
+ *    in the phase loop, closed loop vs low-rate Poisson: the profile's idle penalty).
  * 6. Interference: a victim kernel timed on one device while a second device (a second adapter,
  *    so a second queue) runs an aggressor continuously: compute×compute, compute×memory,
  *    memory×compute, memory×memory and a workgroup-capped variant against compute both ways.
  * 7. Co-run tail: the mid-size request's wall-time tail while the second device computes.
  */
 import { availableParallelism, loadavg } from 'node:os';
-import { adapterInfo, openGpu, requestAdapter, type AdapterPreference } from '../gpu/adapter.js';
+import { adapterInfo, openGpu, requestAdapter, requestTenantDevice, type AdapterPreference } from '../gpu/adapter.js';
 import { KernelPipelines, kernelDeviceDescriptor } from '../kernels/harness.js';
 import { KernelError, capsFromDevice } from '../kernels/index.js';
 import type { DeviceCaps } from '../kernels/kernel.js';
@@ -30,9 +31,10 @@ import {
     type InterferencePair,
 } from '../predict/profile.js';
 import { normalQuantile } from '../predict/queueing.js';
-import { idlePenaltyFromPairs, levelledByTrial, mean, meanFactorFromTrials, medianOf, quantileOf, type IdlePair } from './estimators.js';
+import { idlePenaltyFromPairs, idlePenaltyFromRuntimeTrials, levelledByTrial, mean, meanFactorFromTrials, medianOf, quantileOf, type IdlePair, type RuntimeIdleTrial } from './estimators.js';
+import { measureRuntimeIdle } from './runtime-idle.js';
 import { fitLine, prepareCase, robustStats, sequenceTimer, startAggressor, timeLaunches, timeSequence, type PreparedCase, type SequenceTimes } from './measure.js';
-import { calibrationCases, convCase, interferenceKernels, matmulCase, reluCase, type SyntheticCase } from './synthetic.js';
+import { calibrationCases, convCase, idleProbeTenant, interferenceKernels, matmulCase, reluCase, type SyntheticCase } from './synthetic.js';
 
 export interface CalibrateOptions {
     quick?: boolean;
@@ -50,6 +52,8 @@ export interface CalibrateOptions {
 const IDLE_GAP_MS = 30, IDLE_GAP_MIN_MS = 3, IDLE_GAP_MAX_MS = 150;
 /** Trials (contiguous blocks of idle/back-to-back pairs) the idle penalty is the median of. */
 const IDLE_TRIALS = 8;
+/** Runtime-path idle measurement (step 5c): the synthetic tenants' extra 3×3 blocks (two request lengths), trials per length, the open-loop rate (requests per second). */
+const RUNTIME_IDLE_BLOCKS = [0, 8], RUNTIME_IDLE_TRIALS = 7, RUNTIME_IDLE_RATE = 20;
 
 /** Bytes-basis families (memory kernels, by the stem before the dot: `copy.im2col` is a copy); everything else is interpolated over FLOPs. */
 const BYTES_FAMILIES = new Set(['elementwise', 'reduction', 'pool', 'copy', 'depthwise_conv2d']);
@@ -84,7 +88,7 @@ export async function calibrate(options: CalibrateOptions): Promise<DeviceProfil
         opened.push(a);
         const info = adapterInfo(adapter);
         const ladders = options.ladders ?? calibrationCases(quick);
-        const totalSteps = ladders.reduce((s, l) => s + l.cases.length, 0) + 5 + 7;
+        const totalSteps = ladders.reduce((s, l) => s + l.cases.length, 0) + 6 + 7;
         let step = 0;
         const tick = (message: string) => progress(Math.min(1, ++step / totalSteps), message);
         const prep = async (d: Gpu, c: SyntheticCase) => {
@@ -263,8 +267,25 @@ export async function calibrate(options: CalibrateOptions): Promise<DeviceProfil
             stream.destroy();
         }
         const idleEstimate = idlePenaltyFromPairs(idlePairs, jitter.passes, IDLE_TRIALS);
-        const idlePenalty = { wallMs: idleEstimate.wallMs, gpuMsPerPass: idleEstimate.gpuMsPerPass };
-        tick(`idle arrivals: a request that finds the device idle takes +${idlePenalty.wallMs.toFixed(2)} ms, and +${idlePenalty.gpuMsPerPass.toFixed(3)} ms per pass (trials ${idleEstimate.trialsMs.map(x => x.toFixed(1)).join(' ')} ms)`);
+        const timerIdle = { wallMs: idleEstimate.wallMs, gpuMsPerPass: idleEstimate.gpuMsPerPass };
+        tick(`idle arrivals (timer path): +${timerIdle.wallMs.toFixed(2)} ms, and +${timerIdle.gpuMsPerPass.toFixed(3)} ms per pass (trials ${idleEstimate.trialsMs.map(x => x.toFixed(1)).join(' ')} ms)`);
+
+        // 5c. The same through the runtime's own path (runtime-idle.ts): two synthetic tenants of
+        //     different lengths compiled and run by TenantRunner in the phase loop, closed loop back
+        //     to back vs a low-rate Poisson stream, on a device requested as a tenant's. The timer
+        //     path above misses most of what open-loop tenants pay in the runtime on this host.
+        const runtimeDevice = await requestTenantDevice(gpu!, options.preference ?? 'auto', 'calibrate-runtime-idle', { timestamps: true });
+        let runtimeTrials: RuntimeIdleTrial[];
+        try {
+            runtimeTrials = await measureRuntimeIdle(runtimeDevice.device, capsFromDevice(runtimeDevice.device), RUNTIME_IDLE_BLOCKS.map(idleProbeTenant), {
+                trials: quick ? 2 : RUNTIME_IDLE_TRIALS, closedRequests: quick ? 8 : 24, openRequests: quick ? 6 : 14, ratePerSecond: RUNTIME_IDLE_RATE, signal,
+            });
+        } finally {
+            runtimeDevice.device.destroy();
+        }
+        const runtimeIdle = idlePenaltyFromRuntimeTrials(runtimeTrials);
+        const idlePenalty = { wallMs: runtimeIdle.wallMs, gpuMsPerPass: runtimeIdle.gpuMsPerPass };
+        tick(`idle arrivals (runtime path): +${runtimeIdle.wallMs.toFixed(2)} ms, and +${runtimeIdle.gpuMsPerPass.toFixed(3)} ms per pass (${runtimeIdle.lengths.map(l => `${l.passes} passes: +${l.extraMs.toFixed(2)} ms, GPU +${l.extraGpuMs.toFixed(2)}, trials ${l.trialsMs.map(x => x.toFixed(1)).join(' ')}`).join('; ')})`);
 
         // 6. Interference on a second device (second adapter ⇒ second queue).
         const { dev: b } = await openDevice(gpu, options.preference ?? 'auto', 'calibrate-aggressor');

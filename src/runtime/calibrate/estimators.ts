@@ -116,3 +116,70 @@ export function quantileOf(xs: readonly number[], q: number): number {
     const h = (s.length - 1) * q, lo = Math.floor(h), hi = Math.min(lo + 1, s.length - 1);
     return s[lo] + (h - lo) * (s[hi] - s[lo]);
 }
+
+/**
+ * One trial of the runtime-path idle measurement: the same synthetic request run by the runtime's
+ * own phase loop (execute/phase.ts, TenantRunner) closed loop back to back, then right after as a
+ * low-rate Poisson stream (almost every arrival finds the device idle).
+ */
+export interface RuntimeIdleTrial {
+    /** Compute passes of the request (ops with launches). */
+    passes: number;
+    /** Mean latency (ms) of the closed-loop, back-to-back requests. */
+    closedMeanMs: number;
+    /** Mean latency (ms) of the open-loop requests, from their scheduled arrival. */
+    openMeanMs: number;
+    /** Mean Σ of pass times (ms) per request, closed loop and open loop. */
+    closedGpuMs: number;
+    openGpuMs: number;
+    /** The open-loop requests' latencies (ms), for diagnostics (the estimate uses the means). */
+    openLatenciesMs?: number[];
+}
+
+/** The runtime-path idle penalty, with each request length's extra wall time (for reports). */
+export interface RuntimeIdlePenaltyEstimate {
+    /** Fixed extra wall time (ms) of an idle arrival: the intercept of extra wall time over passes. */
+    wallMs: number;
+    /** Extra wall time (ms) per pass of an idle arrival: the slope over passes (host- or GPU-side; the mean alone cannot tell). */
+    gpuMsPerPass: number;
+    /** Per request length: passes, the median extra wall time (ms), its extra GPU time (ms), and every trial's extra wall time. */
+    lengths: { passes: number; extraMs: number; extraGpuMs: number; trialsMs: number[] }[];
+}
+
+/**
+ * The idle penalty from runtime-path trials. Each trial's open − closed mean is taken within the
+ * trial (the two phases run one right after the other, so load drifting between trials cancels);
+ * per request length the extra is the median over trials (a median of trial means, as for the
+ * paired estimator), never below zero. Over the lengths (two or more pass counts) a least-squares
+ * line extra = wallMs + passes·gpuMsPerPass, both parts at least zero (a negative slope is noise:
+ * then the fixed part is the lengths' mean extra). With one length the extra is all fixed.
+ */
+export function idlePenaltyFromRuntimeTrials(trials: readonly RuntimeIdleTrial[]): RuntimeIdlePenaltyEstimate {
+    if (trials.length === 0) throw new Error('idlePenaltyFromRuntimeTrials: no runtime-path trials were measured');
+    const byPasses = new Map<number, RuntimeIdleTrial[]>();
+    for (const t of trials) byPasses.set(t.passes, [...(byPasses.get(t.passes) ?? []), t]);
+    const lengths = [...byPasses.entries()].sort((x, y) => x[0] - y[0]).map(([passes, ts]) => {
+        const trialsMs = ts.map(t => t.openMeanMs - t.closedMeanMs);
+        return { passes, extraMs: Math.max(0, medianOf(trialsMs)), extraGpuMs: Math.max(0, medianOf(ts.map(t => t.openGpuMs - t.closedGpuMs))), trialsMs };
+    });
+    const xs = lengths.map(l => l.passes), ys = lengths.map(l => l.extraMs);
+    const mx = mean(xs), my = mean(ys);
+    const sxx = xs.reduce((s, x) => s + (x - mx) ** 2, 0);
+    const slope = sxx > 0 ? Math.max(0, xs.reduce((s, x, i) => s + (x - mx) * (ys[i] - my), 0) / sxx) : 0;
+    let wallMs = my - slope * mx;
+    let gpuMsPerPass = slope;
+    if (wallMs < 0) {
+        // The line crosses zero before the shortest request: all of the extra per pass (through the origin).
+        wallMs = 0;
+        gpuMsPerPass = xs.reduce((s, x, i) => s + x * ys[i], 0) / xs.reduce((s, x) => s + x * x, 0);
+    }
+    return { wallMs, gpuMsPerPass, lengths };
+}
+
+/**
+ * Whether each request (in completion order, FIFO: one at a time) found the device idle: the first
+ * did, and each later one did when it arrived no earlier than the previous one completed.
+ */
+export function foundIdle(requests: readonly { arrivalMs: number; doneMs: number }[]): boolean[] {
+    return requests.map((r, i) => i === 0 || r.arrivalMs >= requests[i - 1].doneMs);
+}

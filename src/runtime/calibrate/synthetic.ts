@@ -4,7 +4,7 @@
  * kernels the runtime will launch. Shapes here are deliberately not the zoo's (the accuracy
  * benchmark evaluates on zoo models: no fitting to the test set). Pure.
  */
-import type { IrAttrs, IrOp, IrOpKind } from '../ir/types.js';
+import type { IrAttrs, IrGraph, IrOp, IrOpKind, IrTenant, IrWeight } from '../ir/types.js';
 
 /** One op to time. */
 export interface SyntheticCase {
@@ -157,4 +157,39 @@ export function interferenceKernels(): Record<'compute' | 'memory' | 'capped', S
         memory: reluCase(2_097_152),
         capped: matmulCase(256, 256, 256, 'capped_4'),
     };
+}
+
+/**
+ * A whole synthetic tenant for the runtime-path idle measurement (calibrate.ts step 5c): a small
+ * CNN on a 1×3×40×40 image — a 3×3 stem to 12 channels, `blocks` pointwise 12→12 convolutions
+ * (each with a relu, fused by the compiler: one pass each), a global average pool and a 12→10
+ * dense — run by the runtime's own phase loop. Two block counts give two pass counts at short
+ * request lengths (3×3 blocks made the long request ~10 ms, and its queueing at 20/s swamped
+ * the penalty). Not any evaluated model's shape (the evaluation's small CNN is 16 channels at 64² and 32²).
+ */
+export function idleProbeTenant(blocks: number): IrTenant {
+    const name = `idle_probe_${blocks}`;
+    const graph: IrGraph = { model: 'idle_probe', args: { blocks }, tensors: {}, inputs: [], outputs: [], ops: [] };
+    const numel = (s: number[]) => s.reduce((a, b) => a * b, 1);
+    const tensor = (id: string, shape: number[]) => { graph.tensors[id] = { id, dtype: 'f32', shape }; return id; };
+    const add = (kind: IrOpKind, opName: string, input: string, outShape: number[], attrs: IrAttrs, weights: IrWeight[], flops: number): string => {
+        const output = tensor(`${opName.replace(/[^A-Za-z0-9_]/g, '_')}_out`, outShape);
+        const bytes = 4 * (numel(graph.tensors[input].shape) + weights.reduce((a, w) => a + numel(w.shape), 0) + numel(outShape));
+        graph.ops.push({ path: `${name}/idle_probe/${opName}`, kind, inputs: [input], output, attrs, weights, flops, bytes });
+        return output;
+    };
+    const hw = 40, ch = 12;
+    const conv = (opName: string, x: string, c: number, k: number) => add('conv2d', opName, x, [1, ch, hw, hw], {
+        filters: ch, kernel: [k, k], stride: [1, 1], padding: Array(4).fill((k - 1) / 2), dilation: [1, 1], groups: 1, bias: false,
+    }, [{ name: 'weight', shape: [ch, c, k, k], dtype: 'f32' }], 2 * ch * hw * hw * c * k * k);
+    const relu = (opName: string, x: string) => add('relu', opName, x, graph.tensors[x].shape, {}, [], numel(graph.tensors[x].shape));
+    let x = tensor('image', [1, 3, hw, hw]);
+    graph.inputs.push(x);
+    x = relu('stem/relu', conv('stem/conv', x, 3, 3));
+    for (let b = 0; b < blocks; b++) x = relu(`block.${b}/relu`, conv(`block.${b}/conv`, x, ch, 1));
+    x = add('global_avg_pool', 'pool', x, [1, ch, 1, 1], {}, [], ch * hw * hw);
+    x = add('flatten', 'flatten', x, [1, ch], {}, [], 0);
+    x = add('dense', 'head', x, [1, 10], { units: 10, bias: true }, [{ name: 'weight', shape: [ch, 10], dtype: 'f32' }, { name: 'bias', shape: [10], dtype: 'f32' }], 2 * 10 * ch);
+    graph.outputs.push(x);
+    return { name, graph, arrival: { kind: 'closed', clients: 1, thinkMs: 0 }, slos: [], priority: 'normal' };
 }

@@ -12,10 +12,11 @@ const hasAdapter = await probeAdapter();
 describe.skipIf(!hasAdapter)('calibrate (tiny shapes)', () => {
     it('measures curves, bandwidth, overheads and interference into a valid profile the model uses', async () => {
         const progress: number[] = [];
+        const messages: string[] = [];
         const profile = await calibrate({
             quick: true,
             tenancyVersion: 'test',
-            onProgress: f => progress.push(f),
+            onProgress: (f, m) => { progress.push(f); messages.push(m); },
             ladders: [
                 { family: 'gemm.vec4', cases: [matmulCase(32, 32, 32, 'vec4_4x8'), matmulCase(64, 64, 64, 'vec4_4x8'), denseCase(4, 128, 64, 'vec4_4x8')] },
                 { family: 'conv2d (default)', cases: [convCase(4, 12, 8, 3)] },
@@ -44,6 +45,9 @@ describe.skipIf(!hasAdapter)('calibrate (tiny shapes)', () => {
         expect(profile.idlePenalty?.wallMs).toBeGreaterThanOrEqual(0);
         expect(profile.idlePenalty?.gpuMsPerPass).toBeGreaterThanOrEqual(0);
         expect(Number.isFinite(profile.idlePenalty?.wallMs)).toBe(true);
+        // The idle penalty comes from the runtime's own path, on two request lengths (pass counts).
+        const runtimeIdle = messages.find(m => m.startsWith('idle arrivals (runtime path)'));
+        expect(runtimeIdle, messages.join('\n')).toMatch(/\(\d+ passes: .*; \d+ passes: /);
         expect(profile.serviceCv).toBeGreaterThanOrEqual(0);
         expect(profile.serviceCvAtMs).toBeGreaterThan(0);
         for (const tail of [profile.serviceTailMs, profile.corunTailMs]) {

@@ -1,0 +1,107 @@
+/// <reference types="@webgpu/types" />
+/**
+ * The idle penalty measured through the runtime's own execution path: a synthetic tenant
+ * (synthetic.ts idleProbeTenant) planned and compiled as `tenancy run` does (compile/plan.ts,
+ * compile/compile.ts), run by TenantRunner inside the phase loop (execute/phase.ts: arrival
+ * timers, the schedule's decisions, submission with a validation scope, completion through
+ * onSubmittedWorkDone, timestamp readback), on a device requested as a tenant's device. Each
+ * trial runs the request closed loop back to back, then right after as a low-rate Poisson
+ * stream, so almost every open-loop arrival finds the device idle; estimators.ts
+ * idlePenaltyFromRuntimeTrials turns the trials into the profile's idle penalty.
+ */
+import type { IrTenant } from '../ir/types.js';
+import type { DeviceCaps } from '../kernels/kernel.js';
+import { kernelsFor } from '../kernels/index.js';
+import { planTenant } from '../compile/plan.js';
+import { compileTenant, type CompiledTenant } from '../compile/compile.js';
+import { createRandom } from '../compile/random.js';
+import { policyFor } from '../schedule/policy.js';
+import { runPhase, type PhaseRecord } from '../execute/phase.js';
+import { TenantRunner } from '../execute/tenant-runner.js';
+import { foundIdle, mean, type RuntimeIdleTrial } from './estimators.js';
+
+export interface RuntimeIdleOptions {
+    /** Trials per request length (closed phase then open phase each). */
+    trials: number;
+    /** Measured requests per closed-loop phase (after one unmeasured). */
+    closedRequests: number;
+    /** Measured requests per open-loop phase (those that find the device busy are left out of its mean). */
+    openRequests: number;
+    /** The open-loop phase's Poisson rate (requests per second): low, so arrivals find the device idle. */
+    ratePerSecond: number;
+    signal?: AbortSignal;
+    /** Called after each phase pair. */
+    onTrial?: (trial: RuntimeIdleTrial) => void;
+}
+
+const STEP_TIMEOUT_MS = 60_000;
+
+/** Mean latency and mean Σ of pass times of a phase's measured requests. */
+async function phaseMeans(record: PhaseRecord, what: string, idleOnly: boolean): Promise<{ meanMs: number; gpuMs: number; latencies: number[] }> {
+    if (record.ending !== 'complete') {
+        throw new Error(`the runtime-path idle measurement's ${what} phase ended '${record.ending}'${record.error ? `: ${record.error instanceof Error ? record.error.message : String(record.error)}` : ''}`);
+    }
+    // Open loop: only the requests that found the device idle (arrived after the previous one
+    // completed), so the figure is what an idle arrival pays, without the queueing behind a slow
+    // one (the model adds queueing on its own, with the chance 1 − ρ of finding the device idle).
+    const all = record.completed[0], idle = foundIdle(all);
+    const measured = all.filter((r, i) => r.measured && (!idleOnly || idle[i]));
+    if (measured.length === 0) throw new Error(`the runtime-path idle measurement's ${what} phase completed no measured request`);
+    const gpu: number[] = [];
+    for (const r of measured) {
+        let sum = 0;
+        for (const step of r.steps) {
+            const iv = await step;
+            if (!iv) continue;
+            for (let i = 0; i < iv.startMs.length; i++) if (Number.isFinite(iv.startMs[i])) sum += iv.endMs[i] - iv.startMs[i];
+        }
+        gpu.push(sum);
+    }
+    const latencies = measured.map(r => r.doneMs - r.arrivalMs);
+    return { meanMs: mean(latencies), gpuMs: mean(gpu), latencies };
+}
+
+/**
+ * Runs the trials on `device` (a tenant-style device with timestamp queries) for each tenant
+ * (request length), alternating the lengths within every trial so drifting load hits both alike.
+ */
+export async function measureRuntimeIdle(device: GPUDevice, caps: DeviceCaps, tenants: readonly IrTenant[], options: RuntimeIdleOptions): Promise<RuntimeIdleTrial[]> {
+    const compiled: CompiledTenant[] = [];
+    const runners: TenantRunner[] = [];
+    try {
+        for (const tenant of tenants) {
+            const plan = planTenant(tenant, {
+                kernels: { kernelsFor }, caps, fusion: true,
+                limits: { maxStorageBufferBindingSize: caps.maxStorageBufferBindingSize, maxBufferSize: caps.maxBufferSize },
+            });
+            const c = await compileTenant(device, plan, 11, { signal: options.signal, timeoutMs: STEP_TIMEOUT_MS });
+            compiled.push(c);
+            const runner = new TenantRunner(c, 'gpu-timestamps', STEP_TIMEOUT_MS);
+            runners.push(runner);
+            for (let i = 0; i < 3; i++) await (await runner.run(0, runner.opCount, options.signal)).intervals; // compile + warm
+        }
+        const policy = policyFor({ policy: 'concurrent' });
+        const trials: RuntimeIdleTrial[] = [];
+        const phase = (k: number, arrival: IrTenant['arrival'], requests: number, warmupMs: number, label: string) => runPhase({
+            tenants: [{ name: tenants[k].name, priority: 'normal', arrival, random: createRandom(7, label), runner: runners[k] }],
+            policy, limit: { warmupMs, durationMs: 0, requests }, signal: options.signal, maxPhaseMs: 30_000,
+            onProgress: () => undefined, // as runWorkload does (its wake-up timer is then capped at 250 ms)
+        });
+        for (let t = 0; t < options.trials; t++) {
+            const order = t % 2 === 0 ? tenants.map((_, k) => k) : tenants.map((_, k) => tenants.length - 1 - k);
+            for (const k of order) {
+                // Closed loop: the first request (arrival 0) is warm-up; the rest arrive at completions, back to back.
+                const closed = await phaseMeans(await phase(k, { kind: 'closed', clients: 1, thinkMs: 0 }, options.closedRequests, 0.001, `idle/closed/${t}/${k}`), 'closed-loop', false);
+                const open = await phaseMeans(await phase(k, { kind: 'poisson', ratePerSecond: options.ratePerSecond }, options.openRequests, 0, `idle/open/${t}/${k}`), 'open-loop', true);
+                const passes = compiled[k].ops.filter(o => o.launches.length > 0).length;
+                const trial: RuntimeIdleTrial = { passes, closedMeanMs: closed.meanMs, openMeanMs: open.meanMs, closedGpuMs: closed.gpuMs, openGpuMs: open.gpuMs, openLatenciesMs: open.latencies };
+                trials.push(trial);
+                options.onTrial?.(trial);
+            }
+        }
+        return trials;
+    } finally {
+        for (const r of runners) r.destroy();
+        for (const c of compiled) c.destroy();
+    }
+}
