@@ -1,6 +1,7 @@
 /**
  * The runtime-path idle measurement of calibration (calibrate/runtime-idle.ts) on its own, with
- * each open-loop phase's latencies (p50, mean, max) beside the closed-loop mean, and the estimate
+ * each open-loop phase's idle-arrival latencies (p50, mean, max) and the mean over all its arrivals
+ * (those queued behind another included) beside the closed-loop mean, and the estimate
  * (estimators.ts idlePenaltyFromRuntimeTrials). A diagnostic of calibration, not of the evaluation set.
  *
  *   node bench/bundle-and-run.mjs bench/accuracy/runtime-idle.ts [--trials K] [--rate R] [--open N] [--blocks 0,8]
@@ -24,7 +25,7 @@ const trials = await measureRuntimeIdle(d.device, capsFromDevice(d.device), bloc
     trials: trialsN, closedRequests: 24, openRequests: openN, ratePerSecond: rate,
     onTrial: t => {
         const l = t.openLatenciesMs ?? [];
-        console.log(`${String(t.passes).padStart(3)} passes: closed ${t.closedMeanMs.toFixed(2)} ms (GPU ${t.closedGpuMs.toFixed(2)}), open mean ${t.openMeanMs.toFixed(2)} p50 ${medianOf(l).toFixed(2)} max ${Math.max(...l).toFixed(1)} (GPU ${t.openGpuMs.toFixed(2)}) [${l.map(x => x.toFixed(1)).join(' ')}]`);
+        console.log(`${String(t.passes).padStart(3)} passes: closed ${t.closedMeanMs.toFixed(2)} ms (GPU ${t.closedGpuMs.toFixed(2)}), open (idle arrivals: ${l.length}) mean ${t.openMeanMs.toFixed(2)} p50 ${medianOf(l).toFixed(2)} max ${Math.max(...l).toFixed(1)} (GPU ${t.openGpuMs.toFixed(2)}), all arrivals mean ${(t.openAllMeanMs ?? NaN).toFixed(2)} [${l.map(x => x.toFixed(1)).join(' ')}]`);
     },
 });
 const e = idlePenaltyFromRuntimeTrials(trials);

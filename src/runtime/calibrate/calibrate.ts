@@ -274,6 +274,7 @@ export async function calibrate(options: CalibrateOptions): Promise<DeviceProfil
         //     different lengths compiled and run by TenantRunner in the phase loop, closed loop back
         //     to back vs a low-rate Poisson stream, on a device requested as a tenant's. The timer
         //     path above misses most of what open-loop tenants pay in the runtime on this host.
+        const runtimeIdleStarted = performance.now();
         const runtimeDevice = await requestTenantDevice(gpu!, options.preference ?? 'auto', 'calibrate-runtime-idle', { timestamps: true });
         let runtimeTrials: RuntimeIdleTrial[];
         try {
@@ -285,7 +286,7 @@ export async function calibrate(options: CalibrateOptions): Promise<DeviceProfil
         }
         const runtimeIdle = idlePenaltyFromRuntimeTrials(runtimeTrials);
         const idlePenalty = { wallMs: runtimeIdle.wallMs, gpuMsPerPass: runtimeIdle.gpuMsPerPass };
-        tick(`idle arrivals (runtime path): +${runtimeIdle.wallMs.toFixed(2)} ms, and +${runtimeIdle.gpuMsPerPass.toFixed(3)} ms per pass (${runtimeIdle.lengths.map(l => `${l.passes} passes: +${l.extraMs.toFixed(2)} ms, GPU +${l.extraGpuMs.toFixed(2)}, trials ${l.trialsMs.map(x => x.toFixed(1)).join(' ')}`).join('; ')})`);
+        tick(`idle arrivals (runtime path): +${runtimeIdle.wallMs.toFixed(2)} ms, and +${runtimeIdle.gpuMsPerPass.toFixed(3)} ms per pass (${runtimeIdle.lengths.map(l => `${l.passes} passes: +${l.extraMs.toFixed(2)} ms, GPU +${l.extraGpuMs.toFixed(2)}, trials ${l.trialsMs.map(x => x.toFixed(1)).join(' ')}`).join('; ')}; ${((performance.now() - runtimeIdleStarted) / 1000).toFixed(1)} s)`);
 
         // 6. Interference on a second device (second adapter ⇒ second queue).
         const { dev: b } = await openDevice(gpu, options.preference ?? 'auto', 'calibrate-aggressor');

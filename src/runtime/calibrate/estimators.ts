@@ -134,6 +134,8 @@ export interface RuntimeIdleTrial {
     openGpuMs: number;
     /** The open-loop requests' latencies (ms), for diagnostics (the estimate uses the means). */
     openLatenciesMs?: number[];
+    /** The mean latency (ms) of all the open-loop requests, those that queued behind another included (diagnostics). */
+    openAllMeanMs?: number;
 }
 
 /** The runtime-path idle penalty, with each request length's extra wall time (for reports). */

@@ -37,7 +37,7 @@ export interface RuntimeIdleOptions {
 const STEP_TIMEOUT_MS = 60_000;
 
 /** Mean latency and mean Σ of pass times of a phase's measured requests. */
-async function phaseMeans(record: PhaseRecord, what: string, idleOnly: boolean): Promise<{ meanMs: number; gpuMs: number; latencies: number[] }> {
+async function phaseMeans(record: PhaseRecord, what: string, idleOnly: boolean): Promise<{ meanMs: number; gpuMs: number; latencies: number[]; allMeanMs: number }> {
     if (record.ending !== 'complete') {
         throw new Error(`the runtime-path idle measurement's ${what} phase ended '${record.ending}'${record.error ? `: ${record.error instanceof Error ? record.error.message : String(record.error)}` : ''}`);
     }
@@ -58,7 +58,8 @@ async function phaseMeans(record: PhaseRecord, what: string, idleOnly: boolean):
         gpu.push(sum);
     }
     const latencies = measured.map(r => r.doneMs - r.arrivalMs);
-    return { meanMs: mean(latencies), gpuMs: mean(gpu), latencies };
+    const allMeanMs = mean(all.filter(r => r.measured).map(r => r.doneMs - r.arrivalMs));
+    return { meanMs: mean(latencies), gpuMs: mean(gpu), latencies, allMeanMs };
 }
 
 /**
@@ -94,7 +95,7 @@ export async function measureRuntimeIdle(device: GPUDevice, caps: DeviceCaps, te
                 const closed = await phaseMeans(await phase(k, { kind: 'closed', clients: 1, thinkMs: 0 }, options.closedRequests, 0.001, `idle/closed/${t}/${k}`), 'closed-loop', false);
                 const open = await phaseMeans(await phase(k, { kind: 'poisson', ratePerSecond: options.ratePerSecond }, options.openRequests, 0, `idle/open/${t}/${k}`), 'open-loop', true);
                 const passes = compiled[k].ops.filter(o => o.launches.length > 0).length;
-                const trial: RuntimeIdleTrial = { passes, closedMeanMs: closed.meanMs, openMeanMs: open.meanMs, closedGpuMs: closed.gpuMs, openGpuMs: open.gpuMs, openLatenciesMs: open.latencies };
+                const trial: RuntimeIdleTrial = { passes, closedMeanMs: closed.meanMs, openMeanMs: open.meanMs, closedGpuMs: closed.gpuMs, openGpuMs: open.gpuMs, openLatenciesMs: open.latencies, openAllMeanMs: open.allMeanMs };
                 trials.push(trial);
                 options.onTrial?.(trial);
             }
