@@ -43,8 +43,12 @@ export class ResultsWatch {
     private readonly cache = new Map<string, CacheEntry>();
     private resultsFolder = defaultResultsFolder;
     private workspaceFolders: string[] = [];
+    /** The CLI's workspace folder (workspaceFolderOf walks up the file system) per document folder, per workspace state. */
+    private readonly cliFolders = new Map<string, string>();
 
-    constructor(protected readonly services: LangiumServices) {}
+    constructor(protected readonly services: LangiumServices) {
+        services.shared.workspace.DocumentBuilder.onUpdate(() => this.cliFolders.clear());
+    }
 
     /** Applies the client's initialization options and workspace folders. */
     configure(options: { resultsFolder?: unknown; workspaceFolders?: string[] }): void {
@@ -56,7 +60,15 @@ export class ResultsWatch {
     workspaceFolder(file: string): string {
         const holding = this.workspaceFolders.filter(f => file.startsWith(f.endsWith(path.sep) ? f : f + path.sep))
             .sort((a, b) => b.length - a.length)[0];
-        return holding ?? workspaceFolderOf(file);
+        return holding ?? this.cliWorkspaceFolder(file);
+    }
+
+    /** workspaceFolderOf (where the CLI writes results), remembered per folder until the workspace changes. */
+    private cliWorkspaceFolder(file: string): string {
+        const dir = path.dirname(path.resolve(file));
+        let folder = this.cliFolders.get(dir);
+        if (folder === undefined) this.cliFolders.set(dir, folder = workspaceFolderOf(file));
+        return folder;
     }
 
     private resultsDir(file: string): string | undefined {
@@ -67,7 +79,7 @@ export class ResultsWatch {
     /** Paths of a workload's results, or undefined for documents that are not files. */
     paths(documentUri: string, workload: string): ReturnType<typeof resultsPathsFor> | undefined {
         const file = filePath(documentUri);
-        return file ? resultsPathsFor(file, workload, this.resultsDir(file)) : undefined;
+        return file ? resultsPathsFor(file, workload, this.resultsDir(file) ?? path.join(this.cliWorkspaceFolder(file), '.tenancy', 'results')) : undefined;
     }
 
     /** The latest results of a workload of a document (cached until the file changes). */
@@ -111,6 +123,7 @@ export class ResultsWatch {
 
     /** Drops cached entries of changed files; returns the URIs of open documents whose results may have changed. */
     invalidate(changedUris: string[]): string[] {
+        this.cliFolders.clear(); // a new `.tenancy` folder can move a document's workspace folder
         for (const uri of changedUris) {
             const file = filePath(uri);
             if (file) this.cache.delete(path.resolve(file));
