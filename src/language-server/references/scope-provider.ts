@@ -7,7 +7,7 @@
  */
 import {
     AstUtils, DefaultScopeProvider, EMPTY_SCOPE, stream, WorkspaceCache,
-    type AstNodeDescription, type LangiumCoreServices, type LangiumDocuments, type ReferenceInfo, type Scope, type Stream,
+    type AstNode, type AstNodeDescription, type LangiumCoreServices, type LangiumDocuments, type ReferenceInfo, type Scope, type Stream,
 } from 'langium';
 import { isCall, isModel, isNameRef, Model } from '../generated/ast.js';
 import { importClosure } from '../workspace/imports.js';
@@ -35,6 +35,7 @@ class LookupScope implements Scope {
 export class TenancyScopeProvider extends DefaultScopeProvider {
     private readonly documents: () => LangiumDocuments;
     private readonly modelScopes: WorkspaceCache<string, Scope>;
+    private readonly bindingDescriptions = new WeakMap<AstNode, AstNodeDescription>();
     /** Every model of the workspace (index order) and by name, once per workspace state. */
     private readonly modelIndex: WorkspaceCache<'models', { all: AstNodeDescription[]; byName: Map<string, AstNodeDescription[]> }>;
 
@@ -53,7 +54,7 @@ export class TenancyScopeProvider extends DefaultScopeProvider {
             return new LookupScope(
                 name => {
                     const node = lookupBinding(model, name, at);
-                    return node && this.descriptions.createDescription(node, name);
+                    return node && this.bindingDescription(node, name);
                 },
                 () => visibleBindings(model, at).map(e => this.descriptions.createDescription(e.node, e.name)),
             );
@@ -64,6 +65,13 @@ export class TenancyScopeProvider extends DefaultScopeProvider {
             return this.modelScopes.get(key, () => this.modelScope(key, importClosure(document, this.documents())));
         }
         return super.getScope(context);
+    }
+
+    /** A binding's description, made once per binding node (a tensor is referenced many times; the node's name never changes). */
+    private bindingDescription(node: AstNode, name: string): AstNodeDescription {
+        let description = this.bindingDescriptions.get(node);
+        if (!description) this.bindingDescriptions.set(node, description = this.descriptions.createDescription(node, name));
+        return description;
     }
 
     /**
