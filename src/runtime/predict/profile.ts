@@ -113,10 +113,12 @@ export const deviceProfileSchema = z.object({
     hostMeanFactor: z.object({ gpu: finite.min(1), wall: finite.min(1) }).optional(),
     /**
      * What a request that finds the device idle takes beyond the same request back to back: a
-     * fixed mean wall time per request plus a mean GPU time per pass (calibration pairs arrivals
-     * after idle gaps with the same request back to back and takes the median of the trials'
-     * mean differences; profiles before 187a625 solved an open-loop stream through the model's
-     * form, which ranged 2–75 ms): on a software adapter the driver's threads sleep and other
+     * fixed wall time per request plus a time per pass. Calibration measures it through the
+     * runtime's own path (calibrate/runtime-idle.ts: synthetic tenants of two lengths in the phase
+     * loop, closed loop vs a low-rate Poisson stream, idle arrivals only, median over trials, a
+     * line over the pass counts); profiles before aa1dae5 paired timer-waited arrivals with the
+     * request back to back (0–0.9 ms, smaller), before 187a625 solved an open-loop stream through
+     * the model's form (2–75 ms). On a software adapter the driver's threads sleep and other
      * processes take the cores and caches in the gap. Applies to requests that find the device
      * idle (latency.ts idleAdjustment).
      * Absent in older profiles ⇒ 0.
