@@ -279,7 +279,7 @@ export async function calibrate(options: CalibrateOptions): Promise<DeviceProfil
         let runtimeTrials: RuntimeIdleTrial[];
         try {
             runtimeTrials = await measureRuntimeIdle(runtimeDevice.device, capsFromDevice(runtimeDevice.device), RUNTIME_IDLE_BLOCKS.map(idleProbeTenant), {
-                trials: quick ? 2 : RUNTIME_IDLE_TRIALS, closedRequests: quick ? 8 : 24, openRequests: quick ? 6 : 14, ratePerSecond: RUNTIME_IDLE_RATE, signal,
+                trials: quick ? 2 : RUNTIME_IDLE_TRIALS, closedRequests: quick ? 8 : 60, openRequests: quick ? 6 : 20, ratePerSecond: RUNTIME_IDLE_RATE, signal,
             });
         } finally {
             runtimeDevice.device.destroy();
