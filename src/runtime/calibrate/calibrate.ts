@@ -52,7 +52,7 @@ export interface CalibrateOptions {
 const IDLE_GAP_MS = 30, IDLE_GAP_MIN_MS = 3, IDLE_GAP_MAX_MS = 150;
 /** Trials (contiguous blocks of idle/back-to-back pairs) the idle penalty is the median of. */
 const IDLE_TRIALS = 8;
-/** Runtime-path idle measurement (step 5c): the synthetic tenants' extra 3×3 blocks (two request lengths), trials per length, the open-loop rate (requests per second). */
+/** Runtime-path idle measurement (step 5c): the synthetic tenants' pointwise blocks (two request lengths: 3 and 11 passes), trials per length, the open-loop rate (requests per second). */
 const RUNTIME_IDLE_BLOCKS = [0, 8], RUNTIME_IDLE_TRIALS = 7, RUNTIME_IDLE_RATE = 20;
 
 /** Bytes-basis families (memory kernels, by the stem before the dot: `copy.im2col` is a copy); everything else is interpolated over FLOPs. */
