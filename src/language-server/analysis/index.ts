@@ -110,29 +110,15 @@ export class TenancyAnalyzer {
         return analysis;
     }
 
-    /** The model and argument values a tenant's `model` line resolves to (undefined if unresolved). */
+    /** The model and argument values a tenant's `model` line resolves to (undefined if unresolved); one answer per workspace state. */
     tenantModel(tenant: Tenant): TenantModel | undefined {
-        const prop = tenant.props.find(isModelProp);
-        const model = prop?.call.callee.ref;
-        if (!prop || !model || !isModel(model)) return undefined;
-        const args = new Map<string, number>();
-        for (const arg of prop.call.args) {
-            const v = arg.name !== undefined ? constantInt(arg.value) : undefined;
-            if (arg.name !== undefined && v !== undefined && v >= 1) args.set(arg.name, v);
-        }
-        const missing: string[] = [];
-        for (const p of model.params) {
-            if (args.has(p.name)) continue;
-            if (p.default !== undefined) args.set(p.name, p.default);
-            else missing.push(p.name);
-        }
-        return { model, args, missing };
+        return this.memo(tenant, () => resolveTenantModel(tenant));
     }
 
     /** The tenant's concrete instance (undefined when its model does not resolve). */
     tenant(tenant: Tenant): ModelAnalysis | undefined {
         const resolved = this.tenantModel(tenant);
-        return resolved && this.instance(resolved.model, resolved.args);
+        return resolved && this.memo(resolved, () => this.instance(resolved.model, resolved.args));
     }
 
     /** What an expression evaluates to inside its model (symbolic in the model's parameters). */
@@ -146,6 +132,25 @@ export class TenancyAnalyzer {
         const model = AstUtils.getContainerOfType(node, isModel);
         return model ? this.standalone(model).bindings.get(node) : undefined;
     }
+}
+
+/** A tenant's model call resolved: its model and the argument values after defaults. */
+function resolveTenantModel(tenant: Tenant): TenantModel | undefined {
+    const prop = tenant.props.find(isModelProp);
+    const model = prop?.call.callee.ref;
+    if (!prop || !model || !isModel(model)) return undefined;
+    const args = new Map<string, number>();
+    for (const arg of prop.call.args) {
+        const v = arg.name !== undefined ? constantInt(arg.value) : undefined;
+        if (arg.name !== undefined && v !== undefined && v >= 1) args.set(arg.name, v);
+    }
+    const missing: string[] = [];
+    for (const p of model.params) {
+        if (args.has(p.name)) continue;
+        if (p.default !== undefined) args.set(p.name, p.default);
+        else missing.push(p.name);
+    }
+    return { model, args, missing };
 }
 
 function emptyAnalysis(model: Model): ModelAnalysis {

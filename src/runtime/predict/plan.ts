@@ -108,10 +108,11 @@ export class PlanMemo {
 
     get size(): number { return this.entries.size; }
 
-    /** The memoised plan of a signature (refreshes its recency), or undefined. */
+    /** The memoised plan of a signature (refreshes its recency once the memo is half full), or undefined. */
     get(key: string): { launches: readonly PlannedLaunch[]; estimated: boolean } | undefined {
         const hit = this.entries.get(key);
-        if (hit) {
+        // Recency matters only near the bound: far below it nothing is evicted, and a refresh costs a delete and a set.
+        if (hit && this.entries.size * 2 > this.maxEntries) {
             this.entries.delete(key);
             this.entries.set(key, hit);
         }
