@@ -183,7 +183,8 @@ function attrValue(value: AttrValue): number | boolean | number[] | undefined {
 export function sourceRange(node: AstNode): IrSourceRange | undefined {
     const cst = node.$cstNode;
     if (!cst) return undefined;
-    return { uri: AstUtils.getDocument(node).uri.toString(), start: { ...cst.range.start }, end: { ...cst.range.end } };
+    const range = cst.range; // computed by the getter on every read
+    return { uri: AstUtils.getDocument(node).uri.toString(), start: { ...range.start }, end: { ...range.end } };
 }
 
 /** `file.tenancy:12:5` for messages. */
