@@ -2,8 +2,8 @@
  * Language-server benchmark: a full build (parse, link, validate — every registered check,
  * prediction included) of a generated 5,000-line workspace on fresh services, median of the
  * runs after a JIT warm-up run (the services' start, parser creation included, is timed on its
- * own line: a server does it once, not per build); hover latency over 1,000 identifier positions through the
- * registered HoverProvider; and hover right after a real edit (a document's text changes, the
+ * own line: a server does it once, not per build); hover latency over 1,000 identifier
+ * positions through the registered HoverProvider; and hover right after a real edit (a document's text changes, the
  * builder's update runs as the language server runs it on didChange, then one hover). Prints a
  * markdown table with the goal beside each figure on stdout and writes the raw numbers to
  * bench/.work/language.json.
