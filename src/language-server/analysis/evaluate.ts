@@ -15,7 +15,7 @@ import { IssueCodes } from '../validation/issue-codes.js';
 import { concreteShape, Dim, elementCount, formatShape } from './dims.js';
 import { LazyCost, applyOperator, describeValue, formatTensor } from './operator-rules.js';
 import { findOperator } from './operators.js';
-import type { AnalysisIssue, Cost, ExpressionInfo, ModelAnalysis, ModelTotals, OpRecord, TensorValue, Value } from './types.js';
+import type { AnalysisIssue, Cost, ExpressionInfo, ModelAnalysis, ModelMemory, ModelTotals, OpRecord, TensorValue, Value } from './types.js';
 
 /** Options of {@link analyseModel}. */
 export interface AnalyseOptions {
@@ -79,11 +79,15 @@ class Evaluator {
         this.stack.pop();
         const ops = this.ops;
         let computed: ModelTotals | undefined;
+        let memory: ModelMemory | undefined;
+        const memoryOf = () => (memory ??= peakMemory(ops, inputs, frame.outputs, model));
         return {
             model, params, expressions: frame.expressions, bindings: frame.env, inputs, outputs: frame.outputs,
             ops, unboundDims, issues: frame.issues,
             // Summed on first use: a standalone analysis for validation never needs them.
-            get totals() { return (computed ??= totals(ops, inputs, frame.outputs, model)); },
+            get totals() { return (computed ??= totals(ops, memoryOf())); },
+            // Validation reads these alone (out-of-memory, buffer-too-large): no cost sums.
+            get memory() { return memoryOf(); },
         };
     }
 
@@ -426,16 +430,20 @@ export function sumCost(ops: readonly OpRecord[]): Cost {
     return { flops, macs, bytesRead, bytesWritten, params };
 }
 
-function totals(ops: readonly OpRecord[], inputs: readonly TensorValue[], outputs: readonly TensorValue[], model: Model): ModelTotals {
+function totals(ops: readonly OpRecord[], memory: ModelMemory): ModelTotals {
     const cost = sumCost(ops);
     let activationBytes = Dim.zero, weightBytes = Dim.zero;
     for (const op of ops) {
         activationBytes = activationBytes.add(op.cost.bytesWritten.mul(op.count));
         for (const w of op.weights) weightBytes = weightBytes.add(elementCount(w.shape).scale(dtypeBytes(w.dtype)).mul(op.count));
     }
-    const result: ModelTotals = { ...cost, activationBytes, weightBytes, opCount: ops.length };
-    const weightTotal = weightBytes.value;
-    if (weightTotal === undefined || ops.some(op => op.count.value !== 1)) return result;
+    return { ...cost, activationBytes, weightBytes, opCount: ops.length, ...memory };
+}
+
+/** Peak memory and the largest tensor of a concrete instance (empty when anything is symbolic or repeated symbolically). */
+function peakMemory(ops: readonly OpRecord[], inputs: readonly TensorValue[], outputs: readonly TensorValue[], model: Model): ModelMemory {
+    if (ops.some(op => op.count.value !== 1)) return {};
+    let weightTotal = 0;
     // Liveness in evaluation order: a tensor lives from its producer to its last consumer.
     const sizes = new Map<string, number>();
     // The description is formatted for the largest tensor only, not for every tensor considered.
@@ -445,7 +453,7 @@ function totals(ops: readonly OpRecord[], inputs: readonly TensorValue[], output
     };
     for (const t of inputs) {
         const s = concreteShape(t.shape);
-        if (!s) return result;
+        if (!s) return {};
         const bytes = s.reduce((p, d) => p * d, dtypeBytes(t.dtype));
         sizes.set(t.id, bytes);
         const input = model.statements.find(st => isInput(st) && t.id.endsWith(st.name));
@@ -460,21 +468,29 @@ function totals(ops: readonly OpRecord[], inputs: readonly TensorValue[], output
     for (let i = 0; i < ops.length; i++) {
         const op = ops[i];
         const s = concreteShape(op.output.shape);
-        if (!s) return result;
+        if (!s) return {};
         const bytes = s.reduce((p, d) => p * d, dtypeBytes(op.output.dtype));
         sizes.set(op.output.id, bytes);
         consider(bytes, () => `${op.kind} output ${op.path.join('/')} ${formatTensor(op.output)}`, op.node);
         for (const w of op.weights) {
             const ws = concreteShape(w.shape);
-            if (ws) consider(ws.reduce((p, d) => p * d, dtypeBytes(w.dtype)), () => `${op.kind} ${w.name} ${w.dtype}${formatShape(w.shape)} of ${op.path.join('/')}`, op.node, true);
+            if (!ws) return {};
+            const wb = ws.reduce((p, d) => p * d, dtypeBytes(w.dtype));
+            weightTotal += wb;
+            consider(wb, () => `${op.kind} ${w.name} ${w.dtype}${formatShape(w.shape)} of ${op.path.join('/')}`, op.node, true);
         }
         live += bytes;
         peak = Math.max(peak, live);
-        for (const id of new Set(op.inputs)) if (lastUse.get(id) === i) live -= sizes.get(id) ?? 0;
+        op.inputs.forEach((id, k) => {
+            // Each input once (an op may read a tensor twice), freed after its last consumer.
+            if (op.inputs.indexOf(id) === k && lastUse.get(id) === i) live -= sizes.get(id) ?? 0;
+        });
         if (!lastUse.has(op.output.id)) live -= bytes;
     }
-    result.peakBytes = weightTotal + peak;
-    if (largest) result.largestTensor = { bytes: largest.bytes, what: largest.what(), node: largest.node, weight: largest.weight };
-    return result;
+    const found = largest as { bytes: number; what: () => string; node: AstNode; weight: boolean } | undefined;
+    return {
+        peakBytes: weightTotal + peak,
+        ...(found ? { largestTensor: { bytes: found.bytes, what: found.what(), node: found.node, weight: found.weight } } : {}),
+    };
 }
 

@@ -11,6 +11,7 @@
  *                                                every expression of the model's own body
  *     bindings: Map<Binding, Value>               value of each param, dim var, input, let, output
  *     ops: OpRecord[]                             every op after inlining blocks and repeat
+ *     memory: ModelMemory                         peak bytes, largest tensor (concrete only; what validation reads)
  *     totals: ModelTotals                         flops, params, bytes, activation/weight bytes,
  *                                                peak memory (concrete only), largest tensor
  *     issues: AnalysisIssue[]                     shape-mismatch, bad-argument, repeat-shape, recursion…

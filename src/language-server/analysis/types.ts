@@ -89,16 +89,20 @@ export interface ExpressionInfo {
     callee?: { kind: 'operator'; name: IrOpKind } | { kind: 'model'; model: Model };
 }
 
-/** Totals over a model instance. */
-export interface ModelTotals extends Cost {
-    /** Sum of all activation (op output) bytes. */
-    activationBytes: Dim;
-    /** Bytes of all weights. */
-    weightBytes: Dim;
+/** Memory of a concrete model instance (both absent when any shape or repeat count is symbolic). */
+export interface ModelMemory {
     /** Peak memory: weights + the largest set of simultaneously live activations (concrete only). */
     peakBytes?: number;
     /** The largest single tensor (weight or activation), concrete only. */
     largestTensor?: { bytes: number; what: string; node: AstNode; weight: boolean };
+}
+
+/** Totals over a model instance. */
+export interface ModelTotals extends Cost, ModelMemory {
+    /** Sum of all activation (op output) bytes. */
+    activationBytes: Dim;
+    /** Bytes of all weights. */
+    weightBytes: Dim;
     opCount: number;
 }
 
@@ -116,6 +120,8 @@ export interface ModelAnalysis {
     /** Every op after inlining, in topological (evaluation) order. */
     ops: OpRecord[];
     totals: ModelTotals;
+    /** The memory part of `totals` alone (no cost sums): what validation reads. */
+    memory: ModelMemory;
     /** Dim variables of the model's own inputs that nothing bound (names). */
     unboundDims: string[];
     issues: AnalysisIssue[];

@@ -150,7 +150,7 @@ export class TenancyValidator {
         let total = 0;
         const parts: string[] = [];
         for (const t of reading.tenants) {
-            const peak = this.analyzer.tenant(t.node)?.totals.peakBytes;
+            const peak = this.analyzer.tenant(t.node)?.memory.peakBytes;
             if (peak === undefined) return; // a tenant with errors: its own diagnostics say why
             total += peak;
             parts.push(`${t.name} ${formatBytes(peak)}`);
@@ -214,7 +214,7 @@ export class TenancyValidator {
             report(accept, 'error', issue.code, `with ${model.name}(${args}): ${issue.message}${line}`, { node: call, property: 'callee' });
             return;
         }
-        const largest = instance.totals.largestTensor;
+        const largest = instance.memory.largestTensor;
         const limits = this.limits.current();
         if (largest && largest.bytes > limits.maxStorageBufferBindingSize) {
             const remedy = largest.weight ? 'use a smaller layer (fewer units, a smaller vocabulary)' : 'use a smaller batch, resolution or sequence';
