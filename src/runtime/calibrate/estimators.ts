@@ -11,6 +11,8 @@
  * empirical), and the median excess gave 0 under heavy stalls; the tails stay empirical quantiles.
  */
 
+import { quantileSorted, sortedAscending } from '../report/statistics.js';
+
 /** Arithmetic mean (0 for no samples). */
 export function mean(xs: readonly number[]): number {
     return xs.length === 0 ? 0 : xs.reduce((s, x) => s + x, 0) / xs.length;
@@ -18,10 +20,7 @@ export function mean(xs: readonly number[]): number {
 
 /** Median (linear interpolation between the middle two; NaN for no samples). */
 export function medianOf(xs: readonly number[]): number {
-    if (xs.length === 0) return NaN;
-    const s = [...xs].sort((a, b) => a - b);
-    const h = (s.length - 1) / 2, lo = Math.floor(h), hi = Math.ceil(h);
-    return (s[lo] + s[hi]) / 2;
+    return quantileSorted(sortedAscending(xs), 0.5);
 }
 
 /** Splits samples, in order, into `blocks` contiguous blocks of near-equal size (at least one sample each). */
@@ -112,9 +111,7 @@ export function levelledByTrial(trials: readonly (readonly number[])[]): number[
 export function quantileOf(xs: readonly number[], q: number): number {
     if (xs.length === 0) throw new Error('quantileOf: no samples');
     if (!(q >= 0 && q <= 1)) throw new Error(`quantileOf: the quantile must lie in [0, 1]; found ${q}`);
-    const s = [...xs].sort((x, y) => x - y);
-    const h = (s.length - 1) * q, lo = Math.floor(h), hi = Math.min(lo + 1, s.length - 1);
-    return s[lo] + (h - lo) * (s[hi] - s[lo]);
+    return quantileSorted(sortedAscending(xs), q);
 }
 
 /**
