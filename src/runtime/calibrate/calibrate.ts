@@ -12,9 +12,8 @@
  *    completion seen by Node, gaps), fitted over the ladders as u + passes·d.
  * 5. Service jitter: robust CV and tail of the wall time of a repeated mid-size request; the
  *    mean/median of GPU and wall time of every request timed (the host's stalls); what a request
- *    that finds the device idle pays beyond back to back — on the timer path (the mid-size request
- *    after exponential idle gaps, reported) and through the runtime's own path (synthetic tenants
- *    in the phase loop, closed loop vs low-rate Poisson: the profile's idle penalty).
+ *    that finds the device idle pays beyond back to back, through the runtime's own path
+ *    (synthetic tenants in the phase loop, closed loop vs low-rate Poisson: the idle penalty).
  * 6. Interference: a victim kernel timed on one device while a second device (a second adapter,
  *    so a second queue) runs an aggressor continuously: compute×compute, compute×memory,
  *    memory×compute, memory×memory and a workgroup-capped variant against compute both ways.
@@ -31,9 +30,9 @@ import {
     type InterferencePair,
 } from '../predict/profile.js';
 import { normalQuantile } from '../predict/queueing.js';
-import { idlePenaltyFromPairs, idlePenaltyFromRuntimeTrials, levelledByTrial, mean, meanFactorFromTrials, medianOf, quantileOf, type IdlePair, type RuntimeIdleTrial } from './estimators.js';
+import { idlePenaltyFromRuntimeTrials, levelledByTrial, mean, meanFactorFromTrials, medianOf, quantileOf, type RuntimeIdleTrial } from './estimators.js';
 import { measureRuntimeIdle } from './runtime-idle.js';
-import { fitLine, prepareCase, robustStats, sequenceTimer, startAggressor, timeLaunches, timeSequence, type PreparedCase, type SequenceTimes } from './measure.js';
+import { fitLine, prepareCase, robustStats, startAggressor, timeLaunches, timeSequence, type PreparedCase, type SequenceTimes } from './measure.js';
 import { calibrationCases, convCase, idleProbeTenant, interferenceKernels, matmulCase, reluCase, type SyntheticCase } from './synthetic.js';
 
 export interface CalibrateOptions {
@@ -48,11 +47,7 @@ export interface CalibrateOptions {
     interference?: Record<DemandKind, SyntheticCase>;
 }
 
-/** Mean idle gap (ms) before a request in the idle-penalty measurement: a Poisson stream's gaps at about 33 requests per second, bounded below and above. */
-const IDLE_GAP_MS = 30, IDLE_GAP_MIN_MS = 3, IDLE_GAP_MAX_MS = 150;
-/** Trials (contiguous blocks of idle/back-to-back pairs) the idle penalty is the median of. */
-const IDLE_TRIALS = 8;
-/** Runtime-path idle measurement (step 5c): the synthetic tenants' pointwise blocks (two request lengths: 3 and 11 passes), trials per length, the open-loop rate (requests per second). */
+/** Runtime-path idle measurement (step 5b): the synthetic tenants' pointwise blocks (two request lengths: 3 and 11 passes), trials per length, the open-loop rate (requests per second). */
 const RUNTIME_IDLE_BLOCKS = [0, 8], RUNTIME_IDLE_TRIALS = 7, RUNTIME_IDLE_RATE = 20;
 
 /** Bytes-basis families (memory kernels, by the stem before the dot: `copy.im2col` is a copy); everything else is interpolated over FLOPs. */
@@ -88,7 +83,8 @@ export async function calibrate(options: CalibrateOptions): Promise<DeviceProfil
         opened.push(a);
         const info = adapterInfo(adapter);
         const ladders = options.ladders ?? calibrationCases(quick);
-        const totalSteps = ladders.reduce((s, l) => s + l.cases.length, 0) + 6 + 7;
+        // One tick per ladder case, six single steps, six interference pairs.
+        const totalSteps = ladders.reduce((s, l) => s + l.cases.length, 0) + 6 + 6;
         let step = 0;
         const tick = (message: string) => progress(Math.min(1, ++step / totalSteps), message);
         const prep = async (d: Gpu, c: SyntheticCase) => {
@@ -237,43 +233,12 @@ export async function calibrate(options: CalibrateOptions): Promise<DeviceProfil
         };
         tick(`service jitter (robust CV) ${(serviceCv * 100).toFixed(1)}%, tail beyond it at p99 ${serviceTailMs.p99.toFixed(2)} ms; mean/median ${hostMeanFactor.gpu.toFixed(2)} (GPU) ${hostMeanFactor.wall.toFixed(2)} (wall), per round ${trialSums.map(t => (t.wallMean / pooled.wallMedian).toFixed(2)).join(' ')}`);
 
-        // 5b. What a request that finds the device idle pays beyond back to back, measured as the
-        //     runtime's phase loop meets it: arrivals after idle gaps of a Poisson stream (exponential,
-        //     mean IDLE_GAP_MS) waited for on timers, latency from the scheduled arrival to completion
-        //     seen by this process (the driver's worker threads sleep, other processes take the cores
-        //     and caches in the gap, the wake-up is late). Each idle request is paired with the same
-        //     request run right after it, back to back, so load drifting over the measurement cancels
-        //     in the difference; the figures are medians of the means of IDLE_TRIALS short trials
-        //     (estimators.ts idlePenaltyFromPairs). The earlier estimate (one open-loop stream at two
-        //     rates of ~0.25 of the request's capacity, the model's queueing form solved for the
-        //     penalty) ranged +2.0…+75 ms between calibrations: near ρ ≈ 0.7 the mean latency
-        //     hardly moves with the penalty, so small noise in it moved the solution a lot.
-        const idlePairs: IdlePair[] = [];
-        let seed = 0x9e3779b9;
-        const uniform = () => { seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0; return (seed + 0.5) / 4294967296; };
-        const stream = sequenceTimer(a.device, req);
-        try {
-            await stream.run(2, signal);
-            for (let i = 0; i < (quick ? IDLE_TRIALS * 3 : IDLE_TRIALS * 12); i++) {
-                const gap = Math.min(IDLE_GAP_MAX_MS, Math.max(IDLE_GAP_MIN_MS, -Math.log(uniform()) * IDLE_GAP_MS));
-                const arrival = performance.now() + gap;
-                await new Promise<void>(resolve => setTimeout(resolve, gap));
-                const idle = await stream.run(1, signal);
-                const idleWallMs = performance.now() - arrival;
-                const busy = await stream.run(2, signal);
-                idlePairs.push({ idleWallMs, idleGpuMs: idle.gpu[0], backToBackWallMs: mean(busy.walls), backToBackGpuMs: mean(busy.gpu) });
-            }
-        } finally {
-            stream.destroy();
-        }
-        const idleEstimate = idlePenaltyFromPairs(idlePairs, jitter.passes, IDLE_TRIALS);
-        const timerIdle = { wallMs: idleEstimate.wallMs, gpuMsPerPass: idleEstimate.gpuMsPerPass };
-        tick(`idle arrivals (timer path): +${timerIdle.wallMs.toFixed(2)} ms, and +${timerIdle.gpuMsPerPass.toFixed(3)} ms per pass (trials ${idleEstimate.trialsMs.map(x => x.toFixed(1)).join(' ')} ms)`);
-
-        // 5c. The same through the runtime's own path (runtime-idle.ts): two synthetic tenants of
-        //     different lengths compiled and run by TenantRunner in the phase loop, closed loop back
-        //     to back vs a low-rate Poisson stream, on a device requested as a tenant's. The timer
-        //     path above misses most of what open-loop tenants pay in the runtime on this host.
+        // 5b. What a request that finds the device idle pays beyond back to back, through the
+        //     runtime's own path (runtime-idle.ts): two synthetic tenants of different lengths
+        //     compiled and run by TenantRunner in the phase loop, closed loop back to back vs a
+        //     low-rate Poisson stream, on a device requested as a tenant's. Idle arrivals timed on
+        //     timers outside the runtime (bench/accuracy/idle-penalty.ts) miss most of what
+        //     open-loop tenants pay in the runtime on this host.
         const runtimeIdleStarted = performance.now();
         const runtimeDevice = await requestTenantDevice(gpu!, options.preference ?? 'auto', 'calibrate-runtime-idle', { timestamps: true });
         let runtimeTrials: RuntimeIdleTrial[];
