@@ -244,3 +244,19 @@ describe('report and status', () => {
         expect(reportFor(services.results.ResultsWatch, { uri, workload: 'w' })).toEqual({ error: expect.stringMatching(/^No results for workload w yet \(expected .*demo\.w\.json\): run it/) });
     });
 });
+
+describe('results location', () => {
+    it('follows a workspace marker created after the first lookup once the watcher reports a change', () => {
+        const watch = services.results.ResultsWatch;
+        const sub = path.join(dir, 'sub');
+        mkdirSync(sub);
+        const subUri = pathToFileURL(path.join(sub, 'inner.tenancy')).toString();
+        // The folder is remembered between lookups (one walk up the file system per folder and workspace state) …
+        expect(watch.paths(subUri, 'w')?.latest).toBe(path.join(dir, '.tenancy', 'results', 'inner.w.json'));
+        mkdirSync(path.join(sub, '.tenancy'));
+        expect(watch.paths(subUri, 'w')?.latest).toBe(path.join(dir, '.tenancy', 'results', 'inner.w.json'));
+        // … until a watched file changes (or the workspace does): then the nearer `.tenancy` wins, as for the CLI.
+        watch.invalidate([pathToFileURL(path.join(sub, '.tenancy', 'results', 'inner.w.json')).toString()]);
+        expect(watch.paths(subUri, 'w')?.latest).toBe(path.join(sub, '.tenancy', 'results', 'inner.w.json'));
+    });
+});
