@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { EmptyFileSystem } from 'langium';
 import { parseHelper } from 'langium/test';
 import { describe, expect, test } from 'vitest';
-import type { Document, Model, Workload } from '../../src/language-server/generated/ast.js';
+import type { Document, Expression, Let, Model, Workload } from '../../src/language-server/generated/ast.js';
 import { createTenancyServices } from '../../src/language-server/tenancy-module.js';
 
 const services = createTenancyServices(EmptyFileSystem).Tenancy;
@@ -55,5 +55,42 @@ workload workload { tenant tenant { model model(input: 2) } schedule repeat }`);
 workload w { tenant t { model m() slo p99 <= 0.5s arrival poisson(rate: 20/s) } device auto(memory: 2GiB) }`);
         expect(doc.parseResult.lexerErrors).toEqual([]);
         expect(doc.parseResult.parserErrors.map(e => e.message)).toEqual([]);
+    });
+});
+
+describe('expressions: precedence and associativity', () => {
+    // The parse tree written with every binary operation in parentheses.
+    function shape(e: Expression): string {
+        switch (e.$type) {
+            case 'BinaryExpr': return `(${shape(e.left)} ${e.operator} ${shape(e.right)})`;
+            case 'Negation': return `-${shape(e.operand)}`;
+            case 'NameRef': return e.ref.$refText;
+            case 'IntLit': return String(e.value);
+            case 'Tuple': return `[${e.elements.map(shape).join(', ')}]`;
+            case 'Call': return `${e.callee.$refText}(${e.args.map(a => shape(a.value)).join(', ')})`;
+            default: return e.$type;
+        }
+    }
+    const cases: [string, string][] = [
+        ['a + b * c', '(a + (b * c))'],
+        ['a * b + c', '((a * b) + c)'],
+        ['a - b - c', '((a - b) - c)'],
+        ['a / b / c', '((a / b) / c)'],
+        ['a * b / c * d', '(((a * b) / c) * d)'],
+        ['a * b + c * d - e', '(((a * b) + (c * d)) - e)'],
+        ['a + b * c - d / e * f', '((a + (b * c)) - ((d / e) * f))'],
+        ['-a * b', '(-a * b)'],
+        ['-(a + b) * 2', '(-(a + b) * 2)'],
+        ['(a + b) * c', '((a + b) * c)'],
+        ['a * (b - c) + f(a * b, c + 1) / 2', '((a * (b - c)) + (f((a * b), (c + 1)) / 2))'],
+    ];
+    test.each(cases)('%s parses as %s', async (text, expected) => {
+        const doc = await parse(`model m(a = 1, b = 2, c = 3, d = 4, e = 5, f = 6) {\n  input x: f32[4]\n  y = ${text}\n  output x\n}`);
+        expect(doc.parseResult.parserErrors.map(e => e.message)).toEqual([]);
+        const model = doc.parseResult.value.elements[0] as Model;
+        const value = (model.statements[1] as Let).value;
+        expect(shape(value)).toBe(expected);
+        // The node's range is its own text, operands included.
+        expect(value.$cstNode?.text).toBe(text);
     });
 });

@@ -124,9 +124,9 @@ export function isBenchmarkSetting(item: unknown): item is BenchmarkSetting {
 export interface BinaryExpr extends langium.AstNode {
     readonly $container: Arg | BenchmarkSetting | BinaryExpr | DimValue | Let | NamedArg | Negation | Output | SloProp | Tuple;
     readonly $type: 'BinaryExpr';
-    left: Expression;
+    left: BoolLit | Call | DecimalLit | Expression | IntLit | NameRef | Negation | QuantityLit | Repeat | StringLit;
     operator: '*' | '+' | '-' | '/';
-    right: Expression;
+    right: BoolLit | Call | DecimalLit | Expression | IntLit | NameRef | Negation | QuantityLit | Repeat | StringLit;
 }
 
 export const BinaryExpr = {
@@ -294,7 +294,7 @@ export function isImport(item: unknown): item is Import {
 export interface Input extends langium.AstNode {
     readonly $container: Model;
     readonly $type: 'Input';
-    dims: Array<InputDim>;
+    dims: Array<DimValue | DimVar>;
     dtype: DType;
     name: string;
 }
@@ -357,7 +357,7 @@ export interface Model extends langium.AstNode {
     readonly $type: 'Model';
     name: string;
     params: Array<Param>;
-    statements: Array<Statement>;
+    statements: Array<Input | Let | Output>;
 }
 
 export const Model = {
@@ -577,7 +577,7 @@ export interface Tenant extends langium.AstNode {
     readonly $container: Workload;
     readonly $type: 'Tenant';
     name: string;
-    props: Array<TenantProp>;
+    props: Array<ArrivalProp | ModelProp | PriorityProp | SloProp>;
 }
 
 export const Tenant = {
@@ -618,7 +618,7 @@ export function isTuple(item: unknown): item is Tuple {
 export interface Workload extends langium.AstNode {
     readonly $container: Document;
     readonly $type: 'Workload';
-    members: Array<WorkloadMember>;
+    members: Array<BenchmarkDecl | DeviceDecl | ScheduleDecl | Tenant>;
     name: string;
 }
 

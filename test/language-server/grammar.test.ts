@@ -1,0 +1,50 @@
+import { AstUtils, EmptyFileSystem, GrammarAST } from 'langium';
+import { parseHelper } from 'langium/test';
+import { afterEach, describe, expect, test, vi } from 'vitest';
+import { createTenancyServices } from '../../src/language-server/tenancy-module.js';
+
+// The generated module runs the parser in production mode (validations off), because the one
+// known ambiguity — a lone name as a whole input dim, DimVar or DimValue (the alternatives of
+// `dims+=` in the Input rule) — is resolved as intended (DimVar) and chevrotain would log it on
+// every parse. This test builds the parser in
+// development mode and asserts that no other ambiguity has crept into the grammar.
+describe('grammar ambiguities', () => {
+    afterEach(() => vi.restoreAllMocks());
+
+    test('only the known input-dim ambiguity exists', async () => {
+        const logged: string[] = [];
+        vi.spyOn(console, 'log').mockImplementation((message: unknown) => { logged.push(String(message)); });
+        const services = createTenancyServices(EmptyFileSystem).Tenancy;
+        (services.LanguageMetaData as { mode: string }).mode = 'development';
+        const parse = parseHelper(services);
+        await parse(`model m(c = 2) {
+  input x: f32[n, c, n * 2]
+  y = repeat 2 blk(x)
+  output relu(add(y, (1, 2)))
+}
+workload w { tenant t { model m(c: 2) arrival closed(clients: 1) slo p99 <= 5ms priority high } schedule auto benchmark { seed 1 } }`);
+        const ambiguities = logged.filter(m => m.includes('Ambiguous'));
+        expect(ambiguities.length).toBeGreaterThan(0);
+        expect(ambiguities.filter(m => !m.includes('inside <Input'))).toEqual([]);
+    });
+});
+
+describe('grammar structure', () => {
+    // Expression and Multiplicative list the primaries inline (one rule level less per operand);
+    // every such list must be exactly Primary's alternatives, so a primary added to one is added
+    // to all.
+    test('the inline primary lists of Expression and Multiplicative are the Primary rule', () => {
+        const grammar = createTenancyServices(EmptyFileSystem).Tenancy.Grammar;
+        const rule = (name: string) => grammar.rules.find(r => r.name === name) as GrammarAST.ParserRule;
+        const names = (alternatives: GrammarAST.Alternatives) => alternatives.elements.map(e => (e as GrammarAST.RuleCall).rule.ref?.name);
+        const primaries = names(rule('Primary').definition as GrammarAST.Alternatives);
+        expect(primaries).toContain('NameRef');
+        const inline = ['Expression', 'Multiplicative'].flatMap(r => AstUtils.streamAllContents(rule(r).definition)
+            .filter(GrammarAST.isAlternatives)
+            .filter(a => a.elements.every(GrammarAST.isRuleCall))
+            .map(names)
+            .toArray());
+        expect(inline).toHaveLength(4);
+        for (const list of inline) expect(list).toEqual(primaries);
+    });
+});
