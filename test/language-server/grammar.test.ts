@@ -30,19 +30,23 @@ workload w { tenant t { model m(c: 2) arrival closed(clients: 1) slo p99 <= 5ms 
 });
 
 describe('grammar structure', () => {
-    // Expression and Multiplicative list the primaries inline (one rule level less per operand);
-    // every such list must be exactly Primary's alternatives, so a primary added to one is added
+    // Expression and Multiplicative list the primaries inline (fewer rule levels per operand),
+    // Expression's first operand with the literals and names built in place by actions; every
+    // such list must produce exactly Primary's node types, so a primary added to one is added
     // to all.
     test('the inline primary lists of Expression and Multiplicative are the Primary rule', () => {
         const grammar = createTenancyServices(EmptyFileSystem).Tenancy.Grammar;
         const rule = (name: string) => grammar.rules.find(r => r.name === name) as GrammarAST.ParserRule;
-        const names = (alternatives: GrammarAST.Alternatives) => alternatives.elements.map(e => (e as GrammarAST.RuleCall).rule.ref?.name);
-        const primaries = names(rule('Primary').definition as GrammarAST.Alternatives);
+        // The node type an alternative produces: its rule's name, or the type its action infers.
+        const produces = (e: GrammarAST.AbstractElement): string | undefined => GrammarAST.isRuleCall(e) ? e.rule.ref?.name
+            : GrammarAST.isGroup(e) && GrammarAST.isAction(e.elements[0]) ? e.elements[0].inferredType?.name : undefined;
+        const types = (alternatives: GrammarAST.Alternatives) => [...new Set(alternatives.elements.map(produces))].sort();
+        const primaries = types(rule('Primary').definition as GrammarAST.Alternatives);
         expect(primaries).toContain('NameRef');
         const inline = ['Expression', 'Multiplicative'].flatMap(r => AstUtils.streamAllContents(rule(r).definition)
             .filter(GrammarAST.isAlternatives)
-            .filter(a => a.elements.every(GrammarAST.isRuleCall))
-            .map(names)
+            .filter(a => a.elements.length > 2 && a.elements.every(e => produces(e) !== undefined))
+            .map(types)
             .toArray());
         expect(inline).toHaveLength(4);
         for (const list of inline) expect(list).toEqual(primaries);
