@@ -52,3 +52,28 @@ describe('grammar structure', () => {
         for (const list of inline) expect(list).toEqual(primaries);
     });
 });
+
+describe('the Langium patch (patches/README.md)', () => {
+    afterEach(() => vi.restoreAllMocks());
+
+    // patches/langium+4.4.0.patch builds each choice's alternatives once, not on every call; an
+    // install that skipped it (npm install --ignore-scripts) parses the same, only slower.
+    test('parsing a text again builds new alternatives for the entry rule only', () => {
+        const parser = createTenancyServices(EmptyFileSystem).Tenancy.parser.LangiumParser;
+        const original = parser.alternatives.bind(parser);
+        let seen = new Set<unknown>();
+        vi.spyOn(parser, 'alternatives').mockImplementation((idx, choices) => {
+            seen.add(choices);
+            original(idx, choices);
+        });
+        const text = 'model m(a = 1) {\n  input x: f32[a, 4]\n  y = relu(dense(x, a * 2 + 1))\n  output add(y, y)\n}';
+        expect(parser.parse(text).parserErrors).toEqual([]);
+        const first = seen;
+        seen = new Set();
+        expect(parser.parse(text).parserErrors).toEqual([]);
+        expect(seen.size).toBeGreaterThan(0);
+        // Only the entry rule's one choice (Model | Workload) is new: Langium calls the entry rule
+        // with a new argument object per parse. Unpatched, every choice is new.
+        expect([...seen].filter(choices => !first.has(choices))).toHaveLength(1);
+    });
+});
