@@ -217,13 +217,19 @@ function bytesOf(dtype: DType, shape: Shape): Dim {
     return elementCount(shape).scale(dtypeBytes(dtype));
 }
 
+/** An op's arithmetic: FLOPs, multiply-adds (0 if none), parameters (default: weight elements). */
+interface Arithmetic { flops: Dim; macs?: Dim; params?: Dim }
+
+const noArithmetic = (): Arithmetic => ({ flops: Dim.zero });
+
 /**
- * An op's cost: bytes read = inputs + weights (or `extra.bytesRead`), written = output, each plus
- * `extra.intermediates` (what a composite writes and reads back); params = weight elements.
+ * An op's cost, computed when first read (LazyCost): `arithmetic` is a function, so a model's
+ * symbolic analysis multiplies no polynomials for FLOPs nobody reads. Bytes read = inputs +
+ * weights (or `extra.bytesRead`), written = output, each plus `extra.intermediates` (what a
+ * composite writes and reads back); params = weight elements unless `arithmetic` gives them.
  */
-function cost(r: Resolved, inputs: TensorValue[], out: { dtype: DType; shape: Shape }, weights: WeightInfo[], flops: Dim,
-    extra: { params?: Dim; macs?: Dim; bytesRead?: () => Dim; intermediates?: () => Dim } = {}): Cost {
-    void r;
+function cost(inputs: TensorValue[], out: { dtype: DType; shape: Shape }, weights: WeightInfo[], arithmetic: () => Arithmetic,
+    extra: { bytesRead?: () => Dim; intermediates?: () => Dim } = {}): Cost {
     return new LazyCost(() => {
         let bytesRead = Dim.zero;
         for (const t of inputs) bytesRead = bytesRead.add(bytesOf(t.dtype, t.shape));
@@ -239,7 +245,8 @@ function cost(r: Resolved, inputs: TensorValue[], out: { dtype: DType; shape: Sh
             bytesRead = bytesRead.add(bytes);
             bytesWritten = bytesWritten.add(bytes);
         }
-        return { flops, macs: extra.macs ?? Dim.zero, bytesRead, bytesWritten, params: extra.params ?? weightElements };
+        const { flops, macs, params } = arithmetic();
+        return { flops, macs: macs ?? Dim.zero, bytesRead, bytesWritten, params: params ?? weightElements };
     });
 }
 
@@ -360,7 +367,7 @@ function elementwise(flopsPerElement: number): Rule {
     return r => {
         const x = tensorArg(r, 'x');
         if (!x || !requireFloat(r, 'x', x)) return undefined;
-        return { dtype: x.dtype, shape: x.shape, attrs: {}, weights: [], inputs: [x], cost: cost(r, [x], x, [], elementCount(x.shape).scale(flopsPerElement)) };
+        return { dtype: x.dtype, shape: x.shape, attrs: {}, weights: [], inputs: [x], cost: cost([x], x, [], () => ({ flops: elementCount(x.shape).scale(flopsPerElement) })) };
     };
 }
 
@@ -371,7 +378,7 @@ function binary(r: Resolved): OperatorResult | undefined {
     const shape = broadcast(r, a, b);
     if (!shape) return undefined;
     const out = { dtype: a.dtype, shape };
-    return { ...out, attrs: {}, weights: [], inputs: [a, b], cost: cost(r, [a, b], out, [], elementCount(shape)) };
+    return { ...out, attrs: {}, weights: [], inputs: [a, b], cost: cost([a, b], out, [], () => ({ flops: elementCount(shape) })) };
 }
 
 function pool(r: Resolved): OperatorResult | undefined {
@@ -383,8 +390,8 @@ function pool(r: Resolved): OperatorResult | undefined {
     if (!w) return undefined;
     const shape = [x.shape[0], x.shape[1], w.ho, w.wo];
     const out = { dtype: x.dtype, shape };
-    const flops = elementCount(shape).mul(w.kernel[0]).mul(w.kernel[1]);
-    return { ...out, attrs: { kernel: w.kernel, stride: w.stride, padding: w.padding }, weights: [], inputs: [x], cost: cost(r, [x], out, [], flops) };
+    const arithmetic = () => ({ flops: elementCount(shape).mul(w.kernel[0]).mul(w.kernel[1]) });
+    return { ...out, attrs: { kernel: w.kernel, stride: w.stride, padding: w.padding }, weights: [], inputs: [x], cost: cost([x], out, [], arithmetic) };
 }
 
 function tupleDims(v: Value | undefined): (Dim | number)[] | undefined {
@@ -408,14 +415,15 @@ const rules: Record<IrOpKind, Rule> = {
         if (!requireRank(r, 'x', x, n => n >= 1, '[..., k] (rank ≥ 1)')) return undefined;
         const k = x.shape[x.shape.length - 1];
         const shape = [...x.shape.slice(0, -1), units];
-        const rows = elementCount(x.shape.slice(0, -1));
         const weights: WeightInfo[] = [{ name: 'weight', shape: [k, units], dtype: x.dtype }];
         if (bias) weights.push({ name: 'bias', shape: [units], dtype: x.dtype });
-        const macs = rows.mul(k).mul(units);
-        let flops = macs.scale(2);
-        if (bias) flops = flops.add(rows.mul(units));
+        const arithmetic = () => {
+            const rows = elementCount(x.shape.slice(0, -1));
+            const macs = rows.mul(k).mul(units);
+            return { flops: bias ? macs.scale(2).add(rows.mul(units)) : macs.scale(2), macs };
+        };
         const out = { dtype: x.dtype, shape };
-        return { ...out, attrs: { units, bias }, weights, inputs: [x], cost: cost(r, [x], out, weights, flops, { macs }) };
+        return { ...out, attrs: { units, bias }, weights, inputs: [x], cost: cost([x], out, weights, arithmetic) };
     },
     matmul(r) {
         const a = tensorArg(r, 'a');
@@ -429,8 +437,11 @@ const rules: Record<IrOpKind, Rule> = {
         if (!lead) return undefined;
         const shape = [...lead, m, n];
         const out = { dtype: a.dtype, shape };
-        const macs = elementCount(shape).mul(k);
-        return { ...out, attrs: {}, weights: [], inputs: [a, b], cost: cost(r, [a, b], out, [], macs.scale(2), { macs }) };
+        const arithmetic = () => {
+            const macs = elementCount(shape).mul(k);
+            return { flops: macs.scale(2), macs };
+        };
+        return { ...out, attrs: {}, weights: [], inputs: [a, b], cost: cost([a, b], out, [], arithmetic) };
     },
     conv2d(r) {
         const x = tensorArg(r, 'x');
@@ -450,14 +461,15 @@ const rules: Record<IrOpKind, Rule> = {
         const shape = [x.shape[0], filters, w.ho, w.wo];
         const weights: WeightInfo[] = [{ name: 'weight', shape: [filters, cPerGroup, w.kernel[0], w.kernel[1]], dtype: x.dtype }];
         if (bias) weights.push({ name: 'bias', shape: [filters], dtype: x.dtype });
-        const outputs = elementCount(shape);
-        const macs = outputs.mul(cPerGroup).mul(w.kernel[0]).mul(w.kernel[1]);
-        let flops = macs.scale(2);
-        if (bias) flops = flops.add(outputs);
+        const arithmetic = () => {
+            const outputs = elementCount(shape);
+            const macs = outputs.mul(cPerGroup).mul(w.kernel[0]).mul(w.kernel[1]);
+            return { flops: bias ? macs.scale(2).add(outputs) : macs.scale(2), macs };
+        };
         const out = { dtype: x.dtype, shape };
         return {
             ...out, attrs: { filters, kernel: w.kernel, stride: w.stride, padding: w.padding, dilation: w.dilation, groups, bias },
-            weights, inputs: [x], cost: cost(r, [x], out, weights, flops, { macs }),
+            weights, inputs: [x], cost: cost([x], out, weights, arithmetic),
         };
     },
     depthwise_conv2d(r) {
@@ -469,9 +481,12 @@ const rules: Record<IrOpKind, Rule> = {
         const channels = x.shape[1].mul(multiplier);
         const shape = [x.shape[0], channels, w.ho, w.wo];
         const weights: WeightInfo[] = [{ name: 'weight', shape: [channels, Dim.one, w.kernel[0], w.kernel[1]], dtype: x.dtype }];
-        const macs = elementCount(shape).mul(w.kernel[0]).mul(w.kernel[1]);
+        const arithmetic = () => {
+            const macs = elementCount(shape).mul(w.kernel[0]).mul(w.kernel[1]);
+            return { flops: macs.scale(2), macs };
+        };
         const out = { dtype: x.dtype, shape };
-        return { ...out, attrs: { kernel: w.kernel, stride: w.stride, padding: w.padding, multiplier }, weights, inputs: [x], cost: cost(r, [x], out, weights, macs.scale(2), { macs }) };
+        return { ...out, attrs: { kernel: w.kernel, stride: w.stride, padding: w.padding, multiplier }, weights, inputs: [x], cost: cost([x], out, weights, arithmetic) };
     },
     max_pool2d: pool,
     avg_pool2d: pool,
@@ -480,21 +495,21 @@ const rules: Record<IrOpKind, Rule> = {
         if (!x || !requireFloat(r, 'x', x) || !requireRank(r, 'x', x, n => n === 4, '[n, c, h, w]')) return undefined;
         const shape = [x.shape[0], x.shape[1], Dim.one, Dim.one];
         const out = { dtype: x.dtype, shape };
-        return { ...out, attrs: {}, weights: [], inputs: [x], cost: cost(r, [x], out, [], elementCount(x.shape)) };
+        return { ...out, attrs: {}, weights: [], inputs: [x], cost: cost([x], out, [], () => ({ flops: elementCount(x.shape) })) };
     },
     batch_norm(r) {
         const x = tensorArg(r, 'x');
         if (!x || !requireFloat(r, 'x', x) || !requireRank(r, 'x', x, n => n >= 2, 'rank ≥ 2 (channel dim 1)')) return undefined;
         const c = x.shape[1];
         const weights: WeightInfo[] = ['gamma', 'beta', 'mean', 'var'].map(name => ({ name, shape: [c], dtype: x.dtype }));
-        return { dtype: x.dtype, shape: x.shape, attrs: {}, weights, inputs: [x], cost: cost(r, [x], x, weights, elementCount(x.shape).scale(2), { params: c.scale(2) }) };
+        return { dtype: x.dtype, shape: x.shape, attrs: {}, weights, inputs: [x], cost: cost([x], x, weights, () => ({ flops: elementCount(x.shape).scale(2), params: c.scale(2) })) };
     },
     layer_norm(r) {
         const x = tensorArg(r, 'x');
         if (!x || !requireFloat(r, 'x', x) || !requireRank(r, 'x', x, n => n >= 1, 'rank ≥ 1')) return undefined;
         const d = x.shape[x.shape.length - 1];
         const weights: WeightInfo[] = ['gamma', 'beta'].map(name => ({ name, shape: [d], dtype: x.dtype }));
-        return { dtype: x.dtype, shape: x.shape, attrs: {}, weights, inputs: [x], cost: cost(r, [x], x, weights, elementCount(x.shape).scale(5)) };
+        return { dtype: x.dtype, shape: x.shape, attrs: {}, weights, inputs: [x], cost: cost([x], x, weights, () => ({ flops: elementCount(x.shape).scale(5) })) };
     },
     relu: elementwise(1),
     relu6: elementwise(2),
@@ -513,7 +528,7 @@ const rules: Record<IrOpKind, Rule> = {
             issue(r, IssueCodes.BadArgument, `softmax: 'axis' must be in [${-rank}, ${rank - 1}] for ${formatTensor(x)}, found ${axis}`, nodeOf(r, 'axis'));
             return undefined;
         }
-        return { dtype: x.dtype, shape: x.shape, attrs: { axis: Dim.of(axis < 0 ? axis + rank : axis) }, weights: [], inputs: [x], cost: cost(r, [x], x, [], elementCount(x.shape).scale(5)) };
+        return { dtype: x.dtype, shape: x.shape, attrs: { axis: Dim.of(axis < 0 ? axis + rank : axis) }, weights: [], inputs: [x], cost: cost([x], x, [], () => ({ flops: elementCount(x.shape).scale(5) })) };
     },
     reshape(r) {
         const x = tensorArg(r, 'x');
@@ -543,7 +558,7 @@ const rules: Record<IrOpKind, Rule> = {
             if (!requireEqual(r, total, known, () => `reshape: element counts differ: ${formatTensor(x)} has ${total}, shape (${dims.join(', ')}) has ${known}`, nodeOf(r, 'shape'))) return undefined;
         }
         const out = { dtype: x.dtype, shape };
-        return { ...out, attrs: { shape }, weights: [], inputs: [x], cost: cost(r, [x], out, [], Dim.zero) };
+        return { ...out, attrs: { shape }, weights: [], inputs: [x], cost: cost([x], out, [], noArithmetic) };
     },
     transpose(r) {
         const x = tensorArg(r, 'x');
@@ -560,14 +575,14 @@ const rules: Record<IrOpKind, Rule> = {
         }
         const shape = perm.map(p => x.shape[p!]);
         const out = { dtype: x.dtype, shape };
-        return { ...out, attrs: { perm: perm.map(p => Dim.of(p!)) }, weights: [], inputs: [x], cost: cost(r, [x], out, [], Dim.zero) };
+        return { ...out, attrs: { perm: perm.map(p => Dim.of(p!)) }, weights: [], inputs: [x], cost: cost([x], out, [], noArithmetic) };
     },
     flatten(r) {
         const x = tensorArg(r, 'x');
         if (!x || !requireRank(r, 'x', x, n => n >= 2, 'rank ≥ 2')) return undefined;
         const shape = [x.shape[0], elementCount(x.shape.slice(1))];
         const out = { dtype: x.dtype, shape };
-        return { ...out, attrs: {}, weights: [], inputs: [x], cost: cost(r, [x], out, [], Dim.zero) };
+        return { ...out, attrs: {}, weights: [], inputs: [x], cost: cost([x], out, [], noArithmetic) };
     },
     concat(r) {
         const axisArg = signedIntArg(r, 'axis', 1);
@@ -603,7 +618,7 @@ const rules: Record<IrOpKind, Rule> = {
         }
         const shape = first.shape.map((d, j) => (j === axis ? sum : d));
         const out = { dtype: first.dtype, shape };
-        return { ...out, attrs: { axis: Dim.of(axis) }, weights: [], inputs: tensors, cost: cost(r, tensors, out, [], Dim.zero) };
+        return { ...out, attrs: { axis: Dim.of(axis) }, weights: [], inputs: tensors, cost: cost(tensors, out, [], noArithmetic) };
     },
     embedding(r) {
         const ids = tensorArg(r, 'ids');
@@ -618,7 +633,7 @@ const rules: Record<IrOpKind, Rule> = {
         const weights: WeightInfo[] = [{ name: 'weight', shape: [vocab, dim], dtype: 'f32' }];
         const out = { dtype: 'f32' as const, shape };
         // A lookup reads the gathered rows, not the whole table.
-        const c = cost(r, [ids], out, weights, Dim.zero, { bytesRead: () => bytesOf(ids.dtype, ids.shape).add(bytesOf('f32', shape)) });
+        const c = cost([ids], out, weights, noArithmetic, { bytesRead: () => bytesOf(ids.dtype, ids.shape).add(bytesOf('f32', shape)) });
         return { ...out, attrs: { vocab, dim }, weights, inputs: [ids], cost: c };
     },
     attention(r) {
@@ -635,15 +650,18 @@ const rules: Record<IrOpKind, Rule> = {
             { name: 'w_qkv', shape: [d, d.scale(3)], dtype: x.dtype }, { name: 'b_qkv', shape: [d.scale(3)], dtype: x.dtype },
             { name: 'w_out', shape: [d, d], dtype: x.dtype }, { name: 'b_out', shape: [d], dtype: x.dtype },
         ];
-        const bs = b.mul(s);
-        const scores = b.mul(heads).mul(s).mul(s);
-        // Multiply-adds: QKV (3·d²) and output (d²) projections per token, QKᵀ and attention·V (2·s·d).
-        const macs = bs.mul(d).mul(d).scale(4).add(bs.mul(s).mul(d).scale(2));
-        const flops = macs.scale(2)
-            .add(bs.mul(d).scale(4))                    // projection biases
-            .add(scores.scale(5));                      // scale + softmax
+        const bs = () => b.mul(s);
+        const scores = () => b.mul(heads).mul(s).mul(s);
+        const arithmetic = () => {
+            // Multiply-adds: QKV (3·d²) and output (d²) projections per token, QKᵀ and attention·V (2·s·d).
+            const macs = bs().mul(d).mul(d).scale(4).add(bs().mul(s).mul(d).scale(2));
+            const flops = macs.scale(2)
+                .add(bs().mul(d).scale(4))              // projection biases
+                .add(scores().scale(5));                // scale + softmax
+            return { flops, macs };
+        };
         // The composite materialises QKV and the score matrix: count them written and read once.
-        const c = cost(r, [x], x, weights, flops, { macs, intermediates: () => bs.mul(d).scale(3).add(scores).scale(2 * dtypeBytes(x.dtype)) });
+        const c = cost([x], x, weights, arithmetic, { intermediates: () => bs().mul(d).scale(3).add(scores()).scale(2 * dtypeBytes(x.dtype)) });
         return { dtype: x.dtype, shape: x.shape, attrs: { heads, causal }, weights, inputs: [x], cost: c };
     },
     lstm(r) {
@@ -660,21 +678,22 @@ const rules: Record<IrOpKind, Rule> = {
         // Per layer: gates = x·W_ih + h·W_hh (+ biases), then ~10 elementwise ops per hidden unit.
         const layerMacs = (input: Dim) => b.mul(s).mul(gates).mul(input.add(hidden));
         const layerFlops = (input: Dim) => layerMacs(input).scale(2).add(b.mul(s).mul(hidden).scale(10));
-        let macs = layerMacs(i);
-        let flops = layerFlops(i);
-        let params = gates.mul(i.add(hidden)).add(gates.scale(2));
         layerWeights(0, i);
         const n = layers.value;
         if (n !== undefined) {
             for (let l = 1; l < n; l++) layerWeights(l, hidden);
         }
-        // Layers after the first (a symbolic count in a standalone analysis scales the cost).
-        const rest = layers.sub(1);
-        macs = macs.add(layerMacs(hidden).mul(rest));
-        flops = flops.add(layerFlops(hidden).mul(rest));
-        params = params.add(gates.mul(hidden.scale(2)).add(gates.scale(2)).mul(rest));
+        const arithmetic = () => {
+            // Layers after the first (a symbolic count in a standalone analysis scales the cost).
+            const rest = layers.sub(1);
+            return {
+                macs: layerMacs(i).add(layerMacs(hidden).mul(rest)),
+                flops: layerFlops(i).add(layerFlops(hidden).mul(rest)),
+                params: gates.mul(i.add(hidden)).add(gates.scale(2)).add(gates.mul(hidden.scale(2)).add(gates.scale(2)).mul(rest)),
+            };
+        };
         const shape = [b, s, hidden];
         const out = { dtype: x.dtype, shape };
-        return { ...out, attrs: { hidden, layers }, weights, inputs: [x], cost: cost(r, [x], out, weights, flops, { params, macs }) };
+        return { ...out, attrs: { hidden, layers }, weights, inputs: [x], cost: cost([x], out, weights, arithmetic) };
     },
 };
