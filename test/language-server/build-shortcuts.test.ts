@@ -1,12 +1,14 @@
 /**
  * The build's shortcuts give Langium's answers: the reference index built from the linker's list
- * equals the default provider's walk, the validator's shallow walk still reaches a check
+ * equals the default provider's walk (less the references to bindings, which are found by walking
+ * their model, with the same results as the default index), the validator's shallow walk still reaches a check
  * registered on an inner node type, and the linker's walk links what Langium's walk links.
  */
-import { AstUtils, DefaultReferenceDescriptionProvider, EmptyFileSystem, URI, type AstNode, type LangiumDocument } from 'langium';
+import { AstUtils, DefaultAstNodeDescriptionProvider, DefaultReferenceDescriptionProvider, EmptyFileSystem, URI, type AstNode, type LangiumDocument } from 'langium';
 import { describe, expect, it } from 'vitest';
 import { createTenancyServices } from '../../src/language-server/tenancy-module.js';
 import { forEachReference } from '../../src/language-server/references/linker.js';
+import { isBinding } from '../../src/language-server/generated/ast.js';
 
 const models = `/// A block.
 model blk(c) {
@@ -44,16 +46,69 @@ async function build(services = createTenancyServices(EmptyFileSystem)): Promise
 }
 
 describe('build shortcuts', () => {
-    it('indexes the same reference descriptions as Langium’s default provider, for user and zoo documents', async () => {
+    it('indexes the same reference descriptions as Langium’s default provider, less those to bindings, for user and zoo documents', async () => {
         const { services } = await build();
         const fallback = new DefaultReferenceDescriptionProvider(services.Tenancy);
         let compared = 0;
+        let bindingRefs = 0;
         for (const doc of services.shared.workspace.LangiumDocuments.all) {
             const ours = await services.Tenancy.workspace.ReferenceDescriptionProvider.createDescriptions(doc);
-            expect(JSON.stringify(ours)).toBe(JSON.stringify(await fallback.createDescriptions(doc)));
+            const all = await fallback.createDescriptions(doc);
+            // References from a NameRef (to a binding) are answered by walking the model instead.
+            const fromNameRefs = all.filter(d => services.Tenancy.workspace.AstNodeLocator.getAstNode(doc.parseResult.value, d.sourcePath)?.$type === 'NameRef');
+            expect(JSON.stringify(ours)).toBe(JSON.stringify(all.filter(d => !fromNameRefs.includes(d))));
             compared += ours.length;
+            bindingRefs += fromNameRefs.length;
         }
         expect(compared).toBeGreaterThan(20);
+        expect(bindingRefs).toBeGreaterThan(20);
+    });
+
+    it('finds the references to every binding that Langium’s default index holds, in the same order, for user and zoo documents', async () => {
+        const { services } = await build();
+        const fallback = new DefaultReferenceDescriptionProvider(services.Tenancy);
+        const locator = services.Tenancy.workspace.AstNodeLocator;
+        let bindings = 0;
+        let found = 0;
+        for (const doc of services.shared.workspace.LangiumDocuments.all) {
+            const indexed = await fallback.createDescriptions(doc);
+            for (const node of AstUtils.streamAst(doc.parseResult.value)) {
+                if (!isBinding(node)) continue;
+                bindings++;
+                const path = locator.getAstNodePath(node);
+                const expected = indexed.filter(d => d.targetPath === path && d.targetUri.toString() === doc.uri.toString())
+                    .map(d => ({ sourcePath: d.sourcePath, segment: d.segment, local: d.local }));
+                const ours = services.Tenancy.references.References.findReferences(node, { includeDeclaration: false })
+                    .map(d => ({ sourcePath: d.sourcePath, segment: d.segment, local: d.local })).toArray();
+                expect(ours).toEqual(expected);
+                found += ours.length;
+                // With the declaration: one more, the binding's own name, first (an unnamed output has none).
+                const withDeclaration = services.Tenancy.references.References.findReferences(node, { includeDeclaration: true }).toArray();
+                const named = (node as { name?: string }).name !== undefined;
+                expect(withDeclaration).toHaveLength(ours.length + (named ? 1 : 0));
+                if (named) expect(withDeclaration[0]!.sourcePath).toBe(path);
+            }
+        }
+        expect(bindings).toBeGreaterThan(100);
+        expect(found).toBeGreaterThan(100);
+    });
+
+    it('describes every named node as Langium’s default provider does (path and segments computed when read)', async () => {
+        const { services } = await build();
+        const ours = services.Tenancy.workspace.AstNodeDescriptionProvider;
+        const fallback = new DefaultAstNodeDescriptionProvider(services.Tenancy);
+        let described = 0;
+        for (const doc of services.shared.workspace.LangiumDocuments.all) {
+            for (const node of AstUtils.streamAst(doc.parseResult.value)) {
+                const name = services.Tenancy.references.NameProvider.getName(node);
+                if (!name) continue;
+                const a = ours.createDescription(node, name, doc);
+                const b = fallback.createDescription(node, name, doc);
+                expect({ ...a, documentUri: a.documentUri.toString() }).toEqual({ ...b, documentUri: b.documentUri.toString() });
+                described++;
+            }
+        }
+        expect(described).toBeGreaterThan(100);
     });
 
     it('visits the same references, in the same order, as Langium’s AST stream', async () => {
