@@ -4,8 +4,8 @@
  * their model, with the same results as the default index), the validator's shallow walk still reaches a check
  * registered on an inner node type, and the linker's walk links what Langium's walk links.
  */
-import { AstUtils, DefaultAstNodeDescriptionProvider, DefaultReferenceDescriptionProvider, EmptyFileSystem, URI, type AstNode, type LangiumDocument } from 'langium';
-import { describe, expect, it } from 'vitest';
+import { AstUtils, DefaultAstNodeDescriptionProvider, DefaultReferenceDescriptionProvider, EmptyFileSystem, URI, type AstNode, type LangiumDocument, type ReferenceInfo } from 'langium';
+import { describe, expect, it, vi } from 'vitest';
 import { createTenancyServices } from '../../src/language-server/tenancy-module.js';
 import { forEachReference } from '../../src/language-server/references/linker.js';
 import { isBinding } from '../../src/language-server/generated/ast.js';
@@ -125,6 +125,47 @@ describe('build shortcuts', () => {
             total += ours.length;
         }
         expect(total).toBeGreaterThan(10);
+    });
+
+    it('links the references the parser built: those in the AST, in Langium’s stream order, also where the parser recovered from errors', async () => {
+        // The linker links the list the parser built, not a walk (references/linker.ts). Every
+        // single-token deletion, duplication and stray `)` of a text, so error recovery's partial
+        // nodes are covered too.
+        const text = models + workload;
+        const tokens = text.split(/(\s+|[(),:[\]{}=*+])/).filter(t => t !== '');
+        const variants = [text];
+        for (let i = 0; i < tokens.length; i += 2) {
+            for (const edit of [(t: string[]) => t.splice(i, 1), (t: string[]) => t.splice(i, 0, t[i]!), (t: string[]) => t.splice(i, 0, ' ) ')]) {
+                const t = [...tokens];
+                edit(t);
+                variants.push(t.join(''));
+            }
+        }
+        const services = createTenancyServices(EmptyFileSystem);
+        const linker = services.Tenancy.references.Linker as unknown as { doLink(refInfo: ReferenceInfo, document: LangiumDocument): void };
+        const linked: string[] = [];
+        let current: LangiumDocument | undefined;
+        const doLink = linker.doLink.bind(linker);
+        vi.spyOn(linker, 'doLink').mockImplementation((refInfo, document) => {
+            if (document === current) linked.push(describe(refInfo)); // not the zoo's, built with the first variant
+            doLink(refInfo, document);
+        });
+        let withErrors = 0;
+        for (const [i, variant] of variants.entries()) {
+            const doc = services.shared.workspace.LangiumDocumentFactory.fromString(variant, URI.parse(`file:///recovery/v${i}.tenancy`));
+            services.shared.workspace.LangiumDocuments.addDocument(doc);
+            current = doc;
+            linked.length = 0;
+            await services.shared.workspace.DocumentBuilder.build([doc], { validation: false });
+            const expected = AstUtils.streamAst(doc.parseResult.value).flatMap(node => AstUtils.streamReferences(node)).map(describe).toArray();
+            expect(linked, variant).toEqual(expected);
+            if (doc.parseResult.parserErrors.length > 0) withErrors++;
+        }
+        expect(withErrors).toBeGreaterThan(100);
+
+        function describe(r: ReferenceInfo): string {
+            return `${r.container.$type}.${r.property}:${r.reference.$refText}@${r.reference.$refNode?.offset}`;
+        }
     });
 
     it('still runs a check registered on an inner node type (the shallow validation walk turns itself off)', async () => {
