@@ -12,7 +12,10 @@
  *   never waits); the wait then comes only from service jitter and is small either way.
  * - Service quantiles: normal with mean S and standard deviation c_s·S (clamped at 0), plus the
  *   host's measured tail beyond that normal body (calibration: a heavy tail from scheduling on a
- *   shared CPU), added in ms.
+ *   shared CPU), added in ms. The service time's mean and variance are this distribution's,
+ *   tail included (serviceMoments): the mean latency, the utilisation and the queueing all see
+ *   the stalls the percentiles show (before, the mean and the waits used the body alone, while
+ *   p90–p99 carried the tail).
  * - Response quantile ≈ service quantile + wait quantile. Adding quantiles bounds the true
  *   quantile of the sum from above (comonotone), which is the safe side for SLO checks.
  * - Closed loop (N clients, think Z): exact mean-value analysis of one queueing station plus a
@@ -76,6 +79,44 @@ export function tailFrom(points: { p90: number; p95: number; p99: number } | und
     };
 }
 
+// The tail's moments over q ∈ (0.5, 1) (it is 0 below the median): E[T], E[T²] and E[z·T] with z the standard normal
+// quantile, by the midpoint rule on 500 steps (z precomputed); cached per tail function.
+const TAIL_STEPS = 500;
+const tailGrid = Array.from({ length: TAIL_STEPS }, (_, i) => { const q = 0.5 + (0.5 * (i + 0.5)) / TAIL_STEPS; return { q, z: normalQuantile(q) }; });
+interface TailMoments { mean: number; square: number; withZ: number }
+const tailMomentCache = new WeakMap<ServiceTail, TailMoments>();
+
+function tailMoments(tail: ServiceTail): TailMoments {
+    let m = tailMomentCache.get(tail);
+    if (!m) {
+        let mean = 0, square = 0, withZ = 0;
+        for (const { q, z } of tailGrid) {
+            const t = tail(q);
+            mean += t;
+            square += t * t;
+            withZ += z * t;
+        }
+        const w = 0.5 / TAIL_STEPS;
+        tailMomentCache.set(tail, m = { mean: mean * w, square: square * w, withZ: withZ * w });
+    }
+    return m;
+}
+
+/**
+ * Mean (ms) and squared coefficient of variation of the service time whose quantiles
+ * serviceQuantileMs gives: S·(1 + z·cv) + T(q) has mean S + E[T] and second moment
+ * S²(1 + cv²) + 2S(E[T] + cv·E[z·T]) + E[T²] (the body's clamp at 0, which matters only for
+ * cv > 0.3, is left out).
+ */
+export function serviceMoments(serviceMs: number, cv: number, tail: ServiceTail = noTail): { meanMs: number; cs2: number } {
+    if (tail === noTail) return { meanMs: serviceMs, cs2: cv * cv };
+    const t = tailMoments(tail);
+    const meanMs = serviceMs + t.mean;
+    if (!(meanMs > 0)) return { meanMs: 0, cs2: 0 };
+    const second = serviceMs * serviceMs * (1 + cv * cv) + 2 * serviceMs * (t.mean + cv * t.withZ) + t.square;
+    return { meanMs, cs2: Math.max(0, second / (meanMs * meanMs) - 1) };
+}
+
 /** A tail between two (w = 0: `from`, w = 1: `to`), linear in w: the co-run tail in proportion to how busy the co-runners are. */
 export function blendTail(from: ServiceTail, to: ServiceTail, w: number): ServiceTail {
     const k = Math.min(1, Math.max(0, w));
@@ -87,13 +128,14 @@ export function serviceQuantileMs(q: number, serviceMs: number, cv: number, tail
     return Math.max(0, serviceMs * (1 + normalQuantile(q) * cv)) + tail(q);
 }
 
-/** Latency figures of an open-loop stream: service S (ms), c_s, arrival rate λ (/s), c_a². */
+/** Latency figures of an open-loop stream: service S (ms, the body's mean), c_s, arrival rate λ (/s), c_a², the host's tail. */
 export function openLoopLatency(serviceMs: number, cv: number, ratePerSecond: number, ca2: number, tail: ServiceTail = noTail): { figures: LatencyFigures; utilisation: number; meanWaitMs: number } {
-    const rho = (ratePerSecond * serviceMs) / 1000;
-    const w = kingmanWaitMs(rho, serviceMs, ca2, cv * cv);
+    const { meanMs, cs2 } = serviceMoments(serviceMs, cv, tail);
+    const rho = (ratePerSecond * meanMs) / 1000;
+    const w = kingmanWaitMs(rho, meanMs, ca2, cs2);
     const figures = {} as LatencyFigures;
     for (const p of PERCENTILES) {
-        figures[p] = p === 'mean' ? serviceMs + w : serviceQuantileMs(PERCENTILE_Q[p], serviceMs, cv, tail) + waitQuantileMs(PERCENTILE_Q[p], rho, w);
+        figures[p] = p === 'mean' ? meanMs + w : serviceQuantileMs(PERCENTILE_Q[p], serviceMs, cv, tail) + waitQuantileMs(PERCENTILE_Q[p], rho, w);
     }
     return { figures, utilisation: rho, meanWaitMs: w };
 }
@@ -115,8 +157,9 @@ export function closedLoopMva(clients: number, serviceMs: number, thinkMs: numbe
  * server's utilisation (with one client nothing ever waits).
  */
 export function closedLoopLatency(clients: number, thinkMs: number, serviceMs: number, cv: number, tail: ServiceTail = noTail): { figures: LatencyFigures; utilisation: number; throughputPerSecond: number } {
-    const m = closedLoopMva(clients, serviceMs, thinkMs);
-    const meanWait = Math.max(0, m.responseMs - serviceMs);
+    const { meanMs } = serviceMoments(serviceMs, cv, tail);
+    const m = closedLoopMva(clients, meanMs, thinkMs);
+    const meanWait = Math.max(0, m.responseMs - meanMs);
     const pWait = clients <= 1 ? 0 : Math.min(1, m.utilisation * (clients - 1) / clients);
     const figures = {} as LatencyFigures;
     for (const p of PERCENTILES) {

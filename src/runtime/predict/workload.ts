@@ -21,7 +21,7 @@ import { idleAdjustment, opTiming, requestServiceMs, serviceCvFor } from './late
 import { capsForProfile, PlanMemo, planGraph, type PlannedOp, type PlanOptions } from './plan.js';
 import type { DeviceProfile } from './profile.js';
 import {
-    PERCENTILES, PERCENTILE_Q, blendTail, closedLoopLatency, closedLoopMva, openLoopLatency, serviceQuantileMs, tailFrom, type LatencyFigures, type Percentile, type ServiceTail,
+    PERCENTILES, PERCENTILE_Q, blendTail, closedLoopLatency, closedLoopMva, openLoopLatency, serviceMoments, serviceQuantileMs, tailFrom, type LatencyFigures, type Percentile, type ServiceTail,
 } from './queueing.js';
 
 export const PREDICTION_VERSION = 1;
@@ -274,7 +274,11 @@ export function predictWorkload(ir: WorkloadIR, profile: DeviceProfile, options:
     };
 }
 
-/** The busy fraction of a tenant's queue at a mean service time: what streamFigures reports as utilisation, without the figures. */
+/**
+ * The busy fraction of a tenant's queue at a mean service time, for the co-run fixed point's
+ * device busy fractions: the body's service time, without the host's tail (a stall on the host
+ * is not device time), so it is a little below the utilisation streamFigures reports.
+ */
 function streamUtilisation(arrival: IrTenant['arrival'], serviceMs: number): number {
     if (arrival.kind === 'closed') return closedLoopMva(arrival.clients, serviceMs, arrival.thinkMs).utilisation;
     return (openRatePerSecond(arrival) * serviceMs) / 1000;
@@ -287,7 +291,7 @@ function openRatePerSecond(arrival: Exclude<IrTenant['arrival'], { kind: 'closed
 
 function sloPrediction(slo: IrSlo, serviceMs: number, cv: number, tail: ServiceTail, solo: LatencyFigures, corun: LatencyFigures): SloPrediction {
     const p = slo.percentile as Percentile;
-    const soloServiceMs = p === 'mean' ? serviceMs : serviceQuantileMs(PERCENTILE_Q[p], serviceMs, cv, tail);
+    const soloServiceMs = p === 'mean' ? serviceMoments(serviceMs, cv, tail).meanMs : serviceQuantileMs(PERCENTILE_Q[p], serviceMs, cv, tail);
     const verdict: SloVerdict = soloServiceMs > slo.ms ? 'infeasible' : corun[p] > slo.ms ? 'at-risk' : 'ok';
     return { percentile: p, targetMs: slo.ms, soloServiceMs, soloMs: solo[p], corunMs: corun[p], verdict };
 }
@@ -298,34 +302,37 @@ function sloPrediction(slo: IrSlo, serviceMs: number, cv: number, tail: ServiceT
  * tenants enter with their throughput, found by iterating R = S + W, λ = N / (R + Z).
  */
 function sequentialCorun(bases: TenantBase[], cv: number, tail: ServiceTail, iterations: number) {
-    const rates = bases.map(b => {
+    // Each tenant's service time with the host's tail: its mean and second moment (queueing.ts serviceMoments).
+    const moments = bases.map(b => serviceMoments(b.serviceMs, cv, tail));
+    const meanOf = (i: number) => moments[i].meanMs;
+    const rates = bases.map((b, i) => {
         const a = b.tenant.arrival;
-        return a.kind === 'poisson' ? a.ratePerSecond / 1000 : a.kind === 'periodic' ? 1 / a.everyMs : a.clients / (b.serviceMs + a.thinkMs);
+        return a.kind === 'poisson' ? a.ratePerSecond / 1000 : a.kind === 'periodic' ? 1 / a.everyMs : a.clients / (meanOf(i) + a.thinkMs);
     });
     let wait = 0;
     for (let it = 0; it < iterations; it++) {
-        const rho = bases.reduce((s, b, i) => s + rates[i] * b.serviceMs, 0);
-        const second = bases.reduce((s, b, i) => s + rates[i] * b.serviceMs * b.serviceMs * (1 + cv * cv), 0);
+        const rho = bases.reduce((s, _, i) => s + rates[i] * meanOf(i), 0);
+        const second = bases.reduce((s, _, i) => s + rates[i] * meanOf(i) * meanOf(i) * (1 + moments[i].cs2), 0);
         wait = rho >= 1 ? Infinity : second / (2 * (1 - rho));
         bases.forEach((b, i) => {
             const a = b.tenant.arrival;
             if (a.kind === 'closed') {
-                const r = Number.isFinite(wait) ? b.serviceMs + wait : b.serviceMs * bases.length;
+                const r = Number.isFinite(wait) ? meanOf(i) + wait : meanOf(i) * bases.length;
                 rates[i] = 0.5 * rates[i] + 0.5 * (a.clients / (r + a.thinkMs));
             }
         });
     }
-    const rho = bases.reduce((s, b, i) => s + rates[i] * b.serviceMs, 0);
+    const rho = bases.reduce((s, _, i) => s + rates[i] * meanOf(i), 0);
     const corun = bases.map((b, i) => {
         const figures = {} as LatencyFigures;
         for (const p of PERCENTILES) {
             const q = PERCENTILE_Q[p];
-            const service = p === 'mean' ? b.serviceMs : serviceQuantileMs(q, b.serviceMs, cv, tail);
+            const service = p === 'mean' ? meanOf(i) : serviceQuantileMs(q, b.serviceMs, cv, tail);
             const w = p === 'mean' ? wait : (rho >= 1 ? Infinity : (1 - q >= rho ? 0 : (wait / rho) * Math.log(rho / (1 - q))));
             figures[p] = service + w;
         }
         return { figures, utilisation: rho, throughput: rates[i] * 1000 };
     });
-    const slow = bases.map((b, i) => (Number.isFinite(corun[i].figures.mean) ? corun[i].figures.mean / b.serviceMs : Infinity));
+    const slow = bases.map((b, i) => (Number.isFinite(corun[i].figures.mean) ? corun[i].figures.mean / meanOf(i) : Infinity));
     return { corun, slow };
 }

@@ -94,9 +94,31 @@ describe('service tail', () => {
         expect(tail(0.999)).toBe(6);
         expect(serviceQuantileMs(0.99, 10, 0, tail)).toBeCloseTo(16, 12);
         expect(serviceQuantileMs(0.5, 10, 0.2, tail)).toBeCloseTo(10, 12);
-        const withTail = openLoopLatency(10, 0.1, 20, 1, tail).figures;
-        const without = openLoopLatency(10, 0.1, 20, 1).figures;
-        expect(withTail.mean).toBeCloseTo(without.mean, 12); // the tail moves quantiles, not the mean
-        expect(withTail.p99 - without.p99).toBeCloseTo(6, 9);
+        expect(serviceQuantileMs(0.99, 10, 0.1, tail) - serviceQuantileMs(0.99, 10, 0.1)).toBeCloseTo(6, 12);
+    });
+
+    it('counts the tail in the service time\'s mean and variance, and so in the mean latency and the queueing', async () => {
+        const { tailFrom, serviceMoments } = await import('../../../src/runtime/predict/queueing.js');
+        const tail = tailFrom({ p90: 1, p95: 2, p99: 6 });
+        // E[T] of the piecewise-linear tail: 0 → 1 on (0.5, 0.9], 1 → 2 on (0.9, 0.95], 2 → 6 on (0.95, 0.99], 6 beyond.
+        const meanTail = 0.4 * 0.5 + 0.05 * 1.5 + 0.04 * 4 + 0.01 * 6;
+        const squareTail = (0.4 * 1 + 0.05 * (1 + 2 + 4) + 0.04 * (4 + 12 + 36)) / 3 + 0.01 * 36;
+        const exact = serviceMoments(10, 0, tail);
+        expect(exact.meanMs).toBeCloseTo(10 + meanTail, 9);
+        expect(exact.cs2).toBeCloseTo((squareTail - meanTail ** 2) / (10 + meanTail) ** 2, 6);
+        // Without a tail: the body's own moments.
+        expect(serviceMoments(10, 0.1).meanMs).toBe(10);
+        expect(serviceMoments(10, 0.1).cs2).toBeCloseTo(0.01, 15);
+        // Open loop: utilisation, Kingman's wait and the mean from those moments.
+        const { meanMs, cs2 } = serviceMoments(10, 0.1, tail);
+        const r = openLoopLatency(10, 0.1, 20, 1, tail);
+        expect(r.utilisation).toBeCloseTo(20 * meanMs / 1000, 12);
+        expect(r.meanWaitMs).toBeCloseTo(kingmanWaitMs(20 * meanMs / 1000, meanMs, 1, cs2), 12);
+        expect(r.figures.mean).toBeCloseTo(meanMs + r.meanWaitMs, 12);
+        expect(r.figures.mean).toBeGreaterThan(openLoopLatency(10, 0.1, 20, 1).figures.mean + meanTail);
+        // Closed loop, one client: the mean is the service time's, tail included; the median is the body's.
+        const one = closedLoopLatency(1, 0, 10, 0.1, tail).figures;
+        expect(one.mean).toBeCloseTo(10 + meanTail, 9);
+        expect(one.p50).toBeCloseTo(10, 12);
     });
 });
