@@ -68,9 +68,19 @@ export function waitQuantileMs(q: number, rho: number, meanWaitMs: number): numb
 export type ServiceTail = (q: number) => number;
 export const noTail: ServiceTail = () => 0;
 
+type TailPoints = { p90: number; p95: number; p99: number };
+// One function per points object (a profile's), so its moments are computed once.
+const tailsByPoints = new WeakMap<TailPoints, ServiceTail>();
+
 /** A tail from measured points (ms at p90, p95, p99): 0 up to the median, linear in q between points, flat beyond p99. */
-export function tailFrom(points: { p90: number; p95: number; p99: number } | undefined): ServiceTail {
+export function tailFrom(points: TailPoints | undefined): ServiceTail {
     if (!points) return noTail;
+    let tail = tailsByPoints.get(points);
+    if (!tail) tailsByPoints.set(points, tail = piecewiseTail(points));
+    return tail;
+}
+
+function piecewiseTail(points: TailPoints): ServiceTail {
     const qs = [0.5, 0.9, 0.95, 0.99], vs = [0, points.p90, points.p95, points.p99];
     return q => {
         if (q <= qs[0]) return 0;
@@ -80,25 +90,43 @@ export function tailFrom(points: { p90: number; p95: number; p99: number } | und
 }
 
 // The tail's moments over q ∈ (0.5, 1) (it is 0 below the median): E[T], E[T²] and E[z·T] with z the standard normal
-// quantile, by the midpoint rule on 500 steps (z precomputed); cached per tail function.
+// quantile, by the midpoint rule on 500 steps (z precomputed; exact for E[T], the steps meet the tail's corners);
+// cached per tail function. A blend's moments come from its two tails' (and their cross moment, cached per pair), so a
+// co-run prediction, which blends per tenant, integrates nothing new.
 const TAIL_STEPS = 500;
 const tailGrid = Array.from({ length: TAIL_STEPS }, (_, i) => { const q = 0.5 + (0.5 * (i + 0.5)) / TAIL_STEPS; return { q, z: normalQuantile(q) }; });
 interface TailMoments { mean: number; square: number; withZ: number }
 const tailMomentCache = new WeakMap<ServiceTail, TailMoments>();
+const blends = new WeakMap<ServiceTail, { from: ServiceTail; to: ServiceTail; k: number }>();
+const crossMoments = new WeakMap<ServiceTail, WeakMap<ServiceTail, number>>();
+
+function integrate(f: (q: number, z: number) => number): number {
+    let sum = 0;
+    for (const { q, z } of tailGrid) sum += f(q, z);
+    return (sum * 0.5) / TAIL_STEPS;
+}
 
 function tailMoments(tail: ServiceTail): TailMoments {
     let m = tailMomentCache.get(tail);
-    if (!m) {
-        let mean = 0, square = 0, withZ = 0;
-        for (const { q, z } of tailGrid) {
-            const t = tail(q);
-            mean += t;
-            square += t * t;
-            withZ += z * t;
-        }
-        const w = 0.5 / TAIL_STEPS;
-        tailMomentCache.set(tail, m = { mean: mean * w, square: square * w, withZ: withZ * w });
+    if (m) return m;
+    const blend = blends.get(tail);
+    if (blend) {
+        // T = (1 − k)·F + k·G.
+        const { from, to, k } = blend;
+        const f = tailMoments(from), g = tailMoments(to);
+        let byTo = crossMoments.get(from);
+        if (!byTo) crossMoments.set(from, byTo = new WeakMap());
+        let fg = byTo.get(to);
+        if (fg === undefined) byTo.set(to, fg = integrate(q => from(q) * to(q)));
+        m = {
+            mean: (1 - k) * f.mean + k * g.mean,
+            square: (1 - k) ** 2 * f.square + 2 * k * (1 - k) * fg + k * k * g.square,
+            withZ: (1 - k) * f.withZ + k * g.withZ,
+        };
+    } else {
+        m = { mean: integrate(q => tail(q)), square: integrate(q => tail(q) ** 2), withZ: integrate((q, z) => z * tail(q)) };
     }
+    tailMomentCache.set(tail, m);
     return m;
 }
 
@@ -120,7 +148,11 @@ export function serviceMoments(serviceMs: number, cv: number, tail: ServiceTail 
 /** A tail between two (w = 0: `from`, w = 1: `to`), linear in w: the co-run tail in proportion to how busy the co-runners are. */
 export function blendTail(from: ServiceTail, to: ServiceTail, w: number): ServiceTail {
     const k = Math.min(1, Math.max(0, w));
-    return k === 0 ? from : k === 1 ? to : q => from(q) + k * (to(q) - from(q));
+    if (k === 0) return from;
+    if (k === 1) return to;
+    const blend: ServiceTail = q => from(q) + k * (to(q) - from(q));
+    blends.set(blend, { from, to, k });
+    return blend;
 }
 
 /** q-quantile of the service time: normal with coefficient of variation cv (clamped at 0), plus the host's tail. */
