@@ -142,7 +142,11 @@ describe('build shortcuts', () => {
             }
         }
         const services = createTenancyServices(EmptyFileSystem);
-        const linker = services.Tenancy.references.Linker as unknown as { doLink(refInfo: ReferenceInfo, document: LangiumDocument): void };
+        const linker = services.Tenancy.references.Linker as unknown as {
+            doLink(refInfo: ReferenceInfo, document: LangiumDocument): void;
+            linkByWalk(document: LangiumDocument): Promise<void>;
+        };
+        const walk = vi.spyOn(linker, 'linkByWalk'); // the fallback, for documents this linker did not see parsed
         const linked: string[] = [];
         let current: LangiumDocument | undefined;
         const doLink = linker.doLink.bind(linker);
@@ -162,6 +166,7 @@ describe('build shortcuts', () => {
             if (doc.parseResult.parserErrors.length > 0) withErrors++;
         }
         expect(withErrors).toBeGreaterThan(100);
+        expect(walk).not.toHaveBeenCalled();
 
         function describe(r: ReferenceInfo): string {
             return `${r.container.$type}.${r.property}:${r.reference.$refText}@${r.reference.$refNode?.offset}`;

@@ -71,7 +71,9 @@ export class TenancyLinker extends DefaultLinker {
             while (root.container) root = root.container;
             if (root !== this.lastRoot) {
                 this.lastRoot = root;
-                this.built.set(root, this.lastBuilt = []);
+                let list = this.built.get(root);
+                if (!list) this.built.set(root, list = []);
+                this.lastBuilt = list;
             }
             this.lastBuilt.push(reference as BuiltReference);
         }
