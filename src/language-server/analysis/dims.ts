@@ -16,35 +16,56 @@ const SEP = '\u0001';
 
 /** An immutable integer polynomial over named symbols. */
 export class Dim {
-    // Constants (every dim of a concrete instance) keep only their number: no map is built for
-    // them unless a symbolic operand needs one — instances of large models stay cheap.
-    private termsCache: ReadonlyMap<MonomialKey, number> | undefined;
+    // A constant (every dim of a concrete instance) keeps only its number `k`. A symbolic dim keeps
+    // its terms as two parallel arrays sorted by monomial key (the constant term, key '', first),
+    // no zero coefficients: small arrays, not a Map per dim (a model's symbolic analysis makes
+    // thousands of these).
+    private constructor(
+        private readonly keys: readonly MonomialKey[] | undefined,
+        private readonly coefs: readonly number[] | undefined,
+        private readonly k: number | undefined,
+    ) {}
 
-    private constructor(terms: ReadonlyMap<MonomialKey, number> | undefined, private readonly k: number | undefined) {
-        this.termsCache = terms;
-    }
-
-    static readonly zero = new Dim(undefined, 0);
-    static readonly one = new Dim(undefined, 1);
+    static readonly zero = new Dim(undefined, undefined, 0);
+    static readonly one = new Dim(undefined, undefined, 1);
 
     /** The constant `n`. */
     static of(n: number): Dim {
-        return n === 0 ? Dim.zero : n === 1 ? Dim.one : new Dim(undefined, n);
+        return n === 0 ? Dim.zero : n === 1 ? Dim.one : new Dim(undefined, undefined, n);
     }
 
     /** The symbol `name` (a parameter, a dim variable or an opaque atom's text). */
     static symbol(name: string): Dim {
-        return new Dim(new Map([[name, 1]]), undefined);
+        return new Dim([name], [1], undefined);
     }
 
-    private static fromTerms(terms: Map<MonomialKey, number>): Dim {
-        for (const key of terms.keys()) if (key !== '') return new Dim(terms, undefined);
-        return Dim.of(terms.get('') ?? 0);
+    /** A dim from sorted keys without zero coefficients: a constant when only the constant term is left. */
+    private static fromSorted(keys: MonomialKey[], coefs: number[]): Dim {
+        if (keys.length === 0) return Dim.zero;
+        if (keys.length === 1 && keys[0] === '') return Dim.of(coefs[0]);
+        return new Dim(keys, coefs, undefined);
     }
 
-    private get terms(): ReadonlyMap<MonomialKey, number> {
-        if (!this.termsCache) this.termsCache = this.k === 0 ? new Map() : new Map([['', this.k!]]);
-        return this.termsCache;
+    /** A dim from unsorted terms that may repeat a key or be zero. */
+    private static fromTerms(keys: MonomialKey[], coefs: number[]): Dim {
+        const order = keys.map((_, i) => i).sort((a, b) => (keys[a] < keys[b] ? -1 : keys[a] > keys[b] ? 1 : 0));
+        const outKeys: MonomialKey[] = [];
+        const outCoefs: number[] = [];
+        for (const i of order) {
+            const last = outKeys.length - 1;
+            if (last >= 0 && outKeys[last] === keys[i]) outCoefs[last] += coefs[i];
+            else { outKeys.push(keys[i]); outCoefs.push(coefs[i]); }
+        }
+        return Dim.fromSorted(...dropZeros(outKeys, outCoefs));
+    }
+
+    /** The terms (constants too): sorted keys and their coefficients. */
+    private termKeys(): readonly MonomialKey[] {
+        return this.keys ?? (this.k === 0 ? [] : ['']);
+    }
+
+    private termCoefs(): readonly number[] {
+        return this.coefs ?? (this.k === 0 ? [] : [this.k!]);
     }
 
     /** True when the dim has no symbols. */
@@ -60,16 +81,29 @@ export class Dim {
     /** The symbols this dim mentions (opaque atoms count as one symbol each). */
     get symbols(): string[] {
         const out = new Set<string>();
-        for (const key of this.terms.keys()) if (key !== '') for (const s of key.split(SEP)) out.add(s);
+        for (const key of this.termKeys()) if (key !== '') for (const s of key.split(SEP)) out.add(s);
         return [...out];
     }
 
     add(other: Dim | number): Dim {
         const o = toDim(other);
         if (this.k !== undefined && o.k !== undefined) return Dim.of(this.k + o.k);
-        const terms = new Map(this.terms);
-        for (const [k, c] of o.terms) setTerm(terms, k, (terms.get(k) ?? 0) + c);
-        return Dim.fromTerms(terms);
+        // Merge of two sorted term lists.
+        const ak = this.termKeys(), ac = this.termCoefs(), bk = o.termKeys(), bc = o.termCoefs();
+        const keys: MonomialKey[] = [];
+        const coefs: number[] = [];
+        let i = 0, j = 0;
+        while (i < ak.length || j < bk.length) {
+            if (j >= bk.length || (i < ak.length && ak[i] < bk[j])) { keys.push(ak[i]); coefs.push(ac[i]); i++; }
+            else if (i >= ak.length || bk[j] < ak[i]) { keys.push(bk[j]); coefs.push(bc[j]); j++; }
+            else {
+                const c = ac[i] + bc[j];
+                if (c !== 0) { keys.push(ak[i]); coefs.push(c); }
+                i++;
+                j++;
+            }
+        }
+        return Dim.fromSorted(keys, coefs);
     }
 
     sub(other: Dim | number): Dim {
@@ -81,9 +115,8 @@ export class Dim {
     scale(k: number): Dim {
         if (this.k !== undefined) return Dim.of(this.k * k);
         if (k === 1) return this; // immutable
-        const terms = new Map<MonomialKey, number>();
-        for (const [key, c] of this.terms) setTerm(terms, key, c * k);
-        return Dim.fromTerms(terms);
+        if (k === 0) return Dim.zero;
+        return Dim.fromSorted(...dropZeros([...this.keys!], this.coefs!.map(c => c * k)));
     }
 
     mul(other: Dim | number): Dim {
@@ -92,14 +125,16 @@ export class Dim {
         // A constant factor only scales the coefficients: no monomial products to form.
         if (o.k !== undefined) return this.scale(o.k);
         if (this.k !== undefined) return o.scale(this.k);
-        const terms = new Map<MonomialKey, number>();
-        for (const [ka, ca] of this.terms) {
-            for (const [kb, cb] of o.terms) {
-                const key = multiplyKeys(ka, kb);
-                setTerm(terms, key, (terms.get(key) ?? 0) + ca * cb);
+        const keys: MonomialKey[] = [];
+        const coefs: number[] = [];
+        const ak = this.keys!, ac = this.coefs!, bk = o.keys!, bc = o.coefs!;
+        for (let i = 0; i < ak.length; i++) {
+            for (let j = 0; j < bk.length; j++) {
+                keys.push(multiplyKeys(ak[i], bk[j]));
+                coefs.push(ac[i] * bc[j]);
             }
         }
-        return Dim.fromTerms(terms);
+        return Dim.fromTerms(keys, coefs);
     }
 
     /**
@@ -113,21 +148,24 @@ export class Dim {
         if (o.isConstant) {
             const k = o.value!;
             if (k === 0) return undefined;
-            if ([...this.terms.values()].every(c => c % k === 0)) return this.scale(1 / k).roundCoefficients();
+            if (this.termCoefs().every(c => c % k === 0)) return this.scale(1 / k).roundCoefficients();
             if (this.isConstant) return undefined;
             return Dim.symbol(`(${this.toString()})/${k}`);
         }
         // Divide by a single symbolic term when every term contains it.
-        if (o.terms.size === 1) {
-            const [[okey, oc]] = [...o.terms];
-            const terms = new Map<MonomialKey, number>();
-            let ok = true;
-            for (const [key, c] of this.terms) {
-                const q = divideKey(key, okey);
-                if (q === undefined || c % oc !== 0) { ok = false; break; }
-                setTerm(terms, q, c / oc);
+        const ok = o.termKeys(), oc = o.termCoefs();
+        if (ok.length === 1) {
+            const keys: MonomialKey[] = [];
+            const coefs: number[] = [];
+            let exact = true;
+            const tk = this.termKeys(), tc = this.termCoefs();
+            for (let i = 0; i < tk.length; i++) {
+                const q = divideKey(tk[i], ok[0]);
+                if (q === undefined || tc[i] % oc[0] !== 0) { exact = false; break; }
+                keys.push(q);
+                coefs.push(tc[i] / oc[0]);
             }
-            if (ok) return Dim.fromTerms(terms);
+            if (exact) return Dim.fromTerms(keys, coefs);
         }
         if (this.equals(o)) return Dim.one;
         return Dim.symbol(`(${this.toString()})/(${o.toString()})`);
@@ -136,7 +174,7 @@ export class Dim {
     /** Floor division by a positive integer (window sizes); opaque when symbolic and inexact. */
     floorDiv(k: number): Dim {
         if (this.isConstant) return Dim.of(Math.floor(this.value! / k));
-        if ([...this.terms.values()].every(c => c % k === 0)) return this.scale(1 / k).roundCoefficients();
+        if (this.coefs!.every(c => c % k === 0)) return this.scale(1 / k).roundCoefficients();
         return Dim.symbol(`⌊(${this.toString()})/${k}⌋`);
     }
 
@@ -154,16 +192,17 @@ export class Dim {
         const o = toDim(other);
         if (this.k !== undefined && o.k !== undefined) return this.k === o.k ? 'equal' : 'different';
         const diff = this.sub(toDim(other));
-        if (diff.terms.size === 0) return 'equal';
+        if (diff.k === 0) return 'equal';
         return diff.isConstant ? 'different' : 'unknown';
     }
 
     /** Substitutes symbols by dims (used when a symbolic result is instantiated). */
     substitute(values: ReadonlyMap<string, Dim>): Dim {
         let result = Dim.zero;
-        for (const [key, c] of this.terms) {
-            let term = Dim.of(c);
-            if (key !== '') for (const s of key.split(SEP)) term = term.mul(values.get(s) ?? Dim.symbol(s));
+        const tk = this.termKeys(), tc = this.termCoefs();
+        for (let i = 0; i < tk.length; i++) {
+            let term = Dim.of(tc[i]);
+            if (tk[i] !== '') for (const s of tk[i].split(SEP)) term = term.mul(values.get(s) ?? Dim.symbol(s));
             result = result.add(term);
         }
         return result;
@@ -172,15 +211,17 @@ export class Dim {
     /** `2*batch*seq + 3`: highest degree first, then alphabetical, constant last. */
     toString(): string {
         if (this.k !== undefined) return String(this.k);
-        if (this.terms.size === 0) return '0';
-        const keys = [...this.terms.keys()].sort((a, b) => {
-            const da = a === '' ? 0 : a.split(SEP).length;
-            const db = b === '' ? 0 : b.split(SEP).length;
-            return db - da || (a < b ? -1 : a > b ? 1 : 0);
+        const tk = this.keys!, tc = this.coefs!;
+        const order = tk.map((_, i) => i).sort((a, b) => {
+            const ka = tk[a], kb = tk[b];
+            const da = ka === '' ? 0 : ka.split(SEP).length;
+            const db = kb === '' ? 0 : kb.split(SEP).length;
+            return db - da || (ka < kb ? -1 : ka > kb ? 1 : 0);
         });
         let text = '';
-        keys.forEach((key, i) => {
-            const c = this.terms.get(key)!;
+        order.forEach((index, i) => {
+            const key = tk[index];
+            const c = tc[index];
             const magnitude = Math.abs(c);
             const name = key.split(SEP).join('*');
             const body = key === '' ? String(magnitude) : magnitude === 1 ? name : `${magnitude}*${name}`;
@@ -191,9 +232,8 @@ export class Dim {
     }
 
     private roundCoefficients(): Dim {
-        const terms = new Map<MonomialKey, number>();
-        for (const [k, c] of this.terms) setTerm(terms, k, Math.round(c));
-        return Dim.fromTerms(terms);
+        if (this.k !== undefined) return Dim.of(Math.round(this.k));
+        return Dim.fromSorted(...dropZeros([...this.keys!], this.coefs!.map(c => Math.round(c))));
     }
 }
 
@@ -201,9 +241,13 @@ function toDim(x: Dim | number): Dim {
     return typeof x === 'number' ? Dim.of(x) : x;
 }
 
-function setTerm(terms: Map<MonomialKey, number>, key: MonomialKey, c: number): void {
-    if (c === 0) terms.delete(key);
-    else terms.set(key, c);
+/** The terms without those whose coefficient is 0 (arrays reused). */
+function dropZeros(keys: MonomialKey[], coefs: number[]): [MonomialKey[], number[]] {
+    if (!coefs.includes(0)) return [keys, coefs];
+    const k: MonomialKey[] = [];
+    const c: number[] = [];
+    for (let i = 0; i < keys.length; i++) if (coefs[i] !== 0) { k.push(keys[i]); c.push(coefs[i]); }
+    return [k, c];
 }
 
 // Products of monomial keys recur endlessly (every FLOP count multiplies the same symbols):
