@@ -105,7 +105,8 @@ export function applyOperator(opName: string, call: Call, argValues: Value[]): {
         }
     }
     // An argument that already failed elsewhere: stay quiet.
-    if ([...r.values.values(), ...r.variadic.map(v => v.value)].some(v => v.kind === 'error')) return { issues: r.issues };
+    for (const v of r.values.values()) if (v.kind === 'error') return { issues: r.issues };
+    for (const v of r.variadic) if (v.value.kind === 'error') return { issues: r.issues };
     if (r.issues.length > 0) return { issues: r.issues };
     const result = rules[op.name as IrOpKind](r);
     return { result: r.issues.length === 0 ? result : undefined, issues: r.issues };
