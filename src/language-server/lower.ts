@@ -105,8 +105,9 @@ export function lowerGraph(prefix: string, analysis: ModelAnalysis, args: Record
     for (const t of analysis.inputs) {
         const shape = concreteShape(t.shape);
         if (!shape) { problems.push(`${prefix}: input ${t.id} has a symbolic shape`); return undefined; }
-        graph.tensors[id(t.id)] = { id: id(t.id), dtype: t.dtype, shape };
-        graph.inputs.push(id(t.id));
+        const tensorId = id(t.id);
+        graph.tensors[tensorId] = { id: tensorId, dtype: t.dtype, shape };
+        graph.inputs.push(tensorId);
     }
     for (const op of analysis.ops) {
         const lowered = lowerOp(op, id);
@@ -128,7 +129,8 @@ export function lowerGraph(prefix: string, analysis: ModelAnalysis, args: Record
 function lowerOp(op: OpRecord, id: (local: string) => string): IrOp | string {
     if (op.count.value !== 1) return 'a symbolic repeat count (lower a concrete instance)';
     const attrs: IrAttrs = {};
-    for (const [key, value] of Object.entries(op.attrs)) {
+    for (const key in op.attrs) {
+        const value = op.attrs[key];
         const v = attrValue(value);
         if (v === undefined) return `attribute ${key} is symbolic (${String(value)})`;
         attrs[key] = v;
@@ -143,11 +145,13 @@ function lowerOp(op: OpRecord, id: (local: string) => string): IrOp | string {
     const flops = op.cost.flops.value;
     const bytes = op.cost.bytesRead.add(op.cost.bytesWritten).value;
     if (flops === undefined || bytes === undefined || !concreteShape(op.output.shape)) return 'symbolic shape or cost';
+    // The analysis names an op's output tensor by the op's path (evaluate.ts): one string for both.
+    const path = id(op.output.id);
     const lowered: IrOp = {
-        path: id(op.path.join('/')),
+        path,
         kind: op.kind,
         inputs: op.inputs.map(id),
-        output: id(op.output.id),
+        output: path,
         attrs,
         weights,
         flops,

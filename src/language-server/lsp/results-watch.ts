@@ -136,10 +136,14 @@ export class ResultsWatch {
 
     private read(file: string): LatestResults {
         const key = path.resolve(file);
-        let mtimeMs: number;
+        let mtimeMs: number | undefined;
         try {
-            mtimeMs = statSync(key).mtimeMs;
+            // No exception for a missing file (the common case, checked per workload on every build).
+            mtimeMs = statSync(key, { throwIfNoEntry: false })?.mtimeMs;
         } catch {
+            mtimeMs = undefined; // unreadable (e.g. a path through a file): as missing
+        }
+        if (mtimeMs === undefined) {
             this.cache.delete(key);
             return { kind: 'missing', path: key };
         }

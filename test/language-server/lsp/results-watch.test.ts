@@ -94,6 +94,14 @@ describe('code lenses', () => {
         expect(titles.some(t => /^p99 11\.\d ms · 1\.\d× slower than solo · 50 req$/.test(t))).toBe(true);
     });
 
+    it('read a results path that runs through a file as no results, not an error', async () => {
+        const document = await open();
+        rmSync(path.join(dir, '.tenancy', 'results'), { recursive: true });
+        writeFileSync(path.join(dir, '.tenancy', 'results'), 'not a folder');
+        expect(services.results.ResultsWatch.latest(uri, 'w')).toEqual({ kind: 'missing', path: path.join(dir, '.tenancy', 'results', 'demo.w.json') });
+        expect(await lensTitles(document)).toEqual(['▶ Run benchmark', '⟳ Calibrate device', '▶ Run solo', '▶ Run solo']);
+    });
+
     it('say when the results file is unreadable', async () => {
         const document = await open();
         writeResults('demo.w.json', { schemaVersion: 99 });
