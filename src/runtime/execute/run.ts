@@ -69,20 +69,14 @@ export interface RunWorkloadOptions {
     predictions?: unknown;
 }
 
-/** One phase's data over repetitions: samples concatenated, windows and unfinished summed, op means weighted by requests. */
+/** One phase's data over repetitions: samples (latencies, op times) concatenated, windows and unfinished summed. */
 export function mergePhaseData(a: TenantPhaseData | undefined, b: TenantPhaseData | undefined): TenantPhaseData | undefined {
     if (!a || !b) return b ?? a;
-    const na = a.latenciesMs.length, nb = b.latenciesMs.length;
     return {
         latenciesMs: [...a.latenciesMs, ...b.latenciesMs],
         windowMs: a.windowMs + b.windowMs,
         unfinished: a.unfinished + b.unfinished,
-        opMeanMs: a.opMeanMs.map((x, k) => {
-            const y = b.opMeanMs[k] ?? null;
-            if (x === null || na === 0) return y;
-            if (y === null || nb === 0) return x;
-            return (x * na + y * nb) / (na + nb);
-        }),
+        opTimesMs: a.opTimesMs.map((x, k) => [...x, ...(b.opTimesMs[k] ?? [])]),
     };
 }
 
@@ -328,7 +322,7 @@ function opSummaries(plan: TenantPlan): OpSummary[] {
     }));
 }
 
-/** Latencies, per-op mean times and (co-run) the aligned kernel timeline of a phase. */
+/** Latencies, per-op times and (co-run) the aligned kernel timeline of a phase. */
 async function summarizePhase(record: PhaseRecord, runners: TenantRunner[], withTimeline: boolean): Promise<{ tenants: TenantPhaseData[]; timeline: Results['timeline'] }> {
     const measuredStart = record.startedAt + record.limit.warmupMs;
     const intervals: NonNullable<Results['timeline']>['intervals'] = [];
@@ -340,7 +334,7 @@ async function summarizePhase(record: PhaseRecord, runners: TenantRunner[], with
         const measured = done.filter(r => r.measured);
         const steps = await withTimeout(Promise.all(done.map(r => Promise.all(r.steps))), 10_000, 'reading GPU timestamps').catch(() => done.map(() => []));
         const opCount = runner.opCount;
-        const sum = new Float64Array(opCount), count = new Float64Array(opCount);
+        const times: number[][] = Array.from({ length: opCount }, () => []);
         // Device clock → wall clock: the earliest (completion − last kernel end) over all requests.
         let offset = Infinity;
         done.forEach((r, ri) => {
@@ -352,7 +346,7 @@ async function summarizePhase(record: PhaseRecord, runners: TenantRunner[], with
                 if (!s) continue;
                 for (let k = 0; k < s.startMs.length; k++) {
                     const d = s.endMs[k] - s.startMs[k];
-                    if (Number.isFinite(d) && d >= 0) { sum[s.from + k] += d; count[s.from + k]++; }
+                    if (Number.isFinite(d) && d >= 0) times[s.from + k].push(d);
                 }
             }
         });
@@ -380,7 +374,7 @@ async function summarizePhase(record: PhaseRecord, runners: TenantRunner[], with
             latenciesMs: measured.map(r => r.doneMs - r.arrivalMs),
             windowMs: lastDone - record.limit.warmupMs,
             unfinished: record.unfinished[ti],
-            opMeanMs: Array.from(sum, (s, i) => count[i] > 0 ? s / count[i] : null),
+            opTimesMs: times,
         });
     }
     intervals.sort((a, b) => a.startMs - b.startMs);

@@ -202,6 +202,8 @@ export function launchTiming(profile: DeviceProfile, launch: PlannedLaunch): Lau
 /** Timing of one planned op: launch times summed, the bound of the dominant launch. */
 export interface OpTiming {
     ms: number;
+    /** The launches' typical (median) time summed, before the host's mean/median factor. */
+    typicalMs: number;
     bound: 'compute' | 'memory';
     /** Time per contention kind (sums to ms). */
     demandMs: Record<DemandKind, number>;
@@ -215,8 +217,10 @@ export interface OpTiming {
  */
 export function opTiming(profile: DeviceProfile, op: PlannedOp): OpTiming {
     const host = profile.hostMeanFactor?.gpu ?? 1;
+    let typicalMs = 0;
     const launches = op.launches.map(l => {
         const t = launchTiming(profile, l);
+        typicalMs += t.ms;
         return host === 1 ? t : { ...t, ms: t.ms * host };
     });
     const demandMs: Record<DemandKind, number> = { compute: 0, memory: 0, capped: 0 };
@@ -225,7 +229,7 @@ export function opTiming(profile: DeviceProfile, op: PlannedOp): OpTiming {
         demandMs[t.demand] += t.ms;
         if (t.bound === 'compute') computeMs += t.ms; else memMs += t.ms;
     }
-    return { ms: computeMs + memMs, bound: computeMs >= memMs && computeMs > 0 ? 'compute' : 'memory', demandMs, launches };
+    return { ms: computeMs + memMs, typicalMs, bound: computeMs >= memMs && computeMs > 0 ? 'compute' : 'memory', demandMs, launches };
 }
 
 /**

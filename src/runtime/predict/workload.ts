@@ -36,8 +36,13 @@ export interface OpPrediction {
     /** FLOPs per byte. */
     intensity: number;
     bound: 'compute' | 'memory';
-    /** GPU time per request, solo. */
+    /** GPU time per request, solo: the mean (a host's stalls included, via its mean/median factor). */
     soloMs: number;
+    /**
+     * The median GPU time per request, solo: the launches' typical times, plus the idle penalty's
+     * time per pass when most requests find the device idle. A mean moves with a few stalled passes; this does not.
+     */
+    soloP50Ms: number;
     /** GPU time per request under the workload's co-run (solo × the tenant's slowdown). */
     corunMs: number;
     estimated: boolean;
@@ -144,7 +149,7 @@ function timeGraph(profile: DeviceProfile, plan: readonly PlannedOp[]): TimedGra
             path: p.path, kind: p.kind, fused: p.fused,
             launches: p.launches.map((l, i) => ({ name: l.name, family: l.family, flops: l.flops, bytes: l.bytes, ms: t.launches[i].ms, bound: t.launches[i].bound })),
             flops: p.flops, bytes: p.bytes, intensity: p.flops / p.bytes, bound: t.bound,
-            soloMs: t.ms, corunMs: t.ms, estimated: p.estimated, source: p.source,
+            soloMs: t.ms, soloP50Ms: t.typicalMs, corunMs: t.ms, estimated: p.estimated, source: p.source,
         };
     });
     return { ops, gpuMs, launches, demand, plannedOps: plan.length, passes };
@@ -178,6 +183,8 @@ export function predictWorkload(ir: WorkloadIR, profile: DeviceProfile, options:
                 const f = o.soloMs > 0 ? (o.soloMs + idle.extraPassMs) / o.soloMs : 1;
                 o.soloMs += idle.extraPassMs;
                 o.corunMs = o.soloMs;
+                // The median request pays the whole per-pass penalty when most requests find the device idle, else none.
+                if (idle.idleProbability >= 0.5) o.soloP50Ms += profile.idlePenalty?.gpuMsPerPass ?? 0;
                 o.launches = o.launches.map(l => ({ ...l, ms: l.ms * f }));
                 gpuMs += idle.extraPassMs;
             }

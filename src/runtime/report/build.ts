@@ -14,8 +14,8 @@ export interface TenantPhaseData {
     windowMs: number;
     /** Measured requests that had arrived but not finished when the phase ended. */
     unfinished: number;
-    /** Mean time per request of each plan op, ms (null when not measured). */
-    opMeanMs: (number | null)[];
+    /** Each plan op's time in every measured request, ms (empty when not measured): the mean and median are taken from these. */
+    opTimesMs: number[][];
 }
 
 /** A plan op as reported. */
@@ -85,6 +85,15 @@ export function phaseStats(data: TenantPhaseData | undefined): PhaseStats | null
     };
 }
 
+/** Mean and median of one op's per-request times in a phase (null when it measured none). */
+function opTimes(data: TenantPhaseData | undefined, op: number): { mean: number | null; p50: number | null } {
+    const times = data?.opTimesMs[op];
+    if (!times || times.length === 0) return { mean: null, p50: null };
+    let sum = 0;
+    for (const x of times) sum += x;
+    return { mean: sum / times.length, p50: quantileSorted(sortedAscending(times), 0.5) };
+}
+
 const ratio = (a: number | null | undefined, b: number | null | undefined) =>
     a === null || a === undefined || b === null || b === undefined || b <= 0 ? null : a / b;
 
@@ -102,9 +111,8 @@ export function buildResults(run: RunData): Results {
         const judged = corun ?? solo;
         const judgedLatencies = corun ? t.corun?.latenciesMs : t.solo?.latenciesMs;
         const ops: OpResult[] = t.ops.map((op, i) => {
-            const soloMs = t.solo?.opMeanMs[i] ?? null;
-            const corunMs = t.corun?.opMeanMs[i] ?? null;
-            return { ...op, soloMs, corunMs, slowdown: ratio(corunMs, soloMs) };
+            const solo = opTimes(t.solo, i), corun = opTimes(t.corun, i);
+            return { ...op, soloMs: solo.mean, corunMs: corun.mean, slowdown: ratio(corun.mean, solo.mean), soloP50Ms: solo.p50, corunP50Ms: corun.p50 };
         });
         const arrival = Object.fromEntries(Object.entries(t.tenant.arrival)) as Record<string, string | number>;
         return {

@@ -71,6 +71,12 @@ export const opResultSchema = z.object({
     soloMs: nullableNum,
     corunMs: nullableNum,
     slowdown: nullableNum,
+    /**
+     * Added (median op times): the median over requests of the same time, ms. On a shared host a
+     * few stalled passes move an op's mean far more than its median. Absent in older files.
+     */
+    soloP50Ms: nullableNum.optional(),
+    corunP50Ms: nullableNum.optional(),
     source: sourceSchema.optional(),
 });
 export type OpResult = z.infer<typeof opResultSchema>;

@@ -24,6 +24,7 @@ describe.skipIf(!gpu)('runWorkload on the software adapter', () => {
             expect(t.corun!.requests).toBeGreaterThan(5);
             expect(t.slowdown.mean).toBeGreaterThan(0);
             expect(t.ops.every(op => op.soloMs !== null && op.soloMs > 0)).toBe(true);
+            expect(t.ops.every(op => op.soloP50Ms != null && op.soloP50Ms > 0 && op.corunP50Ms != null && op.corunP50Ms > 0)).toBe(true);
         }
         expect(results.timeline!.intervals.length).toBeGreaterThan(0);
         expect(events.map(e => e.type === 'phase' ? `${e.phase}${e.tenant ? ':' + e.tenant : ''}` : undefined).filter(Boolean))
@@ -32,10 +33,10 @@ describe.skipIf(!gpu)('runWorkload on the software adapter', () => {
 });
 
 describe('repetitions', () => {
-    it('merges phase data: samples concatenated, windows summed, op means weighted by requests', () => {
-        const a = { latenciesMs: [1, 2], windowMs: 10, unfinished: 1, opMeanMs: [1, null, 3] };
-        const b = { latenciesMs: [4, 5, 6, 7], windowMs: 20, unfinished: 0, opMeanMs: [4, 2, null] };
-        expect(mergePhaseData(a, b)).toEqual({ latenciesMs: [1, 2, 4, 5, 6, 7], windowMs: 30, unfinished: 1, opMeanMs: [3, 2, 3] });
+    it('merges phase data: samples and op times concatenated, windows summed', () => {
+        const a = { latenciesMs: [1, 2], windowMs: 10, unfinished: 1, opTimesMs: [[1, 1], [], [3, 3]] };
+        const b = { latenciesMs: [4, 5, 6, 7], windowMs: 20, unfinished: 0, opTimesMs: [[4, 4, 4, 4], [2, 2, 2, 2], []] };
+        expect(mergePhaseData(a, b)).toEqual({ latenciesMs: [1, 2, 4, 5, 6, 7], windowMs: 30, unfinished: 1, opTimesMs: [[1, 1, 4, 4, 4, 4], [2, 2, 2, 2], [3, 3]] });
         expect(mergePhaseData(undefined, b)).toBe(b);
         expect(mergePhaseData(a, undefined)).toBe(a);
     });

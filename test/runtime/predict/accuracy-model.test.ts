@@ -76,6 +76,11 @@ describe('host factors', () => {
         const plain = predictWorkload(w, base()).tenants[0], hosted = predictWorkload(w, p).tenants[0];
         hosted.ops.forEach((o, i) => expect(o.soloMs / plain.ops[i].soloMs).toBeCloseTo(1.25, 9));
         expect(hosted.serviceMs / plain.serviceMs).toBeCloseTo(1.5, 9);
+        // The median op time is the launches' typical time: the host's mean factor leaves it alone.
+        hosted.ops.forEach((o, i) => {
+            expect(o.soloP50Ms).toBeCloseTo(plain.ops[i].soloMs, 12);
+            expect(o.soloP50Ms).toBeCloseTo(o.launches.reduce((s, l) => s + l.ms, 0) / 1.25, 9);
+        });
     });
     it('charges the idle penalty to requests that find the device idle, by the chance they do', () => {
         const p = { ...base(), idlePenalty: { wallMs: 10, gpuMsPerPass: 0.5 } };
@@ -103,6 +108,13 @@ describe('host factors', () => {
         const pIdle = idleAdjustment(p, back.serviceMs, { kind: 'poisson', ratePerSecond: 2 }, 2).idleProbability;
         expect(t.serviceMs - back.serviceMs).toBeCloseTo((20 + 2 * 0.3) * pIdle, 9);
         t.ops.forEach((o, i) => expect(o.soloMs - back.ops[i].soloMs).toBeCloseTo(0.3 * pIdle, 9));
+        // Most of its requests find the device idle (pIdle > 0.5): the median request pays each pass's whole part.
+        expect(pIdle).toBeGreaterThan(0.5);
+        t.ops.forEach((o, i) => expect(o.soloP50Ms - back.ops[i].soloP50Ms).toBeCloseTo(0.3, 9));
+        // A busy stream (most arrivals queue behind another request): the median request pays none of it.
+        const busy = predictWorkload(workload([mlpTenant('open', { kind: 'poisson', ratePerSecond: 0.9 * 1000 / back.serviceMs })]), p).tenants[0];
+        expect(idleAdjustment(p, back.serviceMs, { kind: 'poisson', ratePerSecond: 0.9 * 1000 / back.serviceMs }, 2).idleProbability).toBeLessThan(0.5);
+        busy.ops.forEach((o, i) => expect(o.soloP50Ms).toBeCloseTo(back.ops[i].soloP50Ms, 12));
         // Co-run mean ≥ slowdown × the idle-adjusted service time (a co-runner does not keep this tenant's device awake).
         expect(t.corun.mean).toBeGreaterThanOrEqual(t.slowdown * t.serviceMs);
     });
