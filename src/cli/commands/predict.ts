@@ -13,7 +13,7 @@ import { locateProfile, readProfileFile, type LocatedProfile } from '../../runti
 import { predictWorkload, type WorkloadPrediction } from '../../runtime/predict/workload.js';
 import { alignTable } from '../../runtime/report/table.js';
 import { workspaceFolderOf } from '../../runtime/report/write.js';
-import { formatBytes, formatError, formatFlops, formatMs, formatPercent, profileLabel } from '../../language-server/prediction/format.js';
+import { formatBytes, formatError, formatFlops, formatMs, formatPercent, profileLabel, typicalOpMs } from '../../language-server/prediction/format.js';
 import { exitCodes } from '../../protocol/exit-codes.js';
 import { loadAllWorkloadIrs } from '../load-workspace.js';
 
@@ -55,12 +55,13 @@ export function predictionTable(p: WorkloadPrediction, top: number): string {
         `device utilisation (open-loop demand at solo speed): ${formatPercent(p.deviceUtilisation)}${p.overloaded ? ' — OVERLOADED' : ''}`,
     ];
     if (top > 0) {
-        const ops = p.tenants.flatMap(t => t.ops.map(o => ({ t: t.name, o }))).sort((a, b) => b.o.soloMs - a.o.soloMs).slice(0, top);
+        // Typical (median) times per request, as the editor's op hints show them.
+        const ops = p.tenants.flatMap(t => t.ops.map(o => ({ o, typical: typicalOpMs(o) }))).sort((a, b) => b.typical.solo - a.typical.solo).slice(0, top);
         const opRows = [['op', 'kind', 'FLOPs', 'bytes', 'FLOP/B', 'bound', 'solo', 'co-run', 'kernels']];
-        for (const { o } of ops) {
-            opRows.push([o.path, o.kind, formatFlops(o.flops), formatBytes(o.bytes), o.intensity.toFixed(1), o.bound, formatMs(o.soloMs), formatMs(o.corunMs), o.launches.map(l => l.name).join(',')]);
+        for (const { o, typical } of ops) {
+            opRows.push([o.path, o.kind, formatFlops(o.flops), formatBytes(o.bytes), o.intensity.toFixed(1), o.bound, formatMs(typical.solo), formatMs(typical.corun), o.launches.map(l => l.name).join(',')]);
         }
-        lines.push('', `top ${ops.length} ops by predicted solo GPU time:`, alignTable(opRows));
+        lines.push('', `top ${ops.length} ops by predicted typical (median) solo GPU time per request:`, alignTable(opRows));
     }
     return lines.join('\n');
 }

@@ -86,11 +86,15 @@ export interface MeasuredVsPredicted {
 
 /**
  * The measured figure of one op instance or of an op line (a tenant's instances of the ops
- * whose source is that line, e.g. a line of a repeated block): every time is the mean per
- * request summed over the instances, each phase compared with the prediction of the same ops
- * in the same phase.
+ * whose source is that line, e.g. a line of a repeated block): every time is per request,
+ * summed over the instances, each phase compared with the prediction of the same ops in the
+ * same phase and of the same statistic: the median (the op's typical time; results files
+ * record it beside the mean) — or the mean, for results files written before medians were
+ * recorded. On a busy host one stalled pass moves an op's mean far more than its median.
  */
 export interface MeasuredFigure {
+    /** Which time per request the figures are: predicted and measured alike. */
+    statistic: 'median' | 'mean';
     /** Predicted solo and co-run time of all the instances. */
     predictedSoloMs: number;
     predictedCorunMs: number;
@@ -105,9 +109,24 @@ export interface MeasuredFigure {
     fusedInto?: string;
 }
 
+/** An op's predicted typical (median) time per request, solo and co-run (the co-run one scaled by the op's slowdown). */
+export function typicalOpMs(op: OpPrediction): { solo: number; corun: number } {
+    return { solo: op.soloP50Ms, corun: op.soloMs > 0 ? op.soloP50Ms * (op.corunMs / op.soloMs) : op.soloP50Ms };
+}
+
+/** The statistic a tenant's results allow: medians when every measured op has them (files since they were recorded). */
+function statisticOf(instances: OpInstanceFigures[]): MeasuredFigure['statistic'] {
+    const measured = instances.flatMap(i => i.measured?.ops ?? []);
+    return measured.every(o => o.soloP50Ms !== undefined && o.corunP50Ms !== undefined) ? 'median' : 'mean';
+}
+
 /** Decides "the measured figure" of op instances; inlay hints and hovers both show this. */
 export function measuredFigure(instances: OpInstanceFigures[]): MeasuredFigure {
-    const figure: MeasuredFigure = { predictedSoloMs: 0, predictedCorunMs: 0, instances: instances.length };
+    const statistic = statisticOf(instances);
+    const figure: MeasuredFigure = { statistic, predictedSoloMs: 0, predictedCorunMs: 0, instances: instances.length };
+    const measuredMs = (o: OpResult, phase: 'solo' | 'corun') => statistic === 'median'
+        ? (phase === 'solo' ? o.soloP50Ms : o.corunP50Ms) ?? null
+        : (phase === 'solo' ? o.soloMs : o.corunMs);
     const counted = new Set<string>();
     let bothSolo = 0, bothCorun = 0;
     const add = (key: 'solo' | 'corun', ms: number, predictedMs: number) => {
@@ -116,8 +135,10 @@ export function measuredFigure(instances: OpInstanceFigures[]): MeasuredFigure {
         f.predictedMs += predictedMs;
     };
     for (const { op, measured } of instances) {
-        figure.predictedSoloMs += op.soloMs;
-        figure.predictedCorunMs += op.corunMs;
+        const typical = typicalOpMs(op);
+        const predicted = statistic === 'median' ? typical : { solo: op.soloMs, corun: op.corunMs };
+        figure.predictedSoloMs += predicted.solo;
+        figure.predictedCorunMs += predicted.corun;
         const match = measuredOp(measured, op);
         if (match?.kind === 'fused-into') {
             figure.fusedInto ??= match.into.path;
@@ -126,15 +147,16 @@ export function measuredFigure(instances: OpInstanceFigures[]): MeasuredFigure {
         // A measured op counts once, even if two predicted ops claim it (never double-counted).
         const ops = (match?.ops ?? []).filter(o => !counted.has(`${measured?.name}/${o.path}`));
         for (const o of ops) counted.add(`${measured?.name}/${o.path}`);
-        const sum = (key: 'soloMs' | 'corunMs') => ops.some(o => o[key] !== null) ? ops.reduce((s, o) => s + (o[key] ?? 0), 0) : undefined;
-        const solo = sum('soloMs');
-        const corun = sum('corunMs');
-        if (solo !== undefined) add('solo', solo, op.soloMs);
-        if (corun !== undefined) add('corun', corun, op.corunMs);
+        const sum = (phase: 'solo' | 'corun') => ops.some(o => measuredMs(o, phase) !== null) ? ops.reduce((s, o) => s + (measuredMs(o, phase) ?? 0), 0) : undefined;
+        const solo = sum('solo');
+        const corun = sum('corun');
+        if (solo !== undefined) add('solo', solo, predicted.solo);
+        if (corun !== undefined) add('corun', corun, predicted.corun);
         for (const o of ops) {
-            if (o.soloMs !== null && o.corunMs !== null) {
-                bothSolo += o.soloMs;
-                bothCorun += o.corunMs;
+            const s = measuredMs(o, 'solo'), c = measuredMs(o, 'corun');
+            if (s !== null && c !== null) {
+                bothSolo += s;
+                bothCorun += c;
             }
         }
     }
@@ -182,10 +204,10 @@ export function opHint(figure: MeasuredFigure, uncalibrated: boolean, status?: R
 export function opHintTooltip(figure: MeasuredFigure, p: WorkloadPrediction, tenant: string, ops: OpPrediction[], finishedAt: string | undefined): string {
     const names = [...new Set(ops.map(o => opName(o.path)))];
     const what = figure.instances > 1 ? `; the sum over this line's ${figure.instances} op instances (${names.map(n => `\`${n}\``).join(', ')})` : '';
-    const lines = [`Predicted GPU time per request, solo, for \`${tenant}\` — ${profileLabel(p)}${what}.`];
+    const lines = [`Predicted ${statisticWords(figure.statistic)} GPU time per request, solo, for \`${tenant}\` — ${profileLabel(p)}${what}.`];
     const { solo, corun } = figure;
     if (solo || corun) {
-        lines.push('', `Measured in the latest run${finishedAt ? ` (${new Date(finishedAt).toLocaleString()})` : ''}, mean GPU time per request:`);
+        lines.push('', `Measured in the latest run${finishedAt ? ` (${new Date(finishedAt).toLocaleString()})` : ''}, ${statisticWords(figure.statistic)} GPU time per request:`);
         if (solo) lines.push(`- solo ${formatMs(solo.ms)} — predicted ${formatMs(solo.predictedMs)}, error ${formatError(solo.predictedMs, solo.ms)}`);
         if (corun) lines.push(`- co-run ${formatMs(corun.ms)}${figure.slowdown !== undefined ? `, ${formatSlowdown(figure.slowdown)} solo` : ''} — predicted ${formatMs(corun.predictedMs)}, error ${formatError(corun.predictedMs, corun.ms)}`);
         lines.push('', 'Error: (predicted − measured) / measured. Hover the op for every tenant and instance.');
@@ -193,6 +215,11 @@ export function opHintTooltip(figure: MeasuredFigure, p: WorkloadPrediction, ten
         lines.push('', `The run fused this op into \`${figure.fusedInto}\`: its time is in that op's figure.`);
     }
     return lines.join('\n');
+}
+
+/** How the texts name a figure's statistic. */
+function statisticWords(statistic: MeasuredFigure['statistic']): string {
+    return statistic === 'median' ? 'typical (median)' : 'mean';
 }
 
 /** Inlay hint text of a tenant: predicted p50/p99, and the measured p99 of the same phase when there is a run. */
@@ -228,6 +255,7 @@ export function opHoverMarkdown(rows: { tenant: string; op: OpPrediction; measur
         ];
     };
     let anyMeasured = false;
+    let statistic: MeasuredFigure['statistic'] = 'median';
     const byTenant = new Map<string, typeof rows>();
     for (const r of rows) byTenant.set(r.tenant, [...(byTenant.get(r.tenant) ?? []), r]);
     let shown = 0;
@@ -236,8 +264,9 @@ export function opHoverMarkdown(rows: { tenant: string; op: OpPrediction; measur
             if (shown++ >= maxRows) continue; // the tenant's total below still covers every instance
             const f = measuredFigure([{ op: r.op, measured: r.measured }]);
             anyMeasured ||= f.solo !== undefined || f.corun !== undefined;
+            if (f.statistic === 'mean') statistic = 'mean';
             const label = group.length > 1 && instanceOf(r.op.path) ? `${tenant} · ${instanceOf(r.op.path)}` : tenant;
-            lines.push(`| ${label} | ${formatFlops(r.op.flops)} | ${formatBytes(r.op.bytes)} | ${r.op.intensity.toFixed(1)} | ${r.op.bound} | ${formatMs(r.op.soloMs)} | ${formatMs(r.op.corunMs)} | ${cells(f).join(' | ')} |`);
+            lines.push(`| ${label} | ${formatFlops(r.op.flops)} | ${formatBytes(r.op.bytes)} | ${r.op.intensity.toFixed(1)} | ${r.op.bound} | ${formatMs(f.predictedSoloMs)} | ${formatMs(f.predictedCorunMs)} | ${cells(f).join(' | ')} |`);
         }
         if (group.length > 1) {
             const f = measuredFigure(group.map(r => ({ op: r.op, measured: r.measured })));
@@ -245,10 +274,14 @@ export function opHoverMarkdown(rows: { tenant: string; op: OpPrediction; measur
         }
     }
     if (rows.length > maxRows) lines.push('', `…and ${rows.length - maxRows} more instances`);
-    if (anyMeasured) lines.push('', 'Measured: mean GPU time per request in the latest run; error = (predicted − measured) / measured; × = co-run / solo.');
+    lines.push('', anyMeasured
+        ? `Solo and co-run: ${statisticWords(statistic)} GPU time per request, predicted; measured in the latest run; error = (predicted − measured) / measured; × = co-run / solo.`
+        : 'Solo and co-run: typical (median) GPU time per request, predicted.');
     const first = rows[0]?.op;
     if (first) {
-        const kernels = first.launches.map(l => `\`${l.name}\` ${formatMs(l.ms)}`).join(', ');
+        // Each launch's share of the op's typical time (launch times are means: the host's factor scales them alike).
+        const typical = first.soloMs > 0 ? first.soloP50Ms / first.soloMs : 1;
+        const kernels = first.launches.map(l => `\`${l.name}\` ${formatMs(l.ms * typical)}`).join(', ');
         if (kernels) lines.push('', `Kernels: ${kernels}${first.fused.length > 0 ? ` · fused: ${first.fused.map(f => `\`${opName(f)}\``).join(', ')}` : ''}`);
         if (first.estimated) lines.push('', '*No kernel generator serves this op as written; timed from its FLOPs and bytes.*');
     }

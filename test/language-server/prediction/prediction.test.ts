@@ -284,6 +284,35 @@ workload w {
         expect(await hintAt(d, 3)).toBe(` ≈${formatMs(p.tenants[0].ops[1].soloMs)}?`); // not measured: the prediction alone
     });
 
+    it('compares typical (median) op times when the results carry medians, and means for older results files', async () => {
+        // A host whose mean GPU time is 1.25× the median: an op's typical time is its mean prediction / 1.25.
+        writeFileSync(path.join(dir, '.tenancy', 'device-profile.json'), JSON.stringify({ ...calibrated(1), hostMeanFactor: { gpu: 1.25, wall: 1 } }));
+        const d = await open(`${model}
+workload w {
+  tenant a { model m(batch: 8) }
+}
+`);
+        const op = predictionOf(d).tenants[0].ops[0];
+        expect(op.soloP50Ms).toBeCloseTo(op.soloMs / 1.25, 9);
+        expect(await hintAt(d, 2)).toBe(` ≈${formatMs(op.soloP50Ms)}`);
+        expect(await hoverAt(d, 'dense(x, 512)')).toContain('typical (median) GPU time per request, predicted');
+        const uri = d.uri.toString();
+        // One stalled pass doubled the op's mean; its median is the typical time.
+        const run = (medians: boolean) => [tenantResult('a', { requests: 50, soloBase: 5, corunBase: 6, uri, ops: [{
+            path: op.path, line: 2, soloMs: op.soloP50Ms * 2, corunMs: op.soloP50Ms * 2.5,
+            ...(medians ? { soloP50Ms: op.soloP50Ms * 1.1, corunP50Ms: op.soloP50Ms * 1.32 } : {}),
+        }] })];
+        await measure(d, run(true));
+        expect(await hintAt(d, 2)).toBe(` ≈${formatMs(op.soloP50Ms)} · measured ${formatMs(op.soloP50Ms * 1.1)} (${formatError(op.soloP50Ms, op.soloP50Ms * 1.1)}) · co-run ${formatMs(op.soloP50Ms * 1.32)}, 1.20× solo`);
+        const hover = await hoverAt(d, 'dense(x, 512)');
+        expect(hover).toContain(`| ${formatMs(op.soloP50Ms)} | ${formatMs(op.soloP50Ms * op.corunMs / op.soloMs)} | ${formatMs(op.soloP50Ms * 1.1)} (${formatError(op.soloP50Ms, op.soloP50Ms * 1.1)}) |`);
+        expect(hover).toContain('typical (median) GPU time per request, predicted; measured in the latest run');
+        // A results file written before medians were recorded: means against the mean prediction.
+        await measure(d, run(false));
+        expect(await hintAt(d, 2)).toBe(` ≈${formatMs(op.soloMs)} · measured ${formatMs(op.soloP50Ms * 2)} (${formatError(op.soloMs, op.soloP50Ms * 2)}) · co-run ${formatMs(op.soloP50Ms * 2.5)}, 1.25× solo`);
+        expect(await hoverAt(d, 'dense(x, 512)')).toContain('mean GPU time per request, predicted; measured in the latest run');
+    });
+
     it('sums a repeated line over its instances, the same figure in the hint and in the hover total', async () => {
         const d = await open(repeatedBlock);
         const ops = predictionOf(d).tenants[0].ops.filter(o => o.source?.start.line === 2);

@@ -3,11 +3,12 @@
  * the table, --json, --profile, --workload and the exit codes of bad input.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { formatMs } from '../../../src/language-server/prediction/format.js';
 import { defaultProfile } from '../../../src/runtime/predict/profile.js';
 
 const root = join(import.meta.dirname, '../../..');
@@ -62,6 +63,17 @@ describe('tenancy predict', () => {
         expect(out.predictions[0].profile).toMatchObject({ uncalibrated: false, device: 'cli-test-device' });
         expect(out.predictions[0].tenants.map(t => t.name)).toEqual(['a', 'b']);
         expect(out.predictions[0].tenants[0].solo.p99).toBeGreaterThan(0);
+    });
+    it('lists ops by their typical (median) time, as the editor shows them', () => {
+        writeFileSync(join(work, 'profile-host.json'), JSON.stringify({ ...JSON.parse(readFileSync(join(work, 'profile.json'), 'utf8')), hostMeanFactor: { gpu: 1.25, wall: 1 } }));
+        const json = runCli(['predict', 'demo.tenancy', '--json', '--profile', 'profile-host.json', '--workload', 'w']);
+        const ops = (JSON.parse(json.stdout) as { predictions: { tenants: { ops: { path: string; soloMs: number; soloP50Ms: number }[] }[] }[] }).predictions[0].tenants.flatMap(t => t.ops);
+        const top = [...ops].sort((x, y) => y.soloP50Ms - x.soloP50Ms)[0];
+        expect(top.soloP50Ms).toBeCloseTo(top.soloMs / 1.25, 9);
+        const table = runCli(['predict', 'demo.tenancy', '--profile', 'profile-host.json', '--workload', 'w', '--top', '1']);
+        expect(table.stdout).toMatch(/top 1 ops by predicted typical \(median\) solo GPU time per request/);
+        const row = table.stdout.split('\n').find(l => l.startsWith(top.path))!;
+        expect(row.split(/\s{2,}/)[6]).toBe(formatMs(top.soloP50Ms));
     });
     it('reads Workload IR JSON too', () => {
         const r = runCli(['predict', join(root, 'test/fixtures/ir/two-mlps.json'), '--top', '0']);
