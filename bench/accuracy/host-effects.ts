@@ -1,7 +1,10 @@
 /**
  * The host-effect figures of several device profiles side by side (how repeatable calibration's
  * host effects are): service CV and tails, co-run tail, host mean/median factors, idle penalty,
- * with each figure's spread (max / min) over the profiles.
+ * with each figure's spread (max / min) over the profiles. Then, for each pair of profiles, how
+ * far apart they put the typical (median) times of the evaluation set's ops (the solo workloads
+ * of workloads.ts, the ops the accuracy benchmark scores): the repeatability of calibration
+ * itself, the error a single calibration brings before any model error.
  *
  *   node bench/bundle-and-run.mjs bench/accuracy/host-effects.ts PROFILE.json [PROFILE.json …]
  *
@@ -11,6 +14,8 @@
 import { resolve } from 'node:path';
 import { readProfileFile } from '../../src/runtime/predict/profile-store.js';
 import type { DeviceProfile } from '../../src/runtime/predict/profile.js';
+import { predictWorkload } from '../../src/runtime/predict/workload.js';
+import { evaluationSet } from './workloads.js';
 
 const files = process.argv.slice(2);
 if (files.length === 0) {
@@ -47,3 +52,27 @@ for (const [name, get] of figures) {
     lines.push(`| ${name} | ${xs.map(fmt).join(' | ')} | ${spread} |`);
 }
 console.log(lines.join('\n'));
+
+// The scored ops' typical times on each profile, and every pair's MAPE (one against the other) and geometric mean ratio.
+const solo = (await evaluationSet(2500)).filter(w => w.tenants.length === 1);
+const typical = profiles.map(({ profile }) => {
+    const ms = new Map<string, number>();
+    for (const ir of solo) for (const t of predictWorkload(ir, profile).tenants) for (const o of t.ops) if (o.launches.length > 0) ms.set(`${ir.workload} ${o.path}`, o.soloP50Ms);
+    return ms;
+});
+const pairs = ['', '| profiles | ops | per-op typical time, MAPE (first vs second) | geometric mean ratio |', '|---|---:|---:|---:|'];
+for (let i = 0; i < profiles.length; i++) {
+    for (let j = i + 1; j < profiles.length; j++) {
+        let ape = 0, logRatio = 0, n = 0;
+        for (const [op, a] of typical[i]) {
+            const b = typical[j].get(op);
+            if (b === undefined || !(b > 0)) continue;
+            ape += Math.abs(a / b - 1);
+            logRatio += Math.log(a / b);
+            n++;
+        }
+        const name = (k: number) => profiles[k].file.replace(/^.*\//, '');
+        pairs.push(`| ${name(i)} vs ${name(j)} | ${n} | ${n ? `${(100 * ape / n).toFixed(1)}%` : '—'} | ${n ? Math.exp(logRatio / n).toFixed(2) : '—'} |`);
+    }
+}
+if (profiles.length >= 2) console.log(pairs.join('\n'));
