@@ -280,8 +280,8 @@ export function opHoverMarkdown(rows: { tenant: string; op: OpPrediction; measur
     const first = rows[0]?.op;
     if (first) {
         // Each launch's share of the op's typical time (launch times are means: the host's factor scales them alike).
-        const typical = first.soloMs > 0 ? first.soloP50Ms / first.soloMs : 1;
-        const kernels = first.launches.map(l => `\`${l.name}\` ${formatMs(l.ms * typical)}`).join(', ');
+        const scale = first.soloMs > 0 ? typicalOpMs(first).solo / first.soloMs : 1;
+        const kernels = first.launches.map(l => `\`${l.name}\` ${formatMs(l.ms * scale)}`).join(', ');
         if (kernels) lines.push('', `Kernels: ${kernels}${first.fused.length > 0 ? ` · fused: ${first.fused.map(f => `\`${opName(f)}\``).join(', ')}` : ''}`);
         if (first.estimated) lines.push('', '*No kernel generator serves this op as written; timed from its FLOPs and bytes.*');
     }

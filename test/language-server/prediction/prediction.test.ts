@@ -295,7 +295,10 @@ workload w {
         const op = predictionOf(d).tenants[0].ops[0];
         expect(op.soloP50Ms).toBeCloseTo(op.soloMs / 1.25, 9);
         expect(await hintAt(d, 2)).toBe(` ≈${formatMs(op.soloP50Ms)}`);
-        expect(await hoverAt(d, 'dense(x, 512)')).toContain('typical (median) GPU time per request, predicted');
+        const before = await hoverAt(d, 'dense(x, 512)');
+        expect(before).toContain('typical (median) GPU time per request, predicted');
+        // The kernels' times are their shares of the typical time too.
+        expect(before).toContain(`Kernels: \`${op.launches[0].name}\` ${formatMs(op.launches[0].ms / 1.25)}`);
         const uri = d.uri.toString();
         // One stalled pass doubled the op's mean; its median is the typical time.
         const run = (medians: boolean) => [tenantResult('a', { requests: 50, soloBase: 5, corunBase: 6, uri, ops: [{
