@@ -41,34 +41,38 @@ export interface FusionOptions {
 export function fuseGraph(graph: IrGraph, options: FusionOptions = {}): FusedOp[] {
     const enabled = options.enabled ?? true;
     const producers = options.producers ?? epilogueProducers;
+    const ops = graph.ops;
+    if (!enabled) return ops.map(op => ({ op, fused: [], inputs: [...op.inputs], epilogueInputs: [], output: op.output, epilogue: [], foldedNorms: [] }));
+    // Per tensor: how many times ops read it, and the first op that does (a single use has a single consumer).
     const uses = new Map<string, number>();
-    const consumers = new Map<string, number[]>();
-    graph.ops.forEach((op, i) => op.inputs.forEach(id => {
-        uses.set(id, (uses.get(id) ?? 0) + 1);
-        const list = consumers.get(id) ?? [];
-        if (!list.includes(i)) list.push(i);
-        consumers.set(id, list);
-    }));
-    const isGraphOutput = new Set(graph.outputs);
+    const firstConsumer = new Map<string, number>();
     const producedAt = new Map<string, number>();
-    graph.ops.forEach((op, i) => producedAt.set(op.output, i));
+    for (let i = 0; i < ops.length; i++) {
+        for (const id of ops[i].inputs) {
+            const n = uses.get(id);
+            uses.set(id, (n ?? 0) + 1);
+            if (n === undefined) firstConsumer.set(id, i);
+        }
+        producedAt.set(ops[i].output, i);
+    }
     const sameShape = (a: string, b: string) => {
         const x = graph.tensors[a].shape, y = graph.tensors[b].shape;
         return x.length === y.length && x.every((d, i) => d === y[i]);
     };
 
-    const absorbed = new Set<number>();
+    const absorbed = new Uint8Array(ops.length);
     const result: FusedOp[] = [];
-    graph.ops.forEach((op, index) => {
-        if (absorbed.has(index)) return;
+    for (let index = 0; index < ops.length; index++) {
+        if (absorbed[index]) continue;
+        const op = ops[index];
         const fusedOp: FusedOp = { op, fused: [], inputs: [...op.inputs], epilogueInputs: [], output: op.output, epilogue: [], foldedNorms: [] };
         result.push(fusedOp);
-        if (!enabled || !producers.has(op.kind)) return;
+        if (!producers.has(op.kind)) continue;
         for (;;) {
             const current = fusedOp.output;
-            if (isGraphOutput.has(current) || uses.get(current) !== 1) break;
-            const ci = consumers.get(current)![0];
-            const consumer = graph.ops[ci];
+            if (graph.outputs.includes(current) || uses.get(current) !== 1) break;
+            const ci = firstConsumer.get(current)!;
+            const consumer = ops[ci];
             if (!sameShape(consumer.output, current)) break;
             if (consumer.kind === 'batch_norm' && convolutions.has(op.kind) && fusedOp.epilogue.length === 0) {
                 const n = fusedOp.foldedNorms.length;
@@ -91,8 +95,8 @@ export function fuseGraph(graph: IrGraph, options: FusionOptions = {}): FusedOp[
             }
             fusedOp.fused.push(consumer);
             fusedOp.output = consumer.output;
-            absorbed.add(ci);
+            absorbed[ci] = 1;
         }
-    });
+    }
     return result;
 }

@@ -96,6 +96,23 @@ export class PlanMemo {
         return value;
     }
 
+    /** Values computed from an object the memo handed out (a plan's launches) on a profile, by object and profile. */
+    private readonly perProfileValues = new WeakMap<object, WeakMap<object, unknown>>();
+
+    /**
+     * A value computed once per owner object and profile object: an op's timing, by the launches
+     * array the memo keeps for its signature (an op repeated across layers, tenants or workloads is
+     * timed once). Treat it as read-only.
+     */
+    perProfile<T>(owner: object, profile: object, compute: () => T): T {
+        let byProfile = this.perProfileValues.get(owner);
+        if (!byProfile) this.perProfileValues.set(owner, byProfile = new WeakMap());
+        if (byProfile.has(profile)) return byProfile.get(profile) as T;
+        const value = compute();
+        byProfile.set(profile, value);
+        return value;
+    }
+
     /** Limits seen by this memo, each by a short tag: keys carry the tag, not the limits' JSON. */
     private readonly capsTags = new Map<string, string>();
 
@@ -212,6 +229,17 @@ export function writesOutput(launch: KernelDescription): boolean {
     return launch.bindings.some(b => b.role === 'out' && b.access === 'read_write');
 }
 
+/** Bytes of an op's weights (f32). */
+function weightBytesOf(op: IrOp): number {
+    let bytes = 0;
+    for (const w of op.weights) {
+        let n = 4;
+        for (const d of w.shape) n *= d;
+        bytes += n;
+    }
+    return bytes;
+}
+
 /** The family an op kind's single launch falls in when no generator serves it (estimate). */
 function estimatedFamily(kind: IrOpKind): string {
     switch (kind) {
@@ -252,47 +280,74 @@ function opSignature(capsTag: string, variant: string | undefined, fop: FusedOp,
     key += '\u0001';
     for (const id of op.inputs) key += `${tensorKey(id)};`;
     key += `\u0001${tensorKey(op.output)}\u0001`;
-    for (const e of fop.epilogue) key += `${JSON.stringify(e)};`;
+    // Epilogue entries are flat records of strings: each field by name (JSON.stringify cost more per op).
+    for (const e of fop.epilogue) {
+        for (const field in e) key += `${field}=${(e as unknown as Record<string, string>)[field]},`;
+        key += ';';
+    }
     key += '\u0001';
     for (const e of fop.epilogueInputs) key += `${e.role}:${tensorKey(e.tensor)};`;
     return `${key}\u0001${flops}\u0001${bytes}`;
 }
 
-/** Plans one tenant's graph: fused ops in execution order with their launches. */
+/** Plans one tenant's graph: fused ops in execution order with their launches (fresh arrays the caller may change). */
 export function planGraph(graph: IrGraph, options: PlanOptions = {}): PlannedOp[] {
+    return sharedPlan(graph, options).map(p => ({ ...p, launches: [...p.launches] }));
+}
+
+/**
+ * The plan of a graph as the memo keeps it: read-only, shared with later calls (each op's
+ * `launches` is the memo's array for its signature, so timings can be cached by that array).
+ * Default variants: the plan is a function of the graph, the limits and fusion alone, and is
+ * kept per graph object (a graph is read-only once lowered: the language server shares one
+ * between workloads).
+ */
+export function sharedPlan(graph: IrGraph, options: PlanOptions = {}): readonly PlannedOp[] {
     const caps = options.caps ?? DEFAULT_CAPS;
     const memo = options.memo ?? new PlanMemo();
-    const capsKey = JSON.stringify(caps);
     const fusion = options.fusion ?? true;
-    // Default variants: the plan is a function of the graph, the limits and fusion alone. (A graph is
-    // read-only once lowered: the language server shares one between workloads.)
-    const capsTag = memo.capsTag(capsKey);
+    const capsTag = memo.capsTag(JSON.stringify(caps));
     const graphKey = options.variantFor ? undefined : `${fusion}|${capsTag}`;
     const known = graphKey !== undefined ? memo.graphPlan(graph, graphKey) : undefined;
-    if (known) return known.map(p => ({ ...p, launches: [...p.launches] }));
-    const shapeOf = (id: string): number[] => graph.tensors[id]?.shape ?? [];
+    if (known) return known;
+    const tensors = graph.tensors;
+    const shapeOf = (id: string): number[] => tensors[id]?.shape ?? [];
     const tensorKey = (id: string) => {
-        const t = graph.tensors[id];
+        const t = tensors[id];
         return t ? `${t.dtype}[${t.shape.join(',')}]` : '?';
     };
-    const plan = fuseGraph(graph, { enabled: fusion }).map(fop => {
-        const all = [fop.op, ...fop.fused];
-        const flops = all.reduce((s, o) => s + o.flops, 0);
-        // Bytes of the fused op: what the producer reads plus the extra epilogue operands, and the final write.
-        const elemBytes = (id: string) => shapeOf(id).reduce((a, b) => a * b, 1) * (graph.tensors[id]?.dtype === 'f16' ? 2 : 4);
-        const weightBytes = all.reduce((s, o) => s + o.weights.reduce((w, x) => w + x.shape.reduce((a, b) => a * b, 1) * 4, 0), 0);
-        const bytes = fop.inputs.reduce((s, id) => s + elemBytes(id), 0) + weightBytes + elemBytes(fop.output);
-        const base = { path: fop.op.path, kind: fop.op.kind, fused: fop.fused.map(o => o.path), flops, bytes: Math.max(bytes, 1), source: fop.op.source };
+    const elemBytes = (id: string) => {
+        const t = tensors[id];
+        if (!t) return 4; // an unknown tensor counts as one f32, as an empty shape would
+        let n = t.dtype === 'f16' ? 2 : 4;
+        for (const d of t.shape) n *= d;
+        return n;
+    };
+    const plan: PlannedOp[] = [];
+    for (const fop of fuseGraph(graph, { enabled: fusion })) {
+        // FLOPs of the producer and everything fused into it; bytes: what the producer reads plus the
+        // extra epilogue operands, its weights and the final write.
+        let flops = fop.op.flops;
+        let weightBytes = weightBytesOf(fop.op);
+        const fused: string[] = [];
+        for (const o of fop.fused) {
+            flops += o.flops;
+            weightBytes += weightBytesOf(o);
+            fused.push(o.path);
+        }
+        let bytes = weightBytes + elemBytes(fop.output);
+        for (const id of fop.inputs) bytes += elemBytes(id);
+        bytes = Math.max(bytes, 1);
         const variant = options.variantFor?.(fop.op);
-        const key = opSignature(capsTag, variant, fop, tensorKey, flops, base.bytes);
+        const key = opSignature(capsTag, variant, fop, tensorKey, flops, bytes);
         let planned = memo.get(key);
         if (!planned) {
-            planned = planLaunches(fop.op, fop.epilogue, variant, flops, base.bytes);
+            planned = planLaunches(fop.op, fop.epilogue, variant, flops, bytes);
             memo.set(key, planned);
         }
-        return { ...base, launches: [...planned.launches], estimated: planned.estimated };
-    });
-    if (graphKey !== undefined) memo.setGraphPlan(graph, graphKey, plan.map(p => ({ ...p, launches: [...p.launches] })));
+        plan.push({ path: fop.op.path, kind: fop.op.kind, fused, flops, bytes, source: fop.op.source, launches: planned.launches as PlannedLaunch[], estimated: planned.estimated });
+    }
+    if (graphKey !== undefined) memo.setGraphPlan(graph, graphKey, plan);
     return plan;
 
     function planLaunches(op: IrOp, epilogue: Epilogue[], variant: string | undefined, flops: number, bytes: number): { launches: PlannedLaunch[]; estimated: boolean } {

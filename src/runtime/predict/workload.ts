@@ -17,8 +17,8 @@
  */
 import type { IrOpKind, IrSchedule, IrSlo, IrSourceRange, IrTenant, WorkloadIR } from '../ir/types.js';
 import { demandMix, pairCoefficients, slowdownsFrom, type DemandMix } from './contention.js';
-import { idleAdjustment, opTiming, requestServiceMs, serviceCvFor } from './latency.js';
-import { capsForProfile, PlanMemo, planGraph, type PlannedOp, type PlanOptions } from './plan.js';
+import { idleAdjustment, opTiming, requestServiceMs, serviceCvFor, type OpTiming } from './latency.js';
+import { capsForProfile, PlanMemo, sharedPlan, type PlannedOp, type PlanOptions } from './plan.js';
 import type { DeviceProfile } from './profile.js';
 import {
     PERCENTILES, PERCENTILE_Q, blendTail, closedLoopLatency, closedLoopMva, openLoopLatency, serviceMoments, serviceQuantileMs, tailFrom, type LatencyFigures, type Percentile, type ServiceTail,
@@ -116,7 +116,8 @@ export function submitsPerRequest(schedule: IrSchedule, plannedOps: number): num
 
 interface TenantBase {
     tenant: IrTenant;
-    ops: readonly OpPrediction[];
+    /** Per op solo predictions, built on first read: validation reads only the sums. */
+    ops: () => readonly OpPrediction[];
     gpuMs: number;
     /** Mean service time (idle-adjusted: latency.ts idleAdjustment). */
     serviceMs: number;
@@ -125,9 +126,10 @@ interface TenantBase {
     mix: DemandMix;
 }
 
-/** A planned graph timed on a profile: per op solo times (before any idle adjustment) and the request's sums. */
+/** A planned graph timed on a profile: the request's sums, and per op solo times (before any idle adjustment) when read. */
 interface TimedGraph {
-    ops: readonly OpPrediction[];
+    /** Built on first read and then kept (shared by every tenant of the graph: read-only). */
+    ops: () => readonly OpPrediction[];
     gpuMs: number;
     launches: number;
     demand: { compute: number; memory: number; capped: number };
@@ -136,23 +138,32 @@ interface TimedGraph {
     passes: number;
 }
 
-function timeGraph(profile: DeviceProfile, plan: readonly PlannedOp[]): TimedGraph {
+function timeGraph(profile: DeviceProfile, plan: readonly PlannedOp[], memo: PlanMemo): TimedGraph {
     const demand = { compute: 0, memory: 0, capped: 0 };
     let gpuMs = 0, launches = 0, passes = 0;
-    const ops: OpPrediction[] = plan.map(p => {
-        const t = opTiming(profile, p);
+    const timings: OpTiming[] = [];
+    for (const p of plan) {
+        // An op's timing depends on its launches alone: timed once per signature (the memo's launches array).
+        const t = memo.perProfile(p.launches, profile, () => opTiming(profile, p));
+        timings.push(t);
         gpuMs += t.ms;
         launches += p.launches.length;
         if (p.launches.length > 0) passes++;
-        for (const k of ['compute', 'memory', 'capped'] as const) demand[k] += t.demandMs[k];
+        demand.compute += t.demandMs.compute;
+        demand.memory += t.demandMs.memory;
+        demand.capped += t.demandMs.capped;
+    }
+    let ops: OpPrediction[] | undefined;
+    const opsOf = () => (ops ??= plan.map((p, i) => {
+        const t = timings[i];
         return {
             path: p.path, kind: p.kind, fused: p.fused,
-            launches: p.launches.map((l, i) => ({ name: l.name, family: l.family, flops: l.flops, bytes: l.bytes, ms: t.launches[i].ms, bound: t.launches[i].bound })),
+            launches: p.launches.map((l, k) => ({ name: l.name, family: l.family, flops: l.flops, bytes: l.bytes, ms: t.launches[k].ms, bound: t.launches[k].bound })),
             flops: p.flops, bytes: p.bytes, intensity: p.flops / p.bytes, bound: t.bound,
             soloMs: t.ms, soloP50Ms: t.typicalMs, corunMs: t.ms, estimated: p.estimated, source: p.source,
         };
-    });
-    return { ops, gpuMs, launches, demand, plannedOps: plan.length, passes };
+    }));
+    return { ops: opsOf, gpuMs, launches, demand, plannedOps: plan.length, passes };
 }
 
 /** Predicts a workload on a device profile. */
@@ -164,7 +175,7 @@ export function predictWorkload(ir: WorkloadIR, profile: DeviceProfile, options:
     // several workloads, as the language server shares them, is timed once).
     const timingKey = options.variantFor ? undefined : `${options.fusion ?? true}|${JSON.stringify(caps)}`;
     const bases: TenantBase[] = ir.tenants.map(tenant => {
-        const time = () => timeGraph(profile, planGraph(tenant.graph, { caps, variantFor: options.variantFor, fusion: options.fusion, memo }));
+        const time = () => timeGraph(profile, sharedPlan(tenant.graph, { caps, variantFor: options.variantFor, fusion: options.fusion, memo }), memo);
         const timed = timingKey !== undefined ? memo.derived(tenant.graph, profile, timingKey, time) : time();
         const { launches, demand, plannedOps, passes } = timed;
         let gpuMs = timed.gpuMs;
@@ -174,20 +185,25 @@ export function predictWorkload(ir: WorkloadIR, profile: DeviceProfile, options:
         const busyServiceMs = requestServiceMs(profile, gpuMs, launches, submits);
         const idle = idleAdjustment(profile, busyServiceMs, tenant.arrival, passes);
         const serviceMs = idle.serviceMs;
-        // The cached ops are shared: copied before the idle adjustment changes them (the result copies them anyway).
-        const ops = idle.extraPassMs > 0 ? timed.ops.map(o => ({ ...o })) : timed.ops;
+        let ops = timed.ops;
         if (idle.extraPassMs > 0) {
             // One pass per op with launches; the extra time is the pass's, spread over its launches by their share.
-            for (const o of ops) {
-                if (o.launches.length === 0) continue;
-                const f = o.soloMs > 0 ? (o.soloMs + idle.extraPassMs) / o.soloMs : 1;
-                o.soloMs += idle.extraPassMs;
-                o.corunMs = o.soloMs;
-                // The median request pays the whole per-pass penalty when most requests find the device idle, else none.
-                if (idle.idleProbability >= 0.5) o.soloP50Ms += profile.idlePenalty?.gpuMsPerPass ?? 0;
-                o.launches = o.launches.map(l => ({ ...l, ms: l.ms * f }));
-                gpuMs += idle.extraPassMs;
-            }
+            const extra = idle.extraPassMs;
+            for (let k = 0; k < passes; k++) gpuMs += extra;
+            // The median request pays the whole per-pass penalty when most requests find the device idle, else none.
+            const medianPays = idle.idleProbability >= 0.5;
+            let adjusted: OpPrediction[] | undefined;
+            // The cached ops are shared: adjusted copies, built when read.
+            ops = () => (adjusted ??= timed.ops().map(o => {
+                if (o.launches.length === 0) return { ...o };
+                const f = o.soloMs > 0 ? (o.soloMs + extra) / o.soloMs : 1;
+                const soloMs = o.soloMs + extra;
+                return {
+                    ...o, soloMs, corunMs: soloMs,
+                    soloP50Ms: medianPays ? o.soloP50Ms + (profile.idlePenalty?.gpuMsPerPass ?? 0) : o.soloP50Ms,
+                    launches: o.launches.map(l => ({ ...l, ms: l.ms * f })),
+                };
+            }));
         }
         return { tenant, ops, gpuMs, serviceMs, launches, submits, mix: demandMix(demand) };
     });
@@ -249,6 +265,8 @@ export function predictWorkload(ir: WorkloadIR, profile: DeviceProfile, options:
     }
 
     const tenants: TenantPrediction[] = bases.map((b, i) => {
+        const s = slow[i];
+        let corunOps: OpPrediction[] | undefined;
         const slos = b.tenant.slos.map(slo => sloPrediction(slo, b.serviceMs, cvOf(b.serviceMs), tail, solo[i].figures, corun[i].figures));
         return {
             name: b.tenant.name,
@@ -265,7 +283,8 @@ export function predictWorkload(ir: WorkloadIR, profile: DeviceProfile, options:
             openLoop: b.tenant.arrival.kind !== 'closed',
             mix: b.mix,
             slos,
-            ops: b.ops.map(o => ({ ...o, corunMs: o.soloMs * slow[i] })),
+            // Per op figures when read (hover, inlay hints, reports): validation reads the tenant's figures alone.
+            get ops() { return (corunOps ??= b.ops().map(o => ({ ...o, corunMs: o.soloMs * s }))); },
             source: b.tenant.source,
         };
     });
