@@ -100,7 +100,14 @@ function lowerTenant(tenant: Tenant, analyzer: TenancyAnalyzer, problems: string
 
 /** The IR graph of a concrete model instance; every id and path is prefixed with `prefix/`. */
 export function lowerGraph(prefix: string, analysis: ModelAnalysis, args: Record<string, number>, problems: string[] = []): IrGraph | undefined {
-    const id = (local: string) => `${prefix}/${local}`;
+    // One string per tensor, reused wherever the tensor is named (its producer, its consumers, the
+    // graph's inputs and outputs): the planner's maps hash each id once, not once per mention.
+    const ids = new Map<string, string>();
+    const id = (local: string) => {
+        let global = ids.get(local);
+        if (global === undefined) ids.set(local, global = `${prefix}/${local}`);
+        return global;
+    };
     const graph: IrGraph = { model: analysis.model.name, args, tensors: {}, inputs: [], outputs: [], ops: [] };
     for (const t of analysis.inputs) {
         const shape = concreteShape(t.shape);
