@@ -14,6 +14,9 @@ type MonomialKey = string;
 // Opaque atoms' texts contain `*`, so keys use a separator no name can contain.
 const SEP = '\u0001';
 
+/** Shared constant dims 2…4095 (Dim.of), made on first use. */
+const smallConstants: (Dim | undefined)[] = new Array(4096);
+
 /** An immutable integer polynomial over named symbols. */
 export class Dim {
     // A constant (every dim of a concrete instance) keeps only its number `k`. A symbolic dim keeps
@@ -29,9 +32,12 @@ export class Dim {
     static readonly zero = new Dim(undefined, undefined, 0);
     static readonly one = new Dim(undefined, undefined, 1);
 
-    /** The constant `n`. */
+    /** The constant `n` (small non-negative integers, most dims of a concrete instance, are shared: dims are immutable). */
     static of(n: number): Dim {
-        return n === 0 ? Dim.zero : n === 1 ? Dim.one : new Dim(undefined, undefined, n);
+        if (n === 0) return Dim.zero;
+        if (n === 1) return Dim.one;
+        if (n > 1 && n < smallConstants.length && Number.isInteger(n)) return (smallConstants[n] ??= new Dim(undefined, undefined, n));
+        return new Dim(undefined, undefined, n);
     }
 
     /** The symbol `name` (a parameter, a dim variable or an opaque atom's text). */
@@ -88,6 +94,9 @@ export class Dim {
     add(other: Dim | number): Dim {
         const o = toDim(other);
         if (this.k !== undefined && o.k !== undefined) return Dim.of(this.k + o.k);
+        // A constant added to a symbolic dim changes only its constant term (keys are shared: immutable).
+        if (o.k !== undefined) return this.plusConstant(o.k);
+        if (this.k !== undefined) return o.plusConstant(this.k);
         // Merge of two sorted term lists.
         const ak = this.termKeys(), ac = this.termCoefs(), bk = o.termKeys(), bc = o.termCoefs();
         const keys: MonomialKey[] = [];
@@ -104,6 +113,18 @@ export class Dim {
             }
         }
         return Dim.fromSorted(keys, coefs);
+    }
+
+    /** A symbolic dim plus a constant: the constant term (key '', sorted first) changes, the other terms stay. */
+    private plusConstant(c: number): Dim {
+        if (c === 0) return this;
+        const keys = this.keys!, coefs = this.coefs!;
+        if (keys[0] !== '') return new Dim(['', ...keys], [c, ...coefs], undefined);
+        const constant = coefs[0] + c;
+        if (constant === 0) return Dim.fromSorted(keys.slice(1), coefs.slice(1));
+        const out = coefs.slice();
+        out[0] = constant;
+        return new Dim(keys, out, undefined);
     }
 
     sub(other: Dim | number): Dim {

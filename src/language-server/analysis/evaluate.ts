@@ -60,6 +60,8 @@ export function analyseModel(model: Model, options: AnalyseOptions = {}): ModelA
 class Evaluator {
     private readonly ops: OpRecord[] = [];
     private readonly stack: Model[] = [];
+    /** The ExpressionInfo of the call evaluated last in a recording frame (evalCall). */
+    private callInfo: ExpressionInfo | undefined;
 
     constructor(private readonly standalone: (model: Model) => ModelAnalysis | undefined) {}
 
@@ -189,20 +191,26 @@ class Evaluator {
         const opsBefore = this.ops.length;
         // Node kinds by $type (none of these has subtypes): cheaper than the reflection behind isCall & co.
         const kind = expr.$type;
-        let info: ExpressionInfo;
-        if (kind === 'Call') info = this.evalCall(frame, expr, site);
-        else if (kind === 'Repeat') info = { value: this.evalRepeat(frame, expr) };
-        else info = { value: this.evalSimple(frame, expr) };
-        if (frame.record) {
-            if ((kind === 'Call' || kind === 'Repeat') && !info.cost && info.value.kind !== 'error') {
-                // Summed on first use (hover): validation never needs per-expression totals.
-                const ops = this.ops;
-                const end = ops.length;
-                let cost: Cost | undefined;
-                Object.defineProperty(info, 'cost', { enumerable: true, get: () => (cost ??= sumCost(ops.slice(opsBefore, end))) });
-            }
-            frame.expressions.set(expr, info);
+        // Instances (and inlined blocks) record nothing per expression: values only, no info objects.
+        if (!frame.record) {
+            if (kind === 'Call') return this.evalCall(frame, expr, site);
+            if (kind === 'Repeat') return this.evalRepeat(frame, expr);
+            return this.evalSimple(frame, expr);
         }
+        let info: ExpressionInfo;
+        if (kind === 'Call') {
+            this.evalCall(frame, expr, site);
+            info = this.callInfo!;
+        } else if (kind === 'Repeat') info = { value: this.evalRepeat(frame, expr) };
+        else info = { value: this.evalSimple(frame, expr) };
+        if ((kind === 'Call' || kind === 'Repeat') && !info.cost && info.value.kind !== 'error') {
+            // Summed on first use (hover): validation never needs per-expression totals.
+            const ops = this.ops;
+            const end = ops.length;
+            let cost: Cost | undefined;
+            Object.defineProperty(info, 'cost', { enumerable: true, get: () => (cost ??= sumCost(ops.slice(opsBefore, end))) });
+        }
+        frame.expressions.set(expr, info);
         return info.value;
     }
 
@@ -214,7 +222,7 @@ class Evaluator {
                 const key = target.$type === 'DimVar' ? resolveDimVar(target, frame.model) : target;
                 return frame.env.get(key) ?? ERROR;
             }
-            case 'IntLit': return { kind: 'dim', dim: Dim.of(expr.value) };
+            case 'IntLit': return dimValue(expr.value);
             case 'DecimalLit': return { kind: 'number', value: expr.value };
             case 'StringLit': return { kind: 'string', value: expr.value };
             case 'BoolLit': return { kind: 'bool', value: expr.value };
@@ -255,24 +263,46 @@ class Evaluator {
         return ERROR;
     }
 
-    private evalCall(frame: Frame, call: Call, site?: string, chained?: Value): ExpressionInfo {
+    /**
+     * The value of a call. In a recording frame the call's ExpressionInfo (value, cost, callee) is
+     * left in `callInfo` for the caller to record; other frames build none.
+     */
+    private evalCall(frame: Frame, call: Call, site?: string, chained?: Value): Value {
         const name = call.callee.$refText;
-        const argValues = call.args.map((arg, i) => (i === 0 && chained && arg.name === undefined ? chained : this.evalExpr(frame, arg.value)));
-        if (findOperator(name)) {
-            const { result, issues } = applyOperator(name, call, argValues);
-            frame.issues.push(...issues);
-            if (!result) return { value: ERROR, callee: { kind: 'operator', name: name as IrOpKind } };
+        const args = call.args;
+        const argValues: Value[] = new Array(args.length);
+        for (let i = 0; i < args.length; i++) {
+            const arg = args[i];
+            argValues[i] = i === 0 && chained && arg.name === undefined ? chained : this.evalExpr(frame, arg.value);
+        }
+        const operator = findOperator(name);
+        if (operator) {
+            const { result, issues } = applyOperator(operator, call, argValues);
+            for (const issue of issues) frame.issues.push(issue);
+            if (!result) {
+                if (frame.record) this.callInfo = { value: ERROR, callee: operatorCallee(operator.name as IrOpKind) };
+                return ERROR;
+            }
             const opName = uniqueName(frame, site, name);
             const output: TensorValue = { id: frame.idPrefix + opName, dtype: result.dtype, shape: result.shape };
+            const inputs: string[] = new Array(result.inputs.length);
+            for (let i = 0; i < inputs.length; i++) inputs[i] = result.inputs[i].id;
             this.ops.push({
-                path: [...frame.prefix, opName], kind: name as IrOpKind, node: call, inputs: result.inputs.map(t => t.id),
+                path: [...frame.prefix, opName], kind: name as IrOpKind, node: call, inputs,
                 output, attrs: result.attrs, weights: result.weights, cost: result.cost, count: frame.count,
             });
-            return { value: { kind: 'tensor', tensor: output }, cost: scaleCost(result.cost, frame.count), callee: { kind: 'operator', name: name as IrOpKind } };
+            const value: Value = { kind: 'tensor', tensor: output };
+            if (frame.record) this.callInfo = { value, cost: scaleCost(result.cost, frame.count), callee: operatorCallee(operator.name as IrOpKind) };
+            return value;
         }
         const model = call.callee.ref;
-        if (!model || !isModel(model)) return { value: ERROR }; // unknown-op / unresolved: reported by the validator
-        return { value: this.evalModelCall(frame, call, model, argValues), callee: { kind: 'model', model } };
+        if (!model || !isModel(model)) {
+            if (frame.record) this.callInfo = { value: ERROR };
+            return ERROR; // unknown-op / unresolved: reported by the validator
+        }
+        const value = this.evalModelCall(frame, call, model, argValues);
+        if (frame.record) this.callInfo = { value, callee: { kind: 'model', model } };
+        return value;
     }
 
     private evalModelCall(frame: Frame, call: Call, model: Model, argValues: Value[]): Value {
@@ -369,23 +399,38 @@ class Evaluator {
             }
             let value: Value = input;
             for (let i = 0; i < iterations; i++) {
-                const info = this.evalCall(frame, call, undefined, value);
-                if (frame.record) frame.expressions.set(call, info);
-                if (info.value.kind !== 'tensor') return ERROR;
-                if (i === 0 && !sameType(input.tensor, info.value.tensor)) {
+                const result = this.evalCall(frame, call, undefined, value);
+                if (frame.record) frame.expressions.set(call, this.callInfo!);
+                if (result.kind !== 'tensor') return ERROR;
+                if (i === 0 && !sameType(input.tensor, result.tensor)) {
                     frame.issues.push({
                         code: IssueCodes.RepeatShape, severity: 'error', node: call, property: 'callee',
-                        message: `repeat needs ${call.callee.$refText} to keep its input's shape: input ${formatTensor(input.tensor)}, output ${formatTensor(info.value.tensor)}`,
+                        message: `repeat needs ${call.callee.$refText} to keep its input's shape: input ${formatTensor(input.tensor)}, output ${formatTensor(result.tensor)}`,
                     });
                     return ERROR;
                 }
-                value = info.value;
+                value = result;
             }
             return value;
         } finally {
             frame.count = savedCount;
         }
     }
+}
+
+/** The value of an integer literal (small non-negative ones shared: values are read-only). */
+const literalValues: (Value | undefined)[] = new Array(4096);
+function dimValue(n: number): Value {
+    if (n >= 0 && n < literalValues.length && Number.isInteger(n)) return (literalValues[n] ??= Object.freeze({ kind: 'dim', dim: Dim.of(n) }));
+    return { kind: 'dim', dim: Dim.of(n) };
+}
+
+/** The callee of an operator call (one read-only object per operator, shared by every call of it). */
+const operatorCallees = new Map<IrOpKind, ExpressionInfo['callee']>();
+function operatorCallee(name: IrOpKind): ExpressionInfo['callee'] {
+    let callee = operatorCallees.get(name);
+    if (!callee) operatorCallees.set(name, callee = Object.freeze({ kind: 'operator', name }));
+    return callee;
 }
 
 function sameType(a: TensorValue, b: TensorValue): boolean {
@@ -442,25 +487,24 @@ function totals(ops: readonly OpRecord[], memory: ModelMemory): ModelTotals {
 
 /** Peak memory and the largest tensor of a concrete instance (empty when anything is symbolic or repeated symbolically). */
 function peakMemory(ops: readonly OpRecord[], inputs: readonly TensorValue[], outputs: readonly TensorValue[], model: Model): ModelMemory {
-    if (ops.some(op => op.count.value !== 1)) return {};
+    for (const op of ops) if (op.count.value !== 1) return {};
     let weightTotal = 0;
     // Liveness in evaluation order: a tensor lives from its producer to its last consumer.
     const sizes = new Map<string, number>();
-    // The description is formatted for the largest tensor only, not for every tensor considered.
+    // The description is formatted for the largest tensor only, and its closure made only when a tensor is the largest so far.
     let largest: { bytes: number; what: () => string; node: AstNode; weight: boolean } | undefined;
-    const consider = (bytes: number, what: () => string, node: AstNode, weight = false) => {
-        if (!largest || bytes > largest.bytes) largest = { bytes, what, node, weight };
-    };
     for (const t of inputs) {
         const s = concreteShape(t.shape);
         if (!s) return {};
         const bytes = s.reduce((p, d) => p * d, dtypeBytes(t.dtype));
         sizes.set(t.id, bytes);
-        const input = model.statements.find(st => isInput(st) && t.id.endsWith(st.name));
-        consider(bytes, () => `input ${t.id} ${formatTensor(t)}`, input ?? model);
+        if (!largest || bytes > largest.bytes) {
+            const input = model.statements.find(st => isInput(st) && t.id.endsWith(st.name));
+            largest = { bytes, what: () => `input ${t.id} ${formatTensor(t)}`, node: input ?? model, weight: false };
+        }
     }
     const lastUse = new Map<string, number>();
-    ops.forEach((op, i) => op.inputs.forEach(id => lastUse.set(id, i)));
+    for (let i = 0; i < ops.length; i++) for (const id of ops[i].inputs) lastUse.set(id, i);
     for (const t of outputs) lastUse.set(t.id, ops.length);
     let live = 0;
     for (const t of inputs) live += sizes.get(t.id)!;
@@ -471,20 +515,22 @@ function peakMemory(ops: readonly OpRecord[], inputs: readonly TensorValue[], ou
         if (!s) return {};
         const bytes = s.reduce((p, d) => p * d, dtypeBytes(op.output.dtype));
         sizes.set(op.output.id, bytes);
-        consider(bytes, () => `${op.kind} output ${op.path.join('/')} ${formatTensor(op.output)}`, op.node);
+        if (!largest || bytes > largest.bytes) largest = { bytes, what: () => `${op.kind} output ${op.path.join('/')} ${formatTensor(op.output)}`, node: op.node, weight: false };
         for (const w of op.weights) {
             const ws = concreteShape(w.shape);
             if (!ws) return {};
             const wb = ws.reduce((p, d) => p * d, dtypeBytes(w.dtype));
             weightTotal += wb;
-            consider(wb, () => `${op.kind} ${w.name} ${w.dtype}${formatShape(w.shape)} of ${op.path.join('/')}`, op.node, true);
+            if (wb > largest.bytes) largest = { bytes: wb, what: () => `${op.kind} ${w.name} ${w.dtype}${formatShape(w.shape)} of ${op.path.join('/')}`, node: op.node, weight: true };
         }
         live += bytes;
         peak = Math.max(peak, live);
-        op.inputs.forEach((id, k) => {
+        const ins = op.inputs;
+        for (let k = 0; k < ins.length; k++) {
             // Each input once (an op may read a tensor twice), freed after its last consumer.
-            if (op.inputs.indexOf(id) === k && lastUse.get(id) === i) live -= sizes.get(id) ?? 0;
-        });
+            const id = ins[k];
+            if (ins.indexOf(id) === k && lastUse.get(id) === i) live -= sizes.get(id) ?? 0;
+        }
         if (!lastUse.has(op.output.id)) live -= bytes;
     }
     const found = largest as { bytes: number; what: () => string; node: AstNode; weight: boolean } | undefined;
@@ -493,4 +539,3 @@ function peakMemory(ops: readonly OpRecord[], inputs: readonly TensorValue[], ou
         ...(found ? { largestTensor: { bytes: found.bytes, what: found.what(), node: found.node, weight: found.weight } } : {}),
     };
 }
-

@@ -9,7 +9,7 @@ import { dtypeBytes, type DType, type IrOpKind } from '../../runtime/ir/types.js
 import type { Arg, Call } from '../generated/ast.js';
 import { IssueCodes, type IssueCode } from '../validation/issue-codes.js';
 import { Dim, elementCount, formatShape, type Shape } from './dims.js';
-import { findOperator, formatSignature, type OperatorSignature, type ParamKind } from './operators.js';
+import { formatSignature, type OperatorSignature, type ParamKind } from './operators.js';
 import type { AnalysisIssue, AttrValue, Cost, TensorValue, Value, WeightInfo } from './types.js';
 
 /** The result of applying an operator. */
@@ -27,11 +27,26 @@ export interface OperatorResult {
 interface Resolved {
     op: OperatorSignature;
     call: Call;
-    values: Map<string, Value>;
-    nodes: Map<string, AstNode>;
+    /** Argument values by parameter position (op.params); undefined where not given. */
+    values: (Value | undefined)[];
+    /** The argument expressions, likewise. */
+    nodes: (AstNode | undefined)[];
     /** concat's tensors, with their nodes. */
     variadic: { value: Value; node: AstNode }[];
     issues: AnalysisIssue[];
+}
+
+/** The position of a named parameter in an operator's signature (−1 when it has none of that name). */
+function paramIndex(op: OperatorSignature, name: string): number {
+    const params = op.params;
+    for (let i = 0; i < params.length; i++) if (params[i].name === name) return i;
+    return -1;
+}
+
+/** The value given for a parameter, if any. */
+function given(r: Resolved, name: string): Value | undefined {
+    const i = paramIndex(r.op, name);
+    return i < 0 ? undefined : r.values[i];
 }
 
 /** `f32[batch, 784]`. */
@@ -57,55 +72,56 @@ export function describeValue(v: Value): string {
  * Maps a call's arguments onto the operator's parameters (positional first, then by name) and
  * applies the operator. `argValues[i]` is the value of `call.args[i]`.
  */
-export function applyOperator(opName: string, call: Call, argValues: Value[]): { result?: OperatorResult; issues: AnalysisIssue[] } {
-    const op = findOperator(opName)!;
-    const r: Resolved = { op, call, values: new Map(), nodes: new Map(), variadic: [], issues: [] };
-    // Only messages need the signature text: format it on the first issue, not on every call analysed.
-    let sigText: string | undefined;
-    const signature = () => (sigText ??= formatSignature(op));
+export function applyOperator(op: OperatorSignature, call: Call, argValues: Value[]): { result?: OperatorResult; issues: AnalysisIssue[] } {
+    const n = op.params.length;
+    const r: Resolved = { op, call, values: new Array(n), nodes: new Array(n), variadic: [], issues: [] };
     let sawNamed = false;
     let position = 0;
-    call.args.forEach((arg: Arg, i) => {
+    const args = call.args;
+    for (let i = 0; i < args.length; i++) {
+        const arg: Arg = args[i];
         const value = argValues[i];
         if (arg.name !== undefined) {
             sawNamed = true;
-            const param = op.params.find(p => p.name === arg.name);
+            const index = paramIndex(op, arg.name);
+            const param = op.params[index];
             if (!param || param.kind === 'tensors') {
-                issue(r, IssueCodes.BadArgument, `${op.name} has no argument named '${arg.name}'; expected ${signature()}`, arg, 'name');
-            } else if (r.values.has(param.name)) {
-                issue(r, IssueCodes.BadArgument, `argument '${arg.name}' is given twice; expected ${signature()}`, arg, 'name');
+                issue(r, IssueCodes.BadArgument, `${op.name} has no argument named '${arg.name}'; expected ${formatSignature(op)}`, arg, 'name');
+            } else if (r.values[index] !== undefined) {
+                issue(r, IssueCodes.BadArgument, `argument '${arg.name}' is given twice; expected ${formatSignature(op)}`, arg, 'name');
             } else {
-                r.values.set(param.name, value);
-                r.nodes.set(param.name, arg.value);
+                r.values[index] = value;
+                r.nodes[index] = arg.value;
             }
-            return;
+            continue;
         }
         if (sawNamed) {
-            issue(r, IssueCodes.BadArgument, `positional argument after named ones; expected ${signature()}`, arg);
-            return;
+            issue(r, IssueCodes.BadArgument, `positional argument after named ones; expected ${formatSignature(op)}`, arg);
+            continue;
         }
         const param = op.params[position];
         if (param?.kind === 'tensors') {
             r.variadic.push({ value, node: arg.value });
-            return;
+            continue;
         }
         if (!param) {
-            issue(r, IssueCodes.BadArgument, `${op.name} takes ${op.params.length} argument${op.params.length === 1 ? '' : 's'}, found ${call.args.length}; expected ${signature()}`, arg);
-            return;
+            issue(r, IssueCodes.BadArgument, `${op.name} takes ${op.params.length} argument${op.params.length === 1 ? '' : 's'}, found ${call.args.length}; expected ${formatSignature(op)}`, arg);
+            continue;
         }
-        r.values.set(param.name, value);
-        r.nodes.set(param.name, arg.value);
+        r.values[position] = value;
+        r.nodes[position] = arg.value;
         position++;
-    });
+    }
     if (r.issues.length > 0) return { issues: r.issues };
-    for (const p of op.params) {
+    for (let i = 0; i < n; i++) {
+        const p = op.params[i];
         if (p.kind === 'tensors') continue;
-        if (!r.values.has(p.name) && p.default === undefined) {
-            issue(r, IssueCodes.BadArgument, `${op.name} is missing argument '${p.name}'; expected ${signature()}`, call, 'callee');
+        if (r.values[i] === undefined && p.default === undefined) {
+            issue(r, IssueCodes.BadArgument, `${op.name} is missing argument '${p.name}'; expected ${formatSignature(op)}`, call, 'callee');
         }
     }
     // An argument that already failed elsewhere: stay quiet.
-    for (const v of r.values.values()) if (v.kind === 'error') return { issues: r.issues };
+    for (const v of r.values) if (v?.kind === 'error') return { issues: r.issues };
     for (const v of r.variadic) if (v.value.kind === 'error') return { issues: r.issues };
     if (r.issues.length > 0) return { issues: r.issues };
     const result = rules[op.name as IrOpKind](r);
@@ -117,7 +133,8 @@ function issue(r: Resolved, code: IssueCode, message: string, node: AstNode, pro
 }
 
 function nodeOf(r: Resolved, name: string): AstNode {
-    return r.nodes.get(name) ?? r.call;
+    const i = paramIndex(r.op, name);
+    return (i < 0 ? undefined : r.nodes[i]) ?? r.call;
 }
 
 function kindText(kind: ParamKind): string {
@@ -140,7 +157,7 @@ function wrongKind(r: Resolved, name: string, found: Value): undefined {
 }
 
 function tensorArg(r: Resolved, name: string): TensorValue | undefined {
-    const v = r.values.get(name);
+    const v = given(r, name);
     if (!v) return undefined;
     if (v.kind !== 'tensor') return wrongKind(r, name, v);
     return v.tensor;
@@ -148,7 +165,7 @@ function tensorArg(r: Resolved, name: string): TensorValue | undefined {
 
 /** A dim that must be ≥ min when known. */
 function intArg(r: Resolved, name: string, min = 1, fallback?: number): Dim | undefined {
-    const v = r.values.get(name);
+    const v = given(r, name);
     if (!v) return fallback === undefined ? undefined : Dim.of(fallback);
     const d = v.kind === 'dim' ? v.dim : v.kind === 'number' && Number.isInteger(v.value) ? Dim.of(v.value) : undefined;
     if (!d) return wrongKind(r, name, v);
@@ -160,7 +177,7 @@ function intArg(r: Resolved, name: string, min = 1, fallback?: number): Dim | un
 }
 
 function signedIntArg(r: Resolved, name: string, fallback: number): number | undefined {
-    const v = r.values.get(name);
+    const v = given(r, name);
     if (!v) return fallback;
     if (v.kind === 'number' && Number.isInteger(v.value)) return v.value;
     if (v.kind === 'dim' && v.dim.value !== undefined) return v.dim.value;
@@ -168,7 +185,7 @@ function signedIntArg(r: Resolved, name: string, fallback: number): number | und
 }
 
 function boolArg(r: Resolved, name: string, fallback: boolean): boolean | undefined {
-    const v = r.values.get(name);
+    const v = given(r, name);
     if (!v) return fallback;
     if (v.kind !== 'bool') return wrongKind(r, name, v);
     return v.value;
@@ -176,7 +193,7 @@ function boolArg(r: Resolved, name: string, fallback: boolean): boolean | undefi
 
 /** INT or (a, b) → [a, b], each ≥ min. */
 function pairArg(r: Resolved, name: string, min: number, fallback?: readonly [Dim, Dim]): [Dim, Dim] | undefined {
-    const v = r.values.get(name);
+    const v = given(r, name);
     if (!v) return fallback ? [fallback[0], fallback[1]] : undefined;
     let pair: [Dim, Dim] | undefined;
     if (v.kind === 'dim') pair = [v.dim, v.dim];
@@ -285,7 +302,7 @@ function windowSize(size: Dim, k: Dim, s: Dim, padBefore: Dim, padAfter: Dim, d:
 
 /** Resolves padding to [top, left, bottom, right]; "same" gives ceil(size / stride) outputs. */
 function paddingArg(r: Resolved, size: [Dim, Dim], kernel: [Dim, Dim], stride: [Dim, Dim], dilation: [Dim, Dim]): Dim[] | undefined {
-    const v = r.values.get('padding');
+    const v = given(r, 'padding');
     if (v?.kind === 'string') {
         if (v.value !== 'same') {
             issue(r, IssueCodes.BadArgument, `${r.op.name}: 'padding' must be an integer, a pair or "same", found "${v.value}"`, nodeOf(r, 'padding'));
@@ -454,7 +471,7 @@ const rules: Record<IrOpKind, Rule> = {
         const c = x.shape[1];
         const cPerGroup = c.divExact(groups);
         if (!cPerGroup || !filters.divExact(groups)) {
-            issue(r, IssueCodes.ShapeMismatch, `conv2d: channels ${c} and filters ${filters} must both be divisible by groups ${groups}`, nodeOf(r, r.nodes.has('groups') ? 'groups' : 'x'));
+            issue(r, IssueCodes.ShapeMismatch, `conv2d: channels ${c} and filters ${filters} must both be divisible by groups ${groups}`, nodeOf(r, given(r, 'groups') !== undefined ? 'groups' : 'x'));
             return undefined;
         }
         const w = window(r, x, { dilation: true });
@@ -533,7 +550,7 @@ const rules: Record<IrOpKind, Rule> = {
     },
     reshape(r) {
         const x = tensorArg(r, 'x');
-        const raw = r.values.get('shape');
+        const raw = given(r, 'shape');
         if (!x || !raw) return undefined;
         const dims = tupleDims(raw);
         if (!dims) return wrongKind(r, 'shape', raw);
@@ -563,7 +580,7 @@ const rules: Record<IrOpKind, Rule> = {
     },
     transpose(r) {
         const x = tensorArg(r, 'x');
-        const raw = r.values.get('perm');
+        const raw = given(r, 'perm');
         if (!x || !raw) return undefined;
         const dims = tupleDims(raw);
         if (!dims) return wrongKind(r, 'perm', raw);
