@@ -76,4 +76,25 @@ describe('the Langium patch (patches/README.md)', () => {
         // with a new argument object per parse. Unpatched, every choice is new.
         expect([...seen].filter(choices => !first.has(choices))).toHaveLength(1);
     });
+
+    test('repetitions and options reuse their options object across parses', () => {
+        const parser = createTenancyServices(EmptyFileSystem).Tenancy.parser.LangiumParser;
+        const seen: unknown[] = [];
+        for (const method of ['many', 'optional'] as const) {
+            const original = parser[method].bind(parser);
+            vi.spyOn(parser, method).mockImplementation((idx, options) => {
+                seen.push(options);
+                original(idx, options);
+            });
+        }
+        const text = 'model m(a = 1, b = 2) {\n  input x: f32[a, 4]\n  y = relu(dense(x, a * 2 + 1, bias: false))\n  output add(y, y)\n}';
+        expect(parser.parse(text).parserErrors).toEqual([]);
+        const first = new Set(seen);
+        seen.length = 0;
+        expect(parser.parse(text).parserErrors).toEqual([]);
+        expect(seen.length).toBeGreaterThan(10);
+        // Only the entry rule's repetitions (its list of elements, and of imports) are new: Langium
+        // calls the entry rule with a new argument object per parse. Unpatched, every one is new.
+        expect(seen.filter(options => !first.has(options)).length).toBeLessThanOrEqual(2);
+    });
 });
