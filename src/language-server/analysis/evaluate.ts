@@ -204,11 +204,8 @@ class Evaluator {
         } else if (kind === 'Repeat') info = { value: this.evalRepeat(frame, expr) };
         else info = { value: this.evalSimple(frame, expr) };
         if ((kind === 'Call' || kind === 'Repeat') && !info.cost && info.value.kind !== 'error') {
-            // Summed on first use (hover): validation never needs per-expression totals.
-            const ops = this.ops;
-            const end = ops.length;
-            let cost: Cost | undefined;
-            Object.defineProperty(info, 'cost', { enumerable: true, get: () => (cost ??= sumCost(ops.slice(opsBefore, end))) });
+            // A block call or repeat: its ops' cost summed on first use (hover); validation never needs it.
+            info = new SummedInfo(info.value, info.callee, this.ops, opsBefore, this.ops.length);
         }
         frame.expressions.set(expr, info);
         return info.value;
@@ -431,6 +428,15 @@ function operatorCallee(name: IrOpKind): ExpressionInfo['callee'] {
     let callee = operatorCallees.get(name);
     if (!callee) operatorCallees.set(name, callee = Object.freeze({ kind: 'operator', name }));
     return callee;
+}
+
+/** A recorded block call or repeat: the cost of its ops (this.ops[start, end)), summed when first read. */
+class SummedInfo implements ExpressionInfo {
+    private summed: Cost | undefined;
+    constructor(readonly value: Value, readonly callee: ExpressionInfo['callee'], private readonly ops: readonly OpRecord[], private readonly start: number, private readonly end: number) {}
+    get cost(): Cost {
+        return (this.summed ??= sumCost(this.ops.slice(this.start, this.end)));
+    }
 }
 
 function sameType(a: TensorValue, b: TensorValue): boolean {
