@@ -77,6 +77,37 @@ workload w { tenant t { model m() } }`);
         expect(ir.benchmark).toEqual({ durationMs: 10000, warmupMs: 500, seed: 42, requests: 100, repetitions: 3 });
     });
 
+    test('a let that rebinds an input\'s name makes a new tensor, in the model and in an inlined block', async () => {
+        const doc = await check(`model blk(c) {
+  input x: f32[n, c]
+  x = relu(x)
+  output add(x, x)
+}
+
+model m(b = 2) {
+  input x: f32[b, 4]
+  x = relu(x)
+  x = blk(x, c: 4)
+  output dense(x, 3)
+}
+
+workload w {
+  tenant t { model m() }
+}`);
+        expect(errors(doc), summary(doc).join('\n')).toEqual([]);
+        const ir = lowerWorkload(workload(doc, 'w'), services.analysis.Analyzer);
+        const validation = validateWorkloadIr(JSON.parse(JSON.stringify(ir)));
+        expect(validation.ok ? [] : validation.issues).toEqual([]);
+        const graph = ir.tenants[0].graph;
+        expect(graph.inputs).toEqual(['t/m/x']);
+        expect(graph.ops.map(o => [o.kind, o.inputs, o.output])).toEqual([
+            ['relu', ['t/m/x'], 't/m/x.1'],
+            ['relu', ['t/m/x.1'], 't/m/blk.0/x.1'],
+            ['add', ['t/m/blk.0/x.1', 't/m/blk.0/x.1'], 't/m/blk.0/add.0'],
+            ['dense', ['t/m/blk.0/add.0'], 't/m/dense.0'],
+        ]);
+    });
+
     test('a workload with errors does not lower', async () => {
         const doc = await check(`model blk(c) { input x: f32[n, c] output relu(x) }
 workload w { tenant t { model blk(c: 2) } }`);

@@ -103,6 +103,8 @@ class Evaluator {
         for (const statement of frame.model.statements) {
             if (isInput(statement)) {
                 const index = inputIndex++;
+                // An input's name is its tensor's id: a let that rebinds the name makes a new tensor (`x.1`).
+                frame.names.add(statement.name);
                 if (actual) {
                     const tensor = actual.tensors[index];
                     if (tensor) this.bindInput(frame, statement, tensor, message => actual.report(index, message));
