@@ -15,7 +15,7 @@ import { AstUtils, type AstNode } from 'langium';
 import { IR_VERSION, type IrAttrs, type IrGraph, type IrOp, type IrSourceRange, type IrTenant, type IrWeight, type WorkloadIR } from '../runtime/ir/types.js';
 import type { TenancyAnalyzer } from './analysis/index.js';
 import { Dim, concreteShape } from './analysis/dims.js';
-import type { AttrValue, ModelAnalysis, OpRecord } from './analysis/types.js';
+import type { AttrValue, ModelAnalysis, OpRecord, TensorValue } from './analysis/types.js';
 import { readWorkload } from './analysis/workload.js';
 import type { Tenant, Workload } from './generated/ast.js';
 
@@ -100,19 +100,20 @@ function lowerTenant(tenant: Tenant, analyzer: TenancyAnalyzer, problems: string
 
 /** The IR graph of a concrete model instance; every id and path is prefixed with `prefix/`. */
 export function lowerGraph(prefix: string, analysis: ModelAnalysis, args: Record<string, number>, problems: string[] = []): IrGraph | undefined {
-    // One string per tensor, reused wherever the tensor is named (its producer, its consumers, the
-    // graph's inputs and outputs): the planner's maps hash each id once, not once per mention.
-    const ids = new Map<string, string>();
-    const id = (local: string) => {
-        let global = ids.get(local);
-        if (global === undefined) ids.set(local, global = `${prefix}/${local}`);
+    // One id string per tensor (the analysis's tensor object is the key), reused wherever the tensor
+    // is named (its producer, its consumers, the graph's inputs and outputs): the planner's maps hash
+    // each id once, not once per mention.
+    const ids = new Map<TensorValue, string>();
+    const id = (t: TensorValue) => {
+        let global = ids.get(t);
+        if (global === undefined) ids.set(t, global = `${prefix}/${t.id}`);
         return global;
     };
     const graph: IrGraph = { model: analysis.model.name, args, tensors: {}, inputs: [], outputs: [], ops: [] };
     for (const t of analysis.inputs) {
         const shape = concreteShape(t.shape);
         if (!shape) { problems.push(`${prefix}: input ${t.id} has a symbolic shape`); return undefined; }
-        const tensorId = id(t.id);
+        const tensorId = id(t);
         graph.tensors[tensorId] = { id: tensorId, dtype: t.dtype, shape };
         graph.inputs.push(tensorId);
     }
@@ -123,17 +124,17 @@ export function lowerGraph(prefix: string, analysis: ModelAnalysis, args: Record
         graph.ops.push(lowered);
     }
     for (const t of analysis.outputs) {
-        if (graph.inputs.includes(id(t.id))) {
+        if (graph.inputs.includes(id(t))) {
             problems.push(`${prefix}: output ${t.id} is an input unchanged; a model run by a tenant must compute something`);
             return undefined;
         }
-        if (!graph.outputs.includes(id(t.id))) graph.outputs.push(id(t.id));
+        if (!graph.outputs.includes(id(t))) graph.outputs.push(id(t));
     }
     if (graph.ops.length === 0) problems.push(`${prefix}: the model has no operators`);
     return graph;
 }
 
-function lowerOp(op: OpRecord, id: (local: string) => string): IrOp | string {
+function lowerOp(op: OpRecord, id: (tensor: TensorValue) => string): IrOp | string {
     if (op.count.value !== 1) return 'a symbolic repeat count (lower a concrete instance)';
     const attrs: IrAttrs = {};
     for (const key in op.attrs) {
@@ -153,7 +154,7 @@ function lowerOp(op: OpRecord, id: (local: string) => string): IrOp | string {
     const bytes = op.cost.bytesRead.add(op.cost.bytesWritten).value;
     if (flops === undefined || bytes === undefined || !concreteShape(op.output.shape)) return 'symbolic shape or cost';
     // The analysis names an op's output tensor by the op's path (evaluate.ts): one string for both.
-    const path = id(op.output.id);
+    const path = id(op.output);
     const lowered: IrOp = {
         path,
         kind: op.kind,

@@ -12,7 +12,7 @@ import {
 } from '../generated/ast.js';
 import { resolveDimVar } from '../references/bindings.js';
 import { IssueCodes } from '../validation/issue-codes.js';
-import { concreteShape, Dim, elementCount, formatShape } from './dims.js';
+import { Dim, elementCount, formatShape } from './dims.js';
 import { LazyCost, applyOperator, describeValue, formatTensor } from './operator-rules.js';
 import { findOperator } from './operators.js';
 import type { AnalysisIssue, Cost, ExpressionInfo, ModelAnalysis, ModelMemory, ModelTotals, OpRecord, TensorValue, Value } from './types.js';
@@ -284,10 +284,8 @@ class Evaluator {
             }
             const opName = uniqueName(frame, site, name);
             const output: TensorValue = { id: frame.idPrefix + opName, dtype: result.dtype, shape: result.shape };
-            const inputs: string[] = new Array(result.inputs.length);
-            for (let i = 0; i < inputs.length; i++) inputs[i] = result.inputs[i].id;
             this.ops.push({
-                path: [...frame.prefix, opName], kind: name as IrOpKind, node: call, inputs,
+                path: [...frame.prefix, opName], kind: name as IrOpKind, node: call, inputs: result.inputs,
                 output, attrs: result.attrs, weights: result.weights, cost: result.cost, count: frame.count,
             });
             const value: Value = { kind: 'tensor', tensor: output };
@@ -493,41 +491,64 @@ function totals(ops: readonly OpRecord[], memory: ModelMemory): ModelTotals {
     return { ...cost, activationBytes, weightBytes, opCount: ops.length, ...memory };
 }
 
+/** Bytes of a tensor of a concrete shape, or undefined when a dim is symbolic (no array made). */
+function concreteBytes(shape: readonly Dim[], bytesPerElement: number): number | undefined {
+    let n = bytesPerElement;
+    for (const d of shape) {
+        const v = d.value;
+        if (v === undefined) return undefined;
+        n *= v;
+    }
+    return n;
+}
+
 /** Peak memory and the largest tensor of a concrete instance (empty when anything is symbolic or repeated symbolically). */
 function peakMemory(ops: readonly OpRecord[], inputs: readonly TensorValue[], outputs: readonly TensorValue[], model: Model): ModelMemory {
     for (const op of ops) if (op.count.value !== 1) return {};
     let weightTotal = 0;
-    // Liveness in evaluation order: a tensor lives from its producer to its last consumer.
-    const sizes = new Map<string, number>();
+    // Liveness in evaluation order: a tensor lives from its producer to its last consumer. Tensors by slot
+    // (the inputs, then each op's output, by object), each with its size and last reader.
+    const slots = new Map<TensorValue, number>();
+    const count = inputs.length + ops.length;
+    const sizes = new Float64Array(count);
+    const lastUse = new Int32Array(count).fill(-1);
     // The description is formatted for the largest tensor only, and its closure made only when a tensor is the largest so far.
     let largest: { bytes: number; what: () => string; node: AstNode; weight: boolean } | undefined;
-    for (const t of inputs) {
-        const s = concreteShape(t.shape);
-        if (!s) return {};
-        const bytes = s.reduce((p, d) => p * d, dtypeBytes(t.dtype));
-        sizes.set(t.id, bytes);
+    let live = 0;
+    for (let k = 0; k < inputs.length; k++) {
+        const t = inputs[k];
+        const bytes = concreteBytes(t.shape, dtypeBytes(t.dtype));
+        if (bytes === undefined) return {};
+        slots.set(t, k);
+        sizes[k] = bytes;
+        live += bytes;
         if (!largest || bytes > largest.bytes) {
             const input = model.statements.find(st => isInput(st) && t.id.endsWith(st.name));
             largest = { bytes, what: () => `input ${t.id} ${formatTensor(t)}`, node: input ?? model, weight: false };
         }
     }
-    const lastUse = new Map<string, number>();
-    for (let i = 0; i < ops.length; i++) for (const id of ops[i].inputs) lastUse.set(id, i);
-    for (const t of outputs) lastUse.set(t.id, ops.length);
-    let live = 0;
-    for (const t of inputs) live += sizes.get(t.id)!;
+    for (let i = 0; i < ops.length; i++) slots.set(ops[i].output, inputs.length + i);
+    for (let i = 0; i < ops.length; i++) {
+        for (const t of ops[i].inputs) {
+            const slot = slots.get(t);
+            if (slot !== undefined) lastUse[slot] = i;
+        }
+    }
+    for (const t of outputs) {
+        const slot = slots.get(t);
+        if (slot !== undefined) lastUse[slot] = ops.length;
+    }
     let peak = live;
     for (let i = 0; i < ops.length; i++) {
         const op = ops[i];
-        const s = concreteShape(op.output.shape);
-        if (!s) return {};
-        const bytes = s.reduce((p, d) => p * d, dtypeBytes(op.output.dtype));
-        sizes.set(op.output.id, bytes);
+        const bytes = concreteBytes(op.output.shape, dtypeBytes(op.output.dtype));
+        if (bytes === undefined) return {};
+        const own = inputs.length + i;
+        sizes[own] = bytes;
         if (!largest || bytes > largest.bytes) largest = { bytes, what: () => `${op.kind} output ${op.path.join('/')} ${formatTensor(op.output)}`, node: op.node, weight: false };
         for (const w of op.weights) {
-            const ws = concreteShape(w.shape);
-            if (!ws) return {};
-            const wb = ws.reduce((p, d) => p * d, dtypeBytes(w.dtype));
+            const wb = concreteBytes(w.shape, dtypeBytes(w.dtype));
+            if (wb === undefined) return {};
             weightTotal += wb;
             if (wb > largest.bytes) largest = { bytes: wb, what: () => `${op.kind} ${w.name} ${w.dtype}${formatShape(w.shape)} of ${op.path.join('/')}`, node: op.node, weight: true };
         }
@@ -536,10 +557,10 @@ function peakMemory(ops: readonly OpRecord[], inputs: readonly TensorValue[], ou
         const ins = op.inputs;
         for (let k = 0; k < ins.length; k++) {
             // Each input once (an op may read a tensor twice), freed after its last consumer.
-            const id = ins[k];
-            if (ins.indexOf(id) === k && lastUse.get(id) === i) live -= sizes.get(id) ?? 0;
+            const slot = slots.get(ins[k]);
+            if (slot !== undefined && ins.indexOf(ins[k]) === k && lastUse[slot] === i) live -= sizes[slot];
         }
-        if (!lastUse.has(op.output.id)) live -= bytes;
+        if (lastUse[own] < 0) live -= bytes;
     }
     const found = largest as { bytes: number; what: () => string; node: AstNode; weight: boolean } | undefined;
     return {

@@ -60,8 +60,11 @@ export interface OpRecord {
     kind: IrOpKind;
     /** The call in the source text. */
     node: Call;
-    /** Input tensor ids, positional as in LANGUAGE.md. */
-    inputs: string[];
+    /**
+     * Input tensors, positional as in LANGUAGE.md: the producers' own objects (an input's, or
+     * another op's output), so a tensor is known by identity (its `id` names it).
+     */
+    inputs: TensorValue[];
     output: TensorValue;
     attrs: Record<string, AttrValue>;
     weights: WeightInfo[];
