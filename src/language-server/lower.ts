@@ -143,11 +143,12 @@ function lowerOp(op: OpRecord, id: (tensor: TensorValue) => string): IrOp | stri
         if (v === undefined) return `attribute ${key} is symbolic (${String(value)})`;
         attrs[key] = v;
     }
-    const weights: IrWeight[] = [];
-    for (const w of op.weights) {
+    const weights: IrWeight[] = new Array(op.weights.length);
+    for (let i = 0; i < weights.length; i++) {
+        const w = op.weights[i];
         const shape = concreteShape(w.shape);
         if (!shape) return `weight ${w.name} has a symbolic shape`;
-        weights.push({ name: w.name, shape, dtype: w.dtype });
+        weights[i] = { name: w.name, shape, dtype: w.dtype };
     }
     if (op.kind === 'lstm') runtimeLstmLayout(weights);
     const flops = op.cost.flops.value;

@@ -332,11 +332,12 @@ export function elementCount(shape: Shape): Dim {
 
 /** The shape as numbers, or undefined when any dim is symbolic. */
 export function concreteShape(shape: Shape): number[] | undefined {
-    const out: number[] = [];
-    for (const d of shape) {
-        const v = d.value;
+    // Sized up front: a shape is kept (in the IR), and an array grown by push keeps room for 17.
+    const out: number[] = new Array(shape.length);
+    for (let i = 0; i < shape.length; i++) {
+        const v = shape[i].value;
         if (v === undefined) return undefined;
-        out.push(v);
+        out[i] = v;
     }
     return out;
 }

@@ -285,7 +285,7 @@ class Evaluator {
             const opName = uniqueName(frame, site, name);
             const output: TensorValue = { id: frame.idPrefix + opName, dtype: result.dtype, shape: result.shape };
             this.ops.push({
-                path: [...frame.prefix, opName], kind: name as IrOpKind, node: call, inputs: result.inputs,
+                path: frame.prefix.concat(opName), kind: name as IrOpKind, node: call, inputs: result.inputs,
                 output, attrs: result.attrs, weights: result.weights, cost: result.cost, count: frame.count,
             });
             const value: Value = { kind: 'tensor', tensor: output };
@@ -340,7 +340,7 @@ class Evaluator {
             return issue(`${model.name} takes ${inputs.length} input tensor${inputs.length === 1 ? '' : 's'} (${inputs.map(x => x.name).join(', ')}), found ${tensors.length}; expected ${signature()}`, call, IssueCodes.BadArgument, 'callee');
         }
         // Block call sites are named by the model (`resnet_bottleneck.2`), not the let: lets rebind often.
-        const child = newFrame(model, [...frame.prefix, uniqueName(frame, undefined, model.name)], false, frame.count);
+        const child = newFrame(model, frame.prefix.concat(uniqueName(frame, undefined, model.name)), false, frame.count);
         for (const p of model.params) {
             const dim = given.get(p.name) ?? (p.default !== undefined ? Dim.of(p.default) : undefined);
             if (!dim) return issue(`${model.name} is missing parameter '${p.name}'; expected ${signature()}`, call, IssueCodes.BadArgument, 'callee');

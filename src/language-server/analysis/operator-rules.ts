@@ -433,8 +433,8 @@ const rules: Record<IrOpKind, Rule> = {
         if (!requireRank(r, 'x', x, n => n >= 1, '[..., k] (rank ≥ 1)')) return undefined;
         const k = x.shape[x.shape.length - 1];
         const shape = [...x.shape.slice(0, -1), units];
-        const weights: WeightInfo[] = [{ name: 'weight', shape: [k, units], dtype: x.dtype }];
-        if (bias) weights.push({ name: 'bias', shape: [units], dtype: x.dtype });
+        const weight: WeightInfo = { name: 'weight', shape: [k, units], dtype: x.dtype };
+        const weights: WeightInfo[] = bias ? [weight, { name: 'bias', shape: [units], dtype: x.dtype }] : [weight];
         const arithmetic = () => {
             const rows = elementCount(x.shape.slice(0, -1));
             const macs = rows.mul(k).mul(units);
@@ -477,8 +477,8 @@ const rules: Record<IrOpKind, Rule> = {
         const w = window(r, x, { dilation: true });
         if (!w) return undefined;
         const shape = [x.shape[0], filters, w.ho, w.wo];
-        const weights: WeightInfo[] = [{ name: 'weight', shape: [filters, cPerGroup, w.kernel[0], w.kernel[1]], dtype: x.dtype }];
-        if (bias) weights.push({ name: 'bias', shape: [filters], dtype: x.dtype });
+        const weight: WeightInfo = { name: 'weight', shape: [filters, cPerGroup, w.kernel[0], w.kernel[1]], dtype: x.dtype };
+        const weights: WeightInfo[] = bias ? [weight, { name: 'bias', shape: [filters], dtype: x.dtype }] : [weight];
         const arithmetic = () => {
             const outputs = elementCount(shape);
             const macs = outputs.mul(cPerGroup).mul(w.kernel[0]).mul(w.kernel[1]);
