@@ -1,4 +1,4 @@
-import { AstUtils, EmptyFileSystem, GrammarAST } from 'langium';
+import { AstUtils, CstUtils, EmptyFileSystem, GrammarAST } from 'langium';
 import { parseHelper } from 'langium/test';
 import { afterEach, describe, expect, test, vi } from 'vitest';
 import { createTenancyServices } from '../../src/language-server/tenancy-module.js';
@@ -96,5 +96,23 @@ describe('the Langium patch (patches/README.md)', () => {
         // Only the entry rule's repetitions (its list of elements, and of imports) are new: Langium
         // calls the entry rule with a new argument object per parse. Unpatched, every one is new.
         expect(seen.filter(options => !first.has(options)).length).toBeLessThanOrEqual(2);
+    });
+
+    test('only tokens with comments before them add hidden nodes to the CST', () => {
+        const parser = createTenancyServices(EmptyFileSystem).Tenancy.parser.LangiumParser;
+        const builder = (parser as unknown as { nodeBuilder: { addHiddenNodes(tokens: unknown[]): void } }).nodeBuilder;
+        const original = builder.addHiddenNodes.bind(builder);
+        const calls: number[] = [];
+        vi.spyOn(builder, 'addHiddenNodes').mockImplementation(tokens => {
+            calls.push(tokens.length);
+            original(tokens);
+        });
+        const result = parser.parse('// one comment\nmodel m(a = 1) {\n  input x: f32[a, 4]\n  output relu(x)\n}');
+        expect(result.parserErrors).toEqual([]);
+        // The comment before `model`, then the parse's own call with the (now empty) rest. Unpatched,
+        // every consumed token called it, most with no tokens.
+        expect(calls).toEqual([1, 0]);
+        const comment = [...CstUtils.streamCst(result.value.$cstNode!)].find(n => n.hidden);
+        expect(comment?.text).toBe('// one comment');
     });
 });
