@@ -36,10 +36,18 @@ export function interferenceCoefficient(profile: DeviceProfile, victim: DemandKi
     return 0;
 }
 
-/** c(k, l) for every pair of demand kinds (interferenceCoefficient), looked up once. */
+/** kindCoefficients per profile object (a profile is read-only once loaded; every workload predicted on it shares them). */
+const coefficientsByProfile = new WeakMap<DeviceProfile, Record<DemandKind, Record<DemandKind, number>>>();
+
+/** c(k, l) for every pair of demand kinds (interferenceCoefficient), looked up once per profile. */
 function kindCoefficients(profile: DeviceProfile): Record<DemandKind, Record<DemandKind, number>> {
-    const row = (k: DemandKind) => ({ compute: interferenceCoefficient(profile, k, 'compute'), memory: interferenceCoefficient(profile, k, 'memory'), capped: interferenceCoefficient(profile, k, 'capped') });
-    return { compute: row('compute'), memory: row('memory'), capped: row('capped') };
+    let kinds = coefficientsByProfile.get(profile);
+    if (!kinds) {
+        const row = (k: DemandKind) => ({ compute: interferenceCoefficient(profile, k, 'compute'), memory: interferenceCoefficient(profile, k, 'memory'), capped: interferenceCoefficient(profile, k, 'capped') });
+        kinds = { compute: row('compute'), memory: row('memory'), capped: row('capped') };
+        coefficientsByProfile.set(profile, kinds);
+    }
+    return kinds;
 }
 
 /** Σ_k Σ_l f_i(k) f_j(l) c(k, l): the slowdown one always-busy tenant j inflicts on tenant i, minus 1. */
