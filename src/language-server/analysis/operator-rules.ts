@@ -247,25 +247,55 @@ const noArithmetic = (): Arithmetic => ({ flops: Dim.zero });
  * composite writes and reads back); params = weight elements unless `arithmetic` gives them.
  */
 function cost(inputs: TensorValue[], out: { dtype: DType; shape: Shape }, weights: WeightInfo[], arithmetic: () => Arithmetic,
-    extra: { bytesRead?: () => Dim; intermediates?: () => Dim } = {}): Cost {
-    return new LazyCost(() => {
-        let bytesRead = Dim.zero;
-        for (const t of inputs) bytesRead = bytesRead.add(bytesOf(t.dtype, t.shape));
-        let weightElements = Dim.zero;
-        for (const w of weights) {
-            bytesRead = bytesRead.add(bytesOf(w.dtype, w.shape));
-            weightElements = weightElements.add(elementCount(w.shape));
+    extra?: CostExtra): Cost {
+    return new OpCost(inputs, out, weights, arithmetic, extra);
+}
+
+/** What a composite's cost adds (see cost()). */
+interface CostExtra { bytesRead?: () => Dim; intermediates?: () => Dim }
+
+/**
+ * An op's cost (cost()), computed when first read from the fields it keeps until then (no closure
+ * per op: a model's symbolic analysis never reads most of them).
+ */
+class OpCost implements Cost {
+    private value: Cost | undefined;
+    constructor(
+        private inputs: TensorValue[] | undefined,
+        private out: { dtype: DType; shape: Shape } | undefined,
+        private weights: WeightInfo[] | undefined,
+        private arithmetic: (() => Arithmetic) | undefined,
+        private extra: CostExtra | undefined,
+    ) {}
+    private get cost(): Cost {
+        if (!this.value) {
+            let bytesRead = Dim.zero;
+            for (const t of this.inputs!) bytesRead = bytesRead.add(bytesOf(t.dtype, t.shape));
+            let weightElements = Dim.zero;
+            for (const w of this.weights!) {
+                bytesRead = bytesRead.add(bytesOf(w.dtype, w.shape));
+                weightElements = weightElements.add(elementCount(w.shape));
+            }
+            const extra = this.extra;
+            if (extra?.bytesRead) bytesRead = extra.bytesRead();
+            let bytesWritten = bytesOf(this.out!.dtype, this.out!.shape);
+            if (extra?.intermediates) {
+                const bytes = extra.intermediates();
+                bytesRead = bytesRead.add(bytes);
+                bytesWritten = bytesWritten.add(bytes);
+            }
+            const { flops, macs, params } = this.arithmetic!();
+            this.value = { flops, macs: macs ?? Dim.zero, bytesRead, bytesWritten, params: params ?? weightElements };
+            // What it was computed from is dropped: it holds the rule's context (arguments, shapes).
+            this.inputs = this.out = this.weights = this.arithmetic = this.extra = undefined;
         }
-        if (extra.bytesRead) bytesRead = extra.bytesRead();
-        let bytesWritten = bytesOf(out.dtype, out.shape);
-        if (extra.intermediates) {
-            const bytes = extra.intermediates();
-            bytesRead = bytesRead.add(bytes);
-            bytesWritten = bytesWritten.add(bytes);
-        }
-        const { flops, macs, params } = arithmetic();
-        return { flops, macs: macs ?? Dim.zero, bytesRead, bytesWritten, params: params ?? weightElements };
-    });
+        return this.value;
+    }
+    get flops(): Dim { return this.cost.flops; }
+    get macs(): Dim { return this.cost.macs; }
+    get bytesRead(): Dim { return this.cost.bytesRead; }
+    get bytesWritten(): Dim { return this.cost.bytesWritten; }
+    get params(): Dim { return this.cost.params; }
 }
 
 /**
