@@ -254,42 +254,12 @@ function cost(inputs: TensorValue[], out: { dtype: DType; shape: Shape }, weight
 /** What a composite's cost adds (see cost()). */
 interface CostExtra { bytesRead?: () => Dim; intermediates?: () => Dim }
 
-/**
- * An op's cost (cost()), computed when first read from the fields it keeps until then (no closure
- * per op: a model's symbolic analysis never reads most of them).
- */
-class OpCost implements Cost {
+/** A cost computed when first read (a subclass says how), then kept. */
+abstract class DeferredCost implements Cost {
     private value: Cost | undefined;
-    constructor(
-        private inputs: TensorValue[] | undefined,
-        private out: { dtype: DType; shape: Shape } | undefined,
-        private weights: WeightInfo[] | undefined,
-        private arithmetic: (() => Arithmetic) | undefined,
-        private extra: CostExtra | undefined,
-    ) {}
+    protected abstract compute(): Cost;
     private get cost(): Cost {
-        if (!this.value) {
-            let bytesRead = Dim.zero;
-            for (const t of this.inputs!) bytesRead = bytesRead.add(bytesOf(t.dtype, t.shape));
-            let weightElements = Dim.zero;
-            for (const w of this.weights!) {
-                bytesRead = bytesRead.add(bytesOf(w.dtype, w.shape));
-                weightElements = weightElements.add(elementCount(w.shape));
-            }
-            const extra = this.extra;
-            if (extra?.bytesRead) bytesRead = extra.bytesRead();
-            let bytesWritten = bytesOf(this.out!.dtype, this.out!.shape);
-            if (extra?.intermediates) {
-                const bytes = extra.intermediates();
-                bytesRead = bytesRead.add(bytes);
-                bytesWritten = bytesWritten.add(bytes);
-            }
-            const { flops, macs, params } = this.arithmetic!();
-            this.value = { flops, macs: macs ?? Dim.zero, bytesRead, bytesWritten, params: params ?? weightElements };
-            // What it was computed from is dropped: it holds the rule's context (arguments, shapes).
-            this.inputs = this.out = this.weights = this.arithmetic = this.extra = undefined;
-        }
-        return this.value;
+        return (this.value ??= this.compute());
     }
     get flops(): Dim { return this.cost.flops; }
     get macs(): Dim { return this.cost.macs; }
@@ -299,27 +269,59 @@ class OpCost implements Cost {
 }
 
 /**
- * A cost computed when first read. Validation reads the costs of concrete instances only (lowering,
- * memory checks); a model's own symbolic analysis needs its costs only for a hover, so the
- * polynomial arithmetic of bytes and parameters is not done for every model of the workspace.
+ * An op's cost (cost()), computed when first read from the fields it keeps until then (no closure
+ * per op: a model's symbolic analysis never reads most of them).
  */
-export class LazyCost implements Cost {
-    private value: Cost | undefined;
-    // Dropped once computed: it holds the operator rule's whole context (arguments, shapes).
-    private compute: (() => Cost) | undefined;
-    constructor(compute: () => Cost) { this.compute = compute; }
-    private get cost(): Cost {
-        if (!this.value) {
-            this.value = this.compute!();
-            this.compute = undefined;
-        }
-        return this.value;
+class OpCost extends DeferredCost {
+    constructor(
+        private inputs: TensorValue[] | undefined,
+        private out: { dtype: DType; shape: Shape } | undefined,
+        private weights: WeightInfo[] | undefined,
+        private arithmetic: (() => Arithmetic) | undefined,
+        private extra: CostExtra | undefined,
+    ) {
+        super();
     }
-    get flops(): Dim { return this.cost.flops; }
-    get macs(): Dim { return this.cost.macs; }
-    get bytesRead(): Dim { return this.cost.bytesRead; }
-    get bytesWritten(): Dim { return this.cost.bytesWritten; }
-    get params(): Dim { return this.cost.params; }
+    protected compute(): Cost {
+        let bytesRead = Dim.zero;
+        for (const t of this.inputs!) bytesRead = bytesRead.add(bytesOf(t.dtype, t.shape));
+        let weightElements = Dim.zero;
+        for (const w of this.weights!) {
+            bytesRead = bytesRead.add(bytesOf(w.dtype, w.shape));
+            weightElements = weightElements.add(elementCount(w.shape));
+        }
+        const extra = this.extra;
+        if (extra?.bytesRead) bytesRead = extra.bytesRead();
+        let bytesWritten = bytesOf(this.out!.dtype, this.out!.shape);
+        if (extra?.intermediates) {
+            const bytes = extra.intermediates();
+            bytesRead = bytesRead.add(bytes);
+            bytesWritten = bytesWritten.add(bytes);
+        }
+        const { flops, macs, params } = this.arithmetic!();
+        // What it was computed from is dropped: it holds the rule's context (arguments, shapes).
+        this.inputs = this.out = this.weights = this.arithmetic = this.extra = undefined;
+        return { flops, macs: macs ?? Dim.zero, bytesRead, bytesWritten, params: params ?? weightElements };
+    }
+}
+
+/**
+ * A cost computed when first read by a function. Validation reads the costs of concrete instances
+ * only (lowering, memory checks); a model's own symbolic analysis needs its costs only for a hover,
+ * so the polynomial arithmetic is not done for every model of the workspace.
+ */
+export class LazyCost extends DeferredCost {
+    // Dropped once computed: it holds the caller's context.
+    private fn: (() => Cost) | undefined;
+    constructor(compute: () => Cost) {
+        super();
+        this.fn = compute;
+    }
+    protected compute(): Cost {
+        const value = this.fn!();
+        this.fn = undefined;
+        return value;
+    }
 }
 
 /** Output size of a window op: floor((size + pads − d·(k−1) − 1) / s) + 1. */
