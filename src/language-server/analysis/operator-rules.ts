@@ -191,10 +191,30 @@ function boolArg(r: Resolved, name: string, fallback: boolean): boolean | undefi
     return v.value;
 }
 
+/**
+ * Attribute dim lists of small constants (kernel 3×3, stride 1×1, padding 1, 1, 1, 1, …): one frozen
+ * array each, shared by every op that has it (ops keep their attributes, and most are the same few).
+ * Other lists are returned as they are.
+ */
+const sharedDimLists = new Map<number, readonly Dim[]>();
+function shareDims<T extends Dim[]>(dims: T): T {
+    // length, then each value in base 256: distinct keys for lists of up to 5 values below 256.
+    let key = dims.length;
+    if (key > 5) return dims;
+    for (const d of dims) {
+        const v = d.value;
+        if (v === undefined || v < 0 || v >= 256 || !Number.isInteger(v)) return dims;
+        key = key * 256 + v;
+    }
+    let shared = sharedDimLists.get(key);
+    if (!shared) sharedDimLists.set(key, shared = Object.freeze(dims.slice()));
+    return shared as T;
+}
+
 /** INT or (a, b) → [a, b], each ≥ min. */
 function pairArg(r: Resolved, name: string, min: number, fallback?: readonly [Dim, Dim]): [Dim, Dim] | undefined {
     const v = given(r, name);
-    if (!v) return fallback ? [fallback[0], fallback[1]] : undefined;
+    if (!v) return fallback ? shareDims<[Dim, Dim]>([fallback[0], fallback[1]]) : undefined;
     let pair: [Dim, Dim] | undefined;
     if (v.kind === 'dim') pair = [v.dim, v.dim];
     else if (v.kind === 'tuple' && v.elements.length === 2 && v.elements.every(e => e.kind === 'dim')) {
@@ -207,7 +227,7 @@ function pairArg(r: Resolved, name: string, min: number, fallback?: readonly [Di
             return undefined;
         }
     }
-    return pair;
+    return shareDims(pair);
 }
 
 function requireRank(r: Resolved, name: string, t: TensorValue, ok: (rank: number) => boolean, expected: string): boolean {
@@ -361,10 +381,10 @@ function paddingArg(r: Resolved, size: [Dim, Dim], kernel: [Dim, Dim], stride: [
             before.push(Dim.of(Math.floor(total / 2)));
             after.push(Dim.of(total - Math.floor(total / 2)));
         }
-        return [before[0], before[1], after[0], after[1]];
+        return shareDims([before[0], before[1], after[0], after[1]]);
     }
     const pair = pairArg(r, 'padding', 0, [Dim.zero, Dim.zero]);
-    return pair ? [pair[0], pair[1], pair[0], pair[1]] : undefined;
+    return pair ? shareDims([pair[0], pair[1], pair[0], pair[1]]) : undefined;
 }
 
 /** Shared by conv2d, depthwise_conv2d and the pools: spatial output and resolved window attrs. */
@@ -551,14 +571,16 @@ const rules: Record<IrOpKind, Rule> = {
         const x = tensorArg(r, 'x');
         if (!x || !requireFloat(r, 'x', x) || !requireRank(r, 'x', x, n => n >= 2, 'rank ≥ 2 (channel dim 1)')) return undefined;
         const c = x.shape[1];
-        const weights: WeightInfo[] = ['gamma', 'beta', 'mean', 'var'].map(name => ({ name, shape: [c], dtype: x.dtype }));
+        const shape = [c]; // one read-only shape for the four vectors
+        const weights: WeightInfo[] = ['gamma', 'beta', 'mean', 'var'].map(name => ({ name, shape, dtype: x.dtype }));
         return { dtype: x.dtype, shape: x.shape, attrs: {}, weights, inputs: [x], cost: cost([x], x, weights, () => ({ flops: elementCount(x.shape).scale(2), params: c.scale(2) })) };
     },
     layer_norm(r) {
         const x = tensorArg(r, 'x');
         if (!x || !requireFloat(r, 'x', x) || !requireRank(r, 'x', x, n => n >= 1, 'rank ≥ 1')) return undefined;
         const d = x.shape[x.shape.length - 1];
-        const weights: WeightInfo[] = ['gamma', 'beta'].map(name => ({ name, shape: [d], dtype: x.dtype }));
+        const shape = [d];
+        const weights: WeightInfo[] = ['gamma', 'beta'].map(name => ({ name, shape, dtype: x.dtype }));
         return { dtype: x.dtype, shape: x.shape, attrs: {}, weights, inputs: [x], cost: cost([x], x, weights, () => ({ flops: elementCount(x.shape).scale(5) })) };
     },
     relu: elementwise(1),
