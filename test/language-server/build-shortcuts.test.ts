@@ -4,7 +4,7 @@
  * their model, with the same results as the default index), the validator's shallow walk still reaches a check
  * registered on an inner node type, and the linker's walk links what Langium's walk links.
  */
-import { AstUtils, DefaultAstNodeDescriptionProvider, DefaultReferenceDescriptionProvider, EmptyFileSystem, URI, type AstNode, type LangiumDocument, type ReferenceInfo } from 'langium';
+import { AstUtils, DefaultAstNodeDescriptionProvider, DefaultReferenceDescriptionProvider, EmptyFileSystem, URI, type AstNode, type AstNodeDescription, type LangiumDocument, type ReferenceInfo } from 'langium';
 import { describe, expect, it, vi } from 'vitest';
 import { createTenancyServices } from '../../src/language-server/tenancy-module.js';
 import { forEachReference } from '../../src/language-server/references/linker.js';
@@ -104,7 +104,13 @@ describe('build shortcuts', () => {
                 if (!name) continue;
                 const a = ours.createDescription(node, name, doc);
                 const b = fallback.createDescription(node, name, doc);
-                expect({ ...a, documentUri: a.documentUri.toString() }).toEqual({ ...b, documentUri: b.documentUri.toString() });
+                // Every field of the AstNodeDescription interface (ours are class getters, not own properties).
+                const fields = (d: AstNodeDescription) => ({
+                    node: d.node, name: d.name, type: d.type, documentUri: d.documentUri.toString(), path: d.path,
+                    nameSegment: d.nameSegment, selectionSegment: d.selectionSegment,
+                });
+                expect(fields(a)).toEqual(fields(b));
+                expect(Object.keys(b).sort()).toEqual(['documentUri', 'name', 'nameSegment', 'node', 'path', 'selectionSegment', 'type']);
                 described++;
             }
         }

@@ -4,26 +4,42 @@
  * reads only its node and name; the path and the selection range (a line/column computation)
  * are read by the index, completion and navigation, for far fewer nodes.
  */
-import { AstUtils, CstUtils, DefaultAstNodeDescriptionProvider, type AstNode, type AstNodeDescription, type DocumentSegment, type LangiumDocument } from 'langium';
+import {
+    AstUtils, CstUtils, DefaultAstNodeDescriptionProvider, type AstNode, type AstNodeDescription, type AstNodeLocator, type DocumentSegment, type LangiumDocument,
+    type NameProvider, type URI,
+} from 'langium';
 
 export class TenancyAstNodeDescriptionProvider extends DefaultAstNodeDescriptionProvider {
     override createDescription(node: AstNode, name: string | undefined, document?: LangiumDocument): AstNodeDescription {
         const documentUri = (document ?? AstUtils.getDocument(node)).uri;
         name ??= this.nameProvider.getName(node);
         if (!name) throw new Error(`A ${node.$type} node has no name, so it cannot be described (${documentUri.toString()}).`);
-        const locator = this.astNodeLocator;
-        const nameProvider = this.nameProvider;
-        let path: string | undefined;
-        let nameSegment: DocumentSegment | undefined;
-        let selectionSegment: DocumentSegment | undefined;
-        return {
-            node,
-            name,
-            type: node.$type,
-            documentUri,
-            get path() { return (path ??= locator.getAstNodePath(node)); },
-            get nameSegment() { return (nameSegment ??= CstUtils.toDocumentSegment(nameProvider.getNameNode(node) ?? node.$cstNode)); },
-            get selectionSegment() { return (selectionSegment ??= CstUtils.toDocumentSegment(node.$cstNode)); },
-        };
+        return new LazyNodeDescription(node, name, documentUri, this.astNodeLocator, this.nameProvider);
+    }
+}
+
+/** A description whose path and segments are computed on first read (class getters: no closures per description). */
+class LazyNodeDescription implements AstNodeDescription {
+    readonly type: string;
+    private cachedPath: string | undefined;
+    private cachedName: DocumentSegment | undefined;
+    private cachedSelection: DocumentSegment | undefined;
+    constructor(
+        readonly node: AstNode,
+        readonly name: string,
+        readonly documentUri: URI,
+        private readonly locator: AstNodeLocator,
+        private readonly nameProvider: NameProvider,
+    ) {
+        this.type = node.$type;
+    }
+    get path(): string {
+        return (this.cachedPath ??= this.locator.getAstNodePath(this.node));
+    }
+    get nameSegment(): DocumentSegment | undefined {
+        return (this.cachedName ??= CstUtils.toDocumentSegment(this.nameProvider.getNameNode(this.node) ?? this.node.$cstNode));
+    }
+    get selectionSegment(): DocumentSegment | undefined {
+        return (this.cachedSelection ??= CstUtils.toDocumentSegment(this.node.$cstNode));
     }
 }
