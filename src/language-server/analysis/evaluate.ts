@@ -80,11 +80,13 @@ class Evaluator {
         this.evalBody(frame, undefined, dimVar => unboundDims.push(dimVar), inputs);
         this.stack.pop();
         const ops = this.ops;
+        // The getters below keep what they read alive with the analysis: the outputs, not the whole frame.
+        const outputs = frame.outputs;
         let computed: ModelTotals | undefined;
         let memory: ModelMemory | undefined;
-        const memoryOf = () => (memory ??= peakMemory(ops, inputs, frame.outputs, model));
+        const memoryOf = () => (memory ??= peakMemory(ops, inputs, outputs, model));
         return {
-            model, params, expressions: frame.expressions, bindings: frame.env, inputs, outputs: frame.outputs,
+            model, params, expressions: frame.expressions, bindings: frame.env, inputs, outputs,
             ops, unboundDims, issues: frame.issues,
             // Summed on first use: a standalone analysis for validation never needs them.
             get totals() { return (computed ??= totals(ops, memoryOf())); },
