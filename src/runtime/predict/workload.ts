@@ -189,6 +189,7 @@ export function predictWorkload(ir: WorkloadIR, profile: DeviceProfile, options:
         if (idle.extraPassMs > 0) {
             // One pass per op with launches; the extra time is the pass's, spread over its launches by their share.
             const extra = idle.extraPassMs;
+            // Once per pass, as a loop over the ops with launches would add it (the same sum, to the last bit).
             for (let k = 0; k < passes; k++) gpuMs += extra;
             // The median request pays the whole per-pass penalty when most requests find the device idle, else none.
             const medianPays = idle.idleProbability >= 0.5;
