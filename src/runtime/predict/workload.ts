@@ -81,7 +81,11 @@ export interface TenantPrediction {
     openLoop: boolean;
     mix: DemandMix;
     slos: SloPrediction[];
-    ops: OpPrediction[];
+    /**
+     * Per op figures, built on first read (a getter: predictWorkload's callers that want only the
+     * tenant's figures, such as validation, never build them). Read-only; JSON and spreads see it.
+     */
+    readonly ops: OpPrediction[];
     source?: IrSourceRange;
 }
 
