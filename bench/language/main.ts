@@ -1,8 +1,10 @@
 /**
  * Language-server benchmark: a full build (parse, link, validate — every registered check,
- * prediction included) of a generated 5,000-line workspace on fresh services, median of the
- * runs after a JIT warm-up run (the services' start, parser creation included, is timed on its
- * own line: a server does it once, not per build); hover latency over 1,000 identifier
+ * prediction included) of a generated 5,000-line workspace on fresh services. The first build
+ * (cold JIT: what a server does once, when the workspace opens) is reported on its own; the goal
+ * is checked on the median of the measured builds that follow the warm-up builds, once V8 has
+ * tiered the code up (the table lists every build's time, in order). The services' start,
+ * parser creation included, is timed on its own line: a server does it once, not per build; hover latency over 1,000 identifier
  * positions through the registered HoverProvider; and hover right after a real edit (a document's text changes, the
  * builder's update runs as the language server runs it on didChange, then one hover). Prints a
  * markdown table with the goal beside each figure on stdout and writes the raw numbers to
@@ -18,7 +20,11 @@ import { createTenancyServices } from '../../src/language-server/tenancy-module.
 import { files, random } from './workspace.js';
 
 const quick = process.argv.includes('--quick');
-const builds = quick ? 3 : 7;
+// Builds 2..(1 + warmupBuilds) still run while V8 tiers the code up (on this 2-core host they
+// fall from ~1.5× to ~1× the steady time over builds 2–5), so they are reported but not measured.
+const warmupBuilds = quick ? 1 : 4;
+const measuredBuilds = quick ? 3 : 10;
+const builds = 1 + warmupBuilds + measuredBuilds;
 const hovers = quick ? 300 : 1000;
 
 function percentile(sorted: number[], p: number): number {
@@ -40,6 +46,7 @@ async function buildOnce(files: string[]) {
         shared.workspace.DocumentBuilder.onBuildPhase(state, () => { marks.set(state, performance.now()); });
     }
     const cpu0 = process.cpuUsage();
+    const thread0 = process.threadCpuUsage();
     const started = performance.now();
     const documents = files.map((text, i) => {
         const doc = factory.fromString(text, URI.parse(`file:///bench/workspace/file${i}.tenancy`));
@@ -49,20 +56,22 @@ async function buildOnce(files: string[]) {
     await shared.workspace.DocumentBuilder.build(documents, { validation: true });
     const elapsed = performance.now() - started;
     const cpu = process.cpuUsage(cpu0);
+    const thread = process.threadCpuUsage(thread0);
     const phases = {
         parseAndIndexMs: marks.get(DocumentState.IndexedContent)! - started,
         scopesAndLinkingMs: marks.get(DocumentState.IndexedReferences)! - marks.get(DocumentState.IndexedContent)!,
         validationMs: performance.now() - marks.get(DocumentState.IndexedReferences)!,
     };
-    return { elapsed, cpuMs: (cpu.user + cpu.system) / 1000, startMs, phases, shared, Tenancy, documents };
+    return { elapsed, cpuMs: (cpu.user + cpu.system) / 1000, threadCpuMs: (thread.user + thread.system) / 1000, startMs, phases, shared, Tenancy, documents };
 }
 
 const loadAtStart = loadavg()[0];
 const lineCount = files.reduce((n, t) => n + t.split('\n').length - 1, 0);
-console.error(`language bench: ${files.length} files, ${lineCount} lines; ${builds} builds, ${hovers} hovers`);
+console.error(`language bench: ${files.length} files, ${lineCount} lines; ${builds} builds (1 cold, ${warmupBuilds} warm-up, ${measuredBuilds} measured), ${hovers} hovers`);
 
 const times: number[] = [];
 const cpuTimes: number[] = [];
+const threadCpuTimes: number[] = [];
 const phaseRuns: { parseAndIndexMs: number; scopesAndLinkingMs: number; validationMs: number }[] = [];
 const startTimes: number[] = [];
 let last: Awaited<ReturnType<typeof buildOnce>> | undefined;
@@ -70,10 +79,9 @@ for (let i = 0; i < builds; i++) {
     last = await buildOnce(files);
     times.push(last.elapsed);
     cpuTimes.push(last.cpuMs);
-    if (i > 0) {
-        phaseRuns.push(last.phases);
-        startTimes.push(last.startMs);
-    }
+    threadCpuTimes.push(last.threadCpuMs);
+    if (i > 0) startTimes.push(last.startMs);
+    if (i > warmupBuilds) phaseRuns.push(last.phases);
 }
 const { Tenancy, shared, documents } = last!;
 const diagnostics = documents.flatMap(d => d.diagnostics ?? []);
@@ -82,9 +90,11 @@ if (errorsFound.length > 0) {
     console.error(`language bench: the generated workspace has ${errorsFound.length} errors, e.g. ${errorsFound[0].message}`);
     process.exit(1);
 }
-const warm = times.slice(1).sort((a, b) => a - b);
 const median = (xs: number[]) => percentile([...xs].sort((a, b) => a - b), 0.5);
-const warmCpu = cpuTimes.slice(1).sort((a, b) => a - b);
+const measured = (xs: number[]) => xs.slice(1 + warmupBuilds).sort((a, b) => a - b);
+const steady = measured(times);
+// The method of the entries before 2026-11-30 (median of builds 2–7), kept for comparison.
+const earlierMethod = median(times.slice(1, 7));
 
 // The language core's own checks (names, shapes, workloads; analyses from cold caches), without
 // the other checks registered (prediction): how much of the validation phase is this layer's.
@@ -165,7 +175,12 @@ if (editErrors.length > 0) {
 
 const result = {
     files: files.length, lines: lineCount,
-    build: { runs: times, cpuRuns: cpuTimes, firstMs: times[0], medianWarmMs: percentile(warm, 0.5), medianWarmCpuMs: percentile(warmCpu, 0.5), minMs: Math.min(...times), goalMs: 300 },
+    build: {
+        runs: times, cpuRuns: cpuTimes, mainThreadCpuRuns: threadCpuTimes, warmupBuilds, measuredBuilds,
+        firstMs: times[0], medianMs: percentile(steady, 0.5), p90Ms: percentile(steady, 0.9), minMs: steady[0],
+        medianMainThreadCpuMs: percentile(measured(threadCpuTimes), 0.5), medianProcessCpuMs: percentile(measured(cpuTimes), 0.5),
+        medianBuilds2to7Ms: earlierMethod, goalMs: 300,
+    },
     serverStart: { runs: startTimes, medianMs: median(startTimes) },
     hover: { provider: hoverName, positions: hovers, withContent: shown, p50Ms: percentile(hoverTimes, 0.5), p95Ms: percentile(hoverTimes, 0.95), maxMs: hoverTimes.at(-1), goalP95Ms: 20 },
     phases: {
@@ -188,14 +203,17 @@ Generated workspace: ${files.length} files, ${lineCount} lines (${documents.leng
 
 | measure | value | goal |
 |---|---|---|
-| full build + validate (fresh services, every check incl. prediction), median of ${warm.length} runs after a warm-up run | ${ms(result.build.medianWarmMs)} | ${verdict(result.build.medianWarmMs, 300)} |
-| — fastest of those runs (noise on a shared host only adds time) | ${ms(Math.min(...warm))} | — |
-| same, process CPU time (median; less sensitive to other load on the machine) | ${ms(result.build.medianWarmCpuMs)} | ${verdict(result.build.medianWarmCpuMs, 300)} |
+| full build + validate (fresh services, every check incl. prediction), median of builds ${warmupBuilds + 2}–${builds} (after the cold build and ${warmupBuilds} warm-up builds) | ${ms(result.build.medianMs)} | ${verdict(result.build.medianMs, 300)} |
+| — p90 / fastest of those builds (noise on a shared host only adds time) | ${ms(result.build.p90Ms)} / ${ms(result.build.minMs)} | — |
+| — same builds, main-thread CPU time (median; less sensitive to other load on the machine) | ${ms(result.build.medianMainThreadCpuMs)} | ${verdict(result.build.medianMainThreadCpuMs, 300)} |
+| — same builds, process CPU time, all threads (V8's compiler and GC helpers too; median) | ${ms(result.build.medianProcessCpuMs)} | — |
 | — parse + index (median) | ${ms(result.phases.parseAndIndexMs)} | — |
 | — scopes + linking + reference index (median) | ${ms(result.phases.scopesAndLinkingMs)} | — |
 | — validation, all registered checks (median) | ${ms(result.phases.validationMs)} | — |
 | — of which the language core's checks alone (names, shapes, workloads; cold analysis caches) | ${ms(result.phases.languageCoreChecksMs)} | — |
-| full build + validate, first run (cold JIT) | ${ms(result.build.firstMs)} | — |
+| full build + validate, first build (cold JIT: what a server does when the workspace opens) | ${ms(result.build.firstMs)} | — |
+| — median of builds 2–7 (the method of entries before 2026-11-30: mostly JIT warm-up) | ${ms(result.build.medianBuilds2to7Ms)} | — |
+| each build in order, ms (cold, warm-up, measured) | ${times.map(t => t.toFixed(0)).join(' · ')} | — |
 | server start before each build, not in the build figures: services + parser (median) | ${ms(result.serverStart.medianMs)} | — |
 | hover p50 / p95 / max over ${hovers} positions (${hoverName}; ${shown} with content) | ${ms(result.hover.p50Ms)} / ${ms(result.hover.p95Ms)} / ${ms(result.hover.maxMs!)} | ${verdict(result.hover.p95Ms, 20)} (p95) |
 | hover right after an edit p50 / p95 / max, ${coldTimes.length} edits (each: one document's text changed, update, one hover) | ${ms(result.hoverAfterEdit.p50Ms)} / ${ms(result.hoverAfterEdit.p95Ms)} / ${ms(result.hoverAfterEdit.maxMs!)} | ${verdict(result.hoverAfterEdit.p95Ms, 20)} (p95) |
