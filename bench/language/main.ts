@@ -4,8 +4,8 @@
  * (cold JIT: what a server does once, when the workspace opens) is reported on its own; the goal
  * is checked on the median of the measured builds that follow the warm-up builds, once V8 has
  * tiered the code up (the table lists every build's time, in order). The services' start,
- * parser creation included, is timed on its own line: a server does it once, not per build; hover latency over 1,000 identifier
- * positions through the registered HoverProvider; and hover right after a real edit (a document's text changes, the
+ * parser creation included, is timed on its own line: a server does it once, not per build.
+ * Then hover latency over 1,000 identifier positions through the registered HoverProvider; and hover right after a real edit (a document's text changes, the
  * builder's update runs as the language server runs it on didChange, then one hover). Prints a
  * markdown table with the goal beside each figure on stdout and writes the raw numbers to
  * bench/.work/language.json.
@@ -93,8 +93,9 @@ if (errorsFound.length > 0) {
 const median = (xs: number[]) => percentile([...xs].sort((a, b) => a - b), 0.5);
 const measured = (xs: number[]) => xs.slice(1 + warmupBuilds).sort((a, b) => a - b);
 const steady = measured(times);
-// The method of the entries before 2026-11-30 (median of builds 2–7), kept for comparison.
-const earlierMethod = median(times.slice(1, 7));
+// The method of the entries before d9546d1 (median of builds 2–7), kept for comparison.
+const earlierBuilds = times.slice(1, 7);
+const earlierMethod = median(earlierBuilds);
 
 // The language core's own checks (names, shapes, workloads; analyses from cold caches), without
 // the other checks registered (prediction): how much of the validation phase is this layer's.
@@ -203,7 +204,7 @@ Generated workspace: ${files.length} files, ${lineCount} lines (${documents.leng
 
 | measure | value | goal |
 |---|---|---|
-| full build + validate (fresh services, every check incl. prediction), median of builds ${warmupBuilds + 2}–${builds} (after the cold build and ${warmupBuilds} warm-up builds) | ${ms(result.build.medianMs)} | ${verdict(result.build.medianMs, 300)} |
+| full build + validate (fresh services, every check incl. prediction), median of builds ${warmupBuilds + 2}–${builds} (after the cold build and ${warmupBuilds} warm-up build${warmupBuilds === 1 ? "" : "s"}) | ${ms(result.build.medianMs)} | ${verdict(result.build.medianMs, 300)} |
 | — p90 / fastest of those builds (noise on a shared host only adds time) | ${ms(result.build.p90Ms)} / ${ms(result.build.minMs)} | — |
 | — same builds, main-thread CPU time (median; less sensitive to other load on the machine) | ${ms(result.build.medianMainThreadCpuMs)} | ${verdict(result.build.medianMainThreadCpuMs, 300)} |
 | — same builds, process CPU time, all threads (V8's compiler and GC helpers too; median) | ${ms(result.build.medianProcessCpuMs)} | — |
@@ -212,7 +213,7 @@ Generated workspace: ${files.length} files, ${lineCount} lines (${documents.leng
 | — validation, all registered checks (median) | ${ms(result.phases.validationMs)} | — |
 | — of which the language core's checks alone (names, shapes, workloads; cold analysis caches) | ${ms(result.phases.languageCoreChecksMs)} | — |
 | full build + validate, first build (cold JIT: what a server does when the workspace opens) | ${ms(result.build.firstMs)} | — |
-| — median of builds 2–7 (the method of entries before 2026-11-30: mostly JIT warm-up) | ${ms(result.build.medianBuilds2to7Ms)} | — |
+| — median of builds 2–${earlierBuilds.length + 1} (the method of entries before d9546d1: mostly JIT warm-up) | ${ms(result.build.medianBuilds2to7Ms)} | — |
 | each build in order, ms (cold, warm-up, measured) | ${times.map(t => t.toFixed(0)).join(' · ')} | — |
 | server start before each build, not in the build figures: services + parser (median) | ${ms(result.serverStart.medianMs)} | — |
 | hover p50 / p95 / max over ${hovers} positions (${hoverName}; ${shown} with content) | ${ms(result.hover.p50Ms)} / ${ms(result.hover.p95Ms)} / ${ms(result.hover.maxMs!)} | ${verdict(result.hover.p95Ms, 20)} (p95) |
