@@ -16,7 +16,7 @@ import { capsFromDevice, kernelsFor } from '../../src/runtime/kernels/index.js';
 import { needsSubgroups } from '../../src/runtime/kernels/matmul.js';
 import {
     KernelPipelines, createOpBuffers, encodeSteps, kernelDeviceDescriptor, median, prepareLaunches, timeOpKernels,
-} from '../../src/runtime/kernels/harness.js';
+} from '../../src/runtime/gpu/harness.js';
 import type { IrAttrs, IrOp, IrOpKind } from '../../src/runtime/ir/types.js';
 import type { DeviceCaps, OpKernels } from '../../src/runtime/kernels/kernel.js';
 

@@ -6,7 +6,7 @@
  * makes one device); call `close()` in afterAll. The create() handle is never kept globally.
  */
 import { create, globals } from 'webgpu';
-import { kernelDeviceDescriptor, KernelPipelines } from '../../src/runtime/kernels/harness.js';
+import { kernelDeviceDescriptor, KernelPipelines } from '../../src/runtime/gpu/harness.js';
 import { capsFromDevice } from '../../src/runtime/kernels/index.js';
 import type { DeviceCaps } from '../../src/runtime/kernels/kernel.js';
 

@@ -22,14 +22,15 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { exitCodes } from '../../protocol/exit-codes.js';
 import { loadWorkloadIr, WorkspaceInputError } from '../load-workspace.js';
-import type { ProgressEvent } from '../../protocol/progress.js';
+import { PROGRESS_PROTOCOL_VERSION, type ProgressEvent } from '../../protocol/progress.js';
 import { IrValidationError, parseWorkloadIr } from '../../runtime/ir/validate.js';
 import type { WorkloadIR } from '../../runtime/ir/types.js';
 import { NoAdapterError, type AdapterPreference } from '../../runtime/gpu/adapter.js';
-import { CompileError } from '../../runtime/compile/plan.js';
-import { MemoryLimitError } from '../../runtime/compile/memory.js';
-import { ScheduleNotImplementedError } from '../../runtime/schedule/policy.js';
-import { runWorkload, startEvent } from '../../runtime/execute/run.js';
+import { CompileError } from '../../runtime/plan/tenant-plan.js';
+import { MemoryLimitError } from '../../runtime/plan/memory.js';
+import { ScheduleNotImplementedError, scheduleName } from '../../runtime/schedule/policy.js';
+import { runWorkload } from '../../runtime/execute/run.js';
+import type { RunEvent } from '../../runtime/execute/events.js';
 import { interferenceTable } from '../../runtime/report/table.js';
 import { resultsPathsFor, sourcePathOf, workspaceFolderOf, writeResultsFiles } from '../../runtime/report/write.js';
 import { recordedPredictions } from '../../runtime/predict/record.js';
@@ -171,12 +172,12 @@ async function runCommand(file: string | undefined, opts: RunOptions): Promise<n
     process.on('SIGINT', onInt);
     process.on('SIGTERM', onTerm);
     const tenants = opts.tenant && opts.tenant.length ? opts.tenant : ir.tenants.map(t => t.name);
-    emit(startEvent(ir, tenants));
+    emit({ type: 'start', version: PROGRESS_PROTOCOL_VERSION, workload: ir.workload, tenants, policy: scheduleName(ir.schedule) });
     try {
         const results = await runWorkload({
             ir, durationMs, warmupMs, requests, tenants: opts.tenant,
             adapter: (opts.adapter || undefined) as AdapterPreference | undefined,
-            signal: controller.signal, onEvent: emit, fusion: opts.fusion, timing: opts.timing as 'auto' | 'cpu',
+            signal: controller.signal, onEvent: event => emit(progressEventOf(event)), fusion: opts.fusion, timing: opts.timing as 'auto' | 'cpu',
             // Added (tuning): cached variant choices per adapter; --tune measures the missing ones first.
             ...(opts.tune === false ? {} : {
                 tune: {
@@ -219,6 +220,12 @@ async function runCommand(file: string | undefined, opts: RunOptions): Promise<n
         process.off('SIGINT', onInt);
         process.off('SIGTERM', onTerm);
     }
+}
+
+/** The wire form of a runtime event (the runtime's phases and progress map one to one). */
+function progressEventOf(event: RunEvent): ProgressEvent {
+    const tenant = event.tenant !== undefined ? { tenant: event.tenant } : {};
+    return event.type === 'phase' ? { type: 'phase', phase: event.phase, ...tenant } : { type: 'progress', fraction: event.fraction, phase: event.phase, ...tenant };
 }
 
 /**

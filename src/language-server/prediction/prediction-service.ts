@@ -15,7 +15,7 @@ import { AstUtils, DocumentState, URI, type AstNode, type LangiumDocument } from
 import type { LangiumServices } from 'langium/lsp';
 import type { IrOp, WorkloadIR } from '../../runtime/ir/types.js';
 import { locateProfile, profileCacheDir, workspaceProfilePath, type LocatedProfile } from '../../runtime/predict/profile-store.js';
-import { PlanMemo } from '../../runtime/predict/plan.js';
+import { PlanCache } from '../../runtime/plan/plan.js';
 import { predictWorkload, type OpPrediction, type TenantPrediction, type WorkloadPrediction } from '../../runtime/predict/workload.js';
 import type { Results } from '../../runtime/report/schema.js';
 import { workspaceFolderOf } from '../../runtime/report/write.js';
@@ -71,7 +71,7 @@ export class PredictionService {
     /** Workspace folder per document folder, per workspace state (the lookup walks the file system). */
     private readonly folders = new Map<string, string | undefined>();
     /** Kernel launches by op signature, for the server's lifetime (bounded): a model shared by tenants and workloads is planned once. */
-    private readonly plans = new PlanMemo();
+    private readonly plans = new PlanCache();
     /** Bumped on every builder update: file checks are redone once per workspace state. */
     private state = 0;
     private lowerer: WorkloadLowerer | undefined;
@@ -136,7 +136,7 @@ export class PredictionService {
         let view: WorkloadPredictionView | undefined;
         try {
             const ir = this.lowerer?.(workload);
-            if (ir) view = { workload, ir, prediction: predictWorkload(ir, profile.profile, { memo: this.plans }), profile, measured };
+            if (ir) view = { workload, ir, prediction: predictWorkload(ir, profile.profile, { cache: this.plans }), profile, measured };
             this.lastError = undefined;
         } catch (error) {
             // A prediction failure must never break validation or hovers: record it and show nothing.

@@ -21,10 +21,10 @@
  */
 import { availableParallelism, loadavg } from 'node:os';
 import { adapterInfo, openGpu, requestAdapter, requestTenantDevice, type AdapterPreference } from '../gpu/adapter.js';
-import { KernelPipelines, kernelDeviceDescriptor } from '../kernels/harness.js';
+import { KernelPipelines, kernelDeviceDescriptor } from '../gpu/harness.js';
 import { KernelError, capsFromDevice } from '../kernels/index.js';
 import type { DeviceCaps } from '../kernels/kernel.js';
-import { familyOf, launchEffectiveFlops } from '../predict/plan.js';
+import { familyOf, launchEffectiveFlops } from '../plan/launch.js';
 import {
     PROFILE_SCHEMA_VERSION, parseProfile, profileKey, type CurvePoint, type DemandKind, type DeviceProfile, type FamilyProfile,
     type InterferencePair,

@@ -4,8 +4,8 @@
  * compute pass per launch, as the runtime encodes ops), wall time of whole submissions, and an
  * aggressor loop that keeps a second device busy. Every wait is bounded (execute/wait.ts).
  */
-import { withTimeout } from '../execute/wait.js';
-import { createOpBuffers, median, prepareLaunches, type KernelPipelines, type OpBuffers } from '../kernels/harness.js';
+import { withTimeout } from '../gpu/wait.js';
+import { createOpBuffers, median, prepareLaunches, type KernelPipelines, type OpBuffers } from '../gpu/harness.js';
 import { kernelsFor } from '../kernels/index.js';
 import type { DeviceCaps, OpKernels } from '../kernels/kernel.js';
 import { numel } from '../kernels/common.js';

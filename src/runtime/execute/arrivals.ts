@@ -5,7 +5,7 @@
  * `durationMs` or (request-count mode) `requests` measured arrivals.
  */
 import type { IrArrival } from '../ir/types.js';
-import type { Random } from '../compile/random.js';
+import type { Random } from '../plan/random.js';
 
 /** When a phase stops admitting new requests. */
 export interface ArrivalLimit {

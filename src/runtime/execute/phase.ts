@@ -4,20 +4,23 @@
  * latency runs from its (scheduled) arrival to the completion of its last op, so queueing is
  * included. Every wait is bounded; cancellation stops the phase promptly.
  */
-import type { IrArrival, IrPriority } from '../ir/types.js';
-import type { Random } from '../compile/random.js';
-import type { SchedulePolicy, TenantView } from '../schedule/policy.js';
-import { opViewsOf } from '../schedule/op-views.js';
+import type { IrArrival, IrPriority, IrSlo } from '../ir/types.js';
+import type { Random } from '../plan/random.js';
+import type { OpView, SchedulePolicy, TenantView } from '../schedule/policy.js';
+import type { OpIntervals, TenantRunner } from '../gpu/tenant-runner.js';
+import { withTimeout } from '../gpu/wait.js';
 import { createArrivalProcess, type ArrivalLimit, type ArrivalProcess } from './arrivals.js';
-import type { OpIntervals, TenantRunner } from './tenant-runner.js';
-import { withTimeout } from './wait.js';
 
 export interface PhaseTenant {
     name: string;
     priority: IrPriority;
     arrival: IrArrival;
+    /** The tenant's latency SLOs (what deadline-driven schedules budget by). */
+    slos: readonly IrSlo[];
     random: Random;
     runner: TenantRunner;
+    /** Per op of the runner's plan, what schedules read (FLOPs, launches, predicted time); built once per run. */
+    ops: readonly OpView[];
 }
 
 /** One finished request. */
@@ -70,13 +73,13 @@ export async function runPhase(options: PhaseOptions): Promise<PhaseRecord> {
     const startedAt = performance.now();
     const now = () => performance.now() - startedAt;
     const processes: ArrivalProcess[] = tenants.map(t => createArrivalProcess(t.arrival, t.random, limit));
+    // One array per tenant and phase: a policy keys what it learns of blocks in flight (and their
+    // clock, which restarts with every phase) on it.
+    const opViews = tenants.map(t => t.ops.slice());
     const future: number[][] = processes.map(p => p.initial());
     const waiting: LiveRequest[][] = tenants.map(() => []);
     const busy = tenants.map(() => false);
     const completed: RequestRecord[][] = tenants.map(() => []);
-    // What block-cutting policies (layer_block) read: per-op FLOPs/launches/predictions and SLOs,
-    // built once per phase (the policy caches its blocks on the array).
-    const opViews = tenants.map(t => opViewsOf(t.runner.compiled.ops, t.runner.compiled.plan.tenant.graph));
     let nextId = 0;
     let failure: unknown;
     let dirty = false;
@@ -148,7 +151,7 @@ export async function runPhase(options: PhaseOptions): Promise<PhaseRecord> {
             }
             const view: TenantView[] = tenants.map((tenant, index) => ({
                 index, name: tenant.name, priority: tenant.priority, opCount: tenant.runner.opCount, busy: busy[index],
-                waiting: waiting[index], ops: opViews[index], slos: tenant.runner.compiled.plan.tenant.slos,
+                waiting: waiting[index], ops: opViews[index], slos: tenant.slos,
             }));
             for (const s of policy.decide({ nowMs: t, tenants: view })) start(s.tenant, s.opEnd);
             progress();

@@ -162,3 +162,10 @@ export interface WorkloadIR {
 export function dtypeBytes(dtype: DType): number {
     return dtype === 'f16' ? 2 : 4;
 }
+
+/** Elements of a tensor of this shape (1 for a scalar). */
+export function numel(shape: readonly number[]): number {
+    let n = 1;
+    for (const d of shape) n *= d;
+    return n;
+}

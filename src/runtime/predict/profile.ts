@@ -8,6 +8,8 @@
  * (numerically equal to kB/s·1000, i.e. 1 GB/s = 1e6 bytes/ms).
  */
 import { z } from 'zod';
+import { DEFAULT_CAPS } from '../kernels/index.js';
+import type { DeviceCaps } from '../kernels/kernel.js';
 
 export const PROFILE_SCHEMA_VERSION = 1;
 
@@ -246,5 +248,18 @@ export function defaultProfile(): DeviceProfile {
             ],
         },
         calibrationMs: 0,
+    };
+}
+
+/** DeviceCaps with a profile's measured limits over WebGPU's defaults: the limits the plan of a predicted tenant is made for. */
+export function capsForProfile(profile: DeviceProfile | undefined): DeviceCaps {
+    if (!profile) return DEFAULT_CAPS;
+    return {
+        ...DEFAULT_CAPS,
+        maxStorageBufferBindingSize: profile.limits.maxStorageBufferBindingSize,
+        maxBufferSize: profile.limits.maxBufferSize,
+        maxComputeWorkgroupsPerDimension: profile.limits.maxComputeWorkgroupsPerDimension,
+        // The same default variants as the runtime on that device (subgroup GEMMs need a fixed subgroup size).
+        ...(profile.limits.subgroupSize !== undefined ? { subgroupSize: profile.limits.subgroupSize } : {}),
     };
 }

@@ -18,8 +18,8 @@
 import type { IrOpKind, IrSchedule, IrSlo, IrSourceRange, IrTenant, WorkloadIR } from '../ir/types.js';
 import { demandMix, pairCoefficients, slowdownsFrom, type DemandMix } from './contention.js';
 import { idleAdjustment, opTiming, requestServiceMs, serviceCvFor, type OpTiming } from './latency.js';
-import { capsForProfile, PlanMemo, sharedPlan, type PlannedOp, type PlanOptions } from './plan.js';
-import type { DeviceProfile } from './profile.js';
+import { PlanCache, planGraph, type PlannedOp, type PlanOptions } from '../plan/plan.js';
+import { capsForProfile, type DeviceProfile } from './profile.js';
 import {
     PERCENTILES, PERCENTILE_Q, blendTail, closedLoopLatency, closedLoopMva, openLoopLatency, serviceMoments, serviceQuantileMs, tailFrom, type LatencyFigures, type Percentile, type ServiceTail,
 } from './queueing.js';
@@ -100,7 +100,7 @@ export interface WorkloadPrediction {
     tenants: TenantPrediction[];
 }
 
-export interface PredictOptions extends Pick<PlanOptions, 'variantFor' | 'fusion' | 'memo'> {
+export interface PredictOptions extends Pick<PlanOptions, 'variants' | 'fusion' | 'cache'> {
     /** Most fixed-point iterations of the co-run model (default 100; it stops earlier once converged). */
     iterations?: number;
 }
@@ -142,13 +142,13 @@ interface TimedGraph {
     passes: number;
 }
 
-function timeGraph(profile: DeviceProfile, plan: readonly PlannedOp[], memo: PlanMemo): TimedGraph {
+function timeGraph(profile: DeviceProfile, plan: readonly PlannedOp[], cache: PlanCache): TimedGraph {
     const demand = { compute: 0, memory: 0, capped: 0 };
     let gpuMs = 0, launches = 0, passes = 0;
     const timings: OpTiming[] = [];
     for (const p of plan) {
-        // An op's timing depends on its launches alone: timed once per signature (the memo's launches array).
-        const t = memo.perProfile(p.launches, profile, () => opTiming(profile, p));
+        // An op's timing depends on its launches alone: timed once per signature (the cache's launches array).
+        const t = cache.perProfile(p.launches, profile, () => opTiming(profile, p));
         timings.push(t);
         gpuMs += t.ms;
         launches += p.launches.length;
@@ -161,10 +161,10 @@ function timeGraph(profile: DeviceProfile, plan: readonly PlannedOp[], memo: Pla
     const opsOf = () => (ops ??= plan.map((p, i) => {
         const t = timings[i];
         return {
-            path: p.path, kind: p.kind, fused: p.fused,
+            path: p.path, kind: p.kind, fused: p.fused.fused.map(o => o.path),
             launches: p.launches.map((l, k) => ({ name: l.name, family: l.family, flops: l.flops, bytes: l.bytes, ms: t.launches[k].ms, bound: t.launches[k].bound })),
             flops: p.flops, bytes: p.bytes, intensity: p.flops / p.bytes, bound: t.bound,
-            soloMs: t.ms, soloP50Ms: t.typicalMs, corunMs: t.ms, estimated: p.estimated, source: p.source,
+            soloMs: t.ms, soloP50Ms: t.typicalMs, corunMs: t.ms, estimated: p.unsupported !== undefined, source: p.source,
         };
     }));
     return { ops: opsOf, gpuMs, launches, demand, plannedOps: plan.length, passes };
@@ -173,14 +173,14 @@ function timeGraph(profile: DeviceProfile, plan: readonly PlannedOp[], memo: Pla
 /** Predicts a workload on a device profile. */
 export function predictWorkload(ir: WorkloadIR, profile: DeviceProfile, options: PredictOptions = {}): WorkloadPrediction {
     const caps = capsForProfile(profile);
-    // One memo for all tenants: a model in several tenants, or repeated layers, is planned once.
-    const memo = options.memo ?? new PlanMemo();
+    // One cache for all tenants: a model in several tenants, or repeated layers, is planned once.
+    const cache = options.cache ?? new PlanCache();
     // A graph's timing on the profile with default variants is cached with its plan (a graph shared by tenants of
     // several workloads, as the language server shares them, is timed once).
-    const timingKey = options.variantFor ? undefined : `${options.fusion ?? true}|${JSON.stringify(caps)}`;
+    const timingKey = options.variants ? undefined : `${options.fusion ?? true}|${JSON.stringify(caps)}`;
     const bases: TenantBase[] = ir.tenants.map(tenant => {
-        const time = () => timeGraph(profile, sharedPlan(tenant.graph, { caps, variantFor: options.variantFor, fusion: options.fusion, memo }), memo);
-        const timed = timingKey !== undefined ? memo.derived(tenant.graph, profile, timingKey, time) : time();
+        const time = () => timeGraph(profile, planGraph(tenant.graph, { caps, variants: options.variants, fusion: options.fusion, cache }), cache);
+        const timed = timingKey !== undefined ? cache.derived(tenant.graph, profile, timingKey, time) : time();
         const { launches, demand, plannedOps, passes } = timed;
         let gpuMs = timed.gpuMs;
         const submits = submitsPerRequest(ir.schedule, plannedOps);

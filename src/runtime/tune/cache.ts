@@ -12,7 +12,7 @@ import { mkdir, readFile, rename, writeFile, rm } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
-import { adapterKey, tuningFileSchema, type AdapterIdentity, type TuningCache } from '../compile/tuning.js';
+import { adapterKey, tuningFileSchema, type AdapterIdentity, type TuningCache } from '../plan/tuning.js';
 
 /** Version of the per-adapter cache file; bump on incompatible changes (older files are ignored with a warning). */
 export const TUNING_CACHE_VERSION = 1;

@@ -13,7 +13,7 @@ import { kernelsFor, variantsFor } from '../kernels/index.js';
 import { channelAxisFor } from '../kernels/common.js';
 import { needsSubgroups } from '../kernels/matmul.js';
 import { isWinogradShape } from '../kernels/conv2d.js';
-import { KernelPipelines, median, runOpKernels, seededRandom, timeOpKernels, createOpBuffers, prepareLaunches, encodeSteps, type OpRunInput } from '../kernels/harness.js';
+import { KernelPipelines, median, runOpKernels, seededRandom, timeOpKernels, createOpBuffers, prepareLaunches, encodeSteps, type OpRunInput } from '../gpu/harness.js';
 import type { TunedEntry } from './cache.js';
 
 /** What is tuned: one op with concrete shapes and its fused epilogue (variant and caps are the tuner's). */

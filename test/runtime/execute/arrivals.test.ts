@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createRandom } from '../../../src/runtime/compile/random.js';
+import { createRandom } from '../../../src/runtime/plan/random.js';
 import { createArrivalProcess } from '../../../src/runtime/execute/arrivals.js';
 
 describe('seeded random streams', () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { mergePhaseData, runWorkload } from '../../../src/runtime/execute/run.js';
+import { runWorkload } from '../../../src/runtime/execute/run.js';
+import { mergePhaseData } from '../../../src/runtime/execute/summarize.js';
 import { parseResults } from '../../../src/runtime/report/schema.js';
 import { interferenceTable } from '../../../src/runtime/report/table.js';
 import type { ProgressEvent } from '../../../src/protocol/progress.js';

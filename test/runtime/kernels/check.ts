@@ -6,7 +6,7 @@ import { expect } from 'vitest';
 import type { IrAttrs, IrOp, IrOpKind } from '../../../src/runtime/ir/types.js';
 import type { Epilogue } from '../../../src/runtime/kernels/kernel.js';
 import { kernelsFor } from '../../../src/runtime/kernels/index.js';
-import { runOpKernels, seededRandom } from '../../../src/runtime/kernels/harness.js';
+import { runOpKernels, seededRandom } from '../../../src/runtime/gpu/harness.js';
 import { applyEpilogue, referenceOp } from '../../../src/runtime/reference/index.js';
 import { channelAxisFor } from '../../../src/runtime/kernels/common.js';
 import type { KernelTestDevice } from '../gpu.js';

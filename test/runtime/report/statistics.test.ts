@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { binomialCdf, quantileConfidenceInterval, quantileSorted, sortedAscending, summarizeLatencies } from '../../../src/runtime/report/statistics.js';
-import { createRandom } from '../../../src/runtime/compile/random.js';
+import { createRandom } from '../../../src/runtime/plan/random.js';
 
 describe('percentiles', () => {
     it('interpolate linearly between order statistics (NumPy default)', () => {

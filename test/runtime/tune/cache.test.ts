@@ -6,7 +6,7 @@ import {
     AdapterTuningCache, TUNING_CACHE_VERSION, adapterFileName, loadTuningCache, userTuningDir, userTuningPath, workspaceTuningPath,
     type TunedEntry,
 } from '../../../src/runtime/tune/cache.js';
-import { adapterKey, type AdapterIdentity } from '../../../src/runtime/compile/tuning.js';
+import { adapterKey, type AdapterIdentity } from '../../../src/runtime/plan/tuning.js';
 
 const lavapipe: AdapterIdentity = { vendor: 'mesa', architecture: 'software', device: 'llvmpipe (LLVM 19.1.7, 256 bits)', description: 'Vulkan: llvmpipe 25.0.7' };
 const other: AdapterIdentity = { vendor: 'nvidia', architecture: 'ampere', device: 'RTX 3090', description: 'Vulkan: 550.1' };

@@ -5,8 +5,8 @@
  * readback and GPU-timed repetitions. Used by the kernel tests and the kernel benchmark; the
  * compiler may reuse `KernelPipelines`, `createUniformBuffer` and `initWeight`.
  */
-import type { KernelDescription, LaunchBuffer, OpKernels } from './kernel.js';
-import { numel } from './common.js';
+import { numel } from '../ir/types.js';
+import type { KernelDescription, LaunchBuffer, OpKernels } from '../kernels/kernel.js';
 
 /** Device limits the generators may use: everything the adapter offers of the ones that matter. */
 export function kernelDeviceDescriptor(adapter: GPUAdapter, label = 'tenancy-kernels'): GPUDeviceDescriptor {

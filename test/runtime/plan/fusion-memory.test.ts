@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { fuseGraph } from '../../../src/runtime/compile/fusion.js';
-import { MemoryLimitError, checkBufferFits, planMemory } from '../../../src/runtime/compile/memory.js';
+import { fuseGraph } from '../../../src/runtime/plan/fusion.js';
+import { MemoryLimitError, checkBufferFits, planMemory } from '../../../src/runtime/plan/memory.js';
 import { cnnTenant, mlpTenant, transformerTenant } from '../../fixtures/ir/builders.js';
 
 describe('fusion', () => {

@@ -4,7 +4,7 @@
  * read back off the critical path; without it each op is submitted and awaited on its own
  * and timed on the CPU (slower, and documented as such in the results' config.timing).
  */
-import { encodeOp, type CompiledTenant } from '../compile/compile.js';
+import { encodeOp, type CompiledTenant } from './compile.js';
 import { withTimeout } from './wait.js';
 
 /** Start/end of each op of a step, ms, in the device's time base (GPU clock or performance.now). */

@@ -5,13 +5,13 @@
  * Every op's objects are created and then run once under error scopes, so a GPU validation
  * error names the op path. Release with `destroy()`.
  */
-import type { IrOp } from '../ir/types.js';
-import type { LaunchBuffer } from '../kernels/kernel.js';
-import { KernelPipelines, createUniformBuffer } from '../kernels/harness.js';
-import { createRandom, type Random } from './random.js';
-import { alignBufferSize } from './memory.js';
-import { CompileError, fanInOf, type PlannedOp, type TenantPlan } from './plan.js';
-import { withTimeout } from '../execute/wait.js';
+import { numel } from '../ir/types.js';
+import { createRandom } from '../plan/random.js';
+import { alignBufferSize } from '../plan/memory.js';
+import { CompileError, type RunnableOp, type TenantPlan } from '../plan/tenant-plan.js';
+import { foldedNormValues, graphInputValues, initWeightValues } from '../plan/weights.js';
+import { KernelPipelines, createUniformBuffer } from './harness.js';
+import { withTimeout } from './wait.js';
 
 /** One launch ready to encode. */
 export interface CompiledLaunch {
@@ -22,7 +22,7 @@ export interface CompiledLaunch {
 }
 
 export interface CompiledOp {
-    planned: PlannedOp;
+    planned: RunnableOp;
     /** Launches in order (empty for an aliasing op such as reshape). */
     launches: CompiledLaunch[];
 }
@@ -38,47 +38,6 @@ export interface CompiledTenant {
     slotBuffers: GPUBuffer[];
     /** Destroys every buffer this tenant created (the device is the caller's). */
     destroy(): void;
-}
-
-const BN_EPS = 1e-5;
-const numel = (s: readonly number[]) => s.reduce((a, b) => a * b, 1);
-
-/** Fills a weight per its init hint, scaled by the op's fan-in (He init for matrices, small values for vectors). */
-export function initWeightValues(op: IrOp, buffer: LaunchBuffer, random: Random): Float32Array {
-    const n = numel(buffer.shape);
-    const values = new Float32Array(n);
-    const fanIn = fanInOf(op, buffer);
-    const matrix = buffer.shape.length >= 2;
-    switch (buffer.init ?? 'normal') {
-        case 'zeros': break;
-        case 'ones': values.fill(1); break;
-        case 'positive': for (let i = 0; i < n; i++) values[i] = 0.5 + random.next(); break;
-        case 'uniform': {
-            const a = matrix ? Math.sqrt(6 / fanIn) : 0.1;
-            for (let i = 0; i < n; i++) values[i] = (2 * random.next() - 1) * a;
-            break;
-        }
-        case 'normal': {
-            const std = matrix ? Math.sqrt(2 / fanIn) : 0.1;
-            for (let i = 0; i < n; i++) values[i] = random.normal() * std;
-            break;
-        }
-    }
-    return values;
-}
-
-/** Seeded data for a graph input: N(0, 1) floats, or ids in the consuming embedding's vocabulary. */
-export function graphInputValues(plan: TenantPlan, id: string, random: Random): Float32Array | Int32Array {
-    const t = plan.tenant.graph.tensors[id];
-    const n = numel(t.shape);
-    if (t.dtype === 'i32') {
-        const consumer = plan.tenant.graph.ops.find(o => o.inputs.includes(id) && o.kind === 'embedding');
-        const range = consumer ? Number(consumer.attrs.vocab) : 2;
-        return Int32Array.from({ length: n }, () => random.int(range));
-    }
-    const values = new Float32Array(n);
-    for (let i = 0; i < n; i++) values[i] = random.normal();
-    return values;
 }
 
 async function popScopes(device: GPUDevice): Promise<GPUError | null> {
@@ -115,7 +74,7 @@ export async function compileTenant(device: GPUDevice, plan: TenantPlan, seed: n
         pushScopes(device);
         const slots = plan.memory.slots.map((bytes, i) => make(`${tenant.name}/slot${i}`, bytes));
         for (const id of tenant.graph.inputs) {
-            const data = graphInputValues(plan, id, random.fork(`input/${id}`));
+            const data = graphInputValues(tenant.graph, id, random.fork(`input/${id}`));
             device.queue.writeBuffer(slots[plan.memory.tensorSlot.get(id)!], 0, data.buffer, data.byteOffset, data.byteLength);
         }
         const allocError = await popScopes(device);
@@ -140,17 +99,7 @@ export async function compileTenant(device: GPUDevice, plan: TenantPlan, seed: n
                 }
             }
             for (const n of fused.foldedNorms) {
-                // Fold y = (x − mean)/√(var + ε)·γ + β into x·scale + shift, from the norm's seeded parameters.
-                const c = tenant.graph.tensors[n.norm.output].shape[1];
-                // Same streams and init hints as the unfused batch_norm kernel's weights: fusion on/off compute the same function.
-                const param = (name: string, init: LaunchBuffer['init']) =>
-                    initWeightValues(n.norm, { role: name, kind: 'weight', shape: [c], dtype: 'f32', init }, random.fork(`weight/${n.norm.path}/${name}`));
-                const gamma = param('gamma', 'positive'), beta = param('beta', 'normal'), mean = param('mean', 'normal'), variance = param('var', 'positive');
-                const scale = new Float32Array(c), shift = new Float32Array(c);
-                for (let i = 0; i < c; i++) {
-                    scale[i] = gamma[i] / Math.sqrt(variance[i] + BN_EPS);
-                    shift[i] = beta[i] - mean[i] * scale[i];
-                }
+                const { scale, shift } = foldedNormValues(n.norm, tenant.graph.tensors[n.norm.output].shape[1], random);
                 byRole.set(n.scaleRole, upload(`${n.norm.path}/scale`, scale));
                 byRole.set(n.shiftRole, upload(`${n.norm.path}/shift`, shift));
             }

@@ -1,0 +1,338 @@
+/**
+ * One run of a workload as a session with named steps, each reading what the one before left:
+ *
+ *   openDevices → plan (and tune) → compile → measure (rounds of solo and co-run phases) → close → results
+ *
+ * The session owns the run's state (devices, plans, compiled tenants, the phases' data, how the
+ * run ended) so that no step shares loose locals with another. A GPU failure or a cancellation
+ * during a step ends the run with what was measured so far (status failed / cancelled); a problem
+ * with the input or the environment before anything was measured is thrown to the caller.
+ */
+import { readFileSync } from 'node:fs';
+import type { IrTenant } from '../ir/types.js';
+import { capsFromDevice, kernelsFor } from '../kernels/index.js';
+import type { DeviceCaps } from '../kernels/kernel.js';
+import { createRandom } from '../plan/random.js';
+import type { KernelProvider } from '../plan/plan.js';
+import { planWorkload, type TenantPlan, type TenantPlanOptions } from '../plan/tenant-plan.js';
+import { adapterKey, type TuningCache } from '../plan/tuning.js';
+import { compileTenant, type CompiledTenant } from '../gpu/compile.js';
+import { openGpu, preferenceFromIr, requestTenantDevice, type AdapterPreference, type TenantDevice } from '../gpu/adapter.js';
+import { GpuRunError, TenantRunner } from '../gpu/tenant-runner.js';
+import { withTimeout } from '../gpu/wait.js';
+import { defaultProfile } from '../predict/profile.js';
+import { opViews } from '../predict/op-views.js';
+import type { OpView, SchedulePolicy } from '../schedule/policy.js';
+import type { Results, RunStatus } from '../report/schema.js';
+import type { TenantPhaseData } from '../report/build.js';
+import type { AdapterTuningCache } from '../tune/cache.js';
+import { missingTargets } from '../tune/plan-tuning.js';
+import { tuneTargets } from '../tune/tuner.js';
+import type { ArrivalLimit } from './arrivals.js';
+import type { RunEvent, RunPhase } from './events.js';
+import { runPhase, type PhaseRecord, type PhaseTenant } from './phase.js';
+import { mergePhaseData, summarizePhase } from './summarize.js';
+import type { RunWorkloadOptions } from './run.js';
+
+/** How a session's run ended so far, and why when it did not complete. */
+interface Ending {
+    status: RunStatus;
+    reason?: string;
+    failedOp?: string;
+}
+
+/** What a phase's data belongs to: tenant i solo, or all tenants co-running. */
+interface PhaseData {
+    solo: (TenantPhaseData | undefined)[];
+    corun: (TenantPhaseData | undefined)[];
+    timeline: Results['timeline'];
+}
+
+/** Overall progress: compile 5 %, each measured phase an equal share of 93 %, the report the rest. Monotonic. */
+class RunProgress {
+    private unitsDone = 0;
+    private last = 0;
+    constructor(private readonly units: number, private readonly emit: (event: RunEvent) => void) {}
+
+    /** A fraction of the current phase is done. */
+    phase(phase: RunPhase, fraction: number, tenant?: string): void {
+        this.report(0.05 + 0.93 * (this.unitsDone + fraction) / Math.max(1, this.units), phase, tenant);
+    }
+
+    /** A fraction of tuning is done (tuning shares compile's 5 %). */
+    tuning(fraction: number): void {
+        this.report(0.05 * fraction, 'tune');
+    }
+
+    /** One measured phase is finished. */
+    phaseDone(): void { this.unitsDone++; }
+
+    private report(fraction: number, phase: RunPhase, tenant?: string): void {
+        this.last = Math.min(1, Math.max(this.last, fraction));
+        this.emit({ type: 'progress', fraction: Number(this.last.toFixed(4)), phase, ...(tenant ? { tenant } : {}) });
+    }
+}
+
+export class RunSession {
+    readonly startedAt = new Date();
+    readonly tenants: readonly IrTenant[];
+    readonly limit: ArrivalLimit;
+    /** Hard end of a phase, ms since its start (overload, request-count mode). */
+    readonly maxPhaseMs: number;
+    readonly rounds: number;
+    readonly measureSolo: boolean;
+    readonly measureCorun: boolean;
+    timing: Results['config']['timing'];
+
+    private readonly emit: (event: RunEvent) => void;
+    private readonly progress: RunProgress;
+    /** Aborted by the caller's signal, or by a failure (so every wait stops). */
+    private readonly internal = new AbortController();
+    private readonly onCallerAbort = () => this.internal.abort(new Error('cancelled'));
+    private readonly ending: Ending = { status: 'complete' };
+    private gpu: GPU | undefined;
+    private closing = false;
+    private devices: TenantDevice[] = [];
+    private caps: DeviceCaps | undefined;
+    private plans: TenantPlan[] = [];
+    private compiled: CompiledTenant[] = [];
+    private runners: TenantRunner[] = [];
+    /** Per tenant, what schedules read of its plan (built once, on the profile the run predicts with). */
+    private views: OpView[][] = [];
+    private readonly data: PhaseData;
+
+    constructor(private readonly options: RunWorkloadOptions, private readonly policy: SchedulePolicy, tenants: readonly IrTenant[]) {
+        const { ir } = options;
+        this.tenants = tenants;
+        const durationMs = options.durationMs ?? ir.benchmark.durationMs;
+        const warmupMs = options.warmupMs ?? ir.benchmark.warmupMs;
+        const requests = options.requests ?? (options.durationMs !== undefined ? undefined : ir.benchmark.requests);
+        this.limit = { warmupMs, durationMs, requests };
+        this.maxPhaseMs = requests !== undefined ? warmupMs + Math.max(120_000, 20 * durationMs) : warmupMs + durationMs + Math.max(2_000, durationMs);
+        this.measureSolo = options.solo ?? true;
+        this.measureCorun = (options.corun ?? true) && tenants.length > 1;
+        // `benchmark { repetitions N }`: the solo phases and the co-run phase run N times in turn
+        // (solo, co-run, solo, co-run, …, so drifting load hits both alike), each round with its
+        // own arrival sequence, and their samples are merged.
+        this.rounds = options.repetitions ?? ir.benchmark.repetitions ?? 1;
+        this.timing = options.timing === 'cpu' ? 'cpu-per-op' : 'gpu-timestamps';
+        this.emit = event => options.onEvent?.(event);
+        this.progress = new RunProgress(this.rounds * ((this.measureSolo ? tenants.length : 0) + (this.measureCorun ? 1 : 0)), this.emit);
+        this.data = { solo: tenants.map(() => undefined), corun: tenants.map(() => undefined), timeline: null };
+        if (options.signal?.aborted) this.onCallerAbort();
+        options.signal?.addEventListener('abort', this.onCallerAbort);
+    }
+
+    get signal(): AbortSignal { return this.internal.signal; }
+    get status(): RunStatus { return this.ending.status; }
+
+    /** Step 1: one device per tenant (its own adapter and queue), each watched for loss and stray errors. */
+    async openDevices(): Promise<void> {
+        this.emit({ type: 'phase', phase: 'compile' });
+        this.gpu = openGpu();
+        const preference: AdapterPreference = this.options.adapter ?? preferenceFromIr(this.options.ir.device.preference);
+        for (const tenant of this.tenants) {
+            const d = await withTimeout(requestTenantDevice(this.gpu, preference, `tenancy/${tenant.name}`, { timestamps: this.options.timing !== 'cpu' }),
+                30_000, `requesting a device for tenant ${tenant.name}`, this.options.signal);
+            this.devices.push(d);
+            void d.device.lost.then(info => {
+                if (!this.closing) this.fail(new GpuRunError(`the device of tenant ${tenant.name} was lost (${info.reason}): ${info.message}`, undefined, tenant.name));
+            });
+            d.device.addEventListener('uncapturederror', event => {
+                this.fail(new GpuRunError(`tenant ${tenant.name}: GPU error outside any checked scope: ${(event as GPUUncapturedErrorEvent).error.message}`, undefined, tenant.name));
+            });
+        }
+        if (this.devices.some(d => !d.timestamps)) this.timing = 'cpu-per-op';
+        // Kernels are planned once for every tenant's device: the smallest buffer limits of them all.
+        const caps = capsFromDevice(this.devices[0].device);
+        for (const d of this.devices.slice(1)) {
+            const c = capsFromDevice(d.device);
+            caps.maxStorageBufferBindingSize = Math.min(caps.maxStorageBufferBindingSize, c.maxStorageBufferBindingSize);
+            caps.maxBufferSize = Math.min(caps.maxBufferSize, c.maxBufferSize);
+        }
+        this.caps = caps;
+    }
+
+    /**
+     * Step 2: every tenant's plan on shapes (a tensor or plan that cannot fit is rejected before
+     * any allocation), with the adapter's tuned variants; with `tune.measure`, the variants of
+     * signatures the cache lacks are timed first on the first tenant's device and the cache saved.
+     */
+    async plan(): Promise<void> {
+        const tune = this.options.tune;
+        let tuning: TuningCache | undefined = this.options.tuning;
+        if (tune) {
+            const cache = await tune.load(this.devices[0].adapter);
+            tuning = cache;
+            if (tune.measure) await this.tuneMissing(this.planAll(tuning), cache);
+        }
+        this.plans = this.planAll(tuning);
+        const profile = this.options.profile ?? defaultProfile();
+        this.views = this.plans.map(p => opViews(p.ops, profile));
+    }
+
+    /** Step 3: GPU objects per tenant (weights, buffers, pipelines), each op run once under error scopes. */
+    async compile(): Promise<void> {
+        const stepTimeoutMs = this.stepTimeoutMs;
+        for (let i = 0; i < this.tenants.length; i++) {
+            try {
+                this.compiled.push(await compileTenant(this.devices[i].device, this.plans[i], this.options.ir.benchmark.seed, { signal: this.signal, timeoutMs: stepTimeoutMs }));
+            } catch (error) {
+                if (this.signal.aborted) throw error;
+                // The plan was accepted; a failure here is the GPU's (validation, memory): a failed run.
+                this.fail(error);
+                throw error;
+            }
+            this.runners.push(new TenantRunner(this.compiled[i], this.timing, stepTimeoutMs));
+            this.progress.phase('compile', 0);
+        }
+    }
+
+    /** Step 4: rounds of every tenant alone, then all co-running under the schedule, until done, cancelled or failed. */
+    async measure(): Promise<void> {
+        for (let round = 0; round < this.rounds; round++) {
+            if (this.measureSolo) {
+                for (let i = 0; i < this.tenants.length; i++) {
+                    if (await this.soloPhase(i, round)) return;
+                }
+            }
+            if (this.measureCorun && await this.corunPhase(round)) return;
+        }
+    }
+
+    /**
+     * Records why a step threw: a GPU failure or cancellation ends the run with partial results;
+     * anything else before measurement (input, environment) is rethrown.
+     */
+    stoppedBy(error: unknown): void {
+        if (this.ending.status === 'failed') return;
+        if (this.signal.aborted && this.options.signal?.aborted) {
+            this.ending.status = 'cancelled';
+            return;
+        }
+        throw error;
+    }
+
+    /**
+     * Step 5: release every GPU object. Nothing the queues may still use is freed first: a
+     * cancelled phase stops waiting for its in-flight requests after 500 ms, and destroying
+     * buffers and devices under running work has aborted the process inside the software driver.
+     * Bounded, so a wedged queue cannot hang the run.
+     */
+    async close(): Promise<void> {
+        this.closing = true;
+        this.options.signal?.removeEventListener('abort', this.onCallerAbort);
+        await Promise.all(this.devices.map(d => withTimeout(d.device.queue.onSubmittedWorkDone(), 2000, 'the queue to drain').catch(() => undefined)));
+        for (const r of this.runners) r.destroy();
+        for (const c of this.compiled) c.destroy();
+        for (const d of this.devices) d.device.destroy();
+        this.gpu = undefined;
+    }
+
+    /** What the run measured, per tenant and phase, and how it ended (for report/build.ts). */
+    outcome(): { ending: Readonly<Ending>; plans: readonly TenantPlan[]; data: Readonly<PhaseData>; adapter: TenantDevice['adapter'] | null } {
+        if (this.ending.status === 'cancelled') this.ending.reason ??= 'cancelled (SIGINT/SIGTERM or the caller\'s signal)';
+        this.emit({ type: 'phase', phase: 'report' });
+        return { ending: this.ending, plans: this.plans, data: this.data, adapter: this.devices[0]?.adapter ?? null };
+    }
+
+    private get stepTimeoutMs(): number { return this.options.stepTimeoutMs ?? 60_000; }
+
+    private planAll(tuning: TuningCache | undefined): TenantPlan[] {
+        const caps = this.caps!;
+        const kernels: KernelProvider = this.options.kernels ?? { kernelsFor };
+        const options: TenantPlanOptions = {
+            kernels, caps, tuning, adapterKey: adapterKey(this.devices[0].adapter), fusion: this.options.fusion ?? true, onTuningWarning: this.options.tune?.onWarning,
+            limits: { maxStorageBufferBindingSize: caps.maxStorageBufferBindingSize, maxBufferSize: caps.maxBufferSize },
+        };
+        return planWorkload(this.tenants, () => options, this.options.ir.device.memoryBytes);
+    }
+
+    /** Times the variants of signatures the cache lacks (before compile, within the first 5 % of progress); never stops the run. */
+    private async tuneMissing(plans: TenantPlan[], cache: AdapterTuningCache): Promise<void> {
+        const caps = this.caps!;
+        const onWarning = this.options.tune?.onWarning;
+        const missing = missingTargets(plans, cache, { caps, candidates: this.options.tune?.candidates });
+        if (missing.length === 0) return;
+        this.emit({ type: 'phase', phase: 'tune' });
+        try {
+            await tuneTargets(missing, cache, {
+                device: this.devices[0].device, caps, kernels: this.options.kernels, signal: this.signal, loadAverage: hostLoad,
+                candidates: this.options.tune?.candidates, onProgress: (done, total) => this.progress.tuning(done / total),
+            });
+        } catch (error) {
+            if (this.signal.aborted) throw error;
+            onWarning?.(`tuning stopped (${error instanceof Error ? error.message.split('\n')[0] : String(error)}); ops not yet tuned use their default variants`);
+        } finally {
+            this.emit({ type: 'phase', phase: 'compile' }); // back to compiling, now with the tuned choices
+            try {
+                await cache.save();
+            } catch (error) {
+                onWarning?.(`could not save the tuning cache ${cache.path}: ${error instanceof Error ? error.message : String(error)}`);
+            }
+        }
+    }
+
+    /** Tenant i alone for one round; true when the run must stop. */
+    private async soloPhase(i: number, round: number): Promise<boolean> {
+        const name = this.tenants[i].name;
+        this.emit({ type: 'phase', phase: 'solo', tenant: name });
+        const record = await this.runPhase([i], round, f => this.progress.phase('solo', f, name));
+        const summary = await summarizePhase(record, [this.runners[i]], false);
+        this.data.solo[i] = mergePhaseData(this.data.solo[i], summary.tenants[0]);
+        return this.finishPhase(record, `solo phase of ${name}`);
+    }
+
+    /** All tenants co-running for one round; true when the run must stop. */
+    private async corunPhase(round: number): Promise<boolean> {
+        this.emit({ type: 'phase', phase: 'corun' });
+        const record = await this.runPhase(this.tenants.map((_, i) => i), round, f => this.progress.phase('corun', f));
+        const summary = await summarizePhase(record, this.runners, true);
+        summary.tenants.forEach((d, i) => { this.data.corun[i] = mergePhaseData(this.data.corun[i], d); });
+        if (round === 0) this.data.timeline = summary.timeline;
+        return this.finishPhase(record, 'co-run phase');
+    }
+
+    private runPhase(indices: number[], round: number, onProgress: (fraction: number) => void): Promise<PhaseRecord> {
+        const tenants: PhaseTenant[] = indices.map(i => {
+            const t = this.tenants[i];
+            return {
+                name: t.name, priority: t.priority, arrival: t.arrival, slos: t.slos, runner: this.runners[i], ops: this.views[i],
+                // Same arrival sequence solo and co-run within a round, so slowdowns compare like with like.
+                random: createRandom(this.options.ir.benchmark.seed, round === 0 ? `arrivals/${t.name}` : `arrivals/${t.name}/${round}`),
+            };
+        });
+        return runPhase({ tenants, policy: this.policy, limit: this.limit, signal: this.signal, maxPhaseMs: this.maxPhaseMs, onProgress });
+    }
+
+    /** Folds a phase's ending into the run's; true when the run must stop (failed or cancelled). */
+    private finishPhase(record: PhaseRecord, what: string): boolean {
+        this.progress.phaseDone();
+        if (record.ending === 'failed') this.fail(record.error);
+        else if (record.ending === 'cancelled') {
+            if (this.ending.status !== 'failed') this.ending.status = 'cancelled';
+        } else if (record.ending === 'time-limit' && this.ending.status === 'complete') {
+            this.ending.status = 'partial';
+            this.ending.reason = `${what} hit its time limit of ${(this.maxPhaseMs / 1000).toFixed(1)} s with requests still queued (overloaded)`;
+        }
+        return record.ending === 'failed' || record.ending === 'cancelled';
+    }
+
+    /** The run failed (first failure wins): every wait stops. */
+    private fail(error: unknown): void {
+        if (this.ending.status === 'failed') return;
+        this.ending.status = 'failed';
+        this.ending.reason = error instanceof Error ? error.message : String(error);
+        this.ending.failedOp = (error as { opPath?: string } | undefined)?.opPath;
+        this.internal.abort(error);
+    }
+}
+
+/** The host's 1-minute load average (Linux), recorded with tuned entries; undefined elsewhere. */
+function hostLoad(): number | undefined {
+    try {
+        return Number(readFileSync('/proc/loadavg', 'utf8').split(' ')[0]);
+    } catch {
+        return undefined;
+    }
+}
