@@ -17,7 +17,7 @@
  */
 import { adapterInfo, openGpu, requestAdapter } from '../../src/runtime/gpu/adapter.js';
 import { KernelPipelines, kernelDeviceDescriptor } from '../../src/runtime/gpu/harness.js';
-import { capsFromDevice } from '../../src/runtime/kernels/index.js';
+import { capsFromDevice } from '../../src/runtime/gpu/adapter.js';
 import { prepareCase, robustStats, timeLaunches, type PreparedCase } from '../../src/runtime/calibrate/measure.js';
 import { reluCase } from '../../src/runtime/calibrate/synthetic.js';
 import { planGraph } from '../../src/runtime/plan/plan.js';

@@ -12,7 +12,8 @@ import { create, globals } from 'webgpu';
 import { spawnSync } from 'node:child_process';
 import { writeFileSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { capsFromDevice, kernelsFor } from '../../src/runtime/kernels/index.js';
+import { kernelsFor } from '../../src/runtime/kernels/index.js';
+import { capsFromDevice } from '../../src/runtime/gpu/adapter.js';
 import { needsSubgroups } from '../../src/runtime/kernels/matmul.js';
 import {
     KernelPipelines, createOpBuffers, encodeSteps, kernelDeviceDescriptor, median, prepareLaunches, timeOpKernels,

@@ -7,7 +7,7 @@
  */
 import { create, globals } from 'webgpu';
 import { kernelDeviceDescriptor, KernelPipelines } from '../../src/runtime/gpu/harness.js';
-import { capsFromDevice } from '../../src/runtime/kernels/index.js';
+import { capsFromDevice } from '../../src/runtime/gpu/adapter.js';
 import type { DeviceCaps } from '../../src/runtime/kernels/kernel.js';
 
 /** Dawn flags: exact timestamps, no robustness (faster, as the runtime runs). */

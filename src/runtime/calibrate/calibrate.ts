@@ -22,7 +22,8 @@
 import { availableParallelism, loadavg } from 'node:os';
 import { adapterInfo, openGpu, requestAdapter, requestTenantDevice, type AdapterPreference } from '../gpu/adapter.js';
 import { KernelPipelines, kernelDeviceDescriptor } from '../gpu/harness.js';
-import { KernelError, capsFromDevice } from '../kernels/index.js';
+import { KernelError } from '../kernels/index.js';
+import { capsFromDevice } from '../gpu/adapter.js';
 import type { DeviceCaps } from '../kernels/kernel.js';
 import { familyOf, launchEffectiveFlops } from '../plan/launch.js';
 import {

@@ -10,7 +10,8 @@
  */
 import { readFileSync } from 'node:fs';
 import type { IrTenant } from '../ir/types.js';
-import { capsFromDevice, kernelsFor } from '../kernels/index.js';
+import { kernelsFor } from '../kernels/index.js';
+import { capsFromDevice } from '../gpu/adapter.js';
 import type { DeviceCaps } from '../kernels/kernel.js';
 import { createRandom } from '../plan/random.js';
 import type { KernelProvider } from '../plan/plan.js';

@@ -5,6 +5,7 @@
  */
 import { create, globals } from 'webgpu';
 import type { IrDevicePreference } from '../ir/types.js';
+import type { DeviceCaps } from '../kernels/kernel.js';
 
 /** Dawn toggles: unquantised timestamps (else ~65 µs steps); robustness off (5–10% on lavapipe). */
 export const DAWN_TOGGLES = [
@@ -134,4 +135,30 @@ export async function listAdapters(gpu: GPU): Promise<{ preference: AdapterPrefe
         found.push({ preference, info, limits: adapterLimits(adapter) });
     }
     return found;
+}
+
+/** The device's limits and features, as the generators see them. */
+export function capsFromDevice(device: GPUDevice): DeviceCaps {
+    const l = device.limits;
+    return {
+        maxComputeWorkgroupSizeX: l.maxComputeWorkgroupSizeX,
+        maxComputeWorkgroupSizeY: l.maxComputeWorkgroupSizeY,
+        maxComputeWorkgroupSizeZ: l.maxComputeWorkgroupSizeZ,
+        maxComputeInvocationsPerWorkgroup: l.maxComputeInvocationsPerWorkgroup,
+        maxComputeWorkgroupStorageSize: l.maxComputeWorkgroupStorageSize,
+        maxComputeWorkgroupsPerDimension: l.maxComputeWorkgroupsPerDimension,
+        maxStorageBufferBindingSize: l.maxStorageBufferBindingSize,
+        maxStorageBuffersPerShaderStage: l.maxStorageBuffersPerShaderStage,
+        maxBufferSize: l.maxBufferSize,
+        shaderF16: device.features.has('shader-f16'),
+        ...fixedSubgroupSize(device),
+    };
+}
+
+/** The device's subgroup size when it has subgroups of one fixed size (min = max), else nothing. */
+function fixedSubgroupSize(device: GPUDevice): { subgroupSize?: number } {
+    if (!device.features.has('subgroups')) return {};
+    const info = (device as { adapterInfo?: { subgroupMinSize?: number; subgroupMaxSize?: number } }).adapterInfo;
+    const min = info?.subgroupMinSize, max = info?.subgroupMaxSize;
+    return typeof min === 'number' && min > 0 && min === max ? { subgroupSize: min } : {};
 }
