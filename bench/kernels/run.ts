@@ -20,6 +20,7 @@ import {
 } from '../../src/runtime/gpu/harness.js';
 import type { IrAttrs, IrOp, IrOpKind } from '../../src/runtime/ir/types.js';
 import type { DeviceCaps, OpKernels } from '../../src/runtime/kernels/kernel.js';
+import { numel } from '../../src/runtime/ir/types.js';
 
 const FLAGS = ['disable-dawn-features=timestamp_quantization', 'enable-dawn-features=allow_unsafe_apis,disable_robustness'];
 const args = process.argv.slice(2);
@@ -95,7 +96,6 @@ interface VariantResult { variant: string; ms?: number; gflops?: number; reps?: 
 
 async function measureOurs(device: GPUDevice, caps: DeviceCaps, pipes: KernelPipelines, c: Case): Promise<VariantResult[]> {
     const res: VariantResult[] = [];
-    const numel = (s: number[]) => s.reduce((a, b) => a * b, 1);
     const inputs = c.inputShapes.map(s => randomData(numel(s)));
     // Compile and time each variant once, then ROUNDS interleaved rounds (so a load spike on the
     // shared cores hits every variant alike); a variant's figure is the median of all its samples.

@@ -8,7 +8,7 @@ import { withTimeout } from '../gpu/wait.js';
 import { createOpBuffers, median, prepareLaunches, type KernelPipelines, type OpBuffers } from '../gpu/harness.js';
 import { kernelsFor } from '../kernels/index.js';
 import type { DeviceCaps, OpKernels } from '../kernels/kernel.js';
-import { numel } from '../kernels/common.js';
+import { numel } from '../ir/types.js';
 import type { SyntheticCase } from './synthetic.js';
 
 /** Longest a single GPU wait may take during calibration (a lost device must not hang the command); lavapipe JIT-compiles a pipeline at its first dispatch, which took up to 20 s for workgroup-memory kernels on a loaded 2-core machine. */

@@ -3,6 +3,7 @@
  * liveness (greedy best-fit over the op order), and every buffer is checked against the
  * device's binding and buffer limits and the workload's memory budget. Pure.
  */
+import { formatBytes } from '../../protocol/units.js';
 
 /** One step of a plan for memory purposes: a (fused) op. */
 export interface MemoryStep {
@@ -123,14 +124,6 @@ export class MemoryLimitError extends Error {
         super(message);
         this.name = 'MemoryLimitError';
     }
-}
-
-/** Human-readable byte count. */
-export function formatBytes(bytes: number): string {
-    const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
-    let v = bytes, u = 0;
-    while (v >= 1024 && u < units.length - 1) { v /= 1024; u++; }
-    return `${u === 0 ? v : v.toFixed(v >= 100 ? 0 : 1)} ${units[u]}`;
 }
 
 /** Checks one buffer against the binding/buffer limits; throws MemoryLimitError naming the op and sizes. */

@@ -2,10 +2,8 @@
  * The "interference table" printed by `tenancy run`: per tenant, requests, solo and co-run
  * p50/p99, slowdown and SLO verdicts; then the status line. Pure.
  */
+import { formatRatio as times, msValue as ms } from '../../protocol/units.js';
 import type { Results } from './schema.js';
-
-const ms = (v: number | null | undefined) => v === null || v === undefined ? '—' : v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2);
-const times = (v: number | null | undefined) => v === null || v === undefined ? '—' : `${v.toFixed(2)}×`;
 
 /** Renders rows as an aligned text table (first column left-aligned, the rest right-aligned). */
 export function alignTable(rows: string[][]): string {

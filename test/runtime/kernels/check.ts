@@ -10,6 +10,7 @@ import { runOpKernels, seededRandom } from '../../../src/runtime/gpu/harness.js'
 import { applyEpilogue, referenceOp } from '../../../src/runtime/reference/index.js';
 import { channelAxisFor } from '../../../src/runtime/kernels/common.js';
 import type { KernelTestDevice } from '../gpu.js';
+import { numel } from '../../../src/runtime/ir/types.js';
 
 /** An op for tests. */
 export function makeOp(kind: IrOpKind, attrs: IrAttrs = {}, nInputs = 1): IrOp {
@@ -26,7 +27,6 @@ export function randomArray(n: number, seed: number, scale = 1): Float32Array {
     return a;
 }
 
-const numel = (s: number[]) => s.reduce((a, b) => a * b, 1);
 
 /** ‖gpu − ref‖ / max(‖ref‖, tiny). */
 export function relErr(got: ArrayLike<number>, want: ArrayLike<number>): number {

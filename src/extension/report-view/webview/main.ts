@@ -10,6 +10,7 @@ import {
     LogarithmicScale, PointElement, ScatterController, Tooltip, type ChartConfiguration,
 } from 'chart.js';
 import type { ReportModel, ReportTenant, ReportViewMessage, ReportViewReply } from '../../../protocol/report.js';
+import { formatMs, formatRatio } from '../../../protocol/units.js';
 
 Chart.register(BarController, BarElement, CategoryScale, Legend, LinearScale, LineController, LineElement,
     LogarithmicScale, PointElement, ScatterController, Tooltip);
@@ -56,12 +57,7 @@ function withAlpha(color: string, alpha: number): string {
 }
 
 function ms(value: number | undefined): string {
-    if (value === undefined || !Number.isFinite(value)) return '—';
-    return value >= 100 ? `${value.toFixed(0)} ms` : value >= 10 ? `${value.toFixed(1)} ms` : `${value.toFixed(2)} ms`;
-}
-
-function times(value: number | undefined): string {
-    return value === undefined || !Number.isFinite(value) ? '—' : `${value.toFixed(2)}×`;
+    return value === undefined || !Number.isFinite(value) ? '—' : formatMs(value);
 }
 
 function el<K extends keyof HTMLElementTagNameMap>(tag: K, props: Partial<HTMLElementTagNameMap[K]> = {}, children: (Node | string)[] = []): HTMLElementTagNameMap[K] {
@@ -150,7 +146,7 @@ function drawOpSlowdown(canvas: HTMLCanvasElement, report: ReportModel): void {
             indexAxis: 'y',
             plugins: {
                 legend: { display: false },
-                tooltip: { callbacks: { label: ctx => { const o = ops[ctx.dataIndex]!; return `${times(o.slowdown)} (solo ${ms(o.soloMs)}, co-run ${ms(o.corunMs)}, predicted co-run ${ms(o.predictedMs)})`; } } },
+                tooltip: { callbacks: { label: ctx => { const o = ops[ctx.dataIndex]!; return `${formatRatio(o.slowdown)} (solo ${ms(o.soloMs)}, co-run ${ms(o.corunMs)}, predicted co-run ${ms(o.predictedMs)})`; } } },
             },
             scales: { x: { min: 0, title: { display: true, text: 'slowdown (×), the 20 longest ops' } } },
         },
@@ -196,7 +192,7 @@ function sloTable(report: ReportModel): HTMLTableElement {
                 el('td', { textContent: slo ? `${slo.percentile} ≤ ${ms(slo.targetMs)}` : 'none' }),
                 el('td', { textContent: ms(slo?.measuredMs ?? t.p99Ms) }),
                 el('td', { textContent: ms(slo?.predictedMs) }),
-                el('td', { textContent: times(t.slowdown) }),
+                el('td', { textContent: formatRatio(t.slowdown) }),
                 el('td', { textContent: String(t.requests) }),
                 el('td', { textContent: verdict, className: slo?.met === false ? 'bad' : slo?.met ? 'good' : '' }),
             ]);
