@@ -12,7 +12,7 @@
 
 export const PROGRESS_PROTOCOL_VERSION = 1;
 
-/** 'tune' (added): `tenancy run --tune` timing kernel variants of signatures the tuning cache lacks, before compile. */
+/** 'tune': `tenancy run --tune` timing kernel variants of signatures the tuning cache lacks, before compile. */
 export type RunPhase = 'tune' | 'compile' | 'solo' | 'corun' | 'report';
 
 export type ProgressEvent =

@@ -10,7 +10,7 @@
  * adapter or the GPU failed during the run (results marked failed), 130 cancelled (results
  * marked cancelled), 64 usage.
  *
- * Kernel variants (added with tuning): each op uses the variant its signature has in the
+ * Kernel variants: each op uses the variant its signature has in the
  * adapter's tuning cache ($XDG_CACHE_HOME/tenancy/tuning/<adapter>.json, plus pins in the
  * workspace's .tenancy/tuning.json), else the generator's default; `--tune` first times the
  * candidates of signatures the cache lacks (progress phase 'tune') and saves the choices;
@@ -95,7 +95,7 @@ interface RunOptions {
     resultsDir?: string;
     fusion: boolean;
     timing: string;
-    /** Added (tuning): true → measure missing signatures; false → ignore the tuning cache; undefined → use it. */
+    /** true → measure missing signatures; false → ignore the tuning cache; undefined → use it. */
     tune?: boolean;
 }
 
@@ -178,7 +178,7 @@ async function runCommand(file: string | undefined, opts: RunOptions): Promise<n
             ir, durationMs, warmupMs, requests, tenants: opts.tenant,
             adapter: (opts.adapter || undefined) as AdapterPreference | undefined,
             signal: controller.signal, onEvent: event => emit(progressEventOf(event)), fusion: opts.fusion, timing: opts.timing as 'auto' | 'cpu',
-            // Added (tuning): cached variant choices per adapter; --tune measures the missing ones first.
+            // Cached variant choices per adapter; --tune measures the missing ones first.
             ...(opts.tune === false ? {} : {
                 tune: {
                     measure: opts.tune === true,
@@ -186,7 +186,7 @@ async function runCommand(file: string | undefined, opts: RunOptions): Promise<n
                     onWarning: warnTuning,
                 },
             }),
-            // Added by predictions (issue 4): the figures the editor showed, stored so prediction error stays visible.
+            // The figures the editor showed, stored so prediction error stays visible.
             predictions: recordedPredictions(ir, workspaceFolderOf(sourceFile)),
         });
         const paths = resultsPathsFor(sourceFile, ir.workload, opts.resultsDir);

@@ -113,7 +113,7 @@ export async function requestTenantDevice(gpu: GPU, preference: AdapterPreferenc
     const timestamps = (options.timestamps ?? true) && adapter.features.has('timestamp-query');
     if (timestamps) requiredFeatures.push('timestamp-query');
     if (adapter.features.has('shader-f16')) requiredFeatures.push('shader-f16');
-    // Added (kernels): the sg_* GEMM variants need subgroups (capsFromDevice reads the size).
+    // The sg_* GEMM variants need subgroups (capsFromDevice reads the size).
     if (adapter.features.has('subgroups')) requiredFeatures.push('subgroups');
     const requiredLimits: Record<string, number> = {};
     for (const key of RAISED_LIMITS) requiredLimits[key] = (adapter.limits as unknown as Record<string, number>)[key];

@@ -20,7 +20,7 @@ export function kernelDeviceDescriptor(adapter: GPUAdapter, label = 'tenancy-ker
     const requiredFeatures: GPUFeatureName[] = [];
     if (adapter.features.has('timestamp-query')) requiredFeatures.push('timestamp-query');
     if (adapter.features.has('shader-f16')) requiredFeatures.push('shader-f16');
-    // Added (kernel speed): the sg_* GEMM variants broadcast loads across a subgroup.
+    // The sg_* GEMM variants broadcast loads across a subgroup.
     if (adapter.features.has('subgroups')) requiredFeatures.push('subgroups');
     return { label, requiredLimits, requiredFeatures };
 }

@@ -24,7 +24,7 @@ export interface OpSummary {
     kind: string;
     fused: string[];
     kernels: { name: string; variant: Record<string, number | string | boolean> }[];
-    /** Added (tuning): the op's variant and whether the tuning cache chose it or the default rule did. */
+    /** The op's variant and whether the tuning cache chose it or the default rule did. */
     variant?: string;
     variantSource?: 'tuned' | 'default';
     flops: number;

@@ -62,7 +62,7 @@ export const opResultSchema = z.object({
     fused: z.array(z.string()),
     /** Kernel launches and the variant chosen for each. */
     kernels: z.array(z.object({ name: z.string(), variant: z.record(z.string(), z.union([z.number(), z.string(), z.boolean()])) })),
-    /** Added (tuning): the op's variant name, and 'tuned' (measured, from the tuning cache) or 'default' (the generator's rule). */
+    /** The op's variant name, and 'tuned' (measured, from the tuning cache) or 'default' (the generator's rule). */
     variant: z.string().optional(),
     variantSource: z.enum(['tuned', 'default']).optional(),
     flops: num,
@@ -72,7 +72,7 @@ export const opResultSchema = z.object({
     corunMs: nullableNum,
     slowdown: nullableNum,
     /**
-     * Added (median op times): the median over requests of the same time, ms. On a shared host a
+     * The median over requests of the same time, ms. On a shared host a
      * few stalled passes move an op's mean far more than its median. Absent in older files.
      */
     soloP50Ms: nullableNum.optional(),
