@@ -4,7 +4,10 @@
 //   out/cli/main.mjs              the `tenancy` CLI and runtime (ESM, `webgpu` native module external)
 //   out/report-view/main.js       the report webview's script (browser, chart.js inlined)
 // Usage: node esbuild.mjs [--watch] [--minify]
+// Tests and benchmarks that bundle the CLI themselves import `cliBuild` from here (same options).
 import * as esbuild from 'esbuild';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 const watch = process.argv.includes('--watch');
 const minify = process.argv.includes('--minify');
@@ -16,6 +19,18 @@ const common = {
     sourcemap: !minify,
     minify,
     logLevel: 'info',
+};
+
+/** The CLI bundle's options. */
+export const cliBuild = {
+    ...common,
+    entryPoints: { 'cli/main': 'src/cli/main.ts' },
+    outdir: 'out',
+    outExtension: { '.js': '.mjs' },
+    format: 'esm',
+    external: ['webgpu'],
+    // Some CommonJS dependencies call require() or read __filename (write-file-atomic names its temp files by it); give the ESM bundle both.
+    banner: { js: "import { createRequire as __tenancyRequire } from 'node:module'; import { fileURLToPath as __tenancyPath } from 'node:url'; const require = __tenancyRequire(import.meta.url); const __filename = __tenancyPath(import.meta.url);" },
 };
 
 const builds = [
@@ -34,16 +49,7 @@ const builds = [
         outExtension: { '.js': '.cjs' },
         format: 'cjs',
     },
-    {
-        ...common,
-        entryPoints: { 'cli/main': 'src/cli/main.ts' },
-        outdir: 'out',
-        outExtension: { '.js': '.mjs' },
-        format: 'esm',
-        external: ['webgpu'],
-        // Some CommonJS dependencies call require(); give the ESM bundle one.
-        banner: { js: "import { createRequire as __tenancyRequire } from 'node:module'; const require = __tenancyRequire(import.meta.url);" },
-    },
+    cliBuild,
     {
         // The report webview's script: runs in the browser, chart.js bundled in (no remote content).
         ...common,
@@ -55,19 +61,22 @@ const builds = [
     },
 ];
 
-const existing = [];
-for (const b of builds) {
-    const entry = Object.values(b.entryPoints)[0];
-    try {
-        await import('node:fs').then(fs => fs.accessSync(entry));
-        existing.push(b);
-    } catch {
-        console.warn(`esbuild: skipping ${entry} (not written yet)`);
-    }
-}
+const isMain = process.argv[1] !== undefined && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href;
 
-if (watch) {
-    for (const b of existing) await (await esbuild.context(b)).watch();
-} else {
-    await Promise.all(existing.map(b => esbuild.build(b)));
+if (isMain) {
+    const existing = [];
+    for (const b of builds) {
+        const entry = Object.values(b.entryPoints)[0];
+        try {
+            await import('node:fs').then(fs => fs.accessSync(entry));
+            existing.push(b);
+        } catch {
+            console.warn(`esbuild: skipping ${entry} (not written yet)`);
+        }
+    }
+    if (watch) {
+        for (const b of existing) await (await esbuild.context(b)).watch();
+    } else {
+        await Promise.all(existing.map(b => esbuild.build(b)));
+    }
 }

@@ -225,7 +225,9 @@ async function runCommand(file: string | undefined, opts: RunOptions): Promise<n
 /** The wire form of a runtime event (the runtime's phases and progress map one to one). */
 function progressEventOf(event: RunEvent): ProgressEvent {
     const tenant = event.tenant !== undefined ? { tenant: event.tenant } : {};
-    return event.type === 'phase' ? { type: 'phase', phase: event.phase, ...tenant } : { type: 'progress', fraction: event.fraction, phase: event.phase, ...tenant };
+    const round = event.round !== undefined ? { round: event.round } : {};
+    if (event.type === 'phase') return { type: 'phase', phase: event.phase, ...tenant, ...round };
+    return { type: 'progress', fraction: event.fraction, phase: event.phase, ...tenant, ...round, ...(event.rounds !== undefined ? { rounds: event.rounds } : {}) };
 }
 
 /**

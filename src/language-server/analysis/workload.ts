@@ -41,7 +41,8 @@ export const arrivalKinds = ['poisson', 'closed', 'periodic'] as const;
 export const percentiles = ['mean', 'p50', 'p90', 'p95', 'p99', 'p999'] as const;
 export const priorities = ['high', 'normal', 'low'] as const;
 export const policies = ['sequential', 'concurrent', 'layer_block', 'regulated', 'co_tuned', 'auto'] as const;
-export const benchmarkSettings = ['duration', 'warmup', 'requests', 'repetitions', 'seed'] as const;
+/** Benchmark settings; `repetitions` is the earlier name of `rounds`. */
+export const benchmarkSettings = ['duration', 'warmup', 'rounds', 'budget', 'min_requests', 'requests', 'seed', 'repetitions'] as const;
 
 /** What an argument accepts. */
 type ArgKind = { quantity: QuantityKind } | 'positive-int' | 'non-negative-int' | 'int-or-auto' | { words: readonly string[] };
@@ -183,7 +184,7 @@ export function readWorkload(workload: Workload): WorkloadReading {
                     continue;
                 }
                 settings.add(key);
-                const kind: ArgKind = key === 'duration' || key === 'warmup' ? { quantity: 'time' } : key === 'seed' ? 'non-negative-int' : 'positive-int';
+                const kind: ArgKind = key === 'duration' || key === 'warmup' || key === 'budget' ? { quantity: 'time' } : key === 'seed' ? 'non-negative-int' : 'positive-int';
                 const value = key === 'warmup' && isIntLit(setting.value) && setting.value.value === 0 ? 0 : readValue(setting.value, kind);
                 if (typeof value !== 'number') {
                     issues.push(bad(`benchmark ${key} must be ${kindText(kind)}, found ${describeExpression(setting.value)}`, setting.value));
@@ -193,7 +194,9 @@ export function readWorkload(workload: Workload): WorkloadReading {
                 else if (key === 'warmup') reading.benchmark.warmupMs = value;
                 else if (key === 'seed') reading.benchmark.seed = value;
                 else if (key === 'requests') reading.benchmark.requests = value;
-                else reading.benchmark.repetitions = value;
+                else if (key === 'budget') reading.benchmark.budgetMs = value;
+                else if (key === 'min_requests') reading.benchmark.minRequests = value;
+                else reading.benchmark.rounds = value;
             }
         } else if (isTenant(member)) {
             if (tenantNames.has(member.name)) {

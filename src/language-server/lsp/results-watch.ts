@@ -23,6 +23,8 @@ import {
     WorkspaceStatusRequest, type MeasuredChangedParams, type TenancyInitializationOptions, type WorkspaceStatusResult,
 } from '../../protocol/messages.js';
 import { ReportRequest, type ReportParams, type ReportResult } from '../../protocol/report.js';
+import { formatBoundedMs } from '../../protocol/figures.js';
+import { formatMs } from '../../protocol/units.js';
 import { IssueCodes } from '../validation/issue-codes.js';
 import { buildReportModel } from './report-model.js';
 import { adapterName } from './results-format.js';
@@ -255,11 +257,11 @@ export function registerResultsHandlers(connection: Connection, services: Langiu
             if (!measured) return;
             const when = new Date(latest.results.finishedAt).toLocaleString();
             for (const slo of measured.slos) {
-                if (slo.met !== false || slo.measuredMs === null) continue;
+                if (slo.verdict !== 'violated' || slo.measuredMs === null) continue;
                 const prop = tenant.props.find(p => isSloProp(p) && p.percentile === slo.percentile);
                 const requests = measured.corun?.requests ?? measured.solo?.requests;
                 accept('warning',
-                    `Measured ${slo.percentile} ${slo.measuredMs.toFixed(1)} ms exceeds the SLO of ${slo.targetMs} ms in the latest run (${when}${requests !== undefined ? `, ${requests} requests` : ''}${latest.results.status !== 'complete' ? `, ${latest.results.status}` : ''}).`,
+                    `Measured ${slo.percentile} ${formatBoundedMs(slo.measuredMs, slo.boundsMs?.low ?? null, slo.boundsMs?.high ?? null)} exceeds the SLO of ${formatMs(slo.targetMs)} in the latest run: even its 95 % lower bound does (${when}${requests !== undefined ? `, ${requests} requests` : ''}${latest.results.status !== 'complete' ? `, ${latest.results.status}` : ''}).`,
                     { node: prop ?? tenant, property: prop ? undefined : 'name', code: IssueCodes.SloViolated, data: { code: IssueCodes.SloViolated } });
             }
         },

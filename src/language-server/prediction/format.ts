@@ -88,13 +88,10 @@ export interface MeasuredVsPredicted {
  * The measured figure of one op instance or of an op line (a tenant's instances of the ops
  * whose source is that line, e.g. a line of a repeated block): every time is per request,
  * summed over the instances, each phase compared with the prediction of the same ops in the
- * same phase and of the same statistic: the median (the op's typical time; results files
- * record it beside the mean) — or the mean, for results files written before medians were
- * recorded. On a busy host one stalled pass moves an op's mean far more than its median.
+ * same phase and of the same statistic: the median, the op's typical time (results files record
+ * it beside the mean). On a busy host one stalled pass moves an op's mean far more than its median.
  */
 export interface MeasuredFigure {
-    /** Which time per request the figures are: predicted and measured alike. */
-    statistic: 'median' | 'mean';
     /** Predicted solo and co-run time of all the instances. */
     predictedSoloMs: number;
     predictedCorunMs: number;
@@ -114,19 +111,10 @@ export function typicalOpMs(op: OpPrediction): { solo: number; corun: number } {
     return { solo: op.soloP50Ms, corun: op.soloMs > 0 ? op.soloP50Ms * (op.corunMs / op.soloMs) : op.soloP50Ms };
 }
 
-/** The statistic a tenant's results allow: medians when every measured op has them (files since they were recorded). */
-function statisticOf(instances: OpInstanceFigures[]): MeasuredFigure['statistic'] {
-    const measured = instances.flatMap(i => i.measured?.ops ?? []);
-    return measured.every(o => o.soloP50Ms !== undefined && o.corunP50Ms !== undefined) ? 'median' : 'mean';
-}
-
 /** Decides "the measured figure" of op instances; inlay hints and hovers both show this. */
 export function measuredFigure(instances: OpInstanceFigures[]): MeasuredFigure {
-    const statistic = statisticOf(instances);
-    const figure: MeasuredFigure = { statistic, predictedSoloMs: 0, predictedCorunMs: 0, instances: instances.length };
-    const measuredMs = (o: OpResult, phase: 'solo' | 'corun') => statistic === 'median'
-        ? (phase === 'solo' ? o.soloP50Ms : o.corunP50Ms) ?? null
-        : (phase === 'solo' ? o.soloMs : o.corunMs);
+    const figure: MeasuredFigure = { predictedSoloMs: 0, predictedCorunMs: 0, instances: instances.length };
+    const measuredMs = (o: OpResult, phase: 'solo' | 'corun') => phase === 'solo' ? o.soloP50Ms : o.corunP50Ms;
     const counted = new Set<string>();
     let bothSolo = 0, bothCorun = 0;
     const add = (key: 'solo' | 'corun', ms: number, predictedMs: number) => {
@@ -135,8 +123,7 @@ export function measuredFigure(instances: OpInstanceFigures[]): MeasuredFigure {
         f.predictedMs += predictedMs;
     };
     for (const { op, measured } of instances) {
-        const typical = typicalOpMs(op);
-        const predicted = statistic === 'median' ? typical : { solo: op.soloMs, corun: op.corunMs };
+        const predicted = typicalOpMs(op);
         figure.predictedSoloMs += predicted.solo;
         figure.predictedCorunMs += predicted.corun;
         const match = measuredOp(measured, op);
@@ -204,10 +191,10 @@ export function opHint(figure: MeasuredFigure, uncalibrated: boolean, status?: R
 export function opHintTooltip(figure: MeasuredFigure, p: WorkloadPrediction, tenant: string, ops: OpPrediction[], finishedAt: string | undefined): string {
     const names = [...new Set(ops.map(o => opName(o.path)))];
     const what = figure.instances > 1 ? `; the sum over this line's ${figure.instances} op instances (${names.map(n => `\`${n}\``).join(', ')})` : '';
-    const lines = [`Predicted ${statisticWords(figure.statistic)} GPU time per request, solo, for \`${tenant}\` — ${profileLabel(p)}${what}.`];
+    const lines = [`Predicted typical (median) GPU time per request, solo, for \`${tenant}\` — ${profileLabel(p)}${what}.`];
     const { solo, corun } = figure;
     if (solo || corun) {
-        lines.push('', `Measured in the latest run${finishedAt ? ` (${new Date(finishedAt).toLocaleString()})` : ''}, ${statisticWords(figure.statistic)} GPU time per request:`);
+        lines.push('', `Measured in the latest run${finishedAt ? ` (${new Date(finishedAt).toLocaleString()})` : ''}, typical (median) GPU time per request:`);
         if (solo) lines.push(`- solo ${formatMs(solo.ms)} — predicted ${formatMs(solo.predictedMs)}, error ${formatError(solo.predictedMs, solo.ms)}`);
         if (corun) lines.push(`- co-run ${formatMs(corun.ms)}${figure.slowdown !== undefined ? `, ${formatSlowdown(figure.slowdown)} solo` : ''} — predicted ${formatMs(corun.predictedMs)}, error ${formatError(corun.predictedMs, corun.ms)}`);
         lines.push('', 'Error: (predicted − measured) / measured. Hover the op for every tenant and instance.');
@@ -215,11 +202,6 @@ export function opHintTooltip(figure: MeasuredFigure, p: WorkloadPrediction, ten
         lines.push('', `The run fused this op into \`${figure.fusedInto}\`: its time is in that op's figure.`);
     }
     return lines.join('\n');
-}
-
-/** How the texts name a figure's statistic. */
-function statisticWords(statistic: MeasuredFigure['statistic']): string {
-    return statistic === 'median' ? 'typical (median)' : 'mean';
 }
 
 /** Inlay hint text of a tenant: predicted p50/p99, and the measured p99 of the same phase when there is a run. */
@@ -255,7 +237,6 @@ export function opHoverMarkdown(rows: { tenant: string; op: OpPrediction; measur
         ];
     };
     let anyMeasured = false;
-    let statistic: MeasuredFigure['statistic'] = 'median';
     const byTenant = new Map<string, typeof rows>();
     for (const r of rows) byTenant.set(r.tenant, [...(byTenant.get(r.tenant) ?? []), r]);
     let shown = 0;
@@ -264,7 +245,6 @@ export function opHoverMarkdown(rows: { tenant: string; op: OpPrediction; measur
             if (shown++ >= maxRows) continue; // the tenant's total below still covers every instance
             const f = measuredFigure([{ op: r.op, measured: r.measured }]);
             anyMeasured ||= f.solo !== undefined || f.corun !== undefined;
-            if (f.statistic === 'mean') statistic = 'mean';
             const label = group.length > 1 && instanceOf(r.op.path) ? `${tenant} · ${instanceOf(r.op.path)}` : tenant;
             lines.push(`| ${label} | ${formatFlops(r.op.flops)} | ${formatBytes(r.op.bytes)} | ${r.op.intensity.toFixed(1)} | ${r.op.bound} | ${formatMs(f.predictedSoloMs)} | ${formatMs(f.predictedCorunMs)} | ${cells(f).join(' | ')} |`);
         }
@@ -275,7 +255,7 @@ export function opHoverMarkdown(rows: { tenant: string; op: OpPrediction; measur
     }
     if (rows.length > maxRows) lines.push('', `…and ${rows.length - maxRows} more instances`);
     lines.push('', anyMeasured
-        ? `Solo and co-run: ${statisticWords(statistic)} GPU time per request, predicted; measured in the latest run; error = (predicted − measured) / measured; × = co-run / solo.`
+        ? `Solo and co-run: typical (median) GPU time per request, predicted; measured in the latest run; error = (predicted − measured) / measured; × = co-run / solo.`
         : 'Solo and co-run: typical (median) GPU time per request, predicted.');
     const first = rows[0]?.op;
     if (first) {

@@ -8,7 +8,7 @@
 export type RunPhase = 'tune' | 'compile' | 'solo' | 'corun' | 'report';
 
 export type RunEvent =
-    /** A phase began; solo phases name their tenant. */
-    | { type: 'phase'; phase: RunPhase; tenant?: string }
-    /** Overall fraction done, 0…1 (monotonic), with the current phase. */
-    | { type: 'progress'; fraction: number; phase: RunPhase; tenant?: string };
+    /** A phase began; solo phases name their tenant; measuring phases their round (0: the warm-up round). */
+    | { type: 'phase'; phase: RunPhase; tenant?: string; round?: number }
+    /** Overall fraction done, 0…1 (monotonic), with the current phase and, while measuring, the round and the rounds planned so far. */
+    | { type: 'progress'; fraction: number; phase: RunPhase; tenant?: string; round?: number; rounds?: number };

@@ -32,6 +32,8 @@ export interface RequestRecord {
     measured: boolean;
     /** Op intervals of each step of this request (device time base). */
     steps: Promise<OpIntervals | undefined>[];
+    /** Wall time each step spent submitted (ms since the phase started): what is not queueing. */
+    submittedMs: number;
     /** performance.now() when its last step completed (aligns the device clock with wall time). */
     doneAt: number;
 }
@@ -65,6 +67,7 @@ interface LiveRequest {
     arrivalMs: number;
     nextOp: number;
     steps: Promise<OpIntervals | undefined>[];
+    submittedMs: number;
 }
 
 /** Runs a phase to its end (or cancellation / failure); never throws for GPU failures — see `ending`. */
@@ -113,6 +116,7 @@ export async function runPhase(options: PhaseOptions): Promise<PhaseRecord> {
         busy[ti] = true;
         const task = runner.run(request.nextOp, opEnd, signal).then(result => {
             request.steps.push(result.intervals);
+            request.submittedMs += result.doneAt - result.submittedAt;
             request.nextOp = opEnd;
             busy[ti] = false;
             if (request.nextOp === runner.opCount) {
@@ -120,7 +124,7 @@ export async function runPhase(options: PhaseOptions): Promise<PhaseRecord> {
                 const doneMs = result.doneAt - startedAt;
                 const measured = processes[ti].isMeasured(request.arrivalMs);
                 if (measured) measuredDone++;
-                completed[ti].push({ id: request.id, arrivalMs: request.arrivalMs, doneMs, measured, steps: request.steps, doneAt: result.doneAt });
+                completed[ti].push({ id: request.id, arrivalMs: request.arrivalMs, doneMs, measured, steps: request.steps, submittedMs: request.submittedMs, doneAt: result.doneAt });
                 const next = processes[ti].onCompletion(doneMs);
                 if (next !== undefined) insertSorted(future[ti], next);
             }
@@ -146,7 +150,7 @@ export async function runPhase(options: PhaseOptions): Promise<PhaseRecord> {
             if (t > options.maxPhaseMs) { ending = 'time-limit'; break; }
             for (let ti = 0; ti < tenants.length; ti++) {
                 while (future[ti].length > 0 && future[ti][0] <= t) {
-                    waiting[ti].push({ id: nextId++, arrivalMs: future[ti].shift()!, nextOp: 0, steps: [] });
+                    waiting[ti].push({ id: nextId++, arrivalMs: future[ti].shift()!, nextOp: 0, steps: [], submittedMs: 0 });
                 }
             }
             const view: TenantView[] = tenants.map((tenant, index) => ({

@@ -20,6 +20,7 @@ import type { TuneOptions } from '../tune/tuner.js';
 import type { RunEvent } from './events.js';
 import { RunSession } from './session.js';
 import { opSummaries } from './summarize.js';
+import { hostCores, stealBetween } from './host.js';
 import packageJson from '../../../package.json' with { type: 'json' };
 
 export interface RunWorkloadOptions {
@@ -59,8 +60,10 @@ export interface RunWorkloadOptions {
     kernels?: KernelProvider;
     /** Limit for one submission to finish (default 60 s). */
     stepTimeoutMs?: number;
-    /** Overrides the benchmark's `repetitions` (default 1). */
-    repetitions?: number;
+    /** Overrides of the benchmark block: measured rounds, the budget of the whole measurement, requests each tenant needs per phase. */
+    rounds?: number;
+    budgetMs?: number;
+    minRequests?: number;
     /** The predictions shown when the run started, copied into the results. */
     predictions?: unknown;
 }
@@ -87,10 +90,10 @@ export async function runWorkload(options: RunWorkloadOptions): Promise<Results>
     } finally {
         await session.close();
     }
-    const { ending, plans, data, adapter } = session.outcome();
+    const { ending, plans, measured, adapter } = session.outcome();
+    const { before, after } = { before: measured.hostBefore, after: measured.hostAfter };
     return buildResults({
         ir, irHash: irHash(ir), adapter, policy: scheduleName(ir.schedule),
-        durationMs: session.limit.durationMs, warmupMs: session.limit.warmupMs, requests: session.limit.requests, repetitions: session.rounds,
         seed: ir.benchmark.seed, timing: session.timing, fusion: options.fusion ?? true,
         tenancyVersion: packageJson.version, startedAt: session.startedAt, finishedAt: new Date(),
         status: ending.status, reason: ending.reason, failedOp: ending.failedOp,
@@ -98,10 +101,24 @@ export async function runWorkload(options: RunWorkloadOptions): Promise<Results>
             tenant,
             ops: plans[i] ? opSummaries(plans[i]) : [],
             memoryBytes: plans[i]?.totalBytes ?? 0,
-            solo: data.solo[i],
-            corun: data.corun[i],
+            solo: measured.solo[i],
+            corun: measured.corun[i],
         })),
-        timeline: data.timeline,
+        corunRuns: measured.corunRuns,
+        timeline: measured.timeline,
+        measurement: {
+            plannedRounds: session.protocol.rounds, rounds: measured.rounds,
+            roundMs: session.protocol.roundMs ?? null,
+            warmupMs: session.protocol.warmup.warmupMs, budgetMs: session.protocol.budgetMs, budgetReached: measured.budgetReached,
+            extendedRounds: measured.extendedRounds, ...(measured.note ? { note: measured.note } : {}), elapsedMs: measured.elapsedMs,
+        },
+        host: {
+            loadBefore: before?.load ?? null, loadAfter: after?.load ?? null, cores: hostCores(),
+            stealFraction: before && after ? stealBetween(before, after) : null,
+        },
+        minRequests: session.protocol.minRequests,
+        requests: session.protocol.requests,
+        durationMs: options.durationMs,
         predictions: options.predictions,
     });
 }

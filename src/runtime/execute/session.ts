@@ -29,10 +29,12 @@ import type { TenantPhaseData } from '../report/build.js';
 import type { AdapterTuningCache } from '../tune/cache.js';
 import { missingTargets } from '../tune/plan-tuning.js';
 import { tuneTargets } from '../tune/tuner.js';
-import type { ArrivalLimit } from './arrivals.js';
 import type { RunEvent, RunPhase } from './events.js';
 import { runPhase, type PhaseRecord, type PhaseTenant } from './phase.js';
-import { mergePhaseData, summarizePhase } from './summarize.js';
+import { summarizePhase, type OpRun } from './summarize.js';
+import { hostSnapshot, type HostSnapshot } from './host.js';
+import { measurementPlan, requestsNeeded, roundsToAdd, MIN_ROUNDS, type MeasurementPlan } from './rounds.js';
+import { formatMs } from '../../protocol/units.js';
 import type { RunWorkloadOptions } from './run.js';
 
 /** How a session's run ended so far, and why when it did not complete. */
@@ -42,22 +44,42 @@ interface Ending {
     failedOp?: string;
 }
 
-/** What a phase's data belongs to: tenant i solo, or all tenants co-running. */
-interface PhaseData {
-    solo: (TenantPhaseData | undefined)[];
-    corun: (TenantPhaseData | undefined)[];
+/** What the measured rounds gave: per tenant, one entry per round of each phase; the co-run rounds' kernel runs. */
+export interface MeasuredRounds {
+    /** Indexed by measured round (a round a cancellation cut short may lack one side). */
+    solo: (TenantPhaseData | undefined)[][];
+    corun: (TenantPhaseData | undefined)[][];
+    /** Per co-run round, every kernel run of every tenant's measured requests (attribution). */
+    corunRuns: (OpRun[] | undefined)[];
+    /** The kernel timeline of the first measured co-run round (what the report draws). */
     timeline: Results['timeline'];
+    /** Rounds measured, added beyond the plan, and whether the budget stopped the run short. */
+    rounds: number;
+    extendedRounds: number;
+    budgetReached: boolean;
+    note?: string;
+    elapsedMs: number;
+    hostBefore?: HostSnapshot;
+    hostAfter?: HostSnapshot;
 }
 
-/** Overall progress: compile 5 %, each measured phase an equal share of 93 %, the report the rest. Monotonic. */
+/** Overall progress: compile 5 %, each phase of each round an equal share of 93 %, the report the rest. Monotonic. */
 class RunProgress {
     private unitsDone = 0;
     private last = 0;
-    constructor(private readonly units: number, private readonly emit: (event: RunEvent) => void) {}
+    /** The round under way (0: the warm-up round) and the rounds planned. */
+    round = 0;
+    constructor(private units: number, private rounds: number, private readonly emit: (event: RunEvent) => void) {}
 
     /** A fraction of the current phase is done. */
     phase(phase: RunPhase, fraction: number, tenant?: string): void {
         this.report(0.05 + 0.93 * (this.unitsDone + fraction) / Math.max(1, this.units), phase, tenant);
+    }
+
+    /** Rounds were added (their phases join the total). */
+    extend(rounds: number, unitsPerRound: number): void {
+        this.rounds += rounds;
+        this.units += rounds * unitsPerRound;
     }
 
     /** A fraction of tuning is done (tuning shares compile's 5 %). */
@@ -70,17 +92,18 @@ class RunProgress {
 
     private report(fraction: number, phase: RunPhase, tenant?: string): void {
         this.last = Math.min(1, Math.max(this.last, fraction));
-        this.emit({ type: 'progress', fraction: Number(this.last.toFixed(4)), phase, ...(tenant ? { tenant } : {}) });
+        const round = phase === 'solo' || phase === 'corun' ? { round: this.round, rounds: this.rounds } : {};
+        this.emit({ type: 'progress', fraction: Number(this.last.toFixed(4)), phase, ...(tenant ? { tenant } : {}), ...round });
     }
 }
 
 export class RunSession {
     readonly startedAt = new Date();
     readonly tenants: readonly IrTenant[];
-    readonly limit: ArrivalLimit;
+    /** The rounds, their arrivals and the budget (./rounds.ts). */
+    readonly protocol: MeasurementPlan;
     /** Hard end of a phase, ms since its start (overload, request-count mode). */
     readonly maxPhaseMs: number;
-    readonly rounds: number;
     readonly measureSolo: boolean;
     readonly measureCorun: boolean;
     timing: Results['config']['timing'];
@@ -100,26 +123,24 @@ export class RunSession {
     private runners: TenantRunner[] = [];
     /** Per tenant, what schedules read of its plan (built once, on the profile the run predicts with). */
     private views: OpView[][] = [];
-    private readonly data: PhaseData;
+    private readonly measured: MeasuredRounds;
 
     constructor(private readonly options: RunWorkloadOptions, private readonly policy: SchedulePolicy, tenants: readonly IrTenant[]) {
         const { ir } = options;
         this.tenants = tenants;
-        const durationMs = options.durationMs ?? ir.benchmark.durationMs;
-        const warmupMs = options.warmupMs ?? ir.benchmark.warmupMs;
-        const requests = options.requests ?? (options.durationMs !== undefined ? undefined : ir.benchmark.requests);
-        this.limit = { warmupMs, durationMs, requests };
-        this.maxPhaseMs = requests !== undefined ? warmupMs + Math.max(120_000, 20 * durationMs) : warmupMs + durationMs + Math.max(2_000, durationMs);
         this.measureSolo = options.solo ?? true;
         this.measureCorun = (options.corun ?? true) && tenants.length > 1;
-        // `benchmark { repetitions N }`: the solo phases and the co-run phase run N times in turn
-        // (solo, co-run, solo, co-run, …, so drifting load hits both alike), each round with its
-        // own arrival sequence, and their samples are merged.
-        this.rounds = options.repetitions ?? ir.benchmark.repetitions ?? 1;
+        this.protocol = measurementPlan(ir.benchmark, options, this.phasesPerRound);
+        const { roundMs, warmup } = this.protocol;
+        const longest = Math.max(roundMs ?? 0, warmup.warmupMs);
+        this.maxPhaseMs = roundMs === undefined ? warmup.warmupMs + Math.max(120_000, 20 * ir.benchmark.durationMs) : longest + Math.max(2_000, longest);
         this.timing = options.timing === 'cpu' ? 'cpu-per-op' : 'gpu-timestamps';
         this.emit = event => options.onEvent?.(event);
-        this.progress = new RunProgress(this.rounds * ((this.measureSolo ? tenants.length : 0) + (this.measureCorun ? 1 : 0)), this.emit);
-        this.data = { solo: tenants.map(() => undefined), corun: tenants.map(() => undefined), timeline: null };
+        this.progress = new RunProgress(((this.protocol.warmup.warmupMs > 0 ? 1 : 0) + this.protocol.rounds) * this.phasesPerRound, this.protocol.rounds, this.emit);
+        this.measured = {
+            solo: tenants.map(() => []), corun: tenants.map(() => []), corunRuns: [], timeline: null,
+            rounds: 0, extendedRounds: 0, budgetReached: false, elapsedMs: 0,
+        };
         if (options.signal?.aborted) this.onCallerAbort();
         options.signal?.addEventListener('abort', this.onCallerAbort);
     }
@@ -189,16 +210,77 @@ export class RunSession {
         }
     }
 
-    /** Step 4: rounds of every tenant alone, then all co-running under the schedule, until done, cancelled or failed. */
+    /**
+     * Step 4: the rounds (./rounds.ts): a warm-up round whose requests are discarded, the planned
+     * rounds, then rounds added until every tenant has the requests its SLOs need, within the
+     * budget. Stops early when cancelled or failed.
+     */
     async measure(): Promise<void> {
-        for (let round = 0; round < this.rounds; round++) {
-            if (this.measureSolo) {
-                for (let i = 0; i < this.tenants.length; i++) {
-                    if (await this.soloPhase(i, round)) return;
+        const started = performance.now();
+        const m = this.measured;
+        m.hostBefore = hostSnapshot();
+        try {
+            // A warm-up of no length is no warm-up round: `benchmark { warmup 0 }` skips it.
+            if (this.protocol.warmup.warmupMs > 0 && await this.round(-1)) return;
+            const roundTimes: number[] = [];
+            const overBudget = () => {
+                const spent = performance.now() - started;
+                const next = roundTimes.length ? roundTimes.reduce((a, b) => a + b, 0) / roundTimes.length : 0;
+                return m.rounds >= MIN_ROUNDS && spent + next > this.protocol.budgetMs;
+            };
+            const measureRound = async () => {
+                const t0 = performance.now();
+                const stop = await this.round(m.rounds);
+                roundTimes.push(performance.now() - t0);
+                m.rounds++;
+                return stop;
+            };
+            for (let r = 0; r < this.protocol.rounds; r++) {
+                if (overBudget()) {
+                    m.budgetReached = true;
+                    m.note = `the budget of ${formatMs(this.protocol.budgetMs)} stopped the run after ${m.rounds} of ${this.protocol.rounds} rounds`;
+                    return;
                 }
+                if (await measureRound()) return;
             }
-            if (this.measureCorun && await this.corunPhase(round)) return;
+            const needs = () => this.tenants.map((t, i) => {
+                const phase = this.measureCorun ? m.corun[i] : m.solo[i];
+                return { tenant: t.name, needed: requestsNeeded(t, this.protocol.minRequests), measured: phase.reduce((a, d) => a + (d?.latenciesMs.length ?? 0), 0), rounds: m.rounds };
+            });
+            const wanted = roundsToAdd(needs());
+            if (wanted === 0) return;
+            const short = needs().filter(n => n.measured < n.needed).map(n => `${n.tenant} had ${n.measured} of the ${n.needed} requests it needs`).join('; ');
+            this.progress.extend(Number.isFinite(wanted) ? wanted : 1, this.phasesPerRound);
+            while (roundsToAdd(needs()) > 0) {
+                if (overBudget()) {
+                    m.budgetReached = true;
+                    break;
+                }
+                if (await measureRound()) return;
+                m.extendedRounds++;
+            }
+            const still = needs().filter(n => n.measured < n.needed);
+            m.note = `extended by ${m.extendedRounds} round${m.extendedRounds === 1 ? '' : 's'} (${short})` +
+                (still.length ? `; the budget of ${formatMs(this.protocol.budgetMs)} stopped it with ${still.map(n => `${n.tenant} at ${n.measured} of ${n.needed}`).join(', ')}` : '');
+        } finally {
+            m.elapsedMs = performance.now() - started;
+            m.hostAfter = hostSnapshot();
         }
+    }
+
+    /**
+     * One round: every tenant alone and all co-running. Round −1 is the warm-up (nothing kept).
+     * Odd rounds run co-run first. True when the run must stop.
+     */
+    private async round(round: number): Promise<boolean> {
+        this.progress.round = round + 1;
+        const solo = async () => {
+            if (!this.measureSolo) return false;
+            for (let i = 0; i < this.tenants.length; i++) if (await this.soloPhase(i, round)) return true;
+            return false;
+        };
+        const corun = async () => this.measureCorun && this.corunPhase(round);
+        return round % 2 === 1 ? (await corun()) || solo() : (await solo()) || corun();
     }
 
     /**
@@ -231,10 +313,15 @@ export class RunSession {
     }
 
     /** What the run measured, per tenant and phase, and how it ended (for report/build.ts). */
-    outcome(): { ending: Readonly<Ending>; plans: readonly TenantPlan[]; data: Readonly<PhaseData>; adapter: TenantDevice['adapter'] | null } {
+    outcome(): { ending: Readonly<Ending>; plans: readonly TenantPlan[]; measured: Readonly<MeasuredRounds>; adapter: TenantDevice['adapter'] | null } {
         if (this.ending.status === 'cancelled') this.ending.reason ??= 'cancelled (SIGINT/SIGTERM or the caller\'s signal)';
         this.emit({ type: 'phase', phase: 'report' });
-        return { ending: this.ending, plans: this.plans, data: this.data, adapter: this.devices[0]?.adapter ?? null };
+        return { ending: this.ending, plans: this.plans, measured: this.measured, adapter: this.devices[0]?.adapter ?? null };
+    }
+
+    /** Phases in one round: each tenant alone (when measured solo) and the co-run. */
+    get phasesPerRound(): number {
+        return (this.measureSolo ? this.tenants.length : 0) + (this.measureCorun ? 1 : 0);
     }
 
     private get stepTimeoutMs(): number { return this.options.stepTimeoutMs ?? 60_000; }
@@ -277,20 +364,22 @@ export class RunSession {
     /** Tenant i alone for one round; true when the run must stop. */
     private async soloPhase(i: number, round: number): Promise<boolean> {
         const name = this.tenants[i].name;
-        this.emit({ type: 'phase', phase: 'solo', tenant: name });
+        this.emit({ type: 'phase', phase: 'solo', tenant: name, round: round + 1 });
         const record = await this.runPhase([i], round, f => this.progress.phase('solo', f, name));
-        const summary = await summarizePhase(record, [this.runners[i]], false);
-        this.data.solo[i] = mergePhaseData(this.data.solo[i], summary.tenants[0]);
+        if (round >= 0) this.measured.solo[i][round] = (await summarizePhase(record, [this.runners[i]], false)).tenants[0];
         return this.finishPhase(record, `solo phase of ${name}`);
     }
 
     /** All tenants co-running for one round; true when the run must stop. */
     private async corunPhase(round: number): Promise<boolean> {
-        this.emit({ type: 'phase', phase: 'corun' });
+        this.emit({ type: 'phase', phase: 'corun', round: round + 1 });
         const record = await this.runPhase(this.tenants.map((_, i) => i), round, f => this.progress.phase('corun', f));
-        const summary = await summarizePhase(record, this.runners, true);
-        summary.tenants.forEach((d, i) => { this.data.corun[i] = mergePhaseData(this.data.corun[i], d); });
-        if (round === 0) this.data.timeline = summary.timeline;
+        if (round >= 0) {
+            const summary = await summarizePhase(record, this.runners, true);
+            summary.tenants.forEach((d, i) => { this.measured.corun[i][round] = d; });
+            this.measured.corunRuns[round] = summary.runs;
+            this.measured.timeline ??= summary.timeline;
+        }
         return this.finishPhase(record, 'co-run phase');
     }
 
@@ -300,10 +389,11 @@ export class RunSession {
             return {
                 name: t.name, priority: t.priority, arrival: t.arrival, slos: t.slos, runner: this.runners[i], ops: this.views[i],
                 // Same arrival sequence solo and co-run within a round, so slowdowns compare like with like.
-                random: createRandom(this.options.ir.benchmark.seed, round === 0 ? `arrivals/${t.name}` : `arrivals/${t.name}/${round}`),
+                random: createRandom(this.options.ir.benchmark.seed, round < 0 ? `arrivals/${t.name}/warmup` : `arrivals/${t.name}/${round}`),
             };
         });
-        return runPhase({ tenants, policy: this.policy, limit: this.limit, signal: this.signal, maxPhaseMs: this.maxPhaseMs, onProgress });
+        const limit = round < 0 ? this.protocol.warmup : this.protocol.round(round);
+        return runPhase({ tenants, policy: this.policy, limit, signal: this.signal, maxPhaseMs: this.maxPhaseMs, onProgress });
     }
 
     /** Folds a phase's ending into the run's; true when the run must stop (failed or cancelled). */

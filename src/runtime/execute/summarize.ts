@@ -10,21 +10,13 @@ import type { TenantPlan } from '../plan/tenant-plan.js';
 import type { TenantRunner } from '../gpu/tenant-runner.js';
 import { withTimeout } from '../gpu/wait.js';
 import type { PhaseRecord } from './phase.js';
+import type { OpRun } from '../report/attribution.js';
+
+export type { OpRun };
 
 /** Requests of the co-run phase whose kernels the timeline shows, and the most intervals it keeps. */
 const TIMELINE_REQUESTS = 50;
 const TIMELINE_MAX_INTERVALS = 4000;
-
-/** One phase's data over repetitions: samples (latencies, op times) concatenated, windows and unfinished summed. */
-export function mergePhaseData(a: TenantPhaseData | undefined, b: TenantPhaseData | undefined): TenantPhaseData | undefined {
-    if (!a || !b) return b ?? a;
-    return {
-        latenciesMs: [...a.latenciesMs, ...b.latenciesMs],
-        windowMs: a.windowMs + b.windowMs,
-        unfinished: a.unfinished + b.unfinished,
-        opTimesMs: a.opTimesMs.map((x, k) => [...x, ...(b.opTimesMs[k] ?? [])]),
-    };
-}
 
 /** The plan's ops as the results report them. */
 export function opSummaries(plan: TenantPlan): OpSummary[] {
@@ -41,61 +33,68 @@ export function opSummaries(plan: TenantPlan): OpSummary[] {
     }));
 }
 
-/** Latencies, per-op times and (co-run) the aligned kernel timeline of a phase. */
-export async function summarizePhase(record: PhaseRecord, runners: TenantRunner[], withTimeline: boolean): Promise<{ tenants: TenantPhaseData[]; timeline: Results['timeline'] }> {
+/** What one phase measured: per tenant its round data, the kernel runs of its measured requests (co-run), and the timeline excerpt. */
+export interface PhaseSummary {
+    tenants: TenantPhaseData[];
+    runs: OpRun[];
+    timeline: Results['timeline'];
+}
+
+/**
+ * Latencies, per-op times, where each request's time went, and (co-run) the kernel runs aligned
+ * to wall time. Each device's clock is mapped to wall time by the earliest (completion − last
+ * kernel end) over its requests.
+ */
+export async function summarizePhase(record: PhaseRecord, runners: TenantRunner[], corun: boolean): Promise<PhaseSummary> {
     const measuredStart = record.startedAt + record.limit.warmupMs;
     const intervals: NonNullable<Results['timeline']>['intervals'] = [];
+    const runs: OpRun[] = [];
     let truncated = false;
     const tenants: TenantPhaseData[] = [];
     for (let ti = 0; ti < runners.length; ti++) {
         const runner = runners[ti];
         const done = record.completed[ti];
-        const measured = done.filter(r => r.measured);
         const steps = await withTimeout(Promise.all(done.map(r => Promise.all(r.steps))), 10_000, 'reading GPU timestamps').catch(() => done.map(() => []));
-        const opCount = runner.opCount;
-        const times: number[][] = Array.from({ length: opCount }, () => []);
-        // Device clock → wall clock: the earliest (completion − last kernel end) over all requests.
+        const times: number[][] = Array.from({ length: runner.opCount }, () => []);
         let offset = Infinity;
         done.forEach((r, ri) => {
             let lastEnd = -Infinity;
-            for (const s of steps[ri]) if (s) for (const e of s.endMs) if (Number.isFinite(e)) lastEnd = Math.max(lastEnd, e);
+            for (const st of steps[ri]) if (st) for (const e of st.endMs) if (Number.isFinite(e)) lastEnd = Math.max(lastEnd, e);
             if (Number.isFinite(lastEnd)) offset = Math.min(offset, r.doneAt - lastEnd);
+        });
+        const latenciesMs: number[] = [];
+        const breakdown: TenantPhaseData['breakdown'] = [];
+        let timelineRequests = 0;
+        done.forEach((r, ri) => {
             if (!r.measured) return;
-            for (const s of steps[ri]) {
-                if (!s) continue;
-                for (let k = 0; k < s.startMs.length; k++) {
-                    const d = s.endMs[k] - s.startMs[k];
-                    if (Number.isFinite(d) && d >= 0) times[s.from + k].push(d);
+            let gpuMs = 0;
+            const inTimeline = corun && timelineRequests < TIMELINE_REQUESTS && Number.isFinite(offset);
+            if (inTimeline) timelineRequests++;
+            for (const st of steps[ri]) {
+                if (!st) continue;
+                for (let k = 0; k < st.startMs.length; k++) {
+                    const d = st.endMs[k] - st.startMs[k];
+                    if (!Number.isFinite(d) || d < 0) continue;
+                    times[st.from + k].push(d);
+                    gpuMs += d;
+                    if (!corun || !Number.isFinite(offset)) continue;
+                    const startMs = st.startMs[k] + offset - measuredStart, endMs = st.endMs[k] + offset - measuredStart;
+                    runs.push({ tenant: ti, op: st.from + k, startMs, endMs });
+                    if (!inTimeline) continue;
+                    if (intervals.length >= TIMELINE_MAX_INTERVALS) { truncated = true; continue; }
+                    intervals.push({ tenant: runner.compiled.name, request: r.id, op: runner.compiled.ops[st.from + k].planned.path, startMs, endMs });
                 }
             }
+            const latencyMs = r.doneMs - r.arrivalMs;
+            latenciesMs.push(latencyMs);
+            // Latency = time waiting with nothing of it submitted + time its steps were submitted; the GPU time is part of the latter.
+            const submitted = Math.min(latencyMs, r.submittedMs);
+            breakdown.push({ queueingMs: latencyMs - submitted, gpuMs: Math.min(gpuMs, submitted), hostMs: Math.max(0, submitted - gpuMs) });
         });
-        if (withTimeline && Number.isFinite(offset)) {
-            let taken = 0;
-            done.forEach((r, ri) => {
-                if (!r.measured || taken >= TIMELINE_REQUESTS) return;
-                taken++;
-                for (const s of steps[ri]) {
-                    if (!s) continue;
-                    for (let k = 0; k < s.startMs.length; k++) {
-                        if (!Number.isFinite(s.startMs[k])) continue;
-                        if (intervals.length >= TIMELINE_MAX_INTERVALS) { truncated = true; return; }
-                        intervals.push({
-                            tenant: runner.compiled.name, request: r.id, op: runner.compiled.ops[s.from + k].planned.path,
-                            startMs: s.startMs[k] + offset - measuredStart, endMs: s.endMs[k] + offset - measuredStart,
-                        });
-                    }
-                }
-            });
-            if (measured.length > TIMELINE_REQUESTS) truncated = true;
-        }
-        const lastDone = measured.reduce((m, r) => Math.max(m, r.doneMs), record.limit.warmupMs);
-        tenants.push({
-            latenciesMs: measured.map(r => r.doneMs - r.arrivalMs),
-            windowMs: lastDone - record.limit.warmupMs,
-            unfinished: record.unfinished[ti],
-            opTimesMs: times,
-        });
+        if (corun && latenciesMs.length > TIMELINE_REQUESTS) truncated = true;
+        const lastDone = done.reduce((m, r) => r.measured ? Math.max(m, r.doneMs) : m, record.limit.warmupMs);
+        tenants.push({ latenciesMs, windowMs: lastDone - record.limit.warmupMs, unfinished: record.unfinished[ti], opTimesMs: times, breakdown });
     }
     intervals.sort((a, b) => a.startMs - b.startMs);
-    return { tenants, timeline: withTimeline ? { phase: 'corun', intervals, truncated } : null };
+    return { tenants, runs, timeline: corun ? { phase: 'corun', intervals, truncated } : null };
 }

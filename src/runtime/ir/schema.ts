@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { ARRIVAL_KINDS, DEVICE_PREFERENCES, DTYPES, OP_KINDS, PRIORITIES, SCHEDULE_POLICIES, SLO_PERCENTILES, SYNC_MODES, wordList } from './vocabulary.js';
 
 /** Bump on any change that an older reader would misread. */
-export const IR_VERSION = 1;
+export const IR_VERSION = 2;
 
 const int = z.number({ error: 'must be an integer' }).int({ error: 'must be an integer' });
 const positiveInt = z.number({ error: 'must be a positive integer' }).int({ error: 'must be a positive integer' }).positive({ error: 'must be a positive integer' });
@@ -139,11 +139,20 @@ export const scheduleSchema = z.discriminatedUnion('policy', [
     z.object({ policy: z.literal('auto') }),
 ], { error: `must be { policy: ${SCHEDULE_POLICIES.join(' | ')}, … }` });
 
+/** How a run measures (execute/rounds.ts): rounds of every tenant solo then all co-running, after a warm-up round. */
 export const benchmarkSchema = z.object({
+    /** Measured time per phase over all rounds (time mode). */
     durationMs: finite.positive({ error: 'must be a positive number' }),
+    /** Each phase's time in the warm-up round, whose requests are discarded. */
     warmupMs: finite.nonnegative({ error: 'must be ≥ 0' }),
+    /** Request-count mode: measured requests per tenant and phase over all rounds. */
     requests: positiveInt.optional(),
-    repetitions: positiveInt.optional(),
+    /** Measured rounds (default execute/rounds.ts DEFAULT_ROUNDS). */
+    rounds: positiveInt.optional(),
+    /** The cap on the whole measurement, extension included. */
+    budgetMs: finite.positive({ error: 'must be a positive number' }).optional(),
+    /** Requests each tenant needs per phase; rounds are added (within the budget) until it has them. */
+    minRequests: positiveInt.optional(),
     seed: int,
 });
 

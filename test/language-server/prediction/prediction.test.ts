@@ -284,7 +284,7 @@ workload w {
         expect(await hintAt(d, 3)).toBe(` ≈${formatMs(p.tenants[0].ops[1].soloMs)}?`); // not measured: the prediction alone
     });
 
-    it('compares typical (median) op times when the results carry medians, and means for older results files', async () => {
+    it('compares typical (median) op times, measured and predicted', async () => {
         // A host whose mean GPU time is 1.25× the median: an op's typical time is its mean prediction / 1.25.
         writeFileSync(path.join(dir, '.tenancy', 'device-profile.json'), JSON.stringify({ ...calibrated(1), hostMeanFactor: { gpu: 1.25, wall: 1 } }));
         const d = await open(`${model}
@@ -301,19 +301,13 @@ workload w {
         expect(before).toContain(`Kernels: \`${op.launches[0].name}\` ${formatMs(op.launches[0].ms / 1.25)}`);
         const uri = d.uri.toString();
         // One stalled pass doubled the op's mean; its median is the typical time.
-        const run = (medians: boolean) => [tenantResult('a', { requests: 50, soloBase: 5, corunBase: 6, uri, ops: [{
-            path: op.path, line: 2, soloMs: op.soloP50Ms * 2, corunMs: op.soloP50Ms * 2.5,
-            ...(medians ? { soloP50Ms: op.soloP50Ms * 1.1, corunP50Ms: op.soloP50Ms * 1.32 } : {}),
-        }] })];
-        await measure(d, run(true));
+        await measure(d, [tenantResult('a', { requests: 50, soloBase: 5, corunBase: 6, uri, ops: [{
+            path: op.path, line: 2, soloMs: op.soloP50Ms * 2, corunMs: op.soloP50Ms * 2.5, soloP50Ms: op.soloP50Ms * 1.1, corunP50Ms: op.soloP50Ms * 1.32,
+        }] })]);
         expect(await hintAt(d, 2)).toBe(` ≈${formatMs(op.soloP50Ms)} · measured ${formatMs(op.soloP50Ms * 1.1)} (${formatError(op.soloP50Ms, op.soloP50Ms * 1.1)}) · co-run ${formatMs(op.soloP50Ms * 1.32)}, 1.20× solo`);
         const hover = await hoverAt(d, 'dense(x, 512)');
         expect(hover).toContain(`| ${formatMs(op.soloP50Ms)} | ${formatMs(op.soloP50Ms * op.corunMs / op.soloMs)} | ${formatMs(op.soloP50Ms * 1.1)} (${formatError(op.soloP50Ms, op.soloP50Ms * 1.1)}) |`);
         expect(hover).toContain('typical (median) GPU time per request, predicted; measured in the latest run');
-        // A results file written before medians were recorded: means against the mean prediction.
-        await measure(d, run(false));
-        expect(await hintAt(d, 2)).toBe(` ≈${formatMs(op.soloMs)} · measured ${formatMs(op.soloP50Ms * 2)} (${formatError(op.soloMs, op.soloP50Ms * 2)}) · co-run ${formatMs(op.soloP50Ms * 2.5)}, 1.25× solo`);
-        expect(await hoverAt(d, 'dense(x, 512)')).toContain('mean GPU time per request, predicted; measured in the latest run');
     });
 
     it('sums a repeated line over its instances, the same figure in the hint and in the hover total', async () => {
@@ -353,6 +347,7 @@ workload w {
         const op = predictionOf(d).tenants[0].ops[0];
         const a = tenantResult('a', { requests: 10, soloBase: 5, corunBase: 5, uri: d.uri.toString(), ops: [{ path: op.path, line: 2, soloMs: 1, corunMs: 2 }] });
         a.ops[0]!.soloMs = null;
+        a.ops[0]!.soloP50Ms = null;
         await measure(d, [a], 'cancelled');
         expect(await hintAt(d, 2)).toBe(` ≈${formatMs(op.soloMs)}? · measured co-run 2.00 ms (${formatError(op.corunMs, 2)}) (cancelled run) (a; 1 more tenant)`);
     });
