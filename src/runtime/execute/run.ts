@@ -19,7 +19,7 @@ import type { AdapterTuningCache } from '../tune/cache.js';
 import { missingTargets } from '../tune/plan-tuning.js';
 import { tuneTargets, type TuneOptions } from '../tune/tuner.js';
 import { readFileSync } from 'node:fs';
-import { openGpu, preferenceFromIr, requestTenantDevice, type AdapterPreference, type TenantDevice } from '../gpu/adapter.js';
+import { openGpu, requestTenantDevice, type AdapterPreference, type TenantDevice } from '../gpu/adapter.js';
 import { policyFor, scheduleName } from '../schedule/policy.js';
 import { buildResults, type OpSummary, type TenantPhaseData, type TenantRunData } from '../report/build.js';
 import type { Results, RunStatus } from '../report/schema.js';
@@ -108,7 +108,7 @@ export async function runWorkload(options: RunWorkloadOptions): Promise<Results>
     // its own arrival sequence, and their samples are merged.
     const repetitions = options.repetitions ?? ir.benchmark.repetitions ?? 1;
     const stepTimeoutMs = options.stepTimeoutMs ?? 60_000;
-    const preference = options.adapter ?? preferenceFromIr(ir.device.preference);
+    const preference = options.adapter ?? ir.device.preference;
     const startedAt = new Date();
 
     // Overall progress: compile 5 %, each phase an equal share, report the rest.
