@@ -20,7 +20,8 @@ const cli = join(dirname(fileURLToPath(import.meta.url)), 'tenancy.mjs');
 function runFiltered(args: string[]): Promise<void> {
     // POSIX: a session of its own, so that a terminal's Ctrl-C reaches only this process, which
     // passes it on once (the CLI takes a second SIGINT as "leave now, without partial results").
-    // Windows has no sessions: the console sends Ctrl-C to both processes itself.
+    // Windows has no sessions: the console sends Ctrl-C and Ctrl-Break to the CLI itself, so this
+    // process only outlives them (dying would take the CLI down before it writes partial results).
     const ownSession = process.platform !== 'win32';
     const child = spawn(process.execPath, [...process.execArgv, cli, ...args], {
         // The IPC channel tells the CLI when this process is gone (filtered-stderr.ts, exitWithLauncher).
@@ -31,6 +32,9 @@ function runFiltered(args: string[]): Promise<void> {
     const forwarded: NodeJS.Signals[] = ownSession ? ['SIGINT', 'SIGTERM', 'SIGHUP'] : ['SIGTERM'];
     const forward = (signal: NodeJS.Signals) => { child.kill(signal); };
     for (const signal of forwarded) process.on(signal, forward);
+    const ignored: NodeJS.Signals[] = ownSession ? [] : ['SIGINT', 'SIGBREAK'];
+    const ignore = () => {};
+    for (const signal of ignored) process.on(signal, ignore);
     const filter = new StderrFilter();
     child.stderr!.setEncoding('utf8');
     child.stderr!.on('data', (chunk: string) => {
@@ -47,6 +51,7 @@ function runFiltered(args: string[]): Promise<void> {
             const rest = filter.flush();
             if (rest) process.stderr.write(rest);
             for (const s of forwarded) process.off(s, forward);
+            for (const s of ignored) process.off(s, ignore);
             process.exitCode = code ?? exitCodes.internal;
             // Killed by a signal: die of the same one, so that our own parent sees what happened.
             if (signal) process.kill(process.pid, signal);
