@@ -1,7 +1,8 @@
 // Bundles the three programs Tenancy ships:
 //   out/extension/main.cjs        the VS Code client (CommonJS, `vscode` external)
 //   out/language-server/main.cjs  the language server (CommonJS, runs over IPC or --stdio)
-//   out/cli/main.mjs              the `tenancy` CLI and runtime (ESM, `webgpu` native module external)
+//   out/cli/main.mjs              the `tenancy` command: a launcher that runs the next one, filtering its stderr
+//   out/cli/tenancy.mjs           the CLI and runtime (ESM, `webgpu` native module external)
 //   out/report-view/main.js       the report webview's script (browser, chart.js inlined)
 // Usage: node esbuild.mjs [--watch] [--minify]
 // Tests and benchmarks that bundle the CLI themselves import `cliBuild` from here (same options).
@@ -24,7 +25,7 @@ const common = {
 /** The CLI bundle's options. */
 export const cliBuild = {
     ...common,
-    entryPoints: { 'cli/main': 'src/cli/main.ts' },
+    entryPoints: { 'cli/main': 'src/cli/launcher.ts', 'cli/tenancy': 'src/cli/main.ts' },
     outdir: 'out',
     outExtension: { '.js': '.mjs' },
     format: 'esm',

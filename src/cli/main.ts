@@ -1,7 +1,8 @@
 /**
  * The `tenancy` command — the composition root: the only place that joins the language
  * server's services (parsing, checking, lowering) with the runtime (GPU). One file per
- * subcommand in ./commands, each exporting `register(program)`.
+ * subcommand in ./commands, each exporting `register(program)`. Bundled as out/cli/tenancy.mjs and
+ * started by launcher.ts (out/cli/main.mjs), which filters its stderr.
  */
 import { Command } from 'commander';
 import { exitCodes } from '../protocol/exit-codes.js';
@@ -11,6 +12,9 @@ import * as calibrate from './commands/calibrate.js';
 import * as predict from './commands/predict.js';
 import * as check from './commands/check.js';
 import * as ir from './commands/ir.js';
+import { exitWithLauncher } from './filtered-stderr.js';
+
+exitWithLauncher(exitCodes.cancelled);
 
 const program = new Command()
     .name('tenancy')

@@ -78,3 +78,8 @@ export function formatSignedPercent(fraction: number): string {
     const r = Math.abs(p) >= 10 ? Math.round(p) : Math.round(p * 10) / 10;
     return `${r >= 0 ? '+' : '−'}${Math.abs(r)}%`;
 }
+
+/** `1 request`, `3 requests`. */
+export function plural(count: number, noun: string): string {
+    return `${count} ${noun}${count === 1 ? '' : 's'}`;
+}

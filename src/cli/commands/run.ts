@@ -25,7 +25,9 @@ import { loadWorkloadIr, WorkspaceInputError } from '../load-workspace.js';
 import { PROGRESS_PROTOCOL_VERSION, type ProgressEvent } from '../../protocol/progress.js';
 import { IrValidationError, parseWorkloadIr } from '../../runtime/ir/validate.js';
 import type { WorkloadIR } from '../../runtime/ir/types.js';
-import { NoAdapterError, type AdapterPreference } from '../../runtime/gpu/adapter.js';
+import { NoAdapterError } from '../../runtime/gpu/adapter.js';
+import type { AdapterPreference } from '../../protocol/adapter.js';
+import { adapterOptionHelp, parseAdapterOption } from '../adapter-option.js';
 import { CompileError } from '../../runtime/plan/tenant-plan.js';
 import { MemoryLimitError } from '../../runtime/plan/memory.js';
 import { ScheduleNotImplementedError, scheduleName } from '../../runtime/schedule/policy.js';
@@ -39,7 +41,6 @@ import { loadTuningCache } from '../../runtime/tune/cache.js';
 /** Tuning problems never stop a run: they are said on stderr. */
 const warnTuning = (message: string) => console.error(`tenancy run: warning: ${message}`);
 
-const ADAPTERS = ['auto', 'high-performance', 'low-power', 'fallback'];
 
 /** Parses "5s", "250ms", "1.5s", "2m" or a bare number of seconds into ms. */
 export function parseDuration(text: string): number {
@@ -91,7 +92,7 @@ interface RunOptions {
     requests?: string;
     json?: boolean;
     progress?: string;
-    adapter: string;
+    adapter?: string;
     resultsDir?: string;
     fusion: boolean;
     timing: string;
@@ -111,7 +112,7 @@ export function register(program: Command): void {
         .option('--requests <n>', 'measured requests per tenant and phase instead of a duration')
         .option('--json', 'print the results JSON on stdout (the table goes to stderr)')
         .option('--progress <format>', 'progress events on stdout: jsonl (the table goes to stderr)')
-        .option('--adapter <preference>', `adapter preference: ${ADAPTERS.join(', ')} (default: the workload's device line)`, '')
+        .option('--adapter <preference>', adapterOptionHelp("the workload's device line"))
         .option('--results-dir <dir>', 'where to write results (default <workspace>/.tenancy/results)')
         .option('--no-fusion', 'compile every IR op as its own kernel (no batch-norm folding or epilogue fusion)')
         .option('--timing <mode>', 'per-op timing: auto (GPU timestamps when available) or cpu', 'auto')
@@ -133,10 +134,16 @@ async function runCommand(file: string | undefined, opts: RunOptions): Promise<n
     let ir: WorkloadIR;
     let sourceFile: string;
     let durationMs: number | undefined, warmupMs: number | undefined, requests: number | undefined;
+    let adapter: AdapterPreference | undefined;
     try {
         if (opts.progress !== undefined && !progress) throw new UsageError(`--progress supports only 'jsonl'; found '${opts.progress}'`);
         if (progress && opts.json) throw new UsageError('--json and --progress jsonl both write to stdout; use one of them');
-        if (opts.adapter && !ADAPTERS.includes(opts.adapter)) throw new UsageError(`--adapter must be one of ${ADAPTERS.join(', ')}; found '${opts.adapter}'`);
+        if (opts.adapter !== undefined) {
+            const parsed = parseAdapterOption(opts.adapter);
+            if ('error' in parsed) throw new UsageError(parsed.error);
+            if (parsed.note) console.error(`tenancy run: ${parsed.note}`);
+            adapter = parsed.preference;
+        }
         if (!['auto', 'cpu'].includes(opts.timing)) throw new UsageError(`--timing must be auto or cpu; found '${opts.timing}'`);
         if (opts.duration !== undefined) durationMs = parseDuration(opts.duration);
         if (opts.warmup !== undefined) warmupMs = parseDuration(opts.warmup);
@@ -176,7 +183,7 @@ async function runCommand(file: string | undefined, opts: RunOptions): Promise<n
     try {
         const results = await runWorkload({
             ir, durationMs, warmupMs, requests, tenants: opts.tenant,
-            adapter: (opts.adapter || undefined) as AdapterPreference | undefined,
+            adapter,
             signal: controller.signal, onEvent: event => emit(progressEventOf(event)), fusion: opts.fusion, timing: opts.timing as 'auto' | 'cpu',
             // Cached variant choices per adapter; --tune measures the missing ones first.
             ...(opts.tune === false ? {} : {

@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import type { IrTenant, WorkloadIR } from '../ir/types.js';
 import type { KernelProvider } from '../plan/plan.js';
 import type { AdapterIdentity, TuningCache } from '../plan/tuning.js';
-import type { AdapterPreference } from '../gpu/adapter.js';
+import type { AdapterPreference } from '../../protocol/adapter.js';
 import type { DeviceProfile } from '../predict/profile.js';
 import { policyFor, scheduleName } from '../schedule/policy.js';
 import { buildResults } from '../report/build.js';

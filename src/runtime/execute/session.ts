@@ -18,7 +18,7 @@ import type { KernelProvider } from '../plan/plan.js';
 import { planWorkload, type TenantPlan, type TenantPlanOptions } from '../plan/tenant-plan.js';
 import { adapterKey, type TuningCache } from '../plan/tuning.js';
 import { compileTenant, type CompiledTenant } from '../gpu/compile.js';
-import { openGpu, preferenceFromIr, requestTenantDevice, type AdapterPreference, type TenantDevice } from '../gpu/adapter.js';
+import { openGpu, requestTenantDevice, type AdapterPreference, type TenantDevice } from '../gpu/adapter.js';
 import { GpuRunError, TenantRunner } from '../gpu/tenant-runner.js';
 import { withTimeout } from '../gpu/wait.js';
 import { defaultProfile } from '../predict/profile.js';
@@ -152,7 +152,7 @@ export class RunSession {
     async openDevices(): Promise<void> {
         this.emit({ type: 'phase', phase: 'compile' });
         this.gpu = openGpu();
-        const preference: AdapterPreference = this.options.adapter ?? preferenceFromIr(this.options.ir.device.preference);
+        const preference: AdapterPreference = this.options.adapter ?? this.options.ir.device.preference;
         for (const tenant of this.tenants) {
             const d = await withTimeout(requestTenantDevice(this.gpu, preference, `tenancy/${tenant.name}`, { timestamps: this.options.timing !== 'cpu' }),
                 30_000, `requesting a device for tenant ${tenant.name}`, this.options.signal);

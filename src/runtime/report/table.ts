@@ -5,7 +5,7 @@
  * slowed whom, and whether the figures are valid. Pure.
  */
 import { formatNeeds, formatRange, formatSlowdown, sloMark } from '../../protocol/figures.js';
-import { formatMs, formatPercent, formatRatio, msValue } from '../../protocol/units.js';
+import { formatMs, formatPercent, formatRatio, msValue, plural } from '../../protocol/units.js';
 import type { PhaseStats, Results, TenantResult } from './schema.js';
 import { requiredSamples } from './statistics.js';
 
@@ -54,7 +54,7 @@ export function interferenceTable(results: Results): string {
         ]);
     }
     const a = results.adapter, m = results.measurement;
-    const rounds = `${m.rounds} round${m.rounds === 1 ? '' : 's'}${m.roundMs !== null ? ` of ${formatMs(m.roundMs)} per phase` : ''} after a warm-up round`;
+    const rounds = `${plural(m.rounds, 'round')}${m.roundMs !== null ? ` of ${formatMs(m.roundMs)} per phase` : ''} ${m.warmupMs > 0 ? ' after a warm-up round' : ''}`;
     const lines = [
         `workload ${results.workload} — schedule ${results.config.policy}, ${rounds}, seed ${results.config.seed}` + (a ? ` — ${a.vendor} ${a.device}`.trimEnd() : ''),
         alignTable(rows),
@@ -73,7 +73,7 @@ export function interferenceTable(results: Results): string {
         if (worst) lines.push(`${t.name}: ${worst.aggressor} ran during ${formatPercent(worst.overlappedFraction)} of its co-run GPU time${worst.slowdown !== null ? `, its kernels ${formatRatio(worst.slowdown)} their solo time then` : ''}`);
     }
     const unfinished = results.tenants.filter(t => (t.corun?.unfinished ?? 0) + (t.solo?.unfinished ?? 0) > 0);
-    if (unfinished.length) lines.push(`overloaded: ${unfinished.map(t => `${t.name} left ${(t.corun?.unfinished ?? 0) + (t.solo?.unfinished ?? 0)} requests unfinished`).join('; ')} (their latencies are not in the percentiles)`);
+    if (unfinished.length) lines.push(`overloaded: ${unfinished.map(t => `${t.name} left ${plural((t.corun?.unfinished ?? 0) + (t.solo?.unfinished ?? 0), 'request')} unfinished`).join('; ')} (their latencies are not in the percentiles)`);
     if (results.host.warning) lines.push(`warning: ${results.host.warning}`);
     if (results.status !== 'complete') lines.push(`status: ${results.status}${results.reason ? ` — ${results.reason}` : ''}`);
     lines.push(results.valid ? 'valid: every SLO verdict is bounded' : `not valid: ${results.invalidReasons.join('; ')}`);
