@@ -13,12 +13,14 @@ import * as predict from './commands/predict.js';
 import * as check from './commands/check.js';
 import * as ir from './commands/ir.js';
 import { exitWithLauncher } from './filtered-stderr.js';
+import packageJson from '../../package.json' with { type: 'json' };
 
 exitWithLauncher(exitCodes.cancelled);
 
 const program = new Command()
     .name('tenancy')
     .description('Check, predict and run multi-tenant deep-learning workloads described in .tenancy files.')
+    .version(packageJson.version, '-V, --version', 'print the version of Tenancy')
     .showHelpAfterError()
     .exitOverride();
 

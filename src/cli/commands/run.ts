@@ -34,6 +34,8 @@ import { ScheduleNotImplementedError, scheduleName } from '../../runtime/schedul
 import { runWorkload } from '../../runtime/execute/run.js';
 import type { RunEvent } from '../../runtime/execute/events.js';
 import { interferenceTable } from '../../runtime/report/table.js';
+import type { Results } from '../../runtime/report/schema.js';
+import { formatMs } from '../../protocol/units.js';
 import { resultsPathsFor, sourcePathOf, workspaceFolderOf, writeResultsFiles } from '../../runtime/report/write.js';
 import { recordedPredictions } from '../../runtime/predict/record.js';
 import { loadTuningCache } from '../../runtime/tune/cache.js';
@@ -43,9 +45,9 @@ const warnTuning = (message: string) => console.error(`tenancy run: warning: ${m
 
 
 /** Parses "5s", "250ms", "1.5s", "2m" or a bare number of seconds into ms. */
-export function parseDuration(text: string): number {
+export function parseDuration(text: string, flag = '--duration/--warmup'): number {
     const m = /^(\d+(?:\.\d+)?)(ms|s|m)?$/.exec(text.trim());
-    if (!m) throw new UsageError(`--duration/--warmup must look like 5s, 250ms or 2m; found '${text}'`);
+    if (!m) throw new UsageError(`${flag} must look like 5s, 250ms or 2m; found '${text}'`);
     const v = Number(m[1]);
     return m[2] === 'ms' ? v : m[2] === 'm' ? v * 60_000 : v * 1000;
 }
@@ -98,6 +100,20 @@ interface RunOptions {
     timing: string;
     /** true → measure missing signatures; false → ignore the tuning cache; undefined → use it. */
     tune?: boolean;
+    rounds?: string;
+    budget?: string;
+    minRequests?: string;
+    failOn?: string[];
+}
+
+/** What `--fail-on` may name, and the exit code each gives. */
+const FAIL_ON = { slo: exitCodes.sloViolated, invalid: exitCodes.invalid } as const;
+
+/** A positive integer option, or a usage error naming it. */
+function positiveInt(text: string, flag: string): number {
+    const n = Number(text);
+    if (!Number.isInteger(n) || n < 1) throw new UsageError(`${flag} must be a positive integer; found '${text}'`);
+    return n;
 }
 
 export function register(program: Command): void {
@@ -110,6 +126,10 @@ export function register(program: Command): void {
         .option('--duration <time>', 'measured time per phase, e.g. 5s or 500ms (overrides the benchmark block)')
         .option('--warmup <time>', 'warm-up time per phase (overrides the benchmark block)')
         .option('--requests <n>', 'measured requests per tenant and phase instead of a duration')
+        .option('--rounds <n>', 'measured rounds, each every tenant alone then all co-running (overrides the benchmark block; default 8)')
+        .option('--budget <time>', 'the most the measurement may take, rounds added for SLOs included (default 30s, or twice the planned time)')
+        .option('--min-requests <n>', 'requests each tenant needs per phase; rounds are added within the budget until it has them')
+        .option('--fail-on <what...>', `exit with a code of its own when: slo (an SLO is violated, exit ${exitCodes.sloViolated}), invalid (the figures are not valid, exit ${exitCodes.invalid})`)
         .option('--json', 'print the results JSON on stdout (the table goes to stderr)')
         .option('--progress <format>', 'progress events on stdout: jsonl (the table goes to stderr)')
         .option('--adapter <preference>', adapterOptionHelp("the workload's device line"))
@@ -134,6 +154,7 @@ async function runCommand(file: string | undefined, opts: RunOptions): Promise<n
     let ir: WorkloadIR;
     let sourceFile: string;
     let durationMs: number | undefined, warmupMs: number | undefined, requests: number | undefined;
+    let rounds: number | undefined, budgetMs: number | undefined, minRequests: number | undefined;
     let adapter: AdapterPreference | undefined;
     try {
         if (opts.progress !== undefined && !progress) throw new UsageError(`--progress supports only 'jsonl'; found '${opts.progress}'`);
@@ -152,6 +173,13 @@ async function runCommand(file: string | undefined, opts: RunOptions): Promise<n
             if (!Number.isInteger(requests) || requests < 1) throw new UsageError(`--requests must be a positive integer; found '${opts.requests}'`);
         }
         if (durationMs !== undefined && durationMs <= 0) throw new UsageError('--duration must be positive');
+        if (opts.rounds !== undefined) rounds = positiveInt(opts.rounds, '--rounds');
+        if (opts.minRequests !== undefined) minRequests = positiveInt(opts.minRequests, '--min-requests');
+        if (opts.budget !== undefined) budgetMs = parseDuration(opts.budget, '--budget');
+        if (budgetMs !== undefined && budgetMs <= 0) throw new UsageError('--budget must be positive');
+        for (const what of opts.failOn ?? []) {
+            if (!(what in FAIL_ON)) throw new UsageError(`--fail-on takes ${Object.keys(FAIL_ON).join(' or ')}; found '${what}'`);
+        }
         const irFile = opts.ir ?? (file && /\.json$/i.test(file) ? file : undefined);
         if (irFile) {
             ir = await loadIrFile(resolve(irFile), opts.workload);
@@ -180,11 +208,14 @@ async function runCommand(file: string | undefined, opts: RunOptions): Promise<n
     process.on('SIGTERM', onTerm);
     const tenants = opts.tenant && opts.tenant.length ? opts.tenant : ir.tenants.map(t => t.name);
     emit({ type: 'start', version: PROGRESS_PROTOCOL_VERSION, workload: ir.workload, tenants, policy: scheduleName(ir.schedule) });
+    // On a terminal (and nothing else on stdout), one line that says where the run is.
+    const line = !progress && !opts.json && process.stderr.isTTY ? new ProgressLine(process.stderr) : undefined;
     try {
         const results = await runWorkload({
-            ir, durationMs, warmupMs, requests, tenants: opts.tenant,
+            ir, durationMs, warmupMs, requests, rounds, budgetMs, minRequests, tenants: opts.tenant,
             adapter,
-            signal: controller.signal, onEvent: event => emit(progressEventOf(event)), fusion: opts.fusion, timing: opts.timing as 'auto' | 'cpu',
+            signal: controller.signal, fusion: opts.fusion, timing: opts.timing as 'auto' | 'cpu',
+            onEvent: event => { emit(progressEventOf(event)); line?.update(event); },
             // Cached variant choices per adapter; --tune measures the missing ones first.
             ...(opts.tune === false ? {} : {
                 tune: {
@@ -196,7 +227,10 @@ async function runCommand(file: string | undefined, opts: RunOptions): Promise<n
             // The figures the editor showed, stored so prediction error stays visible.
             predictions: recordedPredictions(ir, workspaceFolderOf(sourceFile)),
         });
-        const paths = resultsPathsFor(sourceFile, ir.workload, opts.resultsDir);
+        line?.clear();
+        // A run of some of the tenants (▶ Run solo) has results of its own: the workload's co-run results stay.
+        const some = opts.tenant && opts.tenant.length > 0 && opts.tenant.length < ir.tenants.length ? opts.tenant : undefined;
+        const paths = resultsPathsFor(sourceFile, ir.workload, opts.resultsDir, some);
         const written = await writeResultsFiles(paths, results, new Date(results.finishedAt));
         const table = interferenceTable(results);
         if (opts.json) {
@@ -215,7 +249,7 @@ async function runCommand(file: string | undefined, opts: RunOptions): Promise<n
             console.error(`tenancy run: the run failed${results.failedOp ? ` at op ${results.failedOp}` : ''}: ${results.reason}`);
             return exitCodes.environment;
         }
-        return exitCodes.ok;
+        return failOnCode(results, opts.failOn ?? []);
     } catch (error) {
         if (error instanceof NoAdapterError) return fail(exitCodes.environment, error.message);
         if (error instanceof CompileError || error instanceof MemoryLimitError) return fail(exitCodes.inputErrors, error.message, error.opPath);
@@ -224,8 +258,55 @@ async function runCommand(file: string | undefined, opts: RunOptions): Promise<n
         if (error instanceof Error && /has no tenant/.test(error.message)) return fail(exitCodes.usage, error.message);
         return fail(exitCodes.internal, `internal error: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
     } finally {
+        line?.clear();
         process.off('SIGINT', onInt);
         process.off('SIGTERM', onTerm);
+    }
+}
+
+/** The exit code `--fail-on` asks for (a violated SLO before invalid figures), else 0; says why on stderr. */
+export function failOnCode(results: Results, failOn: readonly string[]): number {
+    if (failOn.includes('slo')) {
+        const violated = results.tenants.flatMap(t => t.slos.filter(s => s.verdict === 'violated').map(s => `${t.name} ${s.percentile} ≤ ${s.targetMs} ms`));
+        if (violated.length > 0) {
+            console.error(`tenancy run: SLO violated: ${violated.join(', ')} (--fail-on slo)`);
+            return FAIL_ON.slo;
+        }
+    }
+    if (failOn.includes('invalid') && !results.valid) {
+        console.error(`tenancy run: the figures are not valid: ${results.invalidReasons.join('; ')} (--fail-on invalid)`);
+        return FAIL_ON.invalid;
+    }
+    return exitCodes.ok;
+}
+
+/**
+ * The progress of a run as one line on a terminal, redrawn in place: `round 3/8 · co-run · 42 % · ETA 12 s`.
+ * The estimate is the elapsed time scaled by what is left of the overall fraction.
+ */
+class ProgressLine {
+    private readonly started = performance.now();
+    private phase = '';
+    private drawn = false;
+
+    constructor(private readonly stream: NodeJS.WriteStream) {}
+
+    update(event: RunEvent): void {
+        if (event.type === 'phase') {
+            this.phase = event.phase === 'solo' ? `solo ${event.tenant}` : event.phase === 'corun' ? 'co-run' : event.phase;
+            return;
+        }
+        const elapsed = performance.now() - this.started;
+        const eta = event.fraction > 0.05 && event.fraction < 1 ? ` · ETA ${formatMs(elapsed * (1 - event.fraction) / event.fraction)}` : '';
+        const round = event.round !== undefined && event.rounds !== undefined ? (event.round === 0 ? 'warm-up round · ' : `round ${event.round}/${event.rounds} · `) : '';
+        this.stream.write(`\r\x1b[K${round}${this.phase || event.phase} · ${Math.round(event.fraction * 100)} %${eta}`);
+        this.drawn = true;
+    }
+
+    /** Removes the line (before the table, or when the run ends). */
+    clear(): void {
+        if (this.drawn) this.stream.write('\r\x1b[K');
+        this.drawn = false;
     }
 }
 

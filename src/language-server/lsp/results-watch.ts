@@ -98,7 +98,8 @@ export class ResultsWatch {
         const prefix = `${path.basename(paths.latest, '.json')}.`;
         let names: string[];
         try {
-            names = readdirSync(paths.historyDir).filter(n => n.startsWith(prefix) && n.endsWith('.json')).sort().reverse();
+            // `<stem>.<workload>.<time>.json`: not the history of a run of some tenants (`….solo-a.<time>.json`).
+            names = readdirSync(paths.historyDir).filter(n => n.startsWith(prefix) && /^\d{4}-/.test(n.slice(prefix.length)) && n.endsWith('.json')).sort().reverse();
         } catch {
             return undefined;
         }

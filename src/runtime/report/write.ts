@@ -48,15 +48,21 @@ export function sourcePathOf(uri: string): string | undefined {
     return uri;
 }
 
-/** Results paths for a workload of a source file; `resultsDir` overrides `<workspace>/.tenancy/results`. */
-export function resultsPathsFor(sourceFile: string, workload: string, resultsDir?: string): ResultsPaths {
+/**
+ * Results paths for a workload of a source file; `resultsDir` overrides `<workspace>/.tenancy/results`.
+ * A run of some of the workload's tenants (`tenants`, e.g. ▶ Run solo) has files of its own,
+ * `<stem>.<workload>.solo-<tenant>.json` or `….tenants-<a>+<b>.json`, so it never replaces the
+ * workload's co-run results the editor shows.
+ */
+export function resultsPathsFor(sourceFile: string, workload: string, resultsDir?: string, tenants?: readonly string[]): ResultsPaths {
     const dir = resolve(resultsDir ?? join(workspaceFolderOf(sourceFile), '.tenancy', 'results'));
-    const stem = basename(sourceFile, extname(sourceFile));
+    const part = !tenants || tenants.length === 0 ? '' : tenants.length === 1 ? `.solo-${tenants[0]}` : `.tenants-${tenants.join('+')}`;
+    const name = `${basename(sourceFile, extname(sourceFile))}.${workload}${part}`;
     const historyDir = join(dir, 'history');
     return {
-        latest: join(dir, `${stem}.${workload}.json`),
+        latest: join(dir, `${name}.json`),
         historyDir,
-        historyFile: (time: Date) => join(historyDir, `${stem}.${workload}.${time.toISOString().replace(/:/g, '-')}.json`),
+        historyFile: (time: Date) => join(historyDir, `${name}.${time.toISOString().replace(/:/g, '-')}.json`),
     };
 }
 

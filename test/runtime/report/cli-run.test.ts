@@ -67,6 +67,18 @@ describe('tenancy run (CLI)', () => {
         expect(r.stderr).toMatch(/bad\.tenancy:2:\d+ error unknown-op/);
     });
 
+    it('prints its version', async () => {
+        const r = await runCli(['--version']);
+        expect(r.code).toBe(0);
+        expect(r.stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
+    });
+
+    it('refuses what --fail-on, --rounds and --budget do not take, exit 64', async () => {
+        expect((await runCli(['run', '--ir', fixture, '--fail-on', 'slow'])).stderr).toContain("--fail-on takes slo or invalid; found 'slow'");
+        expect((await runCli(['run', '--ir', fixture, '--rounds', '0'])).code).toBe(64);
+        expect((await runCli(['run', '--ir', fixture, '--budget', 'forever'])).stderr).toContain("--budget must look like 5s, 250ms or 2m; found 'forever'");
+    });
+
     it('usage errors exit 64', async () => {
         const r = await runCli(['run', '--ir', fixture, '--duration', 'soon']);
         expect(r.code).toBe(64);
@@ -110,6 +122,31 @@ describe.skipIf(!gpu)('tenancy run on the software adapter (CLI)', () => {
         const results = parseResults(JSON.parse(readFileSync(join(dir, 'ok.w.json'), 'utf8')));
         expect(results.tenants.map(t => t.name)).toEqual(['a', 'b']);
         expect(results.sourceUri).toMatch(/ok\.tenancy$/);
+    });
+
+    it('--fail-on gives CI an exit code of its own: 3 for a violated SLO, 4 for figures that are not valid', async () => {
+        const ir = JSON.parse(readFileSync(fixture, 'utf8'));
+        ir.tenants[0].slos = [{ percentile: 'p50', ms: 0.001 }];
+        const tight = join(work, 'tight.json');
+        writeFileSync(tight, JSON.stringify(ir));
+        // A budget of a second: no room for the rounds the SLO percentiles would need.
+        const args = ['--duration', '200ms', '--warmup', '50ms', '--rounds', '2', '--budget', '1s', '--results-dir', join(work, 'results-fail')];
+        const slo = await runCli(['run', '--ir', tight, ...args, '--fail-on', 'slo', 'invalid']);
+        expect(slo.code, slo.stderr).toBe(3);
+        expect(slo.stderr).toMatch(/SLO violated: small p50 ≤ 0\.001 ms \(--fail-on slo\)/);
+        // The tenants' p99 and p95 cannot be bounded in 200 ms: not valid.
+        const invalid = await runCli(['run', '--ir', fixture, ...args, '--fail-on', 'invalid']);
+        expect(invalid.code, invalid.stderr).toBe(4);
+        expect(invalid.stderr).toMatch(/the figures are not valid: .* \(--fail-on invalid\)/);
+        expect((await runCli(['run', '--ir', fixture, ...args])).code).toBe(0);
+    });
+
+    it('a run of one tenant writes results of its own, leaving the workload\'s co-run results', async () => {
+        const dir = join(work, 'results-solo');
+        const r = await runCli(['run', '--ir', fixture, '--tenant', 'small', '--duration', '200ms', '--warmup', '50ms', '--results-dir', dir]);
+        expect(r.code, r.stderr).toBe(0);
+        expect(readdirSync(dir).filter(n => n.endsWith('.json'))).toEqual(['two-mlps.two_mlps.solo-small.json']);
+        expect(readdirSync(join(dir, 'history'))[0]).toMatch(/^two-mlps\.two_mlps\.solo-small\.\d{4}-/);
     });
 
     it('SIGTERM stops the run within a second, writes cancelled results, exit 130', async () => {

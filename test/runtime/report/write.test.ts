@@ -14,6 +14,9 @@ describe('results paths', () => {
         expect(p.latest).toBe(join(ws, '.tenancy', 'results', 'demo.mix.json'));
         expect(p.historyFile(new Date('2026-01-02T03:04:05.678Z'))).toBe(join(ws, '.tenancy', 'results', 'history', 'demo.mix.2026-01-02T03-04-05.678Z.json'));
         expect(resultsPathsFor(file, 'mix', join(ws, 'out')).latest).toBe(join(ws, 'out', 'demo.mix.json'));
+        // A run of some tenants keeps its own files.
+        expect(resultsPathsFor(file, 'mix', join(ws, 'out'), ['a']).latest).toBe(join(ws, 'out', 'demo.mix.solo-a.json'));
+        expect(resultsPathsFor(file, 'mix', join(ws, 'out'), ['a', 'b']).historyFile(new Date(0))).toBe(join(ws, 'out', 'history', 'demo.mix.tenants-a+b.1970-01-01T00-00-00.000Z.json'));
     });
 });
 
