@@ -4,6 +4,9 @@
  * and `tenancy predict` so that both say the same thing.
  */
 import type { OpResult, Results, TenantResult } from '../../runtime/report/schema.js';
+import { describeAttribution } from '../../runtime/report/attribution.js';
+import { requiredSamples } from '../../runtime/report/statistics.js';
+import { formatBoundedMs, formatNeeds, formatRange, formatSlowdown as formatInterval, sloMark } from '../../protocol/figures.js';
 import type { OpPrediction, TenantPrediction, WorkloadPrediction } from '../../runtime/predict/workload.js';
 
 /** `0.42 ms`, `12.3 ms`, `1.25 s`, `∞` — three significant figures, unit chosen by size. */
@@ -211,11 +214,16 @@ export function tenantHint(t: TenantPrediction, measured: TenantResult | undefin
     let text = `≈ p50 ${formatMs(f.p50)} · p99 ${formatMs(f.p99)} ${phase}${uncalibrated ? ' (uncalibrated)' : ''}`;
     // The phase the code lens summarises too: co-run when the run had one, else solo (a solo run).
     const measuredPhase = measured?.corun ? 'corun' : measured?.solo ? 'solo' : undefined;
-    const m = measuredPhase && measured?.[measuredPhase]?.latencyMs.p99;
-    if (measuredPhase && typeof m === 'number' && Number.isFinite(m)) {
-        const predicted = measuredPhase === 'corun' ? t.corun.p99 : t.solo.p99;
+    const stats = measuredPhase ? measured?.[measuredPhase] : undefined;
+    if (measuredPhase && stats) {
         const label = (measuredPhase === 'corun') === multiTenant ? '' : measuredPhase === 'corun' ? ' co-run' : ' solo';
-        text += ` · measured p99 ${formatMs(m)}${label} (${formatError(predicted, m)})`;
+        const bounds = stats.boundsMs.p99;
+        if (bounds && bounds.high !== null) {
+            const predicted = measuredPhase === 'corun' ? t.corun.p99 : t.solo.p99;
+            text += ` · measured p99 ${formatBoundedMs(stats.latencyMs.p99, bounds.low, bounds.high)}${label} (${formatError(predicted, stats.latencyMs.p99)})`;
+        } else {
+            text += ` · measured p99 ${formatNeeds(requiredSamples('p99'), stats.requests)}${label}`;
+        }
     }
     return text;
 }
@@ -254,6 +262,14 @@ export function opHoverMarkdown(rows: { tenant: string; op: OpPrediction; measur
         }
     }
     if (rows.length > maxRows) lines.push('', `…and ${rows.length - maxRows} more instances`);
+    // Who slowed it in the co-run rounds (from the kernel timeline), per tenant instance measured.
+    const attributions = rows.flatMap(r => {
+        const match = measuredOp(r.measured, r.op);
+        const o = match?.kind === 'ops' ? match.ops[0] : undefined;
+        const text = o ? describeAttribution(o.attribution, o.soloP50Ms) : undefined;
+        return text ? [`- \`${r.tenant}\`${instanceOf(r.op.path) ? ` · ${instanceOf(r.op.path)}` : ''}: ${text}${o?.slowdown ? `; median ${formatInterval(o.slowdown)}` : ''}`] : [];
+    });
+    if (attributions.length) lines.push('', 'Co-run in the latest run (times over its median solo time):', ...attributions.slice(0, maxRows));
     lines.push('', anyMeasured
         ? `Solo and co-run: typical (median) GPU time per request, predicted; measured in the latest run; error = (predicted − measured) / measured; × = co-run / solo.`
         : 'Solo and co-run: typical (median) GPU time per request, predicted.');
@@ -274,8 +290,10 @@ export function tenantHoverMarkdown(t: TenantPrediction, p: WorkloadPrediction, 
     const lines: string[] = [`**Predicted** — ${profileLabel(p)}`, ''];
     const row = (label: string, f: TenantPrediction['solo'], m: TenantResult['solo'] | undefined) => {
         const cell = (x: number, key: 'p50' | 'p99' | 'mean') => {
-            const mv = m?.latencyMs[key];
-            return typeof mv === 'number' ? `${formatMs(x)} (measured ${formatMs(mv)}, ${formatError(x, mv)})` : formatMs(x);
+            if (!m) return formatMs(x);
+            const b = m.boundsMs[key];
+            if (!b || b.high === null) return `${formatMs(x)} (measured ${key === 'mean' ? formatMs(m.latencyMs.mean) : formatNeeds(requiredSamples(key), m.requests)})`;
+            return `${formatMs(x)} (measured ${formatBoundedMs(m.latencyMs[key], b.low, b.high)}, ${formatError(x, m.latencyMs[key])})`;
         };
         lines.push(`| ${label} | ${cell(f.mean, 'mean')} | ${cell(f.p50, 'p50')} | ${cell(f.p99, 'p99')} |`);
     };
@@ -288,9 +306,26 @@ export function tenantHoverMarkdown(t: TenantPrediction, p: WorkloadPrediction, 
         ` · utilisation ${formatPercent(t.corunUtilisation)}${t.openLoop ? '' : ' (closed loop)'}`);
     for (const s of t.slos) {
         const verdict = s.verdict === 'ok' ? '✓ met' : s.verdict === 'infeasible' ? '✗ infeasible even solo' : '⚠ at risk under co-run';
-        lines.push(`- SLO ${s.percentile} ≤ ${formatMs(s.targetMs)}: ${verdict} (predicted ${formatMs(multi ? s.corunMs : s.soloMs)})`);
+        const run = measured?.slos.find(m => m.percentile === s.percentile);
+        const seen = run ? `; measured ${run.verdict === 'invalid' ? `invalid (needs ${run.requestsNeeded} requests)` : `${sloMark(run.verdict)}${run.boundsMs ? ` (${formatRange(run.boundsMs.low, run.boundsMs.high)} ms)` : ''}`}` : '';
+        lines.push(`- SLO ${s.percentile} ≤ ${formatMs(s.targetMs)}: ${verdict} (predicted ${formatMs(multi ? s.corunMs : s.soloMs)})${seen}`);
     }
+    if (measured) lines.push(...measuredTenantLines(measured));
     return lines.join('\n');
+}
+
+/** What the latest run measured of a tenant beyond its percentiles: slowdowns with intervals, where time went, who slowed it, validity. */
+function measuredTenantLines(m: TenantResult): string[] {
+    const lines = ['', '**Measured** in the latest run (95 % intervals):'];
+    const slowdowns = (['mean', 'p50', 'p99'] as const).flatMap(k => m.slowdown[k] ? [`${k} ${formatInterval(m.slowdown[k]!)}`] : []);
+    if (slowdowns.length) lines.push(`- co-run / solo: ${slowdowns.join(' · ')}${m.noise?.low != null && m.noise.high != null ? ` — A/A noise ${formatRange(m.noise.low, m.noise.high)}` : ''}`);
+    const s = m.solo?.breakdown, c = m.corun?.breakdown;
+    if (s && c) lines.push(`- mean latency, solo → co-run: queueing ${formatMs(s.queueingMs)} → ${formatMs(c.queueingMs)}, GPU ${formatMs(s.gpuMs)} → ${formatMs(c.gpuMs)}, host ${formatMs(s.hostMs)} → ${formatMs(c.hostMs)}`);
+    for (const i of m.interference.filter(x => x.overlappedFraction > 0)) {
+        lines.push(`- \`${i.aggressor}\` ran during ${formatPercent(i.overlappedFraction)} of its co-run GPU time${i.slowdown !== null ? `; its kernels took ${i.slowdown.toFixed(2)}× their solo time then` : ''}`);
+    }
+    if (!m.valid) lines.push(`- *not valid:* ${m.invalidReasons.join('; ')}`);
+    return lines;
 }
 
 /** Markdown of a workload's device load. */
