@@ -190,7 +190,7 @@ export function workspaceStatus(watch: ResultsWatch, document: LangiumDocument |
         if (latest?.kind !== 'ok') continue;
         const r = latest.results;
         if (!lastRun || r.finishedAt > lastRun.finishedAt) {
-            lastRun = { workload: r.workload, finishedAt: r.finishedAt, status: r.status, resultsPath: latest.path };
+            lastRun = { workload: r.workload, finishedAt: r.finishedAt, status: r.status, resultsPath: latest.path, valid: r.valid, ...(r.host.warning ? { hostWarning: r.host.warning } : {}) };
             adapter = profile.adapter ?? adapterName(r.adapter) ?? adapter;
         }
     }
