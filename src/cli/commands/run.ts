@@ -38,6 +38,7 @@ import type { Results } from '../../runtime/report/schema.js';
 import { formatMs } from '../../protocol/units.js';
 import { resultsPathsFor, sourcePathOf, workspaceFolderOf, writeResultsFiles } from '../../runtime/report/write.js';
 import { recordedPredictions } from '../../runtime/predict/record.js';
+import { locateProfile } from '../../runtime/predict/profile-store.js';
 import { loadTuningCache } from '../../runtime/tune/cache.js';
 
 /** Tuning problems never stop a run: they are said on stderr. */
@@ -207,6 +208,7 @@ async function runCommand(file: string | undefined, opts: RunOptions): Promise<n
     process.on('SIGINT', onInt);
     process.on('SIGTERM', onTerm);
     const tenants = opts.tenant && opts.tenant.length ? opts.tenant : ir.tenants.map(t => t.name);
+    const located = locateProfile(workspaceFolderOf(sourceFile));
     emit({ type: 'start', version: PROGRESS_PROTOCOL_VERSION, workload: ir.workload, tenants, policy: scheduleName(ir.schedule) });
     // On a terminal (and nothing else on stdout), one line that says where the run is.
     const line = !progress && !opts.json && process.stderr.isTTY ? new ProgressLine(process.stderr) : undefined;
@@ -224,8 +226,10 @@ async function runCommand(file: string | undefined, opts: RunOptions): Promise<n
                     onWarning: warnTuning,
                 },
             }),
+            // The profile the editor predicts with: schedules resolve (auto) and cut blocks by it, as the editor does.
+            profile: located.profile,
             // The figures the editor showed, stored so prediction error stays visible.
-            predictions: recordedPredictions(ir, workspaceFolderOf(sourceFile)),
+            predictions: recordedPredictions(ir, located),
         });
         line?.clear();
         // A run of some of the tenants (▶ Run solo) has results of its own: the workload's co-run results stay.

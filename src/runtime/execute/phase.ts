@@ -9,7 +9,7 @@ import type { Random } from '../plan/random.js';
 import type { OpView, SchedulePolicy, TenantView } from '../schedule/policy.js';
 import type { OpIntervals, TenantRunner } from '../gpu/tenant-runner.js';
 import { withTimeout } from '../gpu/wait.js';
-import { createArrivalProcess, type ArrivalLimit, type ArrivalProcess } from './arrivals.js';
+import { createArrivalProcess, type ArrivalLimit, type ArrivalProcess } from '../schedule/arrivals.js';
 
 export interface PhaseTenant {
     name: string;

@@ -8,7 +8,7 @@
  */
 import type { IrBenchmark, IrTenant } from '../ir/types.js';
 import { requiredSamples } from '../report/statistics.js';
-import type { ArrivalLimit } from './arrivals.js';
+import type { ArrivalLimit } from '../schedule/arrivals.js';
 
 /** Measured rounds when the benchmark block names none. */
 export const DEFAULT_ROUNDS = 8;

@@ -11,8 +11,9 @@ import type { IrTenant, WorkloadIR } from '../ir/types.js';
 import type { KernelProvider } from '../plan/plan.js';
 import type { AdapterIdentity, TuningCache } from '../plan/tuning.js';
 import type { AdapterPreference } from '../../protocol/adapter.js';
-import type { DeviceProfile } from '../predict/profile.js';
-import { policyFor, scheduleName } from '../schedule/policy.js';
+import { policyFor, RUNNABLE_SCHEDULES, ScheduleNotImplementedError } from '../schedule/policy.js';
+import { resolveSchedule } from '../predict/schedules.js';
+import { defaultProfile, type DeviceProfile } from '../predict/profile.js';
 import { buildResults } from '../report/build.js';
 import type { Results } from '../report/schema.js';
 import type { AdapterTuningCache } from '../tune/cache.js';
@@ -78,8 +79,12 @@ export function irHash(ir: WorkloadIR): string {
 /** Runs the workload and returns its results (see the module comment for what throws). */
 export async function runWorkload(options: RunWorkloadOptions): Promise<Results> {
     const { ir } = options;
-    const policy = policyFor(ir.schedule);
-    const session = new RunSession(options, policy, selectTenants(ir, options.tenants));
+    // `auto` and a schedule's `auto` arguments, resolved on the profile the editor predicts with: the runtime runs what it predicted.
+    const profile = options.profile ?? defaultProfile();
+    if (!RUNNABLE_SCHEDULES.includes(ir.schedule.policy)) throw new ScheduleNotImplementedError(ir.schedule.policy);
+    const resolved = resolveSchedule(ir, profile);
+    const policy = policyFor(resolved.schedule, resolved.settings);
+    const session = new RunSession({ ...options, profile }, policy, selectTenants(ir, options.tenants));
     try {
         await session.openDevices();
         await session.plan();
@@ -93,7 +98,7 @@ export async function runWorkload(options: RunWorkloadOptions): Promise<Results>
     const { ending, plans, measured, adapter } = session.outcome();
     const { before, after } = { before: measured.hostBefore, after: measured.hostAfter };
     return buildResults({
-        ir, irHash: irHash(ir), adapter, policy: scheduleName(ir.schedule),
+        ir, irHash: irHash(ir), adapter, policy: resolved.name, ...(resolved.why ? { scheduleWhy: resolved.why } : {}),
         seed: ir.benchmark.seed, timing: session.timing, fusion: options.fusion ?? true,
         tenancyVersion: packageJson.version, startedAt: session.startedAt, finishedAt: new Date(),
         status: ending.status, reason: ending.reason, failedOp: ending.failedOp,

@@ -20,6 +20,8 @@ import { demandMix, pairCoefficients, slowdownsFrom, type DemandMix } from './co
 import { idleAdjustment, opTiming, requestServiceMs, serviceCvFor, type OpTiming } from './latency.js';
 import { PlanCache, planGraph, type PlannedOp, type PlanOptions } from '../plan/plan.js';
 import { capsForProfile, type DeviceProfile } from './profile.js';
+import { opViews } from './op-views.js';
+import { submissionsPerRequest } from '../schedule/policy.js';
 import {
     PERCENTILES, PERCENTILE_Q, blendTail, closedLoopLatency, closedLoopMva, openLoopLatency, serviceMoments, serviceQuantileMs, tailFrom, type LatencyFigures, type Percentile, type ServiceTail,
 } from './queueing.js';
@@ -105,19 +107,6 @@ export interface PredictOptions extends Pick<PlanOptions, 'variants' | 'fusion' 
     iterations?: number;
 }
 
-/** Submissions per request under a schedule: blocks of layers submit per block, everything else once. */
-export function submitsPerRequest(schedule: IrSchedule, plannedOps: number): number {
-    if (schedule.policy === 'layer_block') {
-        const size = schedule.size === 'auto' ? 4 : schedule.size;
-        return Math.max(1, Math.ceil(plannedOps / Math.max(1, size)));
-    }
-    if (schedule.policy === 'regulated') {
-        const split = schedule.split === 'auto' ? 2 : schedule.split;
-        return Math.max(1, Math.min(plannedOps, split));
-    }
-    return 1;
-}
-
 interface TenantBase {
     tenant: IrTenant;
     /** Per op solo predictions, built on first read: validation reads only the sums. */
@@ -137,7 +126,6 @@ interface TimedGraph {
     gpuMs: number;
     launches: number;
     demand: { compute: number; memory: number; capped: number };
-    plannedOps: number;
     /** Ops with launches (one pass each). */
     passes: number;
 }
@@ -167,7 +155,7 @@ function timeGraph(profile: DeviceProfile, plan: readonly PlannedOp[], cache: Pl
             soloMs: t.ms, soloP50Ms: t.typicalMs, corunMs: t.ms, estimated: p.unsupported !== undefined, source: p.source,
         };
     }));
-    return { ops: opsOf, gpuMs, launches, demand, plannedOps: plan.length, passes };
+    return { ops: opsOf, gpuMs, launches, demand, passes };
 }
 
 /** Predicts a workload on a device profile. */
@@ -181,9 +169,12 @@ export function predictWorkload(ir: WorkloadIR, profile: DeviceProfile, options:
     const bases: TenantBase[] = ir.tenants.map(tenant => {
         const time = () => timeGraph(profile, planGraph(tenant.graph, { caps, variants: options.variants, fusion: options.fusion, cache }), cache);
         const timed = timingKey !== undefined ? cache.derived(tenant.graph, profile, timingKey, time) : time();
-        const { launches, demand, plannedOps, passes } = timed;
+        const { launches, demand, passes } = timed;
         let gpuMs = timed.gpuMs;
-        const submits = submitsPerRequest(ir.schedule, plannedOps);
+        // The blocks the schedule cuts a request into, by the same rule the runtime cuts them (the schedule's own).
+        const submits = ir.schedule.policy === 'layer_block' || ir.schedule.policy === 'regulated'
+            ? submissionsPerRequest(ir.schedule, opViews(planGraph(tenant.graph, { caps, variants: options.variants, fusion: options.fusion, cache }), profile))
+            : 1;
         // Requests that find the device idle run slower on some hosts (latency.ts idleAdjustment). Each tenant has its
         // own device (its own queue and driver threads), so co-runners do not keep it awake: the same solo and co-running.
         const busyServiceMs = requestServiceMs(profile, gpuMs, launches, submits);

@@ -56,7 +56,9 @@ export interface RunData {
     ir: WorkloadIR;
     irHash: string;
     adapter: Results['adapter'];
+    /** The schedule that ran, in words (its `auto` arguments resolved), and why when something was chosen. */
     policy: string;
+    scheduleWhy?: string;
     seed: number;
     timing: Results['config']['timing'];
     fusion: boolean;
@@ -253,6 +255,7 @@ export function buildResults(run: RunData): Results {
         adapter: run.adapter,
         config: {
             policy: run.policy,
+            ...(run.scheduleWhy ? { scheduleWhy: run.scheduleWhy } : {}),
             schedule,
             durationMs: run.durationMs ?? run.ir.benchmark.durationMs,
             warmupMs: run.measurement.warmupMs,

@@ -222,7 +222,10 @@ export const resultsSchema = z.object({
     finishedAt: z.string(),
     adapter: adapterInfoSchema.nullable(),
     config: z.object({
+        /** The schedule that ran, its `auto` arguments resolved (`regulated(split: {"a":4}, sync: 2.10 ms)`). */
         policy: z.string(),
+        /** Why that schedule or those arguments (for `auto`). */
+        scheduleWhy: z.string().optional(),
         schedule: z.record(z.string(), z.union([z.string(), z.number()])),
         durationMs: num,
         warmupMs: num,

@@ -60,6 +60,7 @@ export function interferenceTable(results: Results): string {
         alignTable(rows),
         'latencies in ms with 95 % confidence bounds; requests solo/co-run; slowdown = co-run / solo with its 95 % interval',
     ];
+    if (results.config.scheduleWhy) lines.push(`schedule: ${results.config.scheduleWhy}`);
     if (m.note) lines.push(`rounds: ${m.note}`);
     const noisy = results.tenants.filter(t => t.noise?.low != null && t.noise.high != null);
     if (noisy.length) lines.push(`A/A noise (solo rounds against solo rounds, mean): ${noisy.map(t => `${t.name} ${formatRange(t.noise!.low, t.noise!.high)}`).join(', ')} — slowdowns inside these are the host's noise`);

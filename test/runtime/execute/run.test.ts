@@ -98,8 +98,8 @@ describe.skipIf(!gpu)('run control', () => {
     });
 
     it('refuses an unimplemented schedule before touching the GPU', async () => {
-        const ir = workloadOf('rg', [mlpTenant('a')], { schedule: { policy: 'regulated', split: 2, sync: 'auto' } });
-        await expect(runWorkload({ ir })).rejects.toThrow('schedule regulated is not implemented yet; use sequential, concurrent or layer_block');
+        const ir = workloadOf('ct', [mlpTenant('a')], { schedule: { policy: 'co_tuned', variants: 2 } });
+        await expect(runWorkload({ ir })).rejects.toThrow('schedule co_tuned is not implemented yet; use sequential, concurrent, layer_block, regulated, auto');
     });
 
     it('times ops on the CPU when asked, sequential schedule, request-count mode', async () => {

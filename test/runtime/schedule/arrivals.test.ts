@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createRandom } from '../../../src/runtime/plan/random.js';
-import { createArrivalProcess } from '../../../src/runtime/execute/arrivals.js';
+import { createArrivalProcess } from '../../../src/runtime/schedule/arrivals.js';
 
 describe('seeded random streams', () => {
     it('are deterministic per seed and label, and differ across them', () => {
