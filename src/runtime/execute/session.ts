@@ -102,8 +102,12 @@ export class RunSession {
     readonly tenants: readonly IrTenant[];
     /** The rounds, their arrivals and the budget (./rounds.ts). */
     readonly protocol: MeasurementPlan;
-    /** Hard end of a phase, ms since its start (overload, request-count mode). */
-    readonly maxPhaseMs: number;
+    /**
+     * Hard end of a phase, ms since its start (overload, request-count mode): its arrivals' window,
+     * plus room for the requests in flight at its end to finish (the longest predicted request
+     * several times over, at least 2 s). Set once the plans are known.
+     */
+    private maxPhaseMs = Infinity;
     readonly measureSolo: boolean;
     readonly measureCorun: boolean;
     timing: Results['config']['timing'];
@@ -131,9 +135,6 @@ export class RunSession {
         this.measureSolo = options.solo ?? true;
         this.measureCorun = (options.corun ?? true) && tenants.length > 1;
         this.protocol = measurementPlan(ir.benchmark, options, this.phasesPerRound);
-        const { roundMs, warmup } = this.protocol;
-        const longest = Math.max(roundMs ?? 0, warmup.warmupMs);
-        this.maxPhaseMs = roundMs === undefined ? warmup.warmupMs + Math.max(120_000, 20 * ir.benchmark.durationMs) : longest + Math.max(2_000, longest);
         this.timing = options.timing === 'cpu' ? 'cpu-per-op' : 'gpu-timestamps';
         this.emit = event => options.onEvent?.(event);
         this.progress = new RunProgress(((this.protocol.warmup.warmupMs > 0 ? 1 : 0) + this.protocol.rounds) * this.phasesPerRound, this.protocol.rounds, this.emit);
@@ -191,6 +192,11 @@ export class RunSession {
         this.plans = this.planAll(tuning);
         const profile = this.options.profile ?? defaultProfile();
         this.views = this.plans.map(p => opViews(p.ops, profile));
+        const { roundMs, warmup } = this.protocol;
+        const window = Math.max(roundMs ?? 0, warmup.warmupMs);
+        const longestRequestMs = Math.max(0, ...this.views.map(v => v.reduce((s, o) => s + (o.predictedMs ?? 0), 0)));
+        const drain = Math.max(2_000, window, 5 * longestRequestMs);
+        this.maxPhaseMs = roundMs === undefined ? warmup.warmupMs + Math.max(120_000, 20 * this.options.ir.benchmark.durationMs, 20 * drain) : window + drain;
     }
 
     /** Step 3: GPU objects per tenant (weights, buffers, pipelines), each op run once under error scopes. */

@@ -9,8 +9,10 @@
  *   time is divided. The finer a tenant's chunks, the sooner another tenant's urgent work starts.
  * - Temporal (`sync: auto`): a chunk whose predicted time is at least `heavyMs` is exclusive — it
  *   starts only while no other tenant has an exclusive chunk in flight, so the big parts of
- *   different tenants never overlap (the sync points between their queues); light chunks
- *   co-run freely. `sync: none`: every chunk co-runs.
+ *   different tenants never overlap (the sync points between their queues), and only while no
+ *   tenant of higher priority has work waiting or in flight, so a latency-critical tenant never
+ *   queues behind a batch tenant's big part it could have avoided. Light chunks co-run freely.
+ *   `sync: none`: every chunk co-runs.
  * - Order: earliest deadline first, as layer_block (each chunk's share of the request's budget by
  *   its FLOPs), ties by priority then arrival.
  *
@@ -79,9 +81,12 @@ export function regulatedPolicy(options: RegulatedOptions): SchedulePolicy {
                 || a.tenant.waiting[0].arrivalMs - b.tenant.waiting[0].arrivalMs
                 || a.tenant.index - b.tenant.index);
             let heavyBusy = [...exclusiveInFlight.values()].some(Boolean);
+            // The most urgent priority with work: lower priorities' exclusive chunks wait for it.
+            const urgent = Math.min(3, ...view.tenants.filter(t => t.busy || t.waiting.length > 0).map(t => priorityRank[t.priority]));
             const chosen: Submission[] = [];
             for (const c of candidates) {
                 if (c.heavy && heavyBusy) continue; // a sync point: wait for the other tenant's big chunk
+                if (c.heavy && priorityRank[c.tenant.priority] > urgent) continue; // a higher priority has work: no big chunk now
                 if (c.heavy) heavyBusy = true;
                 exclusiveInFlight.set(c.tenant.name, c.heavy);
                 chosen.push({ tenant: c.tenant.index, opEnd: c.opEnd });

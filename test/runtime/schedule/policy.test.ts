@@ -52,6 +52,10 @@ describe('regulated', () => {
         // Light chunks (1 ms) co-run with anything.
         const light = regulatedPolicy({ splits: {}, defaultSplit: 1, heavyMs: 5 });
         expect(light.decide({ nowMs: 0, tenants: [view(0, 'a', [1, 1], [0]), view(1, 'b', [1, 1], [0])] })).toEqual([{ tenant: 0, opEnd: 2 }, { tenant: 1, opEnd: 2 }]);
+        // A higher priority with work holds a lower priority's exclusive chunk back, not its light ones.
+        const byPriority = regulatedPolicy({ splits: {}, defaultSplit: 2, heavyMs: 5 });
+        expect(byPriority.decide({ nowMs: 0, tenants: [view(0, 'a', [1, 1], [0], true, 'high'), view(1, 'b', [10, 1], [0], false, 'low')] })).toEqual([]);
+        expect(byPriority.decide({ nowMs: 0, tenants: [view(0, 'a', [1, 1], [], false, 'high'), view(1, 'b', [10, 1], [0], false, 'low')] })).toEqual([{ tenant: 1, opEnd: 1 }]);
         // sync: none: heavy chunks co-run too.
         const none = regulatedPolicy({ splits: {}, defaultSplit: 2, heavyMs: Infinity });
         expect(none.decide({ nowMs: 0, tenants: [view(0, 'a', [10, 1], [0]), view(1, 'b', [10, 1], [1])] })).toHaveLength(2);
