@@ -34,6 +34,8 @@ export interface RequestRecord {
     steps: Promise<OpIntervals | undefined>[];
     /** Wall time each step spent submitted (ms since the phase started): what is not queueing. */
     submittedMs: number;
+    /** Per step, the version its ops ran in and the interference level that chose it (multi-version kernels). */
+    versions: StepVersion[];
     /** performance.now() when its last step completed (aligns the device clock with wall time). */
     doneAt: number;
 }
@@ -68,6 +70,14 @@ interface LiveRequest {
     nextOp: number;
     steps: Promise<OpIntervals | undefined>[];
     submittedMs: number;
+    versions: StepVersion[];
+}
+
+/** A step's version (multi-version kernels): the first op it ran, the version, and the interference level the policy saw. */
+export interface StepVersion {
+    fromOp: number;
+    version: number;
+    level?: number;
 }
 
 /** Runs a phase to its end (or cancellation / failure); never throws for GPU failures — see `ending`. */
@@ -107,14 +117,15 @@ export async function runPhase(options: PhaseOptions): Promise<PhaseRecord> {
         list.splice(i, 0, t);
     };
 
-    const start = (ti: number, opEnd: number) => {
+    const start = (ti: number, opEnd: number, version = 0, level?: number) => {
         const request = waiting[ti][0];
         const runner = tenants[ti].runner;
         if (busy[ti] || !request || opEnd <= request.nextOp || opEnd > runner.opCount) {
             throw new Error(`schedule ${policy.name} submitted an invalid step for tenant ${tenants[ti].name} (ops ${request?.nextOp}..${opEnd}, busy ${busy[ti]})`);
         }
         busy[ti] = true;
-        const task = runner.run(request.nextOp, opEnd, signal).then(result => {
+        request.versions.push({ fromOp: request.nextOp, version, ...(level !== undefined ? { level } : {}) });
+        const task = runner.run(request.nextOp, opEnd, signal, version).then(result => {
             request.steps.push(result.intervals);
             request.submittedMs += result.doneAt - result.submittedAt;
             request.nextOp = opEnd;
@@ -124,7 +135,7 @@ export async function runPhase(options: PhaseOptions): Promise<PhaseRecord> {
                 const doneMs = result.doneAt - startedAt;
                 const measured = processes[ti].isMeasured(request.arrivalMs);
                 if (measured) measuredDone++;
-                completed[ti].push({ id: request.id, arrivalMs: request.arrivalMs, doneMs, measured, steps: request.steps, submittedMs: request.submittedMs, doneAt: result.doneAt });
+                completed[ti].push({ id: request.id, arrivalMs: request.arrivalMs, doneMs, measured, steps: request.steps, submittedMs: request.submittedMs, versions: request.versions, doneAt: result.doneAt });
                 const next = processes[ti].onCompletion(doneMs);
                 if (next !== undefined) insertSorted(future[ti], next);
             }
@@ -150,14 +161,14 @@ export async function runPhase(options: PhaseOptions): Promise<PhaseRecord> {
             if (t > options.maxPhaseMs) { ending = 'time-limit'; break; }
             for (let ti = 0; ti < tenants.length; ti++) {
                 while (future[ti].length > 0 && future[ti][0] <= t) {
-                    waiting[ti].push({ id: nextId++, arrivalMs: future[ti].shift()!, nextOp: 0, steps: [], submittedMs: 0 });
+                    waiting[ti].push({ id: nextId++, arrivalMs: future[ti].shift()!, nextOp: 0, steps: [], submittedMs: 0, versions: [] });
                 }
             }
             const view: TenantView[] = tenants.map((tenant, index) => ({
                 index, name: tenant.name, priority: tenant.priority, opCount: tenant.runner.opCount, busy: busy[index],
-                waiting: waiting[index], ops: opViews[index], slos: tenant.slos,
+                waiting: waiting[index], ops: opViews[index], slos: tenant.slos, versions: tenant.runner.versions,
             }));
-            for (const s of policy.decide({ nowMs: t, tenants: view })) start(s.tenant, s.opEnd);
+            for (const s of policy.decide({ nowMs: t, tenants: view })) start(s.tenant, s.opEnd, s.version, s.level);
             progress();
             const idle = tenants.every((_, ti) => future[ti].length === 0 && waiting[ti].length === 0 && !busy[ti]);
             if (idle) break;

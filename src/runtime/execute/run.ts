@@ -20,7 +20,7 @@ import type { AdapterTuningCache } from '../tune/cache.js';
 import type { TuneOptions } from '../tune/tuner.js';
 import type { RunEvent } from './events.js';
 import { RunSession } from './session.js';
-import { opSummaries } from './summarize.js';
+import { opSummaries, versionVariants } from './summarize.js';
 import { hostCores, stealBetween } from './host.js';
 import packageJson from '../../../package.json' with { type: 'json' };
 
@@ -61,6 +61,8 @@ export interface RunWorkloadOptions {
     kernels?: KernelProvider;
     /** Limit for one submission to finish (default 60 s). */
     stepTimeoutMs?: number;
+    /** Compile hot ops in several versions and let the schedule switch them (default: under layer_block). */
+    versions?: boolean;
     /** Overrides of the benchmark block: measured rounds, the budget of the whole measurement, requests each tenant needs per phase. */
     rounds?: number;
     budgetMs?: number;
@@ -84,7 +86,8 @@ export async function runWorkload(options: RunWorkloadOptions): Promise<Results>
     if (!RUNNABLE_SCHEDULES.includes(ir.schedule.policy)) throw new ScheduleNotImplementedError(ir.schedule.policy);
     const resolved = resolveSchedule(ir, profile);
     const policy = policyFor(resolved.schedule, resolved.settings);
-    const session = new RunSession({ ...options, profile }, policy, selectTenants(ir, options.tenants));
+    const versions = options.versions ?? resolved.schedule.policy === 'layer_block';
+    const session = new RunSession({ ...options, profile, versions }, policy, selectTenants(ir, options.tenants));
     try {
         await session.openDevices();
         await session.plan();
@@ -105,6 +108,7 @@ export async function runWorkload(options: RunWorkloadOptions): Promise<Results>
         tenants: session.tenants.map((tenant, i) => ({
             tenant,
             ops: plans[i] ? opSummaries(plans[i]) : [],
+            versions: plans[i] ? versionVariants(plans[i]) : [],
             memoryBytes: plans[i]?.totalBytes ?? 0,
             solo: measured.solo[i],
             corun: measured.corun[i],

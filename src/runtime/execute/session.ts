@@ -23,6 +23,8 @@ import { GpuRunError, TenantRunner } from '../gpu/tenant-runner.js';
 import { withTimeout } from '../gpu/wait.js';
 import { defaultProfile } from '../predict/profile.js';
 import { opViews } from '../predict/op-views.js';
+import { opServiceMs } from '../predict/latency.js';
+import { versionsOfHotOps } from '../plan/versions.js';
 import type { OpView, SchedulePolicy } from '../schedule/policy.js';
 import type { Results, RunStatus } from '../report/schema.js';
 import type { TenantPhaseData } from '../report/build.js';
@@ -335,9 +337,12 @@ export class RunSession {
     private planAll(tuning: TuningCache | undefined): TenantPlan[] {
         const caps = this.caps!;
         const kernels: KernelProvider = this.options.kernels ?? { kernelsFor };
+        const profile = this.options.profile ?? defaultProfile();
         const options: TenantPlanOptions = {
             kernels, caps, tuning, adapterKey: adapterKey(this.devices[0].adapter), fusion: this.options.fusion ?? true, onTuningWarning: this.options.tune?.onWarning,
             limits: { maxStorageBufferBindingSize: caps.maxStorageBufferBindingSize, maxBufferSize: caps.maxBufferSize },
+            // Multi-version kernels where a schedule switches them (layer_block): the hot ops by predicted time.
+            ...(this.options.versions ? { versions: versionsOfHotOps(ops => ops.map(op => opServiceMs(profile, op) ?? 0)) } : {}),
         };
         return planWorkload(this.tenants, () => options, this.options.ir.device.memoryBytes);
     }

@@ -17,6 +17,16 @@ export type { OpRun };
 /** Requests of the co-run phase whose kernels the timeline shows, and the most intervals it keeps. */
 const TIMELINE_REQUESTS = 50;
 const TIMELINE_MAX_INTERVALS = 4000;
+/** Version decisions kept per tenant and phase (multi-version kernels). */
+const MAX_DECISIONS = 100;
+
+/** The variants of each version of a plan's ops that have versions (multi-version kernels). */
+export function versionVariants(plan: TenantPlan): { path: string; variants: string[] }[] {
+    return plan.ops.flatMap((op, i) => {
+        const versions = plan.versions[i];
+        return versions ? [{ path: op.path, variants: [op.variant ?? 'default', ...versions.map(v => v.variant ?? '?')] }] : [];
+    });
+}
 
 /** The plan's ops as the results report them. */
 export function opSummaries(plan: TenantPlan): OpSummary[] {
@@ -64,6 +74,8 @@ export async function summarizePhase(record: PhaseRecord, runners: TenantRunner[
         });
         const latenciesMs: number[] = [];
         const breakdown: TenantPhaseData['breakdown'] = [];
+        const versionBlocks: number[] = [];
+        const decisions: NonNullable<TenantPhaseData['versions']>['decisions'] = [];
         let timelineRequests = 0;
         done.forEach((r, ri) => {
             if (!r.measured) return;
@@ -87,13 +99,20 @@ export async function summarizePhase(record: PhaseRecord, runners: TenantRunner[
             }
             const latencyMs = r.doneMs - r.arrivalMs;
             latenciesMs.push(latencyMs);
+            for (const v of r.versions) {
+                versionBlocks[v.version] = (versionBlocks[v.version] ?? 0) + 1;
+                if (decisions.length < MAX_DECISIONS) decisions.push({ op: runner.compiled.ops[v.fromOp].planned.path, version: v.version, level: v.level ?? null });
+            }
             // Latency = time waiting with nothing of it submitted + time its steps were submitted; the GPU time is part of the latter.
             const submitted = Math.min(latencyMs, r.submittedMs);
             breakdown.push({ queueingMs: latencyMs - submitted, gpuMs: Math.min(gpuMs, submitted), hostMs: Math.max(0, submitted - gpuMs) });
         });
         if (corun && latenciesMs.length > TIMELINE_REQUESTS) truncated = true;
         const lastDone = done.reduce((m, r) => r.measured ? Math.max(m, r.doneMs) : m, record.limit.warmupMs);
-        tenants.push({ latenciesMs, windowMs: lastDone - record.limit.warmupMs, unfinished: record.unfinished[ti], opTimesMs: times, breakdown });
+        tenants.push({
+            latenciesMs, windowMs: lastDone - record.limit.warmupMs, unfinished: record.unfinished[ti], opTimesMs: times, breakdown,
+            ...(runner.versions > 1 ? { versions: { blocks: Array.from({ length: runner.versions }, (_, v) => versionBlocks[v] ?? 0), decisions } } : {}),
+        });
     }
     intervals.sort((a, b) => a.startMs - b.startMs);
     return { tenants, runs, timeline: corun ? { phase: 'corun', intervals, truncated } : null };

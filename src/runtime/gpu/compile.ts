@@ -6,6 +6,7 @@
  * error names the op path. Release with `destroy()`.
  */
 import { numel } from '../ir/types.js';
+import type { LaunchBuffer } from '../kernels/kernel.js';
 import { createRandom } from '../plan/random.js';
 import { alignBufferSize } from '../plan/memory.js';
 import { CompileError, type RunnableOp, type TenantPlan } from '../plan/tenant-plan.js';
@@ -25,6 +26,8 @@ export interface CompiledOp {
     planned: RunnableOp;
     /** Launches in order (empty for an aliasing op such as reshape). */
     launches: CompiledLaunch[];
+    /** The launches of each version (multi-version kernels): index 0 is `launches`, then the plan's versions in order. */
+    versions: CompiledLaunch[][];
 }
 
 export interface CompiledTenant {
@@ -91,41 +94,51 @@ export async function compileTenant(device: GPUDevice, plan: TenantPlan, seed: n
             fused.inputs.forEach((id, i) => byRole.set(`in${i}`, slots[plan.memory.tensorSlot.get(id)!]));
             byRole.set('out', slots[plan.memory.tensorSlot.get(fused.output)!]);
             for (const e of fused.epilogueInputs) byRole.set(e.role, slots[plan.memory.tensorSlot.get(e.tensor)!]);
+            const weightOf = (b: LaunchBuffer) => {
+                // Versions of an op share its weights: the same role holds the same seeded values.
+                if (!byRole.has(b.role)) byRole.set(b.role, upload(`${planned.path}/${b.role}`, initWeightValues(fused.op, b, random.fork(`weight/${planned.path}/${b.role}`))));
+            };
             for (const b of kernels.buffers) {
-                if (b.kind === 'weight') {
-                    byRole.set(b.role, upload(`${planned.path}/${b.role}`, initWeightValues(fused.op, b, random.fork(`weight/${planned.path}/${b.role}`))));
-                } else {
-                    byRole.set(b.role, slots[plan.memory.scratchSlot.get(`${stepIndex}:${b.role}`)!]);
-                }
+                if (b.kind === 'weight') weightOf(b);
+                else byRole.set(b.role, slots[plan.memory.scratchSlot.get(`${stepIndex}:${b.role}`)!]);
             }
             for (const n of fused.foldedNorms) {
                 const { scale, shift } = foldedNormValues(n.norm, tenant.graph.tensors[n.norm.output].shape[1], random);
                 byRole.set(n.scaleRole, upload(`${n.norm.path}/scale`, scale));
                 byRole.set(n.shiftRole, upload(`${n.norm.path}/shift`, shift));
             }
-            const launches: CompiledLaunch[] = [];
-            for (const k of kernels.launches) {
-                let entry: Awaited<ReturnType<KernelPipelines['get']>>;
-                try {
-                    entry = await pipelines.get(k);
-                } catch (error) {
-                    await popScopes(device);
-                    throw new CompileError(`${where}: ${error instanceof Error ? error.message : String(error)}`, planned.path, tenant.name);
+            const compileLaunches = async (version: RunnableOp): Promise<CompiledLaunch[]> => {
+                const launches: CompiledLaunch[] = [];
+                for (const b of version.kernels.buffers) {
+                    if (b.kind === 'weight') weightOf(b);
+                    else byRole.set(b.role, slots[plan.memory.scratchSlot.get(`${stepIndex}:${b.role}`)!]);
                 }
-                const ub = createUniformBuffer(device, k);
-                if (ub) created.push(ub);
-                const entries = k.bindings.map((b, i) => ({ binding: i, resource: { buffer: b.access === 'uniform' ? ub! : byRole.get(b.role)! } }));
-                launches.push({ name: k.name, pipeline: entry.pipeline, group: device.createBindGroup({ label: `${planned.path}:${k.name}`, layout: entry.layout, entries }), dispatch: k.dispatch });
-            }
-            // Run the op once on its own so a dispatch error names this op.
-            if (launches.length > 0) {
-                const encoder = device.createCommandEncoder({ label: planned.path });
-                encodeOp(encoder, launches);
-                device.queue.submit([encoder.finish()]);
-            }
+                for (const k of version.kernels.launches) {
+                    let entry: Awaited<ReturnType<KernelPipelines['get']>>;
+                    try {
+                        entry = await pipelines.get(k);
+                    } catch (error) {
+                        await popScopes(device);
+                        throw new CompileError(`${where}: ${error instanceof Error ? error.message : String(error)}`, planned.path, tenant.name);
+                    }
+                    const ub = createUniformBuffer(device, k);
+                    if (ub) created.push(ub);
+                    const entries = k.bindings.map((b, i) => ({ binding: i, resource: { buffer: b.access === 'uniform' ? ub! : byRole.get(b.role)! } }));
+                    launches.push({ name: k.name, pipeline: entry.pipeline, group: device.createBindGroup({ label: `${planned.path}:${k.name}`, layout: entry.layout, entries }), dispatch: k.dispatch });
+                }
+                // Run the version once on its own so a dispatch error names this op.
+                if (launches.length > 0) {
+                    const encoder = device.createCommandEncoder({ label: planned.path });
+                    encodeOp(encoder, launches);
+                    device.queue.submit([encoder.finish()]);
+                }
+                return launches;
+            };
+            const versions: CompiledLaunch[][] = [];
+            for (const version of [planned, ...(plan.versions[stepIndex] ?? [])]) versions.push(await compileLaunches(version));
             const error = await popScopes(device);
             if (error) throw new CompileError(`${where}: GPU ${error.constructor.name === 'GPUOutOfMemoryError' ? 'out of memory' : 'validation error'}: ${error.message}`, planned.path, tenant.name);
-            ops.push({ planned, launches });
+            ops.push({ planned, launches: versions[0], versions });
         }
         await withTimeout(device.queue.onSubmittedWorkDone(), options.timeoutMs ?? 120_000, `the first run of tenant ${tenant.name}`, options.signal);
         return { name: tenant.name, plan, device, ops, pipelineCount: pipelines.size, slotBuffers: slots, destroy };

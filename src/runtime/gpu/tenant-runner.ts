@@ -4,7 +4,7 @@
  * read back off the critical path; without it each op is submitted and awaited on its own
  * and timed on the CPU (slower, and documented as such in the results' config.timing).
  */
-import { encodeOp, type CompiledTenant } from './compile.js';
+import { encodeOp, type CompiledLaunch, type CompiledTenant } from './compile.js';
 import { withTimeout } from './wait.js';
 
 /** Start/end of each op of a step, ms, in the device's time base (GPU clock or performance.now). */
@@ -57,9 +57,20 @@ export class TenantRunner {
         return to - from === 1 ? ops[from].planned.path : `${ops[from].planned.path} … ${ops[to - 1].planned.path}`;
     }
 
-    /** Runs ops [from, to) and waits (bounded) until the queue has finished them. */
-    async run(from: number, to: number, signal?: AbortSignal): Promise<StepResult> {
-        return this.timing === 'gpu-timestamps' ? this.runTimestamped(from, to, signal) : this.runCpuTimed(from, to, signal);
+    /** Versions its hot ops were compiled in (1 without multi-version kernels). */
+    get versions(): number {
+        return Math.max(1, ...this.compiled.ops.map(o => o.versions.length));
+    }
+
+    /** An op's launches in a version (its most tolerant one when it has fewer). */
+    private launchesOf(i: number, version: number): readonly CompiledLaunch[] {
+        const versions = this.compiled.ops[i].versions;
+        return versions[Math.min(version, versions.length - 1)] ?? this.compiled.ops[i].launches;
+    }
+
+    /** Runs ops [from, to) in a version (0: each op's own variant) and waits (bounded) until the queue has finished them. */
+    async run(from: number, to: number, signal?: AbortSignal, version = 0): Promise<StepResult> {
+        return this.timing === 'gpu-timestamps' ? this.runTimestamped(from, to, version, signal) : this.runCpuTimed(from, to, version, signal);
     }
 
     private async submitChecked(encoder: GPUCommandEncoder, from: number, to: number): Promise<void> {
@@ -81,14 +92,14 @@ export class TenantRunner {
         return performance.now();
     }
 
-    private async runTimestamped(from: number, to: number, signal?: AbortSignal): Promise<StepResult> {
+    private async runTimestamped(from: number, to: number, version: number, signal?: AbortSignal): Promise<StepResult> {
         const device = this.compiled.device;
         const encoder = device.createCommandEncoder({ label: `${this.compiled.name}/step` });
         const timedTo = Math.min(to, this.timedOps);
         for (let i = from; i < to; i++) {
-            const op = this.compiled.ops[i];
-            if (op.launches.length === 0) continue;
-            encodeOp(encoder, op.launches, i < this.timedOps ? { querySet: this.querySet!, beginningOfPassWriteIndex: 2 * i, endOfPassWriteIndex: 2 * i + 1 } : undefined);
+            const launches = this.launchesOf(i, version);
+            if (launches.length === 0) continue;
+            encodeOp(encoder, launches, i < this.timedOps ? { querySet: this.querySet!, beginningOfPassWriteIndex: 2 * i, endOfPassWriteIndex: 2 * i + 1 } : undefined);
         }
         let readback: GPUBuffer | undefined;
         const timedCount = timedTo - from;
@@ -129,16 +140,17 @@ export class TenantRunner {
         }
     }
 
-    private async runCpuTimed(from: number, to: number, signal?: AbortSignal): Promise<StepResult> {
+    private async runCpuTimed(from: number, to: number, version: number, signal?: AbortSignal): Promise<StepResult> {
         const device = this.compiled.device;
         const startMs = new Float64Array(to - from).fill(NaN), endMs = new Float64Array(to - from).fill(NaN);
         const submittedAt = performance.now();
         let doneAt = submittedAt;
         for (let i = from; i < to; i++) {
             const op = this.compiled.ops[i];
-            if (op.launches.length === 0) continue;
+            const launches = this.launchesOf(i, version);
+            if (launches.length === 0) continue;
             const encoder = device.createCommandEncoder({ label: op.planned.path });
-            encodeOp(encoder, op.launches);
+            encodeOp(encoder, launches);
             startMs[i - from] = performance.now();
             await this.submitChecked(encoder, i, i + 1);
             doneAt = await this.waitDone(i, i + 1, signal);

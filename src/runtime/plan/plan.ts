@@ -245,73 +245,62 @@ function cacheKey(capsTag: string, variant: string | undefined, fop: FusedOp, te
     return `${key}\u0001${flops}\u0001${bytes}`;
 }
 
-/**
- * Plans one tenant's graph: fused ops in execution order with their kernels and launches.
- * Read-only and shared with later calls on the same cache. With default variants the plan is a
- * function of the graph, the limits and fusion alone, and is kept per graph object (a graph is
- * read-only once lowered: the language server shares one between workloads).
- */
-export function planGraph(graph: IrGraph, options: PlanOptions = {}): readonly PlannedOp[] {
-    const caps = options.caps ?? DEFAULT_CAPS;
-    const cache = options.cache ?? new PlanCache();
-    const provider = options.kernels ?? { kernelsFor };
-    const fusion = options.fusion ?? true;
-    const capsTag = cache.capsTag(JSON.stringify(caps));
-    const graphKey = options.variants ? undefined : `${fusion}|${capsTag}`;
-    const known = graphKey !== undefined ? cache.graphPlan(graph, graphKey) : undefined;
-    if (known) return known;
-    const tensors = graph.tensors;
-    const shapeOf = (id: string): number[] => tensors[id]?.shape ?? [];
-    const tensorKey = (id: string) => {
-        const t = tensors[id];
+/** Plans the fused ops of one graph on one set of limits: the kernels of an op in a variant, through the cache. */
+class GraphPlanner {
+    private readonly caps: DeviceCaps;
+    private readonly cache: PlanCache;
+    private readonly provider: KernelProvider;
+    private readonly capsTag: string;
+
+    constructor(private readonly graph: IrGraph, options: PlanOptions) {
+        this.caps = options.caps ?? DEFAULT_CAPS;
+        this.cache = options.cache ?? new PlanCache();
+        this.provider = options.kernels ?? { kernelsFor };
+        this.capsTag = this.cache.capsTag(JSON.stringify(this.caps));
+    }
+
+    private shapeOf(id: string): number[] { return this.graph.tensors[id]?.shape ?? []; }
+
+    private tensorKey = (id: string): string => {
+        const t = this.graph.tensors[id];
         return t ? `${t.dtype}[${t.shape.join(',')}]` : '?';
     };
-    const elemBytes = (id: string) => {
-        const t = tensors[id];
+
+    private elemBytes(id: string): number {
+        const t = this.graph.tensors[id];
         if (!t) return 4; // an unknown tensor counts as one f32, as an empty shape would
         let n = t.dtype === 'f16' ? 2 : 4;
         for (const d of t.shape) n *= d;
         return n;
-    };
-    const entryFor = (fop: FusedOp, variant: string | undefined, flops: number, bytes: number): PlanEntry => {
-        const key = cacheKey(capsTag, variant, fop, tensorKey, flops, bytes);
-        let entry = cache.get(key);
-        if (!entry) cache.set(key, entry = planKernels(fop.op, fop.epilogue, variant, flops, bytes));
-        return entry;
-    };
-    const plan: PlannedOp[] = [];
-    for (const fop of fuseGraph(graph, { enabled: fusion })) {
-        // FLOPs of the producer and everything fused into it; bytes: what the producer reads plus the
-        // extra epilogue operands, its weights and the final write.
+    }
+
+    /**
+     * FLOPs of the producer and everything fused into it; bytes: what the producer reads plus the
+     * extra epilogue operands, its weights and the final write.
+     */
+    figures(fop: FusedOp): { flops: number; bytes: number } {
         let flops = fop.op.flops;
         let weightBytes = weightBytesOf(fop.op);
         for (const o of fop.fused) {
             flops += o.flops;
             weightBytes += weightBytesOf(o);
         }
-        let bytes = weightBytes + elemBytes(fop.output);
-        for (const id of fop.inputs) bytes += elemBytes(id);
-        bytes = Math.max(bytes, 1);
-        const signature = options.variants ? tuningSignature(fop, graph) : undefined;
-        const tuned = signature !== undefined ? options.variants!.variantFor(signature) : undefined;
-        let entry = entryFor(fop, tuned, flops, bytes);
-        let variantSource: 'tuned' | 'default' = tuned !== undefined ? 'tuned' : 'default';
-        if (tuned !== undefined && entry.unsupported !== undefined) {
-            // A cached choice this device or generator version cannot build: the default instead, said so.
-            options.variants!.onUnusable?.(`op ${fop.op.path}: tuned variant '${tuned}' unusable (${entry.unsupported.split('\n')[0]}); using the default`);
-            entry = entryFor(fop, undefined, flops, bytes);
-            variantSource = 'default';
-        }
-        plan.push(new Planned(fop, graph, entry, variantSource, flops, bytes, signature));
+        let bytes = weightBytes + this.elemBytes(fop.output);
+        for (const id of fop.inputs) bytes += this.elemBytes(id);
+        return { flops, bytes: Math.max(bytes, 1) };
     }
-    Object.freeze(plan);
-    if (graphKey !== undefined) cache.setGraphPlan(graph, graphKey, plan);
-    return plan;
 
-    function planKernels(op: IrOp, epilogue: Epilogue[], variant: string | undefined, flops: number, bytes: number): PlanEntry {
+    entryFor(fop: FusedOp, variant: string | undefined, flops: number, bytes: number): PlanEntry {
+        const key = cacheKey(this.capsTag, variant, fop, this.tensorKey, flops, bytes);
+        let entry = this.cache.get(key);
+        if (!entry) this.cache.set(key, entry = this.planKernels(fop.op, fop.epilogue, variant, flops, bytes));
+        return entry;
+    }
+
+    private planKernels(op: IrOp, epilogue: Epilogue[], variant: string | undefined, flops: number, bytes: number): PlanEntry {
         try {
-            const kernels = provider.kernelsFor({ op, inputShapes: op.inputs.map(shapeOf), outputShape: shapeOf(op.output), epilogue, variant, caps });
-            const outputs = shapeOf(op.output).reduce((a, b) => a * b, 1);
+            const kernels = this.provider.kernelsFor({ op, inputShapes: op.inputs.map(id => this.shapeOf(id)), outputShape: this.shapeOf(op.output), epilogue, variant, caps: this.caps });
+            const outputs = this.shapeOf(op.output).reduce((a, b) => a * b, 1);
             const used = kernels.launches[0]?.variant.variant;
             return {
                 kernels, unsupported: undefined,
@@ -328,4 +317,45 @@ export function planGraph(graph: IrGraph, options: PlanOptions = {}): readonly P
             return { kernels: undefined, launches, variant, unsupported: error instanceof Error ? error.message : String(error) };
         }
     }
+}
+
+/**
+ * Plans one tenant's graph: fused ops in execution order with their kernels and launches.
+ * Read-only and shared with later calls on the same cache. With default variants the plan is a
+ * function of the graph, the limits and fusion alone, and is kept per graph object (a graph is
+ * read-only once lowered: the language server shares one between workloads).
+ */
+export function planGraph(graph: IrGraph, options: PlanOptions = {}): readonly PlannedOp[] {
+    const cache = options.cache ?? new PlanCache();
+    const fusion = options.fusion ?? true;
+    const graphKey = options.variants ? undefined : `${fusion}|${cache.capsTag(JSON.stringify(options.caps ?? DEFAULT_CAPS))}`;
+    const known = graphKey !== undefined ? cache.graphPlan(graph, graphKey) : undefined;
+    if (known) return known;
+    const planner = new GraphPlanner(graph, { ...options, cache });
+    const plan: PlannedOp[] = [];
+    for (const fop of fuseGraph(graph, { enabled: fusion })) {
+        const { flops, bytes } = planner.figures(fop);
+        const signature = options.variants ? tuningSignature(fop, graph) : undefined;
+        const tuned = signature !== undefined ? options.variants!.variantFor(signature) : undefined;
+        let entry = planner.entryFor(fop, tuned, flops, bytes);
+        let variantSource: 'tuned' | 'default' = tuned !== undefined ? 'tuned' : 'default';
+        if (tuned !== undefined && entry.unsupported !== undefined) {
+            // A cached choice this device or generator version cannot build: the default instead, said so.
+            options.variants!.onUnusable?.(`op ${fop.op.path}: tuned variant '${tuned}' unusable (${entry.unsupported.split('\n')[0]}); using the default`);
+            entry = planner.entryFor(fop, undefined, flops, bytes);
+            variantSource = 'default';
+        }
+        plan.push(new Planned(fop, graph, entry, variantSource, flops, bytes, signature));
+    }
+    Object.freeze(plan);
+    if (graphKey !== undefined) cache.setGraphPlan(graph, graphKey, plan);
+    return plan;
+}
+
+/** An op of a graph's plan in another variant (a version of it: multi-version kernels), or undefined when the variant cannot be built for it. */
+export function planVariant(op: PlannedOp, graph: IrGraph, variant: string, options: Omit<PlanOptions, 'variants'> = {}): PlannedOp | undefined {
+    const planner = new GraphPlanner(graph, options);
+    const { flops, bytes } = planner.figures(op.fused);
+    const entry = planner.entryFor(op.fused, variant, flops, bytes);
+    return entry.unsupported === undefined ? new Planned(op.fused, graph, entry, 'default', flops, bytes, undefined) : undefined;
 }

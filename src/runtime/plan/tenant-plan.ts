@@ -10,7 +10,7 @@ import type { DeviceCaps, OpKernels } from '../kernels/kernel.js';
 import { formatBytes } from '../../protocol/units.js';
 import type { FusedOp } from './fusion.js';
 import { checkBufferFits, MemoryLimitError, planMemory, alignBufferSize, type MemoryLimits, type MemoryPlan, type MemoryStep } from './memory.js';
-import { planGraph, type KernelProvider, type PlanCache, type PlannedOp } from './plan.js';
+import { planGraph, planVariant, type KernelProvider, type PlanCache, type PlannedOp } from './plan.js';
 import type { TuningCache } from './tuning.js';
 
 /** Raised when an op cannot be compiled (no kernel, bad variant, limits); names the op path. */
@@ -27,6 +27,11 @@ export type RunnableOp = PlannedOp & { readonly kernels: OpKernels };
 export interface TenantPlan {
     tenant: IrTenant;
     ops: readonly RunnableOp[];
+    /**
+     * Per op, its other versions (VELTAIR's multi-version kernels: the same op in variants more
+     * tolerant of co-runners, most tolerant last), or undefined; version 0 is the op itself.
+     */
+    versions: readonly (readonly RunnableOp[] | undefined)[];
     memory: MemoryPlan;
     /** Bytes of weights (incl. folded batch-norm scale/shift). */
     weightBytes: number;
@@ -49,6 +54,8 @@ export interface TenantPlanOptions {
     fusion?: boolean;
     /** Shared with other plans (tenants of one run); undefined ⇒ one per call. */
     cache?: PlanCache;
+    /** Per op, the variants to plan as its other versions (a variant that cannot be built is left out). */
+    versions?: (ops: readonly RunnableOp[]) => readonly (readonly string[])[];
 }
 
 /** Plans one tenant; throws CompileError / MemoryLimitError naming the op (nothing is allocated). */
@@ -67,35 +74,54 @@ export function planTenant(tenant: IrTenant, options: TenantPlanOptions): Tenant
         } : undefined,
     });
     const ops: RunnableOp[] = [];
-    const steps: MemoryStep[] = [];
-    let weightBytes = 0, uniformBytes = 0;
     for (const op of planned) {
-        const kernels = op.kernels;
-        if (!kernels) {
+        if (!op.kernels) {
             const message = op.unsupported ?? 'no kernel';
             // Generators already prefix the op path; add the tenant and keep their wording.
             throw new CompileError(`${message.includes(op.path) ? `tenant ${tenant.name}: ` : `tenant ${tenant.name}, op ${op.path}: `}${message}`, op.path, tenant.name);
         }
-        for (const b of kernels.buffers) {
-            const bytes = numel(b.shape) * dtypeBytes(b.dtype);
-            checkBufferFits(`${b.kind} buffer '${b.role}' ${b.dtype}[${b.shape.join(', ')}]`, bytes, options.limits, tenant.name, op.path);
-            if (b.kind === 'weight') weightBytes += alignBufferSize(bytes);
+        ops.push(op as RunnableOp);
+    }
+    const wanted = options.versions?.(ops) ?? [];
+    const versions = ops.map((op, i) => {
+        const alternatives = (wanted[i] ?? []).flatMap(v => {
+            const version = v === op.variant ? undefined : planVariant(op, graph, v, { caps: options.caps, fusion: options.fusion, kernels: options.kernels, cache: options.kernels ? undefined : options.cache });
+            return version ? [version as RunnableOp] : [];
+        });
+        return alternatives.length > 0 ? alternatives : undefined;
+    });
+    const steps: MemoryStep[] = [];
+    let weightBytes = 0, uniformBytes = 0;
+    const weightRoles = new Set<string>();
+    ops.forEach((op, i) => {
+        const scratch = new Map<string, number>();
+        for (const version of [op, ...(versions[i] ?? [])]) {
+            const kernels = version.kernels;
+            for (const b of kernels.buffers) {
+                const bytes = numel(b.shape) * dtypeBytes(b.dtype);
+                checkBufferFits(`${b.kind} buffer '${b.role}' ${b.dtype}[${b.shape.join(', ')}]`, bytes, options.limits, tenant.name, op.path);
+                // Versions share the op's weights (one upload per role); scratch roles take the largest any version needs.
+                if (b.kind === 'weight' && !weightRoles.has(`${i}:${b.role}`)) {
+                    weightRoles.add(`${i}:${b.role}`);
+                    weightBytes += alignBufferSize(bytes);
+                }
+                if (b.kind === 'scratch') scratch.set(b.role, Math.max(scratch.get(b.role) ?? 0, bytes));
+            }
+            for (const l of kernels.launches) if (l.uniforms) uniformBytes += alignBufferSize(l.uniforms.byteLength);
+            checkRoles(tenant.name, op.path, op.fused, kernels);
         }
         for (const n of op.fused.foldedNorms) {
             const c = graph.tensors[n.norm.output].shape[1];
             weightBytes += 2 * alignBufferSize(4 * c);
         }
-        for (const l of kernels.launches) if (l.uniforms) uniformBytes += alignBufferSize(l.uniforms.byteLength);
-        checkRoles(tenant.name, op.path, op.fused, kernels);
         steps.push({
             path: op.path,
             reads: [...op.fused.inputs, ...op.fused.epilogueInputs.map(e => e.tensor)],
             writes: op.fused.output,
-            aliasesInput: kernels.aliasesInput,
-            scratch: kernels.buffers.filter(b => b.kind === 'scratch').map(b => ({ role: b.role, bytes: numel(b.shape) * dtypeBytes(b.dtype) })),
+            aliasesInput: op.kernels.aliasesInput,
+            scratch: [...scratch].map(([role, bytes]) => ({ role, bytes })),
         });
-        ops.push(op as RunnableOp);
-    }
+    });
     const tensorBytes = new Map<string, number>();
     for (const t of Object.values(graph.tensors)) tensorBytes.set(t.id, numel(t.shape) * dtypeBytes(t.dtype));
     const memory = planMemory({ tensorBytes, steps, inputs: graph.inputs, outputs: graph.outputs });
@@ -105,7 +131,7 @@ export function planTenant(tenant: IrTenant, options: TenantPlanOptions): Tenant
             `tenant ${tenant.name}: needs ${formatBytes(totalBytes)} (weights ${formatBytes(weightBytes)}, activations ${formatBytes(memory.totalBytes)} after reuse), ` +
             `more than the workload's device memory of ${formatBytes(options.limits.budgetBytes)}; raise device(memory: …) or shrink the model`, undefined, tenant.name);
     }
-    return { tenant, ops, memory, weightBytes, uniformBytes, totalBytes };
+    return { tenant, ops, versions, memory, weightBytes, uniformBytes, totalBytes };
 }
 
 /** Every binding role must be resolvable: inN, out, a buffer role, an epilogue role, or a uniform. */

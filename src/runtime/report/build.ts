@@ -9,6 +9,7 @@ import type { IrPercentile, IrSlo, IrSourceRange, IrTenant, WorkloadIR } from '.
 import { createRandom, type Random } from '../plan/random.js';
 import { formatRatio } from '../../protocol/units.js';
 import { attribute, type OpRun } from './attribution.js';
+import { VERSION_LEVELS } from '../schedule/layer-block.js';
 import { RESULTS_SCHEMA_VERSION, type OpResult, type PhaseStats, type Ratio, type Results, type RunStatus, type SloResult, type TenantResult } from './schema.js';
 import {
     concat, highestBoundedPercentile, mean, meanBounds, quantileBounds, quantileSorted, ratioInterval, ratioVerdict, requiredSamples, sloVerdict,
@@ -27,6 +28,8 @@ export interface TenantPhaseData {
     opTimesMs: number[][];
     /** Per measured request, where its latency went. */
     breakdown: { queueingMs: number; gpuMs: number; hostMs: number }[];
+    /** Multi-version kernels: blocks run in each version, and the first decisions (the block's first op, the version, the interference level). */
+    versions?: { blocks: number[]; decisions: { op: string; version: number; level: number | null }[] };
 }
 
 /** A plan op as reported. */
@@ -46,6 +49,8 @@ export interface OpSummary {
 export interface TenantRunData {
     tenant: IrTenant;
     ops: OpSummary[];
+    /** Ops compiled in several versions, with each version's variant (multi-version kernels). */
+    versions?: { path: string; variants: string[] }[];
     memoryBytes: number;
     /** Indexed by measured round; a round a cancellation cut short may lack a phase. */
     solo: readonly (TenantPhaseData | undefined)[];
@@ -232,6 +237,7 @@ export function buildResults(run: RunData): Results {
             valid: invalidReasons.length === 0,
             invalidReasons,
             interference: attribution.interference[ti] ?? [],
+            multiVersion: multiVersionOf(t),
             ops,
             ...(t.tenant.source ? { source: t.tenant.source } : {}),
         };
@@ -274,6 +280,19 @@ export function buildResults(run: RunData): Results {
         tenants,
         timeline: run.timeline,
         ...(run.predictions !== undefined ? { predictions: run.predictions } : {}),
+    };
+}
+
+/** What the multi-version kernels did in the co-run rounds (null without versions). */
+function multiVersionOf(t: TenantRunData): TenantResult['multiVersion'] {
+    if (!t.versions || t.versions.length === 0) return null;
+    const rounds = present(t.corun).filter(r => r.versions);
+    const blocks = rounds.reduce<number[]>((sum, r) => r.versions!.blocks.map((b, v) => b + (sum[v] ?? 0)), []);
+    return {
+        ops: t.versions,
+        blocks,
+        rule: `each block in the version its tenant's interference level calls for (measured / predicted alone over recent co-running blocks): below ${VERSION_LEVELS[0]} version 0, from ${VERSION_LEVELS.join(', then ')} the next`,
+        decisions: rounds.flatMap(r => r.versions!.decisions).slice(0, 100),
     };
 }
 

@@ -143,6 +143,17 @@ export const tenantResultSchema = z.object({
     invalidReasons: z.array(z.string()),
     /** One entry per co-runner (the row of the interference heatmap). */
     interference: z.array(interferenceSchema),
+    /**
+     * Multi-version kernels (layer_block): the hot ops' variants per version (version 0: the op's
+     * own, then more tolerant of co-runners), the co-run blocks run in each version, the rule that
+     * chose them and the first decisions. Null when the tenant had one version.
+     */
+    multiVersion: z.object({
+        ops: z.array(z.object({ path: z.string(), variants: z.array(z.string()) })),
+        blocks: z.array(count),
+        rule: z.string(),
+        decisions: z.array(z.object({ op: z.string(), version: count, level: z.number().nullable() })),
+    }).nullable(),
     ops: z.array(opResultSchema),
     source: sourceSchema.optional(),
 });

@@ -44,6 +44,8 @@ export interface TenantView {
     ops?: readonly OpView[];
     /** The tenant's latency SLOs (empty or absent: none). */
     slos?: readonly IrSlo[];
+    /** Versions its hot ops were compiled in (multi-version kernels; absent or 1: one). */
+    versions?: number;
 }
 
 export interface SchedulerView {
@@ -55,6 +57,9 @@ export interface SchedulerView {
 export interface Submission {
     tenant: number;
     opEnd: number;
+    /** The version its ops run in (multi-version kernels; 0 or absent: each op's own variant), and the interference level that chose it. */
+    version?: number;
+    level?: number;
 }
 
 /** A scheduling policy. */

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { compileTenant, readGraphOutput } from '../../../src/runtime/gpu/compile.js';
 import { planTenant } from '../../../src/runtime/plan/tenant-plan.js';
+import { tolerantVariants } from '../../../src/runtime/plan/versions.js';
+import { TenantRunner } from '../../../src/runtime/gpu/tenant-runner.js';
 import { MemoryLimitError } from '../../../src/runtime/plan/memory.js';
 import { kernelsFor } from '../../../src/runtime/kernels/index.js';
 import { capsFromDevice } from '../../../src/runtime/gpu/adapter.js';
@@ -40,6 +42,38 @@ describe.skipIf(!gpu)('compile on the software adapter', () => {
         const unfused = await outputOf(tenant, 5, false);
         for (let i = 0; i < a.length; i++) expect(unfused[i]).toBeCloseTo(a[i], 3);
     });
+
+    it('compiles hot ops in several versions that compute the same function (multi-version kernels)', async () => {
+        const handle = openGpu();
+        const { device } = await requestTenantDevice(handle, 'auto', 'test');
+        try {
+            const caps = capsFromDevice(device);
+            // The first dense in its own variant and two tolerant ones (few pipelines: a software adapter's shader JIT takes seconds each).
+            const tenant = mlpTenant('m', { hidden: 32 });
+            const plan = planTenant(tenant, {
+                kernels: { kernelsFor }, caps, limits: { maxStorageBufferBindingSize: caps.maxStorageBufferBindingSize, maxBufferSize: caps.maxBufferSize },
+                versions: ops => ops.map((op, i) => i === 0 ? tolerantVariants(op).slice(0, 2) : []),
+            });
+            const withVersions = plan.versions.filter(v => v !== undefined);
+            expect(withVersions.length).toBeGreaterThan(0);
+            const compiled = await compileTenant(device, plan, 5);
+            const runner = new TenantRunner(compiled, 'gpu-timestamps', 60_000);
+            try {
+                expect(runner.versions).toBe(3);
+                const outputs: Float32Array[] = [];
+                for (let version = 0; version < runner.versions; version++) {
+                    await runner.run(0, runner.opCount, undefined, version);
+                    outputs.push(await readGraphOutput(compiled));
+                }
+                for (const out of outputs.slice(1)) for (let i = 0; i < out.length; i++) expect(out[i]).toBeCloseTo(outputs[0][i], 3);
+            } finally {
+                runner.destroy();
+                compiled.destroy();
+            }
+        } finally {
+            device.destroy();
+        }
+    }, 240_000);
 
     it('keeps a deep MLP finite (He-scaled weights)', async () => {
         const b = new GraphBuilder('deep', 'deep_mlp');
