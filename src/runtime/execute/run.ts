@@ -87,7 +87,7 @@ export async function runWorkload(options: RunWorkloadOptions): Promise<Results>
     const resolved = resolveSchedule(ir, profile);
     const policy = policyFor(resolved.schedule, resolved.settings);
     const versions = options.versions ?? resolved.schedule.policy === 'layer_block';
-    const session = new RunSession({ ...options, profile, versions }, policy, selectTenants(ir, options.tenants));
+    const session = new RunSession({ ...options, profile, versions }, [policy], selectTenants(ir, options.tenants));
     try {
         await session.openDevices();
         await session.plan();
@@ -111,10 +111,10 @@ export async function runWorkload(options: RunWorkloadOptions): Promise<Results>
             versions: plans[i] ? versionVariants(plans[i]) : [],
             memoryBytes: plans[i]?.totalBytes ?? 0,
             solo: measured.solo[i],
-            corun: measured.corun[i],
+            corun: measured.corun[0]?.tenants[i] ?? [],
         })),
-        corunRuns: measured.corunRuns,
-        timeline: measured.timeline,
+        corunRuns: measured.corun[0]?.runs ?? [],
+        timeline: measured.corun[0]?.timeline ?? null,
         measurement: {
             plannedRounds: session.protocol.rounds, rounds: measured.rounds,
             roundMs: session.protocol.roundMs ?? null,

@@ -34,6 +34,7 @@ import { tuneTargets } from '../tune/tuner.js';
 import type { RunEvent, RunPhase } from './events.js';
 import { runPhase, type PhaseRecord, type PhaseTenant } from './phase.js';
 import { summarizePhase, type OpRun } from './summarize.js';
+import { scaledArrival } from '../predict/simulate.js';
 import { hostSnapshot, type HostSnapshot } from './host.js';
 import { measurementPlan, requestsNeeded, roundsToAdd, MIN_ROUNDS, type MeasurementPlan } from './rounds.js';
 import { formatMs } from '../../protocol/units.js';
@@ -46,15 +47,26 @@ interface Ending {
     failedOp?: string;
 }
 
-/** What the measured rounds gave: per tenant, one entry per round of each phase; the co-run rounds' kernel runs. */
+/** What one schedule's co-run phases gave over the rounds. */
+export interface MeasuredCorun {
+    /** Per tenant, indexed by measured round. */
+    tenants: (TenantPhaseData | undefined)[][];
+    /** Per round, every kernel run of every tenant's measured requests (attribution). */
+    runs: (OpRun[] | undefined)[];
+    /** The kernel timeline of the first measured round (what the report draws). */
+    timeline: Results['timeline'];
+}
+
+/** What the measured rounds gave: per tenant, one entry per round of its solo phase; per schedule, its co-run phases. */
 export interface MeasuredRounds {
+    /** The load the tenants ran at (× their declared traffic). */
+    load: number;
     /** Indexed by measured round (a round a cancellation cut short may lack one side). */
     solo: (TenantPhaseData | undefined)[][];
-    corun: (TenantPhaseData | undefined)[][];
-    /** Per co-run round, every kernel run of every tenant's measured requests (attribution). */
-    corunRuns: (OpRun[] | undefined)[];
-    /** The kernel timeline of the first measured co-run round (what the report draws). */
-    timeline: Results['timeline'];
+    /** One per schedule measured, in the session's order. */
+    corun: MeasuredCorun[];
+    /** Why a phase stopped at its time limit with requests still queued (overload), if one did. */
+    overloaded?: string;
     /** Rounds measured, added beyond the plan, and whether the budget stopped the run short. */
     rounds: number;
     extendedRounds: number;
@@ -129,9 +141,13 @@ export class RunSession {
     private runners: TenantRunner[] = [];
     /** Per tenant, what schedules read of its plan (built once, on the profile the run predicts with). */
     private views: OpView[][] = [];
-    private readonly measured: MeasuredRounds;
+    private measured: MeasuredRounds;
 
-    constructor(private readonly options: RunWorkloadOptions, private readonly policy: SchedulePolicy, tenants: readonly IrTenant[]) {
+    /**
+     * `schedules`: the schedules whose co-run phases each round runs (one for a run; several for
+     * `tenancy compare`, interleaved so that host drift hits them alike).
+     */
+    constructor(private readonly options: RunWorkloadOptions, private readonly schedules: readonly SchedulePolicy[], tenants: readonly IrTenant[]) {
         const { ir } = options;
         this.tenants = tenants;
         this.measureSolo = options.solo ?? true;
@@ -140,10 +156,7 @@ export class RunSession {
         this.timing = options.timing === 'cpu' ? 'cpu-per-op' : 'gpu-timestamps';
         this.emit = event => options.onEvent?.(event);
         this.progress = new RunProgress(((this.protocol.warmup.warmupMs > 0 ? 1 : 0) + this.protocol.rounds) * this.phasesPerRound, this.protocol.rounds, this.emit);
-        this.measured = {
-            solo: tenants.map(() => []), corun: tenants.map(() => []), corunRuns: [], timeline: null,
-            rounds: 0, extendedRounds: 0, budgetReached: false, elapsedMs: 0,
-        };
+        this.measured = this.freshMeasurement(1);
         if (options.signal?.aborted) this.onCallerAbort();
         options.signal?.addEventListener('abort', this.onCallerAbort);
     }
@@ -218,77 +231,91 @@ export class RunSession {
         }
     }
 
+    private freshMeasurement(load: number): MeasuredRounds {
+        return {
+            load, solo: this.tenants.map(() => []), corun: this.schedules.map(() => ({ tenants: this.tenants.map(() => []), runs: [], timeline: null })),
+            rounds: 0, extendedRounds: 0, budgetReached: false, elapsedMs: 0,
+        };
+    }
+
     /**
      * Step 4: the rounds (./rounds.ts): a warm-up round whose requests are discarded, the planned
      * rounds, then rounds added until every tenant has the requests its SLOs need, within the
-     * budget. Stops early when cancelled or failed.
+     * budget. Stops early when cancelled or failed. `load` scales every tenant's traffic (capacity
+     * probes measure one session at several loads); each call starts a fresh measurement.
      */
-    async measure(): Promise<void> {
+    async measure(load = 1): Promise<MeasuredRounds> {
         const started = performance.now();
-        const m = this.measured;
+        const m = this.measured = this.freshMeasurement(load);
         m.hostBefore = hostSnapshot();
         try {
-            // A warm-up of no length is no warm-up round: `benchmark { warmup 0 }` skips it.
-            if (this.protocol.warmup.warmupMs > 0 && await this.round(-1)) return;
-            const roundTimes: number[] = [];
-            const overBudget = () => {
-                const spent = performance.now() - started;
-                const next = roundTimes.length ? roundTimes.reduce((a, b) => a + b, 0) / roundTimes.length : 0;
-                return m.rounds >= MIN_ROUNDS && spent + next > this.protocol.budgetMs;
-            };
-            const measureRound = async () => {
-                const t0 = performance.now();
-                const stop = await this.round(m.rounds);
-                roundTimes.push(performance.now() - t0);
-                m.rounds++;
-                return stop;
-            };
-            for (let r = 0; r < this.protocol.rounds; r++) {
-                if (overBudget()) {
-                    m.budgetReached = true;
-                    m.note = `the budget of ${formatMs(this.protocol.budgetMs)} stopped the run after ${m.rounds} of ${this.protocol.rounds} rounds`;
-                    return;
-                }
-                if (await measureRound()) return;
-            }
-            const needs = () => this.tenants.map((t, i) => {
-                const phase = this.measureCorun ? m.corun[i] : m.solo[i];
-                return { tenant: t.name, needed: requestsNeeded(t, this.protocol.minRequests), measured: phase.reduce((a, d) => a + (d?.latenciesMs.length ?? 0), 0), rounds: m.rounds };
-            });
-            const wanted = roundsToAdd(needs());
-            if (wanted === 0) return;
-            const short = needs().filter(n => n.measured < n.needed).map(n => `${n.tenant} had ${n.measured} of the ${n.needed} requests it needs`).join('; ');
-            this.progress.extend(Number.isFinite(wanted) ? wanted : 1, this.phasesPerRound);
-            while (roundsToAdd(needs()) > 0) {
-                if (overBudget()) {
-                    m.budgetReached = true;
-                    break;
-                }
-                if (await measureRound()) return;
-                m.extendedRounds++;
-            }
-            const still = needs().filter(n => n.measured < n.needed);
-            m.note = `extended by ${m.extendedRounds} round${m.extendedRounds === 1 ? '' : 's'} (${short})` +
-                (still.length ? `; the budget of ${formatMs(this.protocol.budgetMs)} stopped it with ${still.map(n => `${n.tenant} at ${n.measured} of ${n.needed}`).join(', ')}` : '');
+            await this.measureRounds(m, started);
         } finally {
             m.elapsedMs = performance.now() - started;
             m.hostAfter = hostSnapshot();
         }
+        return m;
+    }
+
+    private async measureRounds(m: MeasuredRounds, started: number): Promise<void> {
+        // A warm-up of no length is no warm-up round: `benchmark { warmup 0 }` skips it.
+        if (this.protocol.warmup.warmupMs > 0 && await this.round(-1)) return;
+        const roundTimes: number[] = [];
+        const overBudget = () => {
+            const spent = performance.now() - started;
+            const next = roundTimes.length ? roundTimes.reduce((a, b) => a + b, 0) / roundTimes.length : 0;
+            return m.rounds >= MIN_ROUNDS && spent + next > this.protocol.budgetMs;
+        };
+        const measureRound = async () => {
+            const t0 = performance.now();
+            const stop = await this.round(m.rounds);
+            roundTimes.push(performance.now() - t0);
+            m.rounds++;
+            return stop;
+        };
+        for (let r = 0; r < this.protocol.rounds; r++) {
+            if (overBudget()) {
+                m.budgetReached = true;
+                m.note = `the budget of ${formatMs(this.protocol.budgetMs)} stopped the run after ${m.rounds} of ${this.protocol.rounds} rounds`;
+                return;
+            }
+            if (await measureRound()) return;
+        }
+        const needs = () => this.tenants.map((t, i) => {
+            // The judged phase: every schedule's co-run (its fewest requests), or solo for one tenant.
+            const phases = this.measureCorun ? m.corun.map(c => c.tenants[i]) : [m.solo[i]];
+            const phase = phases.reduce((a, b) => (b.reduce((x, d) => x + (d?.latenciesMs.length ?? 0), 0) < a.reduce((x, d) => x + (d?.latenciesMs.length ?? 0), 0) ? b : a));
+            return { tenant: t.name, needed: requestsNeeded(t, this.protocol.minRequests), measured: phase.reduce((a, d) => a + (d?.latenciesMs.length ?? 0), 0), rounds: m.rounds };
+        });
+        const wanted = roundsToAdd(needs());
+        if (wanted === 0) return;
+        const short = needs().filter(n => n.measured < n.needed).map(n => `${n.tenant} had ${n.measured} of the ${n.needed} requests it needs`).join('; ');
+        this.progress.extend(Number.isFinite(wanted) ? wanted : 1, this.phasesPerRound);
+        while (roundsToAdd(needs()) > 0) {
+            if (overBudget()) {
+                m.budgetReached = true;
+                break;
+            }
+            if (await measureRound()) return;
+            m.extendedRounds++;
+        }
+        const still = needs().filter(n => n.measured < n.needed);
+        m.note = `extended by ${m.extendedRounds} round${m.extendedRounds === 1 ? '' : 's'} (${short})` +
+            (still.length ? `; the budget of ${formatMs(this.protocol.budgetMs)} stopped it with ${still.map(n => `${n.tenant} at ${n.measured} of ${n.needed}`).join(', ')}` : '');
     }
 
     /**
-     * One round: every tenant alone and all co-running. Round −1 is the warm-up (nothing kept).
-     * Odd rounds run co-run first. True when the run must stop.
+     * One round: every tenant alone, then all co-running under each schedule. Round −1 is the
+     * warm-up (nothing kept). Odd rounds run their phases in reverse order. True when the run must stop.
      */
     private async round(round: number): Promise<boolean> {
         this.progress.round = round + 1;
-        const solo = async () => {
-            if (!this.measureSolo) return false;
-            for (let i = 0; i < this.tenants.length; i++) if (await this.soloPhase(i, round)) return true;
-            return false;
-        };
-        const corun = async () => this.measureCorun && this.corunPhase(round);
-        return round % 2 === 1 ? (await corun()) || solo() : (await solo()) || corun();
+        const phases: (() => Promise<boolean>)[] = [];
+        if (this.measureSolo) for (let i = 0; i < this.tenants.length; i++) phases.push(() => this.soloPhase(i, round));
+        if (this.measureCorun) this.schedules.forEach((_, s) => phases.push(() => this.corunPhase(s, round)));
+        if (round % 2 === 1) phases.reverse();
+        for (const phase of phases) if (await phase()) return true;
+        return false;
     }
 
     /**
@@ -322,14 +349,20 @@ export class RunSession {
 
     /** What the run measured, per tenant and phase, and how it ended (for report/build.ts). */
     outcome(): { ending: Readonly<Ending>; plans: readonly TenantPlan[]; measured: Readonly<MeasuredRounds>; adapter: TenantDevice['adapter'] | null } {
-        if (this.ending.status === 'cancelled') this.ending.reason ??= 'cancelled (SIGINT/SIGTERM or the caller\'s signal)';
         this.emit({ type: 'phase', phase: 'report' });
-        return { ending: this.ending, plans: this.plans, measured: this.measured, adapter: this.devices[0]?.adapter ?? null };
+        return { ending: this.endingOf(this.measured), plans: this.plans, measured: this.measured, adapter: this.devices[0]?.adapter ?? null };
     }
 
-    /** Phases in one round: each tenant alone (when measured solo) and the co-run. */
+    /** How a measurement ended: the run's failure or cancellation, else partial when a phase was overloaded. */
+    endingOf(m: MeasuredRounds): Ending {
+        if (this.ending.status === 'cancelled') return { ...this.ending, reason: this.ending.reason ?? 'cancelled (SIGINT/SIGTERM or the caller\'s signal)' };
+        if (this.ending.status === 'failed') return this.ending;
+        return m.overloaded ? { status: 'partial', reason: m.overloaded } : { status: 'complete' };
+    }
+
+    /** Phases in one round: each tenant alone (when measured solo) and a co-run per schedule. */
     get phasesPerRound(): number {
-        return (this.measureSolo ? this.tenants.length : 0) + (this.measureCorun ? 1 : 0);
+        return (this.measureSolo ? this.tenants.length : 0) + (this.measureCorun ? this.schedules.length : 0);
     }
 
     private get stepTimeoutMs(): number { return this.options.stepTimeoutMs ?? 60_000; }
@@ -381,30 +414,31 @@ export class RunSession {
         return this.finishPhase(record, `solo phase of ${name}`);
     }
 
-    /** All tenants co-running for one round; true when the run must stop. */
-    private async corunPhase(round: number): Promise<boolean> {
-        this.emit({ type: 'phase', phase: 'corun', round: round + 1 });
-        const record = await this.runPhase(this.tenants.map((_, i) => i), round, f => this.progress.phase('corun', f));
+    /** All tenants co-running under schedule s for one round; true when the run must stop. */
+    private async corunPhase(s: number, round: number): Promise<boolean> {
+        this.emit({ type: 'phase', phase: 'corun', round: round + 1, ...(this.schedules.length > 1 ? { schedule: this.schedules[s].name } : {}) });
+        const record = await this.runPhase(this.tenants.map((_, i) => i), round, f => this.progress.phase('corun', f), this.schedules[s]);
         if (round >= 0) {
             const summary = await summarizePhase(record, this.runners, true);
-            summary.tenants.forEach((d, i) => { this.measured.corun[i][round] = d; });
-            this.measured.corunRuns[round] = summary.runs;
-            this.measured.timeline ??= summary.timeline;
+            const c = this.measured.corun[s];
+            summary.tenants.forEach((d, i) => { c.tenants[i][round] = d; });
+            c.runs[round] = summary.runs;
+            c.timeline ??= summary.timeline;
         }
-        return this.finishPhase(record, 'co-run phase');
+        return this.finishPhase(record, this.schedules.length > 1 ? `co-run phase under ${this.schedules[s].name}` : 'co-run phase');
     }
 
-    private runPhase(indices: number[], round: number, onProgress: (fraction: number) => void): Promise<PhaseRecord> {
+    private runPhase(indices: number[], round: number, onProgress: (fraction: number) => void, policy = this.schedules[0]): Promise<PhaseRecord> {
         const tenants: PhaseTenant[] = indices.map(i => {
             const t = this.tenants[i];
             return {
-                name: t.name, priority: t.priority, arrival: t.arrival, slos: t.slos, runner: this.runners[i], ops: this.views[i],
+                name: t.name, priority: t.priority, arrival: scaledArrival(t.arrival, this.measured.load), slos: t.slos, runner: this.runners[i], ops: this.views[i],
                 // Same arrival sequence solo and co-run within a round, so slowdowns compare like with like.
                 random: createRandom(this.options.ir.benchmark.seed, round < 0 ? `arrivals/${t.name}/warmup` : `arrivals/${t.name}/${round}`),
             };
         });
         const limit = round < 0 ? this.protocol.warmup : this.protocol.round(round);
-        return runPhase({ tenants, policy: this.policy, limit, signal: this.signal, maxPhaseMs: this.maxPhaseMs, onProgress });
+        return runPhase({ tenants, policy, limit, signal: this.signal, maxPhaseMs: this.maxPhaseMs, onProgress });
     }
 
     /** Folds a phase's ending into the run's; true when the run must stop (failed or cancelled). */
@@ -413,9 +447,8 @@ export class RunSession {
         if (record.ending === 'failed') this.fail(record.error);
         else if (record.ending === 'cancelled') {
             if (this.ending.status !== 'failed') this.ending.status = 'cancelled';
-        } else if (record.ending === 'time-limit' && this.ending.status === 'complete') {
-            this.ending.status = 'partial';
-            this.ending.reason = `${what} hit its time limit of ${(this.maxPhaseMs / 1000).toFixed(1)} s with requests still queued (overloaded)`;
+        } else if (record.ending === 'time-limit') {
+            this.measured.overloaded ??= `${what} hit its time limit of ${(this.maxPhaseMs / 1000).toFixed(1)} s with requests still queued (overloaded)`;
         }
         return record.ending === 'failed' || record.ending === 'cancelled';
     }

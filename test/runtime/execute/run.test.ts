@@ -45,7 +45,7 @@ describe.skipIf(!gpu)('rounds on the software adapter', () => {
         expect(results.status).toBe('complete');
         expect(results.config.rounds).toBe(2);
         expect(results.measurement).toMatchObject({ plannedRounds: 2, rounds: 2, extendedRounds: 0, budgetReached: false });
-        expect(phases(events)).toEqual(['compile', 'solo:a@0', 'solo:b@0', 'corun@0', 'solo:a@1', 'solo:b@1', 'corun@1', 'corun@2', 'solo:a@2', 'solo:b@2', 'report']);
+        expect(phases(events)).toEqual(['compile', 'solo:a@0', 'solo:b@0', 'corun@0', 'solo:a@1', 'solo:b@1', 'corun@1', 'corun@2', 'solo:b@2', 'solo:a@2', 'report']);
         for (const t of results.tenants) {
             expect(t.solo!.requests).toBe(6);
             expect(t.corun!.requests).toBe(6);
