@@ -158,3 +158,9 @@ export function badWordProblems(value: unknown, documentText: string, what: stri
     }
     return problems;
 }
+
+/** An error object sent as a request's result (`{"code":-32800}`), as two copies of vscode-jsonrpc in one bundle answer a cancelled request. */
+export function isErrorAsResult(result: unknown): boolean {
+    return typeof result === 'object' && result !== null && !Array.isArray(result) && typeof (result as { code?: unknown }).code === 'number'
+        && Object.keys(result).every(k => k === 'code' || k === 'message' || k === 'data');
+}
