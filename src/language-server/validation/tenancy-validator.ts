@@ -10,7 +10,7 @@
  * service computes each workload once and keeps it across unrelated edits. Each diagnostic
  * carries its IssueCodes code via `report()`.
  */
-import { AstUtils, isReference, type AstNode, type LangiumDocument, type LangiumDocuments, type ValidationAcceptor, type ValidationChecks } from 'langium';
+import { AstUtils, isReference, type AstNode, type FileSystemProvider, type LangiumDocument, type LangiumDocuments, type ValidationAcceptor, type ValidationChecks } from 'langium';
 import type { TenancyAnalyzer } from '../analysis/index.js';
 import { formatBytes } from '../analysis/format.js';
 import { modelCallsIn } from '../analysis/calls.js';
@@ -23,7 +23,8 @@ import {
 } from '../generated/ast.js';
 import { bindingTable } from '../references/bindings.js';
 import type { TenancyServices } from '../tenancy-module.js';
-import { importCycle, importsOf } from '../workspace/imports.js';
+import { maxDocumentCharacters, type TenancyDocumentFactory } from '../workspace/document-factory.js';
+import { importCycle, importsOf, importTargetProblem } from '../workspace/imports.js';
 import { isZooUri, zooModelNames } from '../workspace/zoo-library.js';
 import type { DeviceLimitsProvider } from './device-limits.js';
 import { IssueCodes, type IssueCode } from './issue-codes.js';
@@ -56,22 +57,39 @@ export function registerValidationChecks(services: TenancyServices & { validatio
 export class TenancyValidator {
     private readonly analyzer: TenancyAnalyzer;
     private readonly documents: LangiumDocuments;
+    private readonly fileSystem: FileSystemProvider;
+    private readonly factory: TenancyDocumentFactory;
     private readonly limits: DeviceLimitsProvider;
     private readonly workloads = new WeakMap<Workload, WorkloadReading>();
 
     constructor(services: TenancyServices & { validation: { DeviceLimits: DeviceLimitsProvider } }) {
         this.analyzer = services.analysis.Analyzer;
         this.documents = services.shared.workspace.LangiumDocuments;
+        this.fileSystem = services.shared.workspace.FileSystemProvider;
+        this.factory = services.shared.workspace.LangiumDocumentFactory as TenancyDocumentFactory;
         this.limits = services.validation.DeviceLimits;
     }
 
-    /** Imports (unresolved, cycles), duplicate and shadowing model names, unused models. */
+    /** A file too large to check; imports (unresolved, cycles), duplicate and shadowing model names, unused models. */
     checkDocument(doc: Document, accept: ValidationAcceptor): void {
         const document = AstUtils.getDocument(doc);
         const zoo = isZooUri(document.uri);
+        const size = this.factory.oversizedText(document.uri);
+        if (size !== undefined) {
+            report(accept, 'error', IssueCodes.FileTooLarge, `this file has ${formatCharacters(size)}, more than the ${formatCharacters(maxDocumentCharacters)} a file may have to be checked; it is not checked and its models are not available to other files. Split it into files that import each other.`, { node: doc });
+        }
+        for (const node of doc.imports) {
+            if (node.path === '') report(accept, 'error', IssueCodes.UnresolvedReference, 'the import names no file; write the path of a .tenancy file relative to this one: import "blocks.tenancy"', { node, property: 'path' });
+        }
         for (const { node, uri } of importsOf(document)) {
             if (!this.documents.hasDocument(uri)) {
-                report(accept, 'error', IssueCodes.UnresolvedReference, `cannot find imported file "${node.path}" (looked for ${uri.path}); the path is relative to this file`, { node, property: 'path' });
+                const problem = importTargetProblem(uri, this.fileSystem) ?? 'could not be read';
+                report(accept, 'error', IssueCodes.UnresolvedReference, `cannot import "${node.path}": ${uri.path} ${problem}; an import names a .tenancy file, relative to this file`, { node, property: 'path' });
+                continue;
+            }
+            const importedSize = this.factory.oversizedText(uri);
+            if (importedSize !== undefined) {
+                report(accept, 'error', IssueCodes.UnresolvedReference, `"${node.path}" is not loaded: it has ${formatCharacters(importedSize)}, more than the ${formatCharacters(maxDocumentCharacters)} a file may have to be checked`, { node, property: 'path' });
                 continue;
             }
             const cycle = importCycle(document, node, this.documents);
@@ -312,3 +330,7 @@ function onlyIn(instance: ModelAnalysis, base: ModelAnalysis): AnalysisIssue[] {
     return instance.issues.filter(i => !base.issues.some(b => b.node === i.node && b.code === i.code));
 }
 
+/** `2.1 M characters`. */
+function formatCharacters(n: number): string {
+    return n >= 1e6 ? `${(n / 1e6).toFixed(1)} M characters` : `${Math.round(n / 1e3)} k characters`;
+}
