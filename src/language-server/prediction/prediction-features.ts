@@ -90,7 +90,7 @@ export class PredictionInlayHintProvider implements InlayHintProvider {
         }
         const text = document.textDocument;
         for (const [line, tenants] of lines) {
-            const lineText = text.getText({ start: { line, character: 0 }, end: { line: line + 1, character: 0 } }).replace(/\r?\n$/, '');
+            const lineText = text.getText({ start: { line, character: 0 }, end: { line: line + 1, character: 0 } }).replace(/(\r\n|\r|\n)$/, '');
             const figures = [...tenants.values()].map(entry => ({ entry, figure: measuredFigure(entry.instances) }));
             const { entry, figure } = figures.find(f => f.figure.solo || f.figure.corun) ?? figures[0];
             const p = entry.view.prediction;

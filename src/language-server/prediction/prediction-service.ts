@@ -235,7 +235,7 @@ function modelsReached(workload: Workload): (AstNode | undefined)[] {
     };
     for (const member of workload.members) {
         if (!isTenant(member)) continue;
-        for (const prop of member.props) if (isModelProp(prop)) visit(prop.call);
+        for (const prop of member.props) if (isModelProp(prop) && prop.call) visit(prop.call);
     }
     return out;
 }

@@ -98,6 +98,7 @@ export class TenancyValidator {
         const seen = new Map<string, AstNode>();
         const zooNames = new Set(zooModelNames());
         for (const element of doc.elements) {
+            if (!element.name) continue; // a name not typed yet: the syntax error says so
             const key = `${element.$type}:${element.name}`;
             if (seen.has(key)) {
                 const first = seen.get(key)!.$cstNode?.range.start.line;
@@ -186,7 +187,7 @@ export class TenancyValidator {
         const prop = tenant.props.find(p => p.$type === 'ModelProp');
         if (!prop || prop.$type !== 'ModelProp') return;
         const call = prop.call;
-        const model = call.callee.ref;
+        const model = call?.callee?.ref;
         if (!model || !isModel(model)) return; // unknown-op / unresolved: reported by linking
         let ok = true;
         const given = new Set<string>();
