@@ -160,7 +160,7 @@ export function readWorkload(workload: Workload): WorkloadReading {
         if (isDeviceDecl(member)) {
             if (!once('device', member, 'device')) continue;
             const preference = oneOf(member.kind, devicePreferences);
-            if (!preference) issues.push(bad(`unknown device '${member.kind}'; expected ${devicePreferences.join(', ')}`, member, 'kind'));
+            if (!preference && member.kind !== undefined) issues.push(bad(`unknown device '${member.kind}'; expected ${devicePreferences.join(', ')}`, member, 'kind'));
             const args = readArgs(`device ${member.kind}`, member.args, { memory: { kind: { quantity: 'memory' } } }, member, 'kind', issues);
             reading.device = { preference: preference ?? 'auto' };
             const memory = args.get('memory');
@@ -175,7 +175,7 @@ export function readWorkload(workload: Workload): WorkloadReading {
                 if (!setting.value) continue;
                 const key = oneOf(setting.key, benchmarkSettings);
                 if (!key) {
-                    issues.push(bad(`unknown benchmark setting '${setting.key}'; expected ${benchmarkSettings.join(', ')}`, setting, 'key'));
+                    if (setting.key !== undefined) issues.push(bad(`unknown benchmark setting '${setting.key}'; expected ${benchmarkSettings.join(', ')}`, setting, 'key'));
                     continue;
                 }
                 if (settings.has(key)) {
@@ -212,7 +212,7 @@ export function readWorkload(workload: Workload): WorkloadReading {
 function readSchedule(policyWord: string, args: readonly NamedArg[], node: AstNode, issues: AnalysisIssue[]): IrSchedule {
     const policy = oneOf(policyWord, policies);
     if (!policy) {
-        issues.push(bad(`unknown schedule '${policyWord}'; expected ${policies.join(', ')}`, node, 'policy'));
+        if (policyWord !== undefined) issues.push(bad(`unknown schedule '${policyWord}'; expected ${policies.join(', ')}`, node, 'policy'));
         return { policy: 'concurrent' };
     }
     const what = `schedule ${policy}`;
@@ -253,7 +253,7 @@ function readTenant(tenant: Tenant, issues: AnalysisIssue[]): TenantReading {
             if (arrivalSeen) { issues.push(bad(`${named('tenant', tenant.name)} has more than one arrival line; keep one`, prop)); continue; }
             arrivalSeen = true;
             const kind = oneOf(prop.kind, arrivalKinds);
-            if (!kind) { issues.push(bad(`unknown arrival '${prop.kind}'; expected ${arrivalKinds.join(', ')}`, prop, 'kind')); continue; }
+            if (!kind) { if (prop.kind !== undefined) issues.push(bad(`unknown arrival '${prop.kind}'; expected ${arrivalKinds.join(', ')}`, prop, 'kind')); continue; }
             const what = `arrival ${kind}`;
             if (kind === 'poisson') {
                 const a = readArgs(what, prop.args, { rate: { kind: { quantity: 'rate' }, required: true } }, prop, 'kind', issues);
@@ -268,7 +268,7 @@ function readTenant(tenant: Tenant, issues: AnalysisIssue[]): TenantReading {
         } else if (isSloProp(prop)) {
             if (!prop.value) continue;
             const percentile = oneOf(prop.percentile, percentiles);
-            if (!percentile) { issues.push(bad(`unknown percentile '${prop.percentile}'; expected ${percentiles.join(', ')}`, prop, 'percentile')); continue; }
+            if (!percentile) { if (prop.percentile !== undefined) issues.push(bad(`unknown percentile '${prop.percentile}'; expected ${percentiles.join(', ')}`, prop, 'percentile')); continue; }
             const ms = readValue(prop.value, { quantity: 'time' });
             if (typeof ms !== 'number') { issues.push(bad(`slo ${percentile} must be ${quantityKindText('time')}, found ${describeExpression(prop.value)}`, prop.value)); continue; }
             if (reading.slos.some(s => s.percentile === percentile)) {
@@ -280,7 +280,7 @@ function readTenant(tenant: Tenant, issues: AnalysisIssue[]): TenantReading {
             if (prioritySeen) { issues.push(bad(`${named('tenant', tenant.name)} has more than one priority line; keep one`, prop)); continue; }
             prioritySeen = true;
             const level = oneOf(prop.level, priorities);
-            if (!level) { issues.push(bad(`unknown priority '${prop.level}'; expected ${priorities.join(', ')}`, prop, 'level')); continue; }
+            if (!level) { if (prop.level !== undefined) issues.push(bad(`unknown priority '${prop.level}'; expected ${priorities.join(', ')}`, prop, 'level')); continue; }
             reading.priority = level;
         }
     }

@@ -88,6 +88,8 @@ export const halfTyped: Record<string, string> = {
     'let without a value': 'model m(batch = 1) {\n  input x: f32[batch, 4]\n  y =\n  output relu(x)\n}\n',
     'output without a value': 'model m(batch = 1) {\n  input x: f32[batch, 4]\n  output\n}\n',
     'arrival without arguments': 'workload w {\n  tenant t { model mlp() arrival poisson( }\n}\n',
+    'slo without a percentile': 'workload w {\n  tenant t { model mlp() slo <= 20ms }\n}\n',
+    'arrival, priority, device, schedule and benchmark words missing': 'workload w {\n  device (memory: 1GiB)\n  tenant t { model mlp() arrival (rate: 1/s) priority }\n  schedule\n  benchmark { 5s }\n}\n',
     'slo without a value': 'workload w {\n  tenant t { model mlp() slo p99 <= }\n}\n',
     'schedule without arguments': 'workload w {\n  tenant t { model mlp() }\n  schedule layer_block(size: )\n}\n',
     'benchmark setting without a value': 'workload w {\n  tenant t { model mlp() }\n  benchmark { duration }\n}\n',
