@@ -33,6 +33,8 @@ import { TenancyCodeLensProvider } from './lsp/code-lens.js';
 import { ResultsWatch } from './lsp/results-watch.js';
 import { createPredictionService, PredictionInlayHintProvider, registerPredictionFeatures, type PredictionService } from './prediction/index.js';
 import { TenancyTokenBuilder } from './parser/token-builder.js';
+import { TenancyLexer } from './parser/lexer.js';
+import { TenancyParserErrorMessageProvider } from './parser/error-messages.js';
 
 /** Services added by Tenancy on top of Langium's defaults. */
 export type TenancyAddedServices = {
@@ -64,6 +66,8 @@ export const TenancySharedModule: Module<LangiumSharedServices & TenancySharedAd
 export const TenancyModule: Module<TenancyServices, PartialLangiumServices & TenancyAddedServices> = {
     parser: {
         TokenBuilder: () => new TenancyTokenBuilder(),
+        Lexer: (services) => new TenancyLexer(services),
+        ParserErrorMessageProvider: () => new TenancyParserErrorMessageProvider(),
     },
     references: {
         ScopeProvider: (services) => new TenancyScopeProvider(services),
