@@ -42,8 +42,11 @@ export function allRangeProblems(value: unknown, uri: string, lines: number[], w
         if (Array.isArray(v)) { v.forEach((x, i) => visit(x, `${path}[${i}]`, inOtherFile)); return; }
         if (typeof v !== 'object' || v === null) return;
         const o = v as Record<string, unknown>;
-        const other = inOtherFile || (typeof o.uri === 'string' && o.uri !== uri) || (typeof o.targetUri === 'string' && o.targetUri !== uri);
+        const other = inOtherFile || (typeof o.uri === 'string' && o.uri !== uri) || (typeof o.targetUri === 'string' && o.targetUri !== uri)
+            || (typeof (o.textDocument as { uri?: unknown } | undefined)?.uri === 'string' && (o.textDocument as { uri: string }).uri !== uri);
         for (const [k, x] of Object.entries(o)) {
+            // A workspace edit's `changes` maps URIs to edits: only this document's are checked here.
+            if (k === 'changes' && typeof x === 'object' && x !== null) { visit((x as Record<string, unknown>)[uri], `${path}.changes`, other); continue; }
             if (isPosition((x as Range | undefined)?.start) && !other) problems.push(...rangeProblems(x, lines, `${what} ${path}.${k}`));
             else if (k === 'position' && isPosition(x) && !other) problems.push(...rangeProblems({ start: x, end: x }, lines, `${what} ${path}.position`));
             else visit(x, `${path}.${k}`, other);
