@@ -19,8 +19,8 @@ import { PlanMemo } from '../../runtime/predict/plan.js';
 import { predictWorkload, type OpPrediction, type TenantPrediction, type WorkloadPrediction } from '../../runtime/predict/workload.js';
 import type { Results } from '../../runtime/report/schema.js';
 import { workspaceFolderOf } from '../../runtime/report/write.js';
-import { modelCallsIn } from '../analysis/calls.js';
-import { isModel, isModelProp, isTenant, isWorkload, type Call, type Model, type Workload } from '../generated/ast.js';
+import { modelsReached } from '../analysis/calls.js';
+import { isWorkload, type Workload } from '../generated/ast.js';
 import type { ResultsWatch } from '../lsp/results-watch.js';
 
 /** Lowers a checked workload to IR; undefined when the workload has errors (nothing to predict). */
@@ -215,29 +215,6 @@ export class PredictionService {
 function workloadsIn(document: LangiumDocument): Workload[] {
     const root = document.parseResult.value as AstNode & { elements?: AstNode[] };
     return (root.elements ?? []).filter(isWorkload);
-}
-
-/**
- * What a workload's lowering reads besides its own node: the targets of its tenants' model calls
- * and, transitively, of those models' calls to other models, in a fixed order (undefined where a
- * call does not resolve). Equal lists ⇒ the same IR (a model's text is its node; names inside a
- * model resolve within it).
- */
-function modelsReached(workload: Workload): (AstNode | undefined)[] {
-    const out: (AstNode | undefined)[] = [];
-    const seen = new Set<Model>();
-    const visit = (call: Call) => {
-        const target = call.callee.ref;
-        out.push(target);
-        if (!target || !isModel(target) || seen.has(target)) return;
-        seen.add(target);
-        for (const c of modelCallsIn(target)) visit(c);
-    };
-    for (const member of workload.members) {
-        if (!isTenant(member)) continue;
-        for (const prop of member.props) if (isModelProp(prop) && prop.call) visit(prop.call);
-    }
-    return out;
 }
 
 function sameNodes(a: readonly (AstNode | undefined)[], b: readonly (AstNode | undefined)[]): boolean {
