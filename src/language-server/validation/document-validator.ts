@@ -1,8 +1,8 @@
 /**
  * Gives every diagnostic a stable code (LANGUAGE.md "Diagnostics"), sent both as the LSP
  * diagnostic `code` and as `data: { code }`: parser and lexer errors become `syntax`; linking
- * errors become `unknown-op` (a callee that is neither an operator nor a model) or
- * `unresolved-reference` (a name), with a did-you-mean from what is in scope.
+ * errors become `unknown-op` (a callee in a model that is neither an operator nor a model) or
+ * `unresolved-reference` (a name, or a tenant's model), with a did-you-mean from what is in scope.
  */
 import {
     AstUtils, DefaultDocumentValidator, type AstNode, type LangiumCoreServices, type LangiumDocument, type ParseResult,
@@ -10,8 +10,8 @@ import {
 } from 'langium';
 import type { CancellationToken } from 'vscode-languageserver';
 import type { Diagnostic } from 'vscode-languageserver-types';
-import { operators } from '../analysis/operators.js';
-import { Document, Import, isCall, isModel, isNameRef, Model, Tenant, Workload } from '../generated/ast.js';
+import { findOperator, operators } from '../analysis/operators.js';
+import { Document, Import, isCall, isModel, isModelProp, isNameRef, Model, Tenant, Workload } from '../generated/ast.js';
 import { offset, visibleBindings } from '../references/bindings.js';
 import { IssueCodes } from './issue-codes.js';
 import { didYouMean } from './suggest.js';
@@ -68,7 +68,13 @@ export class TenancyDocumentValidator extends DefaultDocumentValidator {
             if (index < 0) continue;
             let code: string = IssueCodes.UnresolvedReference;
             let message = own[index].message;
-            if (isCall(container)) {
+            if (isCall(container) && isModelProp(container.$container)) {
+                // A tenant runs a model: an unknown name there is an unresolved model (LANGUAGE.md), even an operator's.
+                const models = this.services.shared.workspace.IndexManager.allElements(Model.$type).map(d => d.name);
+                message = findOperator(name)
+                    ? `'${name}' is an operator, not a model; a tenant runs a model (yours, an imported one or the zoo's).${didYouMean(name, models)}`
+                    : `unknown model '${name}'.${didYouMean(name, models)}`;
+            } else if (isCall(container)) {
                 code = IssueCodes.UnknownOp;
                 const models = this.services.shared.workspace.IndexManager.allElements(Model.$type).map(d => d.name);
                 message = `unknown operator or model '${name}'.${didYouMean(name, [...operators.map(o => o.name), ...models])}`;
