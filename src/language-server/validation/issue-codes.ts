@@ -29,6 +29,8 @@ export namespace IssueCodes {
     export const TimeLimit = 'time-limit';
     /** The file is larger than a file may be to be checked; it is not parsed. */
     export const FileTooLarge = 'file-too-large';
+    /** The language accepts it, the runtime cannot run it (a tenant's model with an f16 input). */
+    export const Unsupported = 'unsupported';
 }
 
 export type IssueCode = (typeof IssueCodes)[keyof typeof IssueCodes];

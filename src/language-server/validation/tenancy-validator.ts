@@ -147,6 +147,9 @@ export class TenancyValidator {
             }
         }
         if (!zoo) this.checkUnusedTensors(model, accept);
+        if (model.name && model.$cstNode && !model.statements.some(isOutput)) {
+            report(accept, 'error', IssueCodes.Syntax, `model ${model.name} has no output; a model needs at least one: output name = …`, { node: model, property: 'name' });
+        }
         this.checkRecursion(model, accept);
         const standalone = this.analyzer.standalone(model);
         // Recursion is reported on every call of a cycle by checkRecursion, not as the evaluator meets it.
@@ -216,6 +219,7 @@ export class TenancyValidator {
         }
         const resolved = this.analyzer.tenantModel(tenant);
         if (!ok || !resolved) return;
+        if (!this.checkRunnable(model, call, accept)) return;
         if (resolved.missing.length > 0) {
             report(accept, 'error', IssueCodes.BadArgument, `${model.name} needs ${resolved.missing.map(m => `'${m}'`).join(', ')} (no default); add ${resolved.missing.map(m => `${m}: …`).join(', ')}`, { node: call, property: 'callee' });
             return;
@@ -239,6 +243,23 @@ export class TenancyValidator {
             const remedy = largest.weight ? 'use a smaller layer (fewer units, a smaller vocabulary)' : 'use a smaller batch, resolution or sequence';
             report(accept, 'error', IssueCodes.BufferTooLarge, `${largest.what} needs ${formatBytes(largest.bytes)}, more than the largest storage buffer binding ${formatBytes(limits.maxStorageBufferBindingSize)} (${limits.source}); ${remedy}, or run on a device whose profile allows more`, { node: call, property: 'callee' });
         }
+    }
+
+    /**
+     * What the runtime cannot run, said before a run does (`unsupported`): its kernels compute in
+     * f32 (ids in i32), so an f16 input, which makes every tensor after it f16, cannot run.
+     * test/language-server/runnable.test.ts lowers and plans the accepted cases with the
+     * runtime's kernels, and shows the planner refusing an f16 model.
+     */
+    private checkRunnable(model: Model, call: Call, accept: ValidationAcceptor): boolean {
+        const f16 = model.statements.find(s => isInput(s) && s.dtype === 'f16');
+        if (f16 && isInput(f16)) {
+            const line = f16.$cstNode ? ` on line ${f16.$cstNode.range.start.line + 1}` : '';
+            report(accept, 'error', IssueCodes.Unsupported, `${model.name} takes an f16 input (${f16.name}${line}); the runtime's kernels compute in f32, so it cannot run it — declare the input f32`, { node: call, property: 'callee' });
+            return false;
+        }
+        // A model without outputs is an error in the model itself (checkModel), which blocks its tenants' runs too.
+        return model.statements.some(isOutput);
     }
 
     /** `recursion` on each call to a model from which this model is reachable again. */
