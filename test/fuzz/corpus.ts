@@ -158,8 +158,9 @@ export function pathologicalDocuments(scale = 1): Pathological[] {
     {
         const models: string[] = [];
         const tenants: string[] = [];
-        const count = Math.floor(n(lines20k, 400) / 8);
-        for (let i = 0; i < count; i++) {
+        const target = n(lines20k, 400);
+        let lines = 2 + Math.ceil(target / 7 / 50); // the workload's lines
+        for (let i = 0; lines < target; i++, lines += 7) {
             models.push(`model m${i}(batch = 1) {\n  input x: f32[batch, 64]\n  h = relu(dense(x, 64))\n  h = layer_norm(h)\n  output y = dense(h, 10)\n}\n`);
             if (i % 50 === 0) tenants.push(`  tenant t${i} { model m${i}(batch: 2) arrival poisson(rate: 5/s) slo p99 <= 50ms }`);
         }
