@@ -165,3 +165,34 @@ describe('a fault in one document does not stop the build', () => {
         expect((doc.diagnostics ?? []).map(d => d.code)).toContain('duplicate-name');
     });
 });
+
+describe('a document that cannot be checked in its time budget', () => {
+    test('the checks stop at the limit with a time-limit warning where they stopped; the next document is checked in full', async () => {
+        const { Tenancy, edit } = editor();
+        const validator = Tenancy.validation.DocumentValidator as unknown as { timeBudgetMs: number };
+        expect(validator.timeBudgetMs).toBe(Infinity); // no editor connection: tenancy check checks everything
+        validator.timeBudgetMs = 100;
+        const analyzer = Tenancy.analysis.Analyzer;
+        const standalone = analyzer.standalone.bind(analyzer);
+        vi.spyOn(analyzer, 'standalone').mockImplementation(model => {
+            if (model.name.startsWith('slow')) { const until = performance.now() + 40; while (performance.now() < until) { /* a slow check */ } }
+            return standalone(model);
+        });
+        const models = Array.from({ length: 8 }, (_, i) => `model slow${i}(batch = 1) {\n  input x: f32[batch, 4]\n  spare = relu(x)\n  output sofmax(x)\n}\n`).join('');
+        const doc = await edit('slow.tenancy', models);
+        const limit = (doc.diagnostics ?? []).filter(d => d.code === 'time-limit');
+        expect(limit).toHaveLength(1);
+        expect(limit[0]!.severity).toBe(2);
+        expect(limit[0]!.message).toMatch(/^checking this file stopped at model slow\d after 0\.\d s, its time limit in the editor: it and the rest of the file are not checked/);
+        const stoppedAt = limit[0]!.range.start.line;
+        expect(stoppedAt).toBeGreaterThan(0);
+        expect(stoppedAt).toBeLessThan(7 * 5);
+        // Model checks ran before the limit and none after it (linking errors, like sofmax, are reported everywhere).
+        const checked = (doc.diagnostics ?? []).filter(d => d.code === 'unused' && d.message.startsWith("tensor 'spare'")).map(d => d.range.start.line);
+        expect(checked.length).toBeGreaterThan(0);
+        expect(checked.every(line => line < stoppedAt)).toBe(true);
+        expect((doc.diagnostics ?? []).filter(d => d.code === 'unknown-op')).toHaveLength(8);
+        const fast = await edit('fast.tenancy', 'model quick(batch = 1) {\n  input x: f32[batch, 4]\n  output relu(x)\n}\n');
+        expect((fast.diagnostics ?? []).map(d => d.code)).toEqual(['unused']);
+    });
+});
