@@ -145,6 +145,11 @@ export class PredictionInlayHintProvider implements InlayHintProvider {
 /** Validation of the prediction diagnostics on each workload (computed once per build, cached by the service). */
 export function checkWorkloadPredictions(services: Services, workload: Workload, accept: ValidationAcceptor): void {
     const view = services.prediction.Predictions.forWorkload(workload);
+    const skipped = services.prediction.Predictions.skippedReason(workload);
+    if (skipped) {
+        accept('info', `No predictions in the editor for this workload: ${skipped} (the prediction's cost grows with them).`,
+            { node: workload, property: 'name', code: IssueCodes.TimeLimit, data: { code: IssueCodes.TimeLimit } });
+    }
     if (!view) return;
     const p = view.prediction;
     const label = p.profile.uncalibrated ? ' (uncalibrated default profile: run `tenancy calibrate`)' : '';
