@@ -188,7 +188,7 @@ describe('a document that cannot be checked in its time budget', () => {
         expect(stoppedAt).toBeGreaterThan(0);
         expect(stoppedAt).toBeLessThan(7 * 5);
         // Model checks ran before the limit and none after it (linking errors, like sofmax, are reported everywhere).
-        const checked = (doc.diagnostics ?? []).filter(d => d.code === 'unused' && d.message.startsWith("tensor 'spare'")).map(d => d.range.start.line);
+        const checked = (doc.diagnostics ?? []).filter(d => d.code === 'unused' && String(d.message).startsWith("tensor 'spare'")).map(d => d.range.start.line);
         expect(checked.length).toBeGreaterThan(0);
         expect(checked.every(line => line < stoppedAt)).toBe(true);
         expect((doc.diagnostics ?? []).filter(d => d.code === 'unknown-op')).toHaveLength(8);

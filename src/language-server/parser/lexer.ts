@@ -1,4 +1,7 @@
 /**
+ * Numbers too large to represent (hundreds of digits: a stuck key, a paste) are dropped with a
+ * `syntax` error, so no value downstream is `Infinity`.
+ *
  * A model's forgotten `}`. Soft keywords are names to the parser, so when a model body is left
  * open, the next `model n(…) {` (or `workload w {`) reads as a statement named `model` and every
  * model and workload after it as the body: a dozen errors far from the mistake. A header can
@@ -13,12 +16,22 @@ type Token = LexerResult['tokens'][number];
 
 /** Tokens after which `model` is a name, not a header (`repeat model blk(x)`, `f(model, …)`). */
 const beforeName = new Set(['repeat', '=', '(', ',', ':', '[', '*', '/', '+', '-', '<=']);
+const numberTokens = new Set(['INT', 'DECIMAL', 'QUANTITY']);
 const isName = (t: Token | undefined) => t !== undefined && /^[A-Za-z_][A-Za-z0-9_]*$/.test(t.image);
 
 export class TenancyLexer extends DefaultLexer {
     override tokenize(text: string, options?: TokenizeOptions): LexerResult {
         const result = super.tokenize(text, options);
         const tokens = result.tokens;
+        for (let i = tokens.length - 1; i >= 0; i--) {
+            const t = tokens[i]!;
+            if (!numberTokens.has(t.tokenType.name) || Number.isFinite(Number.parseFloat(t.image))) continue;
+            tokens.splice(i, 1);
+            (result.report ??= { diagnostics: [] }).diagnostics.push({
+                severity: 'error', offset: t.startOffset, length: t.image.length, line: t.startLine, column: t.startColumn,
+                message: `this number (${t.image.length} characters) is too large to represent: numbers must be below 1.8e308`,
+            });
+        }
         const close = this.definition['}'];
         if (!close) return result;
         let depth = 0;

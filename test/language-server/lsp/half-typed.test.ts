@@ -97,6 +97,7 @@ export const halfTyped: Record<string, string> = {
     'zero rate and zero slo': 'workload w {\n  tenant t { model mlp() arrival poisson(rate: 0/s) slo p99 <= 0ms }\n}\n',
     'huge numbers': 'model m(batch = 99999999999999999999) {\n  input x: f32[batch, 99999999999999999999]\n  output dense(x, 99999999999999999999)\n}\nworkload w {\n  device auto(memory: 99999999999GiB)\n  tenant t { model m(batch: 4294967297) arrival poisson(rate: 99999999999/s) }\n}\n',
     'huge dims in a block': 'model blk(c) {\n  input x: f32[n, c, h, w]\n  output conv2d(x, 1000000000000000000000000000000000000, kernel: 1000000000000000000000)\n}\n',
+    'numbers too large to represent': `model m(batch = ${'9'.repeat(400)}) {\n  input x: f32[batch, ${'9'.repeat(320)}.5]\n  output dense(x, 4)\n}\nworkload w { tenant t { model m(batch: 2) arrival periodic(every: ${'9'.repeat(310)}ms) } }\n`,
     'nothing but an import keyword': 'import',
     'an import of an empty path': 'import ""\nmodel m(batch = 1) { input x: f32[batch, 4] output relu(x) }\n',
     'CR line endings': 'model m(batch = 1) {\r  input x: f32[batch, 4]\r  output relu(x)\r}\rworkload w { tenant t { model m() } }\r',
