@@ -196,3 +196,26 @@ describe('a document that cannot be checked in its time budget', () => {
         expect((fast.diagnostics ?? []).map(d => d.code)).toEqual(['unused']);
     });
 });
+
+describe('a parse that throws inside a rule', () => {
+    test('leaves the parser usable: the next documents parse and are checked as written', async () => {
+        const { Tenancy, edit } = editor();
+        vi.spyOn(console, 'error').mockImplementation(() => {});
+        await edit('first.tenancy', 'model first(batch = 1) {\n  input x: f32[batch, 4]\n  output relu(x)\n}\n'); // loads the zoo
+        // A stack overflow deep in a rule, as very deep nesting causes: thrown by the 12th CST node of the parse.
+        const builder = (Tenancy.parser.LangiumParser as unknown as { nodeBuilder: { buildCompositeNode: (...args: unknown[]) => unknown } }).nodeBuilder;
+        const build = builder.buildCompositeNode.bind(builder);
+        let calls = 0;
+        const spy = vi.spyOn(builder, 'buildCompositeNode').mockImplementation((...args: unknown[]) => {
+            if (++calls === 12) throw new RangeError('Maximum call stack size exceeded');
+            return build(...args);
+        });
+        const deep = await edit('overflow.tenancy', 'model m(batch = 1) {\n  input x: f32[batch, 4]\n  output relu(relu(relu(relu(relu(relu(x))))))\n}\n');
+        expect((deep.diagnostics ?? []).map(d => d.message)).toEqual([expect.stringMatching(/^Tenancy could not parse this file \(Maximum call stack size exceeded\)/)]);
+        spy.mockRestore();
+        const next = await edit('after-overflow.tenancy', 'model ok(batch = 1) {\n  input x: f32[batch, 4]\n  output sofmax(x)\n}\n');
+        const root = next.parseResult.value;
+        expect(isDocument(root) && root.elements.map(e => e.name)).toEqual(['ok']);
+        expect((next.diagnostics ?? []).map(d => d.code)).toEqual(expect.arrayContaining(['unknown-op']));
+    });
+});

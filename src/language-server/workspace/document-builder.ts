@@ -113,7 +113,13 @@ export class TenancyDocumentBuilder extends DefaultDocumentBuilder {
         const key = document.uri.toString();
         this.faults.set(key, [...(this.faults.get(key) ?? []), { state, diagnostic }]);
         if (state === DocumentState.Parsed) {
-            const empty = this.serviceRegistry.getServices(document.uri).parser.LangiumParser.parse('');
+            const parser = this.serviceRegistry.getServices(document.uri).parser.LangiumParser;
+            // A parse that threw inside a rule (a stack overflow) leaves Langium's parser holding the
+            // nodes of the rules it was in, and every later parse of every document would build on them
+            // (an empty tree, no errors): drop them. `stack` is LangiumParser's (private) rule stack.
+            const leftover = (parser as unknown as { stack?: unknown[] }).stack;
+            if (Array.isArray(leftover)) leftover.length = 0;
+            const empty = parser.parse('');
             (empty.value as Mutable<typeof empty.value>).$document = document;
             (document as Mutable<LangiumDocument>).parseResult = empty;
         }
