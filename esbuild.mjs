@@ -5,8 +5,9 @@
 //   out/cli/tenancy.mjs           the CLI and runtime (ESM, `webgpu` native module external)
 //   out/report-view/main.js       the report webview's script (browser, chart.js inlined)
 // Usage: node esbuild.mjs [--watch] [--minify]
-// Tests and benchmarks that bundle the CLI themselves import `cliBuild` from here (same options).
+// Tests and benchmarks that bundle a program themselves import its options from here (`cliBuild`, `serverBuild`).
 import * as esbuild from 'esbuild';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 
@@ -22,6 +23,38 @@ const common = {
     logLevel: 'info',
 };
 
+/**
+ * One copy of the LSP protocol packages in a bundle. Langium imports vscode-languageserver-protocol
+ * itself, and npm may install it (with vscode-jsonrpc and -types) twice: once beside Langium and
+ * once inside vscode-languageserver, the connection. Then Langium's `ResponseError` for a
+ * cancelled request is not the connection's class, and the request is answered with the error
+ * object as its *result*. These packages are resolved from where the connection resolves them.
+ */
+export const oneProtocolCopy = {
+    name: 'one-lsp-protocol-copy',
+    setup(build) {
+        const require = createRequire(import.meta.url);
+        const connection = require.resolve('vscode-languageserver');
+        const protocol = createRequire(connection).resolve('vscode-languageserver-protocol');
+        const from = { 'vscode-languageserver-protocol': path.dirname(connection), 'vscode-languageserver-types': path.dirname(protocol), 'vscode-jsonrpc': path.dirname(protocol) };
+        build.onResolve({ filter: /^vscode-(languageserver-protocol|languageserver-types|jsonrpc)(\/|$)/ }, args => {
+            if (args.pluginData === 'one-lsp-protocol-copy') return undefined;
+            const resolveDir = from[args.path.split('/')[0]];
+            return build.resolve(args.path, { kind: args.kind, resolveDir, importer: args.importer, pluginData: 'one-lsp-protocol-copy' });
+        });
+    },
+};
+
+/** The language server bundle's options. */
+export const serverBuild = {
+    ...common,
+    entryPoints: { 'language-server/main': 'src/language-server/main.ts' },
+    outdir: 'out',
+    outExtension: { '.js': '.cjs' },
+    format: 'cjs',
+    plugins: [oneProtocolCopy],
+};
+
 /** The CLI bundle's options. */
 export const cliBuild = {
     ...common,
@@ -30,6 +63,7 @@ export const cliBuild = {
     outExtension: { '.js': '.mjs' },
     format: 'esm',
     external: ['webgpu'],
+    plugins: [oneProtocolCopy],
     // Some CommonJS dependencies call require() or read __filename (write-file-atomic names its temp files by it); give the ESM bundle both.
     banner: { js: "import { createRequire as __tenancyRequire } from 'node:module'; import { fileURLToPath as __tenancyPath } from 'node:url'; const require = __tenancyRequire(import.meta.url); const __filename = __tenancyPath(import.meta.url);" },
 };
@@ -43,13 +77,7 @@ const builds = [
         format: 'cjs',
         external: ['vscode'],
     },
-    {
-        ...common,
-        entryPoints: { 'language-server/main': 'src/language-server/main.ts' },
-        outdir: 'out',
-        outExtension: { '.js': '.cjs' },
-        format: 'cjs',
-    },
+    serverBuild,
     cliBuild,
     {
         // The report webview's script: runs in the browser, chart.js bundled in (no remote content).

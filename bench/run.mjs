@@ -4,7 +4,7 @@
 // Usage: node bench/run.mjs [--only language,kernels,interference,accuracy] [--quick] [--out FILE]
 import { spawn, spawnSync } from 'node:child_process';
 import { cpus } from 'node:os';
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -77,9 +77,19 @@ Written by \`npm run bench\` (bench/run.mjs); raw numbers in bench/.work/*.json.
 - Adapter: ${adapter}
 - Machine: ${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, Node ${spawnSync(node, ['--version'], { encoding: 'utf8' }).stdout.trim()}
 `;
+// The fuzzing section is written by `npm run fuzz -- --record` (test/fuzz/main.ts): keep it.
+const fuzzSection = (() => {
+    try {
+        const previous = readFileSync(out, 'utf8');
+        const begin = previous.indexOf('<!-- fuzz:begin -->'), end = previous.indexOf('<!-- fuzz:end -->');
+        return begin >= 0 && end > begin ? previous.slice(begin, end + '<!-- fuzz:end -->'.length) + '\n' : undefined;
+    } catch {
+        return undefined;
+    }
+})();
 mkdirSync(path.dirname(out), { recursive: true });
 const temp = `${out}.tmp`;
-writeFileSync(temp, [header, ...sections].join('\n'));
+writeFileSync(temp, [header, ...sections, ...(fuzzSection ? [fuzzSection] : [])].join('\n'));
 renameSync(temp, out);
 console.error(`\nbench: wrote ${path.relative(root, out)}${failed ? ` (${failed} suite(s) failed)` : ''}`);
 process.exit(failed ? 1 : 0);

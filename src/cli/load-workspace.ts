@@ -6,13 +6,15 @@
  */
 import { existsSync, statSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
-import { URI, type LangiumDocument } from 'langium';
+import { AstUtils, URI, type LangiumDocument } from 'langium';
 import { NodeFileSystem } from 'langium/node';
-import type { Diagnostic } from 'vscode-languageserver-types';
+import type { Diagnostic, Position, Range } from 'vscode-languageserver-types';
 import type { WorkloadIR } from '../runtime/ir/types.js';
-import { isDocument, isWorkload, type Workload } from '../language-server/generated/ast.js';
+import { modelsReached } from '../language-server/analysis/calls.js';
+import { isDocument, isModel, isWorkload, type Workload } from '../language-server/generated/ast.js';
 import { lowerWorkload } from '../language-server/lower.js';
 import { createTenancyServices, type TenancyServices } from '../language-server/tenancy-module.js';
+import { IssueCodes } from '../language-server/validation/issue-codes.js';
 import { isZooUri } from '../language-server/workspace/zoo-library.js';
 
 export type Severity = 'error' | 'warning' | 'info' | 'hint';
@@ -59,7 +61,8 @@ export interface LoadedWorkspace {
     workloads(file?: string): WorkloadEntry[];
     /**
      * Lowers a workload to IR. Without a name the file must hold exactly one workload. Throws
-     * WorkspaceInputError when the workload's file has errors or the name is missing/ambiguous.
+     * WorkspaceInputError when the workload or a model it runs has errors, or the name is
+     * missing/ambiguous.
      */
     lower(workload?: string, file?: string): WorkloadIR;
 }
@@ -120,9 +123,9 @@ export async function loadWorkspace(files: readonly string[], options: { cwd?: s
             if (matches.length > 1) throw new WorkspaceInputError(`workload '${name}' is defined in more than one file: ${matches.map(m => m.file).join(', ')}`);
             entry = matches[0];
         }
-        const errors = diagnostics.filter(d => d.severity === 'error');
+        const errors = blockingErrors(entry.node, diagnostics);
         if (errors.length > 0) {
-            throw new WorkspaceInputError(`${entry.file} (or a file it uses) has ${errors.length} error${errors.length === 1 ? '' : 's'}; fix ${errors.length === 1 ? 'it' : 'them'} first (tenancy check):\n${errors.map(formatDiagnostic).join('\n')}`, errors);
+            throw new WorkspaceInputError(`workload ${entry.name} has ${errors.length} error${errors.length === 1 ? '' : 's'} in its tenants or the models they run; fix ${errors.length === 1 ? 'it' : 'them'} first (tenancy check):\n${errors.map(formatDiagnostic).join('\n')}`, errors);
         }
         return lowerWorkload(entry.node, Tenancy.analysis.Analyzer);
     };
@@ -136,10 +139,32 @@ export async function loadWorkloadIr(file: string, workload?: string): Promise<W
     return workspace.lower(workload, file);
 }
 
-/** Loads one file and lowers every workload in it (throws if the file has errors). */
+/** Loads one file and lowers every workload in it (throws at the first workload with errors). */
 export async function loadAllWorkloadIrs(file: string): Promise<WorkloadIR[]> {
     const workspace = await loadWorkspace([file]);
     return workspace.workloads(file).map(w => workspace.lower(w.name, file));
+}
+
+/**
+ * The errors that stop a workload's lowering: those inside the workload, inside a model it runs
+ * (directly or through other models, in any file), and faults of its own file (a file too large
+ * to check, an internal error). An error in another workload or in a model it does not use does
+ * not: one broken workload does not block the others of its file.
+ */
+function blockingErrors(workload: Workload, diagnostics: readonly CheckDiagnostic[]): CheckDiagnostic[] {
+    const regions = [workload, ...modelsReached(workload).filter(isModel)].flatMap(node => {
+        const range = node.$cstNode?.range;
+        return range ? [{ uri: AstUtils.getDocument(node).uri.toString(), range }] : [];
+    });
+    const file = AstUtils.getDocument(workload).uri.toString();
+    const inside = (d: CheckDiagnostic, r: { uri: string; range: Range }) => d.uri === r.uri
+        && before(r.range.start, { line: d.line - 1, character: d.column - 1 }) && before({ line: d.endLine - 1, character: d.endColumn - 1 }, r.range.end);
+    return diagnostics.filter(d => d.severity === 'error'
+        && (regions.some(r => inside(d, r)) || (d.uri === file && (d.code === IssueCodes.FileTooLarge || d.code === IssueCodes.InternalError))));
+}
+
+function before(a: Position, b: Position): boolean {
+    return a.line < b.line || (a.line === b.line && a.character <= b.character);
 }
 
 function toCheckDiagnostic(d: Diagnostic, file: string, uri: string): CheckDiagnostic {

@@ -7,9 +7,9 @@ export class RestartBudget {
 
     constructor(
         /** Restarts allowed within the window. */
-        private readonly maxRestarts = 3,
+        readonly maxRestarts = 3,
         /** Window in milliseconds. */
-        private readonly windowMs = 3 * 60_000,
+        readonly windowMs = 3 * 60_000,
         private readonly now: () => number = Date.now,
     ) {}
 

@@ -49,6 +49,7 @@ function lower(workload: Workload, analyzer: TenancyAnalyzer): WorkloadIR {
     const problems = reading.issues.filter(i => i.severity === 'error').map(i => `${where(i.node)}: ${i.message}`);
     const tenants: IrTenant[] = [];
     for (const t of reading.tenants) {
+        if (!t.name) { problems.push(`${where(t.node)}: a tenant needs a name`); continue; }
         const lowered = lowerTenant(t.node, analyzer, problems);
         if (lowered) tenants.push({ name: t.name, graph: lowered, arrival: t.arrival, slos: t.slos.map(s => ({ percentile: s.percentile, ms: s.ms })), priority: t.priority, source: sourceRange(t.node) });
     }

@@ -16,6 +16,8 @@ import { DeviceLimitsProvider } from './validation/device-limits.js';
 import { TenancyDocumentValidator } from './validation/document-validator.js';
 import { registerValidationChecks } from './validation/tenancy-validator.js';
 import { TenancyDocumentBuilder } from './workspace/document-builder.js';
+import { TenancyDocumentFactory } from './workspace/document-factory.js';
+import { TenancyValidationRegistry } from './validation/validation-registry.js';
 import { ZooLibrary } from './workspace/zoo-library.js';
 import { TenancyDocumentationProvider } from './lsp/documentation-provider.js';
 import { TenancyHoverProvider } from './lsp/hover-provider.js';
@@ -31,6 +33,8 @@ import { TenancyCodeLensProvider } from './lsp/code-lens.js';
 import { ResultsWatch } from './lsp/results-watch.js';
 import { createPredictionService, PredictionInlayHintProvider, registerPredictionFeatures, type PredictionService } from './prediction/index.js';
 import { TenancyTokenBuilder } from './parser/token-builder.js';
+import { TenancyLexer } from './parser/lexer.js';
+import { TenancyParserErrorMessageProvider } from './parser/error-messages.js';
 
 /** Services added by Tenancy on top of Langium's defaults. */
 export type TenancyAddedServices = {
@@ -46,13 +50,14 @@ export type TenancyAddedServices = {
 
 export type TenancyServices = LangiumServices & TenancyAddedServices;
 
-/** Shared services added by Tenancy: the zoo library, loaded into every workspace. */
-export type TenancySharedAddedServices = { workspace: { ZooLibrary: ZooLibrary } };
+/** Shared services added by Tenancy: the zoo library, loaded into every workspace; the document factory that caps document size. */
+export type TenancySharedAddedServices = { workspace: { ZooLibrary: ZooLibrary; LangiumDocumentFactory: TenancyDocumentFactory } };
 
-/** Shared overrides: builds also load the zoo and imported files. */
+/** Shared overrides: builds also load the zoo and imported files, and survive errors in one document. */
 export const TenancySharedModule: Module<LangiumSharedServices & TenancySharedAddedServices, PartialLangiumSharedServices & TenancySharedAddedServices> = {
     workspace: {
         DocumentBuilder: (shared) => new TenancyDocumentBuilder(shared),
+        LangiumDocumentFactory: (shared) => new TenancyDocumentFactory(shared),
         ZooLibrary: (shared) => new ZooLibrary(shared),
     },
 };
@@ -61,6 +66,8 @@ export const TenancySharedModule: Module<LangiumSharedServices & TenancySharedAd
 export const TenancyModule: Module<TenancyServices, PartialLangiumServices & TenancyAddedServices> = {
     parser: {
         TokenBuilder: () => new TenancyTokenBuilder(),
+        Lexer: (services) => new TenancyLexer(services),
+        ParserErrorMessageProvider: () => new TenancyParserErrorMessageProvider(),
     },
     references: {
         ScopeProvider: (services) => new TenancyScopeProvider(services),
@@ -77,6 +84,7 @@ export const TenancyModule: Module<TenancyServices, PartialLangiumServices & Ten
     },
     validation: {
         DocumentValidator: (services) => new TenancyDocumentValidator(services),
+        ValidationRegistry: (services) => new TenancyValidationRegistry(services),
         DeviceLimits: () => new DeviceLimitsProvider(),
     },
     documentation: {

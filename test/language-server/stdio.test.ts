@@ -1,110 +1,33 @@
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as esbuild from 'esbuild';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { serverBuild } from '../../esbuild.mjs';
+import { RequestCancelled, StdioClient } from '../fuzz/lsp-client.js';
+import { isErrorAsResult } from '../fuzz/checks.js';
 
 /**
  * The server over stdio, as any LSP client (Neovim, Helix, Emacs) starts it: `main.cjs --stdio`.
- * The server is bundled here with esbuild.mjs's options for it (CommonJS, Node platform) into a
- * temporary folder, so the test neither waits for nor races with other builds of out/.
+ * The server is bundled here with esbuild.mjs's options for it into a temporary folder, so the
+ * test neither waits for nor races with other builds of out/.
  */
 let dir: string;
 let bundle: string;
+let inputs: string[];
 
 beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'tenancy-stdio-'));
     bundle = join(dir, 'main.cjs');
-    await esbuild.build({
-        entryPoints: ['src/language-server/main.ts'], outfile: bundle,
-        bundle: true, platform: 'node', target: 'node22', format: 'cjs', logLevel: 'silent',
-    });
+    const { entryPoints, outdir: _outdir, outExtension: _ext, ...options } = serverBuild;
+    const result = await esbuild.build({ ...options, entryPoints: [entryPoints['language-server/main']], outfile: bundle, sourcemap: false, logLevel: 'silent', metafile: true });
+    inputs = Object.keys(result.metafile?.inputs ?? {});
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-interface Message { id?: number; method?: string; params?: any; result?: any; error?: any }
-
-/** An LSP client over a child's stdio that records every byte of stdout and checks its framing. */
-class StdioClient {
-    readonly messages: Message[] = [];
-    /** Bytes on stdout that were not part of a well-formed `Content-Length` frame. */
-    readonly stray: string[] = [];
-    private buffer = Buffer.alloc(0);
-    private waiters: Array<{ test: (m: Message) => boolean; resolve: (m: Message) => void }> = [];
-    private nextId = 1;
-
-    constructor(readonly child: ChildProcessWithoutNullStreams) {
-        child.stdout.on('data', (chunk: Buffer) => {
-            this.buffer = Buffer.concat([this.buffer, chunk]);
-            this.drain();
-        });
-    }
-
-    private drain(): void {
-        for (;;) {
-            const headerEnd = this.buffer.indexOf('\r\n\r\n');
-            if (headerEnd < 0) return;
-            const header = this.buffer.subarray(0, headerEnd).toString('ascii');
-            const m = /^Content-Length: (\d+)(\r\nContent-Type: [^\r\n]+)?$/.exec(header);
-            if (!m) {
-                this.stray.push(header);
-                this.buffer = this.buffer.subarray(headerEnd + 4);
-                continue;
-            }
-            const length = Number(m[1]);
-            if (this.buffer.length < headerEnd + 4 + length) return;
-            const body = this.buffer.subarray(headerEnd + 4, headerEnd + 4 + length).toString('utf8');
-            this.buffer = this.buffer.subarray(headerEnd + 4 + length);
-            const message = JSON.parse(body) as Message;
-            this.messages.push(message);
-            // Answer the server's own requests (configuration, registration) so it never waits.
-            if (message.id !== undefined && message.method) this.send({ id: message.id, result: message.method === 'workspace/configuration' ? (message.params?.items ?? []).map(() => null) : null });
-            for (const w of [...this.waiters]) {
-                if (w.test(message)) {
-                    this.waiters.splice(this.waiters.indexOf(w), 1);
-                    w.resolve(message);
-                }
-            }
-        }
-    }
-
-    /** Bytes received after the last complete frame. */
-    get leftover(): string {
-        return this.buffer.toString('utf8');
-    }
-
-    send(message: Message): void {
-        const body = JSON.stringify({ jsonrpc: '2.0', ...message });
-        this.child.stdin.write(`Content-Length: ${Buffer.byteLength(body, 'utf8')}\r\n\r\n${body}`);
-    }
-
-    request(method: string, params: unknown): Promise<Message> {
-        const id = this.nextId++;
-        this.send({ id, method, params });
-        return this.waitFor(m => m.id === id && !m.method, `response to ${method}`);
-    }
-
-    notify(method: string, params: unknown): void {
-        this.send({ method, params });
-    }
-
-    waitFor(test: (m: Message) => boolean, what: string, timeoutMs = 30_000): Promise<Message> {
-        const seen = this.messages.find(test);
-        if (seen) return Promise.resolve(seen);
-        return new Promise((resolve, reject) => {
-            const timer = setTimeout(() => reject(new Error(`no ${what} within ${timeoutMs} ms; got ${JSON.stringify(this.messages.map(m => m.method ?? m.id))}`)), timeoutMs);
-            this.waiters.push({ test, resolve: m => { clearTimeout(timer); resolve(m); } });
-        });
-    }
-}
-
 describe('language server over stdio', () => {
     test('initialize, diagnostics with stable codes, hover; nothing but LSP frames on stdout', async () => {
-        const child = spawn(process.execPath, [bundle, '--stdio'], { stdio: ['pipe', 'pipe', 'pipe'] });
-        let stderr = '';
-        child.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
-        const client = new StdioClient(child);
+        const client = StdioClient.start(bundle);
         try {
             const init = await client.request('initialize', { processId: process.pid, rootUri: null, capabilities: {}, workspaceFolders: null });
             expect(init.error).toBeUndefined();
@@ -132,13 +55,43 @@ describe('language server over stdio', () => {
             const shutdown = await client.request('shutdown', null);
             expect(shutdown.error).toBeUndefined();
             client.notify('exit', null);
-            const code = await new Promise<number | null>(resolve => child.on('exit', resolve));
-            expect(code).toBe(0);
+            await new Promise(resolve => client.child.once('exit', resolve));
+            expect(client.exit).toBe('code 0');
             expect(client.stray).toEqual([]);
             expect(client.leftover).toBe('');
         } finally {
-            if (child.exitCode === null) child.kill();
+            if (client.exit === undefined) client.child.kill();
         }
-        expect(stderr).not.toMatch(/Error|TypeError/);
+        expect(client.stderr).not.toMatch(/Error|TypeError/);
+    });
+
+    test('one copy of the LSP protocol packages in the bundle', () => {
+        for (const name of ['vscode-jsonrpc', 'vscode-languageserver-protocol', 'vscode-languageserver-types']) {
+            const copies = new Set(inputs.map(i => new RegExp(`^(.*node_modules/${name})/`).exec(i)?.[1]).filter(Boolean));
+            expect([...copies], name).toHaveLength(1);
+        }
+    });
+
+    test('a cancelled request is answered with the error RequestCancelled, not with a result', async () => {
+        const client = StdioClient.start(bundle);
+        try {
+            await client.initialize(null);
+            const uri = `file://${dir}/cancel.tenancy`;
+            // A document large enough that its build is still running when the requests arrive.
+            const text = Array.from({ length: 300 }, (_, i) => `model m${i}(batch = 1) {\n  input x: f32[batch, 64]\n  output relu(dense(x, 64))\n}\n`).join('');
+            client.notify('textDocument/didOpen', { textDocument: { uri, languageId: 'tenancy', version: 1, text } });
+            const answers = await Promise.all(Array.from({ length: 5 }, () => {
+                const { id, response } = client.requestWithId('textDocument/codeAction', { textDocument: { uri }, range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } }, context: { diagnostics: [] } });
+                client.cancel(id);
+                return response;
+            }));
+            for (const answer of answers) {
+                expect(isErrorAsResult(answer.result), JSON.stringify(answer)).toBe(false);
+                if (answer.error) expect(answer.error.code).toBe(RequestCancelled);
+            }
+            expect(answers.some(a => a.error?.code === RequestCancelled)).toBe(true);
+        } finally {
+            await client.shutdown();
+        }
     });
 });

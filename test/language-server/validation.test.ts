@@ -49,6 +49,15 @@ workload w { tenant t { model mlp() } tenant u { model mlp() } }`, 'duplicate-na
         expect(await fired('model m(b = 1) { input x: f32[b, 4] output softmax(x, axis: 1) }', 'bad-argument')).toEqual([]);
     });
 
+    test("a tenant's unknown model is unresolved-reference (LANGUAGE.md), an operator's name there too", async () => {
+        const doc = await check('workload w {\n  tenant a { model resnt18() }\n  tenant b { model gelu() }\n}\n');
+        // (Other tests of this workspace define models, so the did-you-mean of the second may name one.)
+        expect(summary(doc).filter(s => !s.startsWith('slo-') && !s.startsWith('overloaded'))).toEqual([
+            "unresolved-reference@resnt18: unknown model 'resnt18'. Did you mean 'resnet18'?",
+            expect.stringMatching(/^unresolved-reference@gelu: 'gelu' is an operator, not a model; a tenant runs a model \(yours, an imported one or the zoo's\)\./),
+        ]);
+    });
+
     test('bad-argument on model calls: positional tensors, named parameters', async () => {
         const base = `${block}model top(batch = 1) {\n  input x: f32[batch, 4, 8, 8]\n`;
         expect(await fired(`${base}  output blk(x, d: 4)\n}`, 'bad-argument')).toEqual(['d']);

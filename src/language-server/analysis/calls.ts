@@ -2,9 +2,11 @@
  * The calls of a model's body to other models (not operators), in source order. Syntactic (an
  * operator is known by its name, not by linking) and a node's text never changes, so the list
  * is kept per AST node; a typed walk of the expressions, far cheaper than a generic AST stream.
- * Validation (recursion) and predictions (what a workload's lowering reads) share it.
+ * Validation (recursion), predictions (what a workload's lowering reads) and the CLI (which
+ * errors stop a workload) share it.
  */
-import type { Call, Expression, Model } from '../generated/ast.js';
+import type { AstNode } from 'langium';
+import { isModel, isModelProp, isTenant, type Call, type Expression, type Model, type Workload } from '../generated/ast.js';
 import { findOperator } from './operators.js';
 
 const callsByModel = new WeakMap<Model, readonly Call[]>();
@@ -39,4 +41,27 @@ function visit(e: Expression | undefined, out: Call[]): void {
             return;
         default: return; // names and literals hold no calls
     }
+}
+
+/**
+ * What a workload's lowering reads besides its own node: the targets of its tenants' model calls
+ * and, transitively, of those models' calls to other models, in a fixed order (undefined where a
+ * call does not resolve). Equal lists ⇒ the same IR (a model's text is its node; names inside a
+ * model resolve within it).
+ */
+export function modelsReached(workload: Workload): (AstNode | undefined)[] {
+    const out: (AstNode | undefined)[] = [];
+    const seen = new Set<Model>();
+    const visit = (call: Call) => {
+        const target = call.callee.ref;
+        out.push(target);
+        if (!target || !isModel(target) || seen.has(target)) return;
+        seen.add(target);
+        for (const c of modelCallsIn(target)) visit(c);
+    };
+    for (const member of workload.members) {
+        if (!isTenant(member)) continue;
+        for (const prop of member.props) if (isModelProp(prop) && prop.call) visit(prop.call);
+    }
+    return out;
 }

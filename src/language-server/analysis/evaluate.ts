@@ -131,7 +131,7 @@ class Evaluator {
 
     private declareInput(frame: Frame, input: Input, onDimVar: (name: string) => void): Value {
         const shape: Dim[] = [];
-        let ok = true;
+        let ok = input.dtype !== undefined; // a type not typed yet: the syntax error says so
         for (const dim of input.dims) {
             if (isDimVar(dim)) {
                 const target = resolveDimVar(dim, frame.model);
@@ -167,6 +167,7 @@ class Evaluator {
         const declared = `${input.dtype}[${input.dims.map(d => d.$cstNode?.text ?? '?').join(', ')}]`;
         const fail = (detail: string) => report(`${frame.model.name} expects ${input.name}: ${declared}, found ${formatTensor(tensor)}${detail ? ` (${detail})` : ''}`);
         frame.env.set(input, { kind: 'tensor', tensor });
+        if (input.dtype === undefined) return; // a type not typed yet: the syntax error in the block says so
         if (tensor.dtype !== input.dtype) return fail('');
         if (tensor.shape.length !== input.dims.length) return fail(`rank ${input.dims.length} vs ${tensor.shape.length}`);
         input.dims.forEach((dim, j) => {

@@ -7,6 +7,7 @@ const units: [number, string][] = [[2 ** 30, 'GiB'], [2 ** 20, 'MiB'], [2 ** 10,
 export function formatBytes(bytes: number | Dim): string {
     const v = typeof bytes === 'number' ? bytes : bytes.value;
     if (v === undefined) return `${bytes.toString()} B`;
+    if (!Number.isFinite(v)) return beyondRange('B');
     for (const [size, unit] of units) if (v >= size) return `${trim(v / size)} ${unit}`;
     return `${v} B`;
 }
@@ -24,6 +25,7 @@ export function formatCount(count: number | Dim): string {
 function withPrefix(x: number | Dim, unit: string): string {
     const v = typeof x === 'number' ? x : x.value;
     if (v === undefined) return `${x.toString()}${unit ? ` ${unit}` : ''}`;
+    if (!Number.isFinite(v)) return beyondRange(unit);
     for (const [size, prefix] of [[1e12, 'T'], [1e9, 'G'], [1e6, 'M'], [1e3, 'k']] as const) {
         if (Math.abs(v) >= size) return `${trim(v / size)} ${prefix}${unit}`;
     }
@@ -32,4 +34,9 @@ function withPrefix(x: number | Dim, unit: string): string {
 
 function trim(x: number): string {
     return x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2);
+}
+
+/** A count past what a double holds (a product of huge dims): said, not printed as `Infinity`. */
+function beyondRange(unit: string): string {
+    return `more than 1.8e308${unit ? ` ${unit}` : ''}`;
 }

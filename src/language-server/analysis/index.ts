@@ -138,7 +138,7 @@ export class TenancyAnalyzer {
 /** A tenant's model call resolved: its model and the argument values after defaults. */
 function resolveTenantModel(tenant: Tenant): TenantModel | undefined {
     const prop = tenant.props.find(isModelProp);
-    const model = prop?.call.callee.ref;
+    const model = prop?.call?.callee?.ref;
     if (!prop || !model || !isModel(model)) return undefined;
     const args = new Map<string, number>();
     for (const arg of prop.call.args) {

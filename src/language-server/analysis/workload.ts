@@ -150,7 +150,7 @@ export function readWorkload(workload: Workload): WorkloadReading {
     const seen = new Map<string, AstNode>();
     const once = (key: string, node: AstNode, what: string): boolean => {
         if (seen.has(key)) {
-            issues.push(bad(`${what} is given more than once in workload ${workload.name}; keep one`, node));
+            issues.push(bad(`${what} is given more than once in ${named('workload', workload.name)}; keep one`, node));
             return false;
         }
         seen.set(key, node);
@@ -161,7 +161,7 @@ export function readWorkload(workload: Workload): WorkloadReading {
         if (isDeviceDecl(member)) {
             if (!once('device', member, 'device')) continue;
             const preference = oneOf(member.kind, devicePreferences);
-            if (!preference) issues.push(bad(`unknown device '${member.kind}'; expected ${devicePreferences.join(', ')}`, member, 'kind'));
+            if (!preference && member.kind !== undefined) issues.push(bad(`unknown device '${member.kind}'; expected ${devicePreferences.join(', ')}`, member, 'kind'));
             const args = readArgs(`device ${member.kind}`, member.args, { memory: { kind: { quantity: 'memory' } } }, member, 'kind', issues);
             reading.device = { preference: preference ?? 'auto' };
             const memory = args.get('memory');
@@ -176,7 +176,7 @@ export function readWorkload(workload: Workload): WorkloadReading {
                 if (!setting.value) continue;
                 const key = oneOf(setting.key, benchmarkSettings);
                 if (!key) {
-                    issues.push(bad(`unknown benchmark setting '${setting.key}'; expected ${benchmarkSettings.join(', ')}`, setting, 'key'));
+                    if (setting.key !== undefined) issues.push(bad(`unknown benchmark setting '${setting.key}'; expected ${benchmarkSettings.join(', ')}`, setting, 'key'));
                     continue;
                 }
                 if (settings.has(key)) {
@@ -199,15 +199,15 @@ export function readWorkload(workload: Workload): WorkloadReading {
                 else reading.benchmark.rounds = value;
             }
         } else if (isTenant(member)) {
-            if (tenantNames.has(member.name)) {
-                issues.push({ code: IssueCodes.DuplicateName, severity: 'error', message: `tenant '${member.name}' is defined more than once in workload ${workload.name}`, node: member, property: 'name' });
+            if (member.name && tenantNames.has(member.name)) {
+                issues.push({ code: IssueCodes.DuplicateName, severity: 'error', message: `tenant '${member.name}' is defined more than once in ${named('workload', workload.name)}`, node: member, property: 'name' });
             }
             tenantNames.add(member.name);
             reading.tenants.push(readTenant(member, issues));
         }
     }
     if (reading.tenants.length === 0) {
-        issues.push(bad(`workload ${workload.name} has no tenant; add one: tenant name { model … }`, workload, 'name'));
+        issues.push(bad(`${named('workload', workload.name)} has no tenant; add one: tenant name { model … }`, workload, 'name'));
     }
     return reading;
 }
@@ -215,7 +215,7 @@ export function readWorkload(workload: Workload): WorkloadReading {
 function readSchedule(policyWord: string, args: readonly NamedArg[], node: AstNode, issues: AnalysisIssue[]): IrSchedule {
     const policy = oneOf(policyWord, policies);
     if (!policy) {
-        issues.push(bad(`unknown schedule '${policyWord}'; expected ${policies.join(', ')}`, node, 'policy'));
+        if (policyWord !== undefined) issues.push(bad(`unknown schedule '${policyWord}'; expected ${policies.join(', ')}`, node, 'policy'));
         return { policy: 'concurrent' };
     }
     const what = `schedule ${policy}`;
@@ -246,15 +246,17 @@ function readTenant(tenant: Tenant, issues: AnalysisIssue[]): TenantReading {
     const reading: TenantReading = { node: tenant, name: tenant.name, arrival: { kind: 'closed', clients: 1, thinkMs: 0 }, slos: [], priority: 'normal' };
     let arrivalSeen = false;
     let prioritySeen = false;
+    let modelLineTyped = false;
     for (const prop of tenant.props) {
         if (isModelProp(prop)) {
-            if (reading.model) issues.push(bad(`tenant ${tenant.name} has more than one model line; a tenant runs exactly one model`, prop));
+            if (!prop.call) { modelLineTyped = true; continue; } // `model` with no call yet: the syntax error says what is missing
+            if (reading.model) issues.push(bad(`${named('tenant', tenant.name)} has more than one model line; a tenant runs exactly one model`, prop));
             else reading.model = prop;
         } else if (isArrivalProp(prop)) {
-            if (arrivalSeen) { issues.push(bad(`tenant ${tenant.name} has more than one arrival line; keep one`, prop)); continue; }
+            if (arrivalSeen) { issues.push(bad(`${named('tenant', tenant.name)} has more than one arrival line; keep one`, prop)); continue; }
             arrivalSeen = true;
             const kind = oneOf(prop.kind, arrivalKinds);
-            if (!kind) { issues.push(bad(`unknown arrival '${prop.kind}'; expected ${arrivalKinds.join(', ')}`, prop, 'kind')); continue; }
+            if (!kind) { if (prop.kind !== undefined) issues.push(bad(`unknown arrival '${prop.kind}'; expected ${arrivalKinds.join(', ')}`, prop, 'kind')); continue; }
             const what = `arrival ${kind}`;
             if (kind === 'poisson') {
                 const a = readArgs(what, prop.args, { rate: { kind: { quantity: 'rate' }, required: true } }, prop, 'kind', issues);
@@ -269,23 +271,23 @@ function readTenant(tenant: Tenant, issues: AnalysisIssue[]): TenantReading {
         } else if (isSloProp(prop)) {
             if (!prop.value) continue;
             const percentile = oneOf(prop.percentile, percentiles);
-            if (!percentile) { issues.push(bad(`unknown percentile '${prop.percentile}'; expected ${percentiles.join(', ')}`, prop, 'percentile')); continue; }
+            if (!percentile) { if (prop.percentile !== undefined) issues.push(bad(`unknown percentile '${prop.percentile}'; expected ${percentiles.join(', ')}`, prop, 'percentile')); continue; }
             const ms = readValue(prop.value, { quantity: 'time' });
             if (typeof ms !== 'number') { issues.push(bad(`slo ${percentile} must be ${quantityKindText('time')}, found ${describeExpression(prop.value)}`, prop.value)); continue; }
             if (reading.slos.some(s => s.percentile === percentile)) {
-                issues.push(bad(`tenant ${tenant.name} has more than one slo for ${percentile}; keep one per percentile`, prop, 'percentile'));
+                issues.push(bad(`${named('tenant', tenant.name)} has more than one slo for ${percentile}; keep one per percentile`, prop, 'percentile'));
                 continue;
             }
             reading.slos.push({ percentile: percentile as IrPercentile, ms, node: prop });
         } else if (isPriorityProp(prop)) {
-            if (prioritySeen) { issues.push(bad(`tenant ${tenant.name} has more than one priority line; keep one`, prop)); continue; }
+            if (prioritySeen) { issues.push(bad(`${named('tenant', tenant.name)} has more than one priority line; keep one`, prop)); continue; }
             prioritySeen = true;
             const level = oneOf(prop.level, priorities);
-            if (!level) { issues.push(bad(`unknown priority '${prop.level}'; expected ${priorities.join(', ')}`, prop, 'level')); continue; }
+            if (!level) { if (prop.level !== undefined) issues.push(bad(`unknown priority '${prop.level}'; expected ${priorities.join(', ')}`, prop, 'level')); continue; }
             reading.priority = level;
         }
     }
-    if (!reading.model) issues.push(bad(`tenant ${tenant.name} has no model line; add: model <name>(…)`, tenant, 'name'));
+    if (!reading.model && !modelLineTyped) issues.push(bad(`${named('tenant', tenant.name)} has no model line; add: model <name>(…)`, tenant, 'name'));
     return reading;
 }
 
@@ -308,4 +310,9 @@ export function constantInt(e: Expression): number | undefined {
         }
     }
     return undefined;
+}
+
+/** `workload w`, or `this workload` while its name is not typed yet. */
+function named(kind: 'workload' | 'tenant', name: string | undefined): string {
+    return name ? `${kind} ${name}` : `this ${kind}`;
 }

@@ -1,7 +1,7 @@
 import { AstUtils, type LangiumDocument } from 'langium';
 import type { LangiumServices } from 'langium/lsp';
 import { findOperator, formatSignature, type OperatorSignature } from '../analysis/operators.js';
-import { Call, isDocument, isModel, type Model } from '../generated/ast.js';
+import { Call, isDocument, isModel, type Input, type Model } from '../generated/ast.js';
 
 /** What a call invokes: a built-in operator or a model (user, imported or zoo). */
 export type CallTarget =
@@ -10,6 +10,7 @@ export type CallTarget =
 
 /** The target of `call`: the linked model if the name resolves to one, else the operator of that name. */
 export function callTarget(call: Call): CallTarget | undefined {
+    if (!call.callee) return undefined;
     const model = call.callee.ref;
     if (model && isModel(model)) return { kind: 'model', model };
     const op = findOperator(call.callee.$refText);
@@ -38,17 +39,26 @@ export function callTargetByName(services: LangiumServices, document: LangiumDoc
     return op ? { kind: 'operator', op } : undefined;
 }
 
-/** `tiny_resnet(batch = 8)` — a model's header as written. */
+/** `model tiny_resnet(batch = 8)` — a model's header as written (`?` for a name not typed yet). */
 export function modelSignature(model: Model): string {
-    const params = model.params.map(p => (p.default === undefined ? p.name : `${p.name} = ${p.default}`));
-    return `model ${model.name}(${params.join(', ')})`;
+    return `model ${model.name ?? '?'}${modelParamsText(model)}`;
+}
+
+/** `(batch = 8)` — a model's parameter list as written. */
+export function modelParamsText(model: Model): string {
+    return `(${model.params.map(p => (p.default === undefined ? p.name ?? '?' : `${p.name ?? '?'} = ${p.default}`)).join(', ')})`;
+}
+
+/** `f32[batch, 784]` — an input's type as written (`?` for a part not typed yet). */
+export function inputType(input: Input): string {
+    return `${input.dtype ?? '?'}[${dimsText(input)}]`;
 }
 
 /** Parameter labels for signature help and completion: inputs (positional tensors), then params. */
 export function modelCallParams(model: Model): Array<{ name: string; label: string; positional: boolean; doc: string }> {
     const inputs = model.statements.filter(s => s.$type === 'Input').map(i => ({
         name: i.name, label: i.name, positional: true,
-        doc: `input \`${i.name}: ${(i as { dtype: string }).dtype}[${dimsText(i)}]\``,
+        doc: `input \`${i.name}: ${inputType(i as Input)}\``,
     }));
     const params = model.params.map(p => ({
         name: p.name,

@@ -6,9 +6,9 @@ import {
 import {
     CompletionItemKind, CompletionList, InsertTextFormat, type CompletionItem, type CompletionParams,
 } from 'vscode-languageserver';
-import { stream, type AstNodeDescription, type ReferenceInfo, type Stream, type TextDocument } from 'langium';
+import { stream, TextDocument, URI, type AstNodeDescription, type ReferenceInfo, type Stream } from 'langium';
 import { formatSignature, operators, type OperatorParam, type OperatorSignature } from '../analysis/operators.js';
-import { isLet, isModel, isNameRef, isOutput, isTenant } from '../generated/ast.js';
+import { isDocument, isLet, isModel, isNameRef, isOutput, isTenant } from '../generated/ast.js';
 import { visibleBindings } from '../references/bindings.js';
 import { findCallContext, unmatchedOpener } from './call-context.js';
 import { callTargetByName, modelSignature } from './call-target.js';
@@ -53,9 +53,29 @@ export class TenancyCompletionProvider extends DefaultCompletionProvider {
         const text = document.getText();
         if (/,\s*$/.test(text.slice(Math.max(0, offset - 200), offset))) {
             const opener = unmatchedOpener(text, offset);
-            if (opener && opener.ch !== '{') return super.findFeaturesAt(document, opener.at + 1);
+            if (opener && opener.ch !== '{') return this.featuresFromElement(document, opener.at + 1);
         }
-        return super.findFeaturesAt(document, offset);
+        return this.featuresFromElement(document, offset);
+    }
+
+    /**
+     * Langium parses the text from its start to the cursor for every completion (a second on a
+     * 20,000-line file). What may follow the cursor depends only on the top-level model or
+     * workload it is in, so the parse starts there.
+     */
+    private featuresFromElement(document: TextDocument, offset: number): NextFeature[] {
+        const root = this.services.shared.workspace.LangiumDocuments.getDocument(URI.parse(document.uri))?.parseResult.value;
+        let start = 0;
+        if (isDocument(root)) {
+            for (const element of root.elements) {
+                const at = element.$cstNode?.offset;
+                if (at === undefined || at > offset) break;
+                start = at;
+            }
+        }
+        if (start === 0) return super.findFeaturesAt(document, offset);
+        const element = TextDocument.create(document.uri, document.languageId, document.version, document.getText().slice(start, offset));
+        return super.findFeaturesAt(element, offset - start);
     }
 
     protected override completionFor(context: CompletionContext, next: NextFeature, acceptor: CompletionAcceptor): MaybePromise<void> {

@@ -2,7 +2,7 @@ import { GrammarUtils, type AstNode, type LangiumDocument } from 'langium';
 import type { DocumentSymbolProvider } from 'langium/lsp';
 import { SymbolKind, type DocumentSymbol } from 'vscode-languageserver';
 import { isDocument, isInput, isModel, isModelProp, isOutput, isTenant, isWorkload, type Model, type Workload } from '../generated/ast.js';
-import { dimsText, modelSignature } from './call-target.js';
+import { inputType, modelParamsText } from './call-target.js';
 
 /** The outline: models with their inputs and outputs, workloads with their tenants. */
 export class TenancyDocumentSymbolProvider implements DocumentSymbolProvider {
@@ -24,15 +24,15 @@ function symbol(document: LangiumDocument, node: AstNode, name: string, kind: Sy
 function modelSymbol(document: LangiumDocument, model: Model): DocumentSymbol[] {
     const children: DocumentSymbol[] = [];
     for (const s of model.statements) {
-        if (isInput(s)) children.push(...symbol(document, s, s.name, SymbolKind.Variable, `input ${s.dtype}[${dimsText(s)}]`));
+        if (isInput(s)) children.push(...symbol(document, s, s.name, SymbolKind.Variable, `input ${inputType(s)}`));
         else if (isOutput(s)) children.push(...symbol(document, s, s.name ?? 'output', SymbolKind.Variable, 'output'));
     }
-    return symbol(document, model, model.name, SymbolKind.Class, modelSignature(model).slice('model '.length + model.name.length), children);
+    return symbol(document, model, model.name, SymbolKind.Class, modelParamsText(model), children);
 }
 
 function workloadSymbol(document: LangiumDocument, workload: Workload): DocumentSymbol[] {
     const tenants = workload.members.filter(isTenant).flatMap(t => {
-        const model = t.props.find(isModelProp)?.call.$cstNode?.text.replace(/\s+/g, ' ');
+        const model = t.props.find(isModelProp)?.call?.$cstNode?.text.replace(/\s+/g, ' ');
         return symbol(document, t, t.name, SymbolKind.Object, model ? `model ${model}` : undefined);
     });
     return symbol(document, workload, workload.name, SymbolKind.Namespace, 'workload', tenants);

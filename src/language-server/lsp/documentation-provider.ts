@@ -42,7 +42,7 @@ export function docCommentBlocks(text: string): Array<{ start: number; end: numb
     for (let m = re.exec(text); m; m = re.exec(text)) {
         const start = m.index;
         const end = m.index + m[0].length;
-        if (current && /^\r?\n$/.test(text.slice(current.end, start))) {
+        if (current && /^(\r\n|\r|\n)$/.test(text.slice(current.end, start))) {
             current.end = end;
             current.lines++;
         } else {

@@ -8,7 +8,7 @@ import {
     isNameRef, isOutput, isParam, isPriorityProp, isScheduleDecl, isSloProp, isTenant, isWorkload,
     type Binding, type Call, type Model, type Tenant, type Workload,
 } from '../generated/ast.js';
-import { callTarget, dimsText, modelSignature, type CallTarget } from './call-target.js';
+import { callTarget, inputType, modelSignature, type CallTarget } from './call-target.js';
 import { findWord, wordSignature, type Word, type WordContext } from './workload-words.js';
 import { isZooModel } from './zoo-uri.js';
 import { analysisHoverSection } from './analysis-hover.js';
@@ -158,7 +158,7 @@ export function signatureSection(target: HoverTarget): string | undefined {
 }
 
 function bindingText(b: Binding): string {
-    if (isInput(b)) return `input ${b.name}: ${b.dtype}[${dimsText(b)}]`;
+    if (isInput(b)) return `input ${b.name}: ${inputType(b)}`;
     if (isParam(b)) return `(parameter) ${b.name}${b.default === undefined ? '' : ` = ${b.default}`}`;
     if (isDimVar(b)) return `(dim variable) ${b.name}`;
     if (isOutput(b)) return b.name ? `output ${b.name}` : 'output';
@@ -179,12 +179,12 @@ export function detailSection(target: HoverTarget): string | undefined {
             return p ? `\`${p.name}\` — integer parameter${p.default === undefined ? ' (required)' : `, default ${p.default}`}` : undefined;
         }
         case 'tenant': return tenantDetails(target.tenant);
-        case 'workload': return `Tenants: ${target.workload.members.filter(isTenant).map(t => `\`${t.name}\``).join(', ') || 'none'}`;
+        case 'workload': return `Tenants: ${target.workload.members.filter(isTenant).filter(t => t.name).map(t => `\`${t.name}\``).join(', ') || 'none'}`;
         case 'word': return wordDetails(target.word);
         case 'binding': {
             const b = target.binding;
             if (isDimVar(b)) return 'A dim variable: binds by unification when the model is called as a block.';
-            if (isParam(b)) return `Integer parameter of \`${b.$container.name}\`${b.default === undefined ? ' (required)' : `, default ${b.default}`}.`;
+            if (isParam(b)) return `Integer parameter${b.$container.name ? ` of \`${b.$container.name}\`` : ''}${b.default === undefined ? ' (required)' : `, default ${b.default}`}.`;
             return undefined;
         }
     }
@@ -205,7 +205,7 @@ function modelDetails(model: Model): string {
     const lines: string[] = [];
     if (isZooModel(model)) lines.push('*From the built-in model zoo.*', '');
     for (const s of model.statements) {
-        if (isInput(s)) lines.push(`- input \`${s.name}: ${s.dtype}[${dimsText(s)}]\``);
+        if (isInput(s)) lines.push(`- input \`${s.name}: ${inputType(s)}\``);
         else if (isOutput(s)) lines.push(`- output${s.name ? ` \`${s.name}\`` : ''}`);
     }
     return lines.join('\n');

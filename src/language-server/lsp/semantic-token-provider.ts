@@ -20,6 +20,29 @@ const declaration = [SemanticTokenModifiers.declaration];
  * workloads and the units of quantities (enum members), and soft keywords used as names.
  */
 export class TenancySemanticTokenProvider extends AbstractSemanticTokenProvider {
+    /** The request running now; the next one starts after it. */
+    private running: Promise<unknown> = Promise.resolve();
+
+    // Langium's provider keeps the request's document, range and token builder in fields across
+    // an await: concurrent requests (VS Code sends a range and a full request on open) wrote into
+    // each other's tokens. They run one at a time here.
+    override semanticHighlight(...args: Parameters<AbstractSemanticTokenProvider['semanticHighlight']>): ReturnType<AbstractSemanticTokenProvider['semanticHighlight']> {
+        return this.oneAtATime(() => super.semanticHighlight(...args));
+    }
+
+    override semanticHighlightRange(...args: Parameters<AbstractSemanticTokenProvider['semanticHighlightRange']>): ReturnType<AbstractSemanticTokenProvider['semanticHighlightRange']> {
+        return this.oneAtATime(() => super.semanticHighlightRange(...args));
+    }
+
+    override semanticHighlightDelta(...args: Parameters<AbstractSemanticTokenProvider['semanticHighlightDelta']>): ReturnType<AbstractSemanticTokenProvider['semanticHighlightDelta']> {
+        return this.oneAtATime(() => super.semanticHighlightDelta(...args));
+    }
+
+    private oneAtATime<T>(request: () => Promise<T>): Promise<T> {
+        const result = this.running.then(request, request);
+        this.running = result.catch(() => undefined);
+        return result;
+    }
 
     protected override highlightElement(node: AstNode, acceptor: SemanticTokenAcceptor): void {
         if (isModel(node)) {

@@ -90,7 +90,7 @@ export class PredictionInlayHintProvider implements InlayHintProvider {
         }
         const text = document.textDocument;
         for (const [line, tenants] of lines) {
-            const lineText = text.getText({ start: { line, character: 0 }, end: { line: line + 1, character: 0 } }).replace(/\r?\n$/, '');
+            const lineText = text.getText({ start: { line, character: 0 }, end: { line: line + 1, character: 0 } }).replace(/(\r\n|\r|\n)$/, '');
             const figures = [...tenants.values()].map(entry => ({ entry, figure: measuredFigure(entry.instances) }));
             const { entry, figure } = figures.find(f => f.figure.solo || f.figure.corun) ?? figures[0];
             const p = entry.view.prediction;
@@ -145,6 +145,11 @@ export class PredictionInlayHintProvider implements InlayHintProvider {
 /** Validation of the prediction diagnostics on each workload (computed once per build, cached by the service). */
 export function checkWorkloadPredictions(services: Services, workload: Workload, accept: ValidationAcceptor): void {
     const view = services.prediction.Predictions.forWorkload(workload);
+    const skipped = services.prediction.Predictions.skippedReason(workload);
+    if (skipped) {
+        accept('info', `No predictions in the editor for this workload: ${skipped} (the prediction's cost grows with them).`,
+            { node: workload, property: 'name', code: IssueCodes.TimeLimit, data: { code: IssueCodes.TimeLimit } });
+    }
     if (!view) return;
     const p = view.prediction;
     const label = p.profile.uncalibrated ? ' (uncalibrated default profile: run `tenancy calibrate`)' : '';

@@ -19,8 +19,8 @@ import { PlanCache } from '../../runtime/plan/plan.js';
 import { predictWorkload, type OpPrediction, type TenantPrediction, type WorkloadPrediction } from '../../runtime/predict/workload.js';
 import type { Results } from '../../runtime/report/schema.js';
 import { workspaceFolderOf } from '../../runtime/report/write.js';
-import { modelCallsIn } from '../analysis/calls.js';
-import { isModel, isModelProp, isTenant, isWorkload, type Call, type Model, type Workload } from '../generated/ast.js';
+import { modelsReached } from '../analysis/calls.js';
+import { isWorkload, type Workload } from '../generated/ast.js';
 import type { ResultsWatch } from '../lsp/results-watch.js';
 
 /** Lowers a checked workload to IR; undefined when the workload has errors (nothing to predict). */
@@ -57,8 +57,27 @@ interface ViewEntry {
     /** What the prediction was computed from besides the workload's own node (see modelsReached). */
     reached: (AstNode | undefined)[];
     view: WorkloadPredictionView | undefined;
+    /** Why there is no prediction, when it was not attempted (the workload is beyond what the editor predicts). */
+    skipped?: string;
     checkedIn: number;
     checkedAt: number;
+}
+
+/**
+ * The largest workload predicted in the editor, where a prediction runs inside a check: the
+ * co-run model's cost grows with the square of the tenants and the closed-loop model's with the
+ * clients (runtime/predict; measured here: 256 tenants or 100,000 clients ≈ 0.2 s). Beyond it the
+ * workload says so (an info diagnostic).
+ */
+export const editorPredictionLimits = { tenants: 256, clients: 100_000 };
+
+/** Why a workload is beyond the editor's prediction limits, or undefined. */
+function beyondEditorLimits(ir: WorkloadIR): string | undefined {
+    const { tenants, clients } = editorPredictionLimits;
+    if (ir.tenants.length > tenants) return `${ir.tenants.length} tenants, more than the ${tenants} predicted in the editor`;
+    const crowd = ir.tenants.find(t => t.arrival.kind === 'closed' && t.arrival.clients > clients);
+    if (crowd && crowd.arrival.kind === 'closed') return `tenant ${crowd.name} has ${crowd.arrival.clients} closed-loop clients, more than the ${clients} predicted in the editor`;
+    return undefined;
 }
 
 /** How long a profile/results check stays good within one workspace state (an unreported file change shows after this). */
@@ -134,17 +153,24 @@ export class PredictionService {
             return hit.view;
         }
         let view: WorkloadPredictionView | undefined;
+        let skipped: string | undefined;
         try {
             const ir = this.lowerer?.(workload);
-            if (ir) view = { workload, ir, prediction: predictWorkload(ir, profile.profile, { cache: this.plans }), profile, measured };
+            skipped = ir && beyondEditorLimits(ir);
+            if (ir && !skipped) view = { workload, ir, prediction: predictWorkload(ir, profile.profile, { cache: this.plans }), profile, measured };
             this.lastError = undefined;
         } catch (error) {
             // A prediction failure must never break validation or hovers: record it and show nothing.
             this.lastError = `prediction of workload ${workload.name}: ${error instanceof Error ? error.message : String(error)}`;
             view = undefined;
         }
-        this.views.set(workload, { stamp, reached, view, checkedIn: this.state, checkedAt: now });
+        this.views.set(workload, { stamp, reached, view, skipped, checkedIn: this.state, checkedAt: now });
         return view;
+    }
+
+    /** Why a workload has no prediction although it lowers (beyond the editor's limits), after forWorkload. */
+    skippedReason(workload: Workload): string | undefined {
+        return this.views.get(workload)?.skipped;
     }
 
     /**
@@ -215,29 +241,6 @@ export class PredictionService {
 function workloadsIn(document: LangiumDocument): Workload[] {
     const root = document.parseResult.value as AstNode & { elements?: AstNode[] };
     return (root.elements ?? []).filter(isWorkload);
-}
-
-/**
- * What a workload's lowering reads besides its own node: the targets of its tenants' model calls
- * and, transitively, of those models' calls to other models, in a fixed order (undefined where a
- * call does not resolve). Equal lists ⇒ the same IR (a model's text is its node; names inside a
- * model resolve within it).
- */
-function modelsReached(workload: Workload): (AstNode | undefined)[] {
-    const out: (AstNode | undefined)[] = [];
-    const seen = new Set<Model>();
-    const visit = (call: Call) => {
-        const target = call.callee.ref;
-        out.push(target);
-        if (!target || !isModel(target) || seen.has(target)) return;
-        seen.add(target);
-        for (const c of modelCallsIn(target)) visit(c);
-    };
-    for (const member of workload.members) {
-        if (!isTenant(member)) continue;
-        for (const prop of member.props) if (isModelProp(prop)) visit(prop.call);
-    }
-    return out;
 }
 
 function sameNodes(a: readonly (AstNode | undefined)[], b: readonly (AstNode | undefined)[]): boolean {

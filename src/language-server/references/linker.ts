@@ -17,12 +17,12 @@ import {
 } from 'langium';
 import { CancellationToken } from 'vscode-languageserver';
 import { findOperator } from '../analysis/operators.js';
-import { isCall, isNameRef, isWorkload } from '../generated/ast.js';
+import { isCall, isModelProp, isNameRef, isWorkload } from '../generated/ast.js';
 
-/** Whether a cross-reference is meant to be linked (false for operator callees and workload words). */
+/** Whether a cross-reference is meant to be linked (false for operator callees and workload words; a tenant's model line always names a model). */
 export function isLinkableReference(refInfo: ReferenceInfo): boolean {
     const { container, property, reference } = refInfo;
-    if (isCall(container) && property === 'callee' && findOperator(reference.$refText)) return false;
+    if (isCall(container) && property === 'callee' && findOperator(reference.$refText) && !isModelProp(container.$container)) return false;
     if (isNameRef(container) && AstUtils.getContainerOfType(container, isWorkload)) return false;
     return true;
 }

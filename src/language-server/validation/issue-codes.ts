@@ -23,6 +23,14 @@ export namespace IssueCodes {
     export const Unused = 'unused';
     export const ShadowedZooModel = 'shadowed-zoo-model';
     export const KeywordName = 'keyword-name';
+    /** A bug in Tenancy: a build phase or a check of this file threw; its other diagnostics may be incomplete. */
+    export const InternalError = 'internal-error';
+    /** Checking the file stopped at its time limit; what follows the diagnostic is not checked. */
+    export const TimeLimit = 'time-limit';
+    /** The file is larger than a file may be to be checked; it is not parsed. */
+    export const FileTooLarge = 'file-too-large';
+    /** The language accepts it, the runtime cannot run it (a tenant's model with an f16 input). */
+    export const Unsupported = 'unsupported';
 }
 
 export type IssueCode = (typeof IssueCodes)[keyof typeof IssueCodes];

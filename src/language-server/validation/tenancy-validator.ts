@@ -10,7 +10,7 @@
  * service computes each workload once and keeps it across unrelated edits. Each diagnostic
  * carries its IssueCodes code via `report()`.
  */
-import { AstUtils, isReference, type AstNode, type LangiumDocument, type LangiumDocuments, type ValidationAcceptor, type ValidationChecks } from 'langium';
+import { AstUtils, isReference, type AstNode, type FileSystemProvider, type LangiumDocument, type LangiumDocuments, type ValidationAcceptor, type ValidationChecks } from 'langium';
 import type { TenancyAnalyzer } from '../analysis/index.js';
 import { formatBytes } from '../analysis/format.js';
 import { modelCallsIn } from '../analysis/calls.js';
@@ -23,7 +23,8 @@ import {
 } from '../generated/ast.js';
 import { bindingTable } from '../references/bindings.js';
 import type { TenancyServices } from '../tenancy-module.js';
-import { importCycle, importsOf } from '../workspace/imports.js';
+import { maxDocumentCharacters, type TenancyDocumentFactory } from '../workspace/document-factory.js';
+import { importCycle, importsOf, importTargetProblem } from '../workspace/imports.js';
 import { isZooUri, zooModelNames } from '../workspace/zoo-library.js';
 import type { DeviceLimitsProvider } from './device-limits.js';
 import { IssueCodes, type IssueCode } from './issue-codes.js';
@@ -56,22 +57,39 @@ export function registerValidationChecks(services: TenancyServices & { validatio
 export class TenancyValidator {
     private readonly analyzer: TenancyAnalyzer;
     private readonly documents: LangiumDocuments;
+    private readonly fileSystem: FileSystemProvider;
+    private readonly factory: TenancyDocumentFactory;
     private readonly limits: DeviceLimitsProvider;
     private readonly workloads = new WeakMap<Workload, WorkloadReading>();
 
     constructor(services: TenancyServices & { validation: { DeviceLimits: DeviceLimitsProvider } }) {
         this.analyzer = services.analysis.Analyzer;
         this.documents = services.shared.workspace.LangiumDocuments;
+        this.fileSystem = services.shared.workspace.FileSystemProvider;
+        this.factory = services.shared.workspace.LangiumDocumentFactory as TenancyDocumentFactory;
         this.limits = services.validation.DeviceLimits;
     }
 
-    /** Imports (unresolved, cycles), duplicate and shadowing model names, unused models. */
+    /** A file too large to check; imports (unresolved, cycles), duplicate and shadowing model names, unused models. */
     checkDocument(doc: Document, accept: ValidationAcceptor): void {
         const document = AstUtils.getDocument(doc);
         const zoo = isZooUri(document.uri);
+        const size = this.factory.oversizedText(document.uri);
+        if (size !== undefined) {
+            report(accept, 'error', IssueCodes.FileTooLarge, `this file has ${formatCharacters(size)}, more than the ${formatCharacters(maxDocumentCharacters)} a file may have to be checked; it is not checked and its models are not available to other files. Split it into files that import each other.`, { node: doc });
+        }
+        for (const node of doc.imports) {
+            if (node.path === '') report(accept, 'error', IssueCodes.UnresolvedReference, 'the import names no file; write the path of a .tenancy file relative to this one: import "blocks.tenancy"', { node, property: 'path' });
+        }
         for (const { node, uri } of importsOf(document)) {
             if (!this.documents.hasDocument(uri)) {
-                report(accept, 'error', IssueCodes.UnresolvedReference, `cannot find imported file "${node.path}" (looked for ${uri.path}); the path is relative to this file`, { node, property: 'path' });
+                const problem = importTargetProblem(uri, this.fileSystem) ?? 'could not be read';
+                report(accept, 'error', IssueCodes.UnresolvedReference, `cannot import "${node.path}": ${uri.path} ${problem}; an import names a .tenancy file, relative to this file`, { node, property: 'path' });
+                continue;
+            }
+            const importedSize = this.factory.oversizedText(uri);
+            if (importedSize !== undefined) {
+                report(accept, 'error', IssueCodes.UnresolvedReference, `"${node.path}" is not loaded: it has ${formatCharacters(importedSize)}, more than the ${formatCharacters(maxDocumentCharacters)} a file may have to be checked`, { node, property: 'path' });
                 continue;
             }
             const cycle = importCycle(document, node, this.documents);
@@ -80,6 +98,7 @@ export class TenancyValidator {
         const seen = new Map<string, AstNode>();
         const zooNames = new Set(zooModelNames());
         for (const element of doc.elements) {
+            if (!element.name) continue; // a name not typed yet: the syntax error says so
             const key = `${element.$type}:${element.name}`;
             if (seen.has(key)) {
                 const first = seen.get(key)!.$cstNode?.range.start.line;
@@ -128,6 +147,9 @@ export class TenancyValidator {
             }
         }
         if (!zoo) this.checkUnusedTensors(model, accept);
+        if (model.name && model.$cstNode && !model.statements.some(isOutput)) {
+            report(accept, 'error', IssueCodes.Syntax, `model ${model.name} has no output; a model needs at least one: output name = …`, { node: model, property: 'name' });
+        }
         this.checkRecursion(model, accept);
         const standalone = this.analyzer.standalone(model);
         // Recursion is reported on every call of a cycle by checkRecursion, not as the evaluator meets it.
@@ -168,7 +190,7 @@ export class TenancyValidator {
         const prop = tenant.props.find(p => p.$type === 'ModelProp');
         if (!prop || prop.$type !== 'ModelProp') return;
         const call = prop.call;
-        const model = call.callee.ref;
+        const model = call?.callee?.ref;
         if (!model || !isModel(model)) return; // unknown-op / unresolved: reported by linking
         let ok = true;
         const given = new Set<string>();
@@ -197,6 +219,7 @@ export class TenancyValidator {
         }
         const resolved = this.analyzer.tenantModel(tenant);
         if (!ok || !resolved) return;
+        if (!this.checkRunnable(model, call, accept)) return;
         if (resolved.missing.length > 0) {
             report(accept, 'error', IssueCodes.BadArgument, `${model.name} needs ${resolved.missing.map(m => `'${m}'`).join(', ')} (no default); add ${resolved.missing.map(m => `${m}: …`).join(', ')}`, { node: call, property: 'callee' });
             return;
@@ -220,6 +243,23 @@ export class TenancyValidator {
             const remedy = largest.weight ? 'use a smaller layer (fewer units, a smaller vocabulary)' : 'use a smaller batch, resolution or sequence';
             report(accept, 'error', IssueCodes.BufferTooLarge, `${largest.what} needs ${formatBytes(largest.bytes)}, more than the largest storage buffer binding ${formatBytes(limits.maxStorageBufferBindingSize)} (${limits.source}); ${remedy}, or run on a device whose profile allows more`, { node: call, property: 'callee' });
         }
+    }
+
+    /**
+     * What the runtime cannot run, said before a run does (`unsupported`): its kernels compute in
+     * f32 (ids in i32), so an f16 input, which makes every tensor after it f16, cannot run.
+     * test/language-server/runnable.test.ts lowers and plans the accepted cases with the
+     * runtime's kernels, and shows the planner refusing an f16 model.
+     */
+    private checkRunnable(model: Model, call: Call, accept: ValidationAcceptor): boolean {
+        const f16 = model.statements.find(s => isInput(s) && s.dtype === 'f16');
+        if (f16 && isInput(f16)) {
+            const line = f16.$cstNode ? ` on line ${f16.$cstNode.range.start.line + 1}` : '';
+            report(accept, 'error', IssueCodes.Unsupported, `${model.name} takes an f16 input (${f16.name}${line}); the runtime's kernels compute in f32, so it cannot run it — declare the input f32`, { node: call, property: 'callee' });
+            return false;
+        }
+        // A model without outputs is an error in the model itself (checkModel), which blocks its tenants' runs too.
+        return model.statements.some(isOutput);
     }
 
     /** `recursion` on each call to a model from which this model is reachable again. */
@@ -312,3 +352,7 @@ function onlyIn(instance: ModelAnalysis, base: ModelAnalysis): AnalysisIssue[] {
     return instance.issues.filter(i => !base.issues.some(b => b.node === i.node && b.code === i.code));
 }
 
+/** `2.1 M characters`. */
+function formatCharacters(n: number): string {
+    return n >= 1e6 ? `${(n / 1e6).toFixed(1)} M characters` : `${Math.round(n / 1e3)} k characters`;
+}

@@ -1,8 +1,9 @@
 /**
- * `import "relative/path.tenancy"`: resolution relative to the importing document, the
- * transitive import closure (which models a document sees first) and cycle detection.
+ * `import "relative/path.tenancy"`: resolution relative to the importing document, what an import
+ * may name (a regular `.tenancy` file), the transitive import closure (which models a document
+ * sees first) and cycle detection.
  */
-import { UriUtils, type LangiumDocument, type LangiumDocuments, type URI } from 'langium';
+import { UriUtils, type FileSystemProvider, type LangiumDocument, type LangiumDocuments, type URI } from 'langium';
 import { isDocument, type Document, type Import } from '../generated/ast.js';
 
 /** The URI an import names, relative to the importing document. */
@@ -10,11 +11,29 @@ export function resolveImport(document: LangiumDocument, path: string): URI {
     return UriUtils.resolvePath(UriUtils.dirname(document.uri), path);
 }
 
-/** The import statements of a document with their resolved URIs. */
+/** The import statements of a document with their resolved URIs (an import without a path yet is left out). */
 export function importsOf(document: LangiumDocument): { node: Import; uri: URI }[] {
     const root = document.parseResult.value;
     if (!isDocument(root)) return [];
     return (root as Document).imports.filter(i => i.path).map(node => ({ node, uri: resolveImport(document, node.path) }));
+}
+
+/**
+ * Why an import's target cannot be loaded as a document — `is a folder`, `is not a .tenancy
+ * file`, `does not exist`, `is not a regular file` — or undefined when it is a regular `.tenancy`
+ * file. Only such files are read: reading a folder or a file of another language throws.
+ */
+export function importTargetProblem(uri: URI, fileSystem: FileSystemProvider): string | undefined {
+    let node;
+    try {
+        node = fileSystem.statSync(uri);
+    } catch {
+        return 'does not exist';
+    }
+    if (node.isDirectory) return 'is a folder';
+    if (!node.isFile) return 'is not a regular file';
+    if (!uri.path.endsWith('.tenancy')) return 'is not a .tenancy file';
+    return undefined;
 }
 
 /** URIs (as strings) of the documents `document` imports, directly or transitively (itself excluded). */

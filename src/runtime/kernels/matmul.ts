@@ -315,7 +315,7 @@ function regblockGemm(c: GemmConfig, v: Extract<GemmVariant, { kind: 'regblock' 
     const k1: KernelDescription = {
         name: split ? `${name}.partial` : name,
         cacheKey: `gemm.regblock|tm=${TM},tn=${TN},cap=${cap},S=${S},KC=${KC},sg=${sg ? WGX : 0},wgy=${WGY},rows=${rowLoads}|${gemmKeyBase(c)}|store=${storeRole}`,
-        // gemmOutputs (additive, for the prediction model's tile padding, predict/plan.ts launchEffectiveFlops): the
+        // gemmOutputs (additive, for the prediction model's tile padding, plan/launch.ts launchEffectiveFlops): the
         // useful outputs this launch computes — batch·M·N per K slice — whatever buffer it writes (Winograd's Mt, split-K's partials).
         variant: { variant: variantName, tileM: TM, tileN: TN, workgroups: cap > 0 ? cap : totalTiles, cap, splits: S, exactRows: rowsExact, exactCols: colsExact, gemmOutputs: S * batch * M * N, ...(sg ? { subgroupSize: WGX } : {}) },
         workgroupSize: [WGX, WGY, 1],

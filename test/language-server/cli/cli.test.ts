@@ -6,7 +6,7 @@ import { bundleCli } from '../../fixtures/bundle-cli.js';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { runCheck } from '../../../src/cli/commands/check.js';
 import { runIr } from '../../../src/cli/commands/ir.js';
-import { loadWorkspace } from '../../../src/cli/load-workspace.js';
+import { loadWorkloadIr, loadWorkspace } from '../../../src/cli/load-workspace.js';
 import { validateWorkloadIr } from '../../../src/runtime/ir/validate.js';
 
 let dir: string;
@@ -89,6 +89,62 @@ describe('tenancy check', () => {
         const ir = workspace.lower();
         expect(ir.tenants[0].graph.ops.map(o => o.path)).toEqual(['t/top/blk.0/relu.0']);
         expect(ir.tenants[0].graph.ops[0].source?.uri).toMatch(/lib\/blocks\.tenancy$/);
+    });
+});
+
+describe('one bad file or workload does not hide the others', () => {
+    test('tenancy check over a batch with a bad import prints every file\'s diagnostics and exits 1 (not 70)', async () => {
+        mkdirSync(join(dir, 'a-folder.tenancy'), { recursive: true });
+        file('notes.txt', 'not a tenancy file\n');
+        const bad = file('batch-bad.tenancy', 'import "a-folder.tenancy"\nimport "notes.txt"\nmodel m(batch = 1) { input x: f32[batch, 4] output relu(x) }\n');
+        const typo = file('batch-typo.tenancy', broken);
+        const clean = file('batch-clean.tenancy', 'model lonely(batch = 1) { input x: f32[batch, 4] output relu(x) }\n');
+        const r = await capture((o, e) => runCheck([bad, typo, clean], {}, o, e));
+        expect(r.code).toBe(1);
+        expect(own(r.out)).toEqual(expect.arrayContaining([
+            `${bad}:1:8 error unresolved-reference cannot import "a-folder.tenancy": ${join(dir, 'a-folder.tenancy')} is a folder; an import names a .tenancy file, relative to this file`,
+            `${bad}:2:8 error unresolved-reference cannot import "notes.txt": ${join(dir, 'notes.txt')} is not a .tenancy file; an import names a .tenancy file, relative to this file`,
+            `${typo}:3:10 error unknown-op unknown operator or model 'sofmax'. Did you mean 'softmax'?`,
+            `${clean}:1:7 hint unused model 'lonely' is not used by any tenant or model`,
+        ]));
+        expect(r.err.at(-1)).toMatch(/^3 files checked: 4 errors/);
+    });
+
+    const twoOfThem = `model m(batch = 1) {
+  input x: f32[batch, 4]
+  output dense(x, 2)
+}
+model broken_model(batch = 1) {
+  input x: f32[batch, 4]
+  output sofmax(x)
+}
+workload good { tenant t { model m() } }
+workload bad { tenant t { model m() arrival poisson(rate: 2ms) } tenant u { model broken_model() } }
+workload uses_missing { tenant t { model nowhere() } }
+`;
+
+    test('tenancy ir of a sound workload works while another workload of the file, and a model only it uses, are broken', async () => {
+        const path = file('two-of-them.tenancy', twoOfThem);
+        const good = await capture((o, e) => runIr(path, { workload: 'good' }, o, e));
+        expect(good.err).toEqual([]);
+        expect(good.code).toBe(0);
+        expect(JSON.parse(good.out.join('\n')).tenants.map((t: { name: string }) => t.name)).toEqual(['t']);
+        const bad = await capture((o, e) => runIr(path, { workload: 'bad' }, o, e));
+        expect(bad.code).toBe(1);
+        expect(bad.err.join('\n')).toContain('workload bad has 2 errors in its tenants or the models they run');
+        expect(bad.err.join('\n')).toContain(`${path}:7:10 error unknown-op`);
+        expect(bad.err.join('\n')).toContain(`${path}:10:59 error bad-argument`);
+        expect(bad.err.join('\n')).not.toContain('nowhere');
+        const missing = await capture((o, e) => runIr(path, { workload: 'uses_missing' }, o, e));
+        expect(missing.code).toBe(1);
+        expect(missing.err.join('\n')).toContain(`${path}:11:42 error unresolved-reference unknown model 'nowhere'`);
+    });
+
+    test('tenancy run reads the same: the sound workload lowers (loadWorkloadIr, what run calls before the GPU)', async () => {
+        const path = file('two-of-them-run.tenancy', twoOfThem);
+        const ir = await loadWorkloadIr(path, 'good');
+        expect(ir.workload).toBe('good');
+        await expect(loadWorkloadIr(path, 'bad')).rejects.toThrow(/workload bad has 2 errors/);
     });
 });
 

@@ -81,7 +81,7 @@ describe('quick fixes', () => {
     });
     test('create missing model from a tenant: inserted before the workload, valid as a tenant model', async () => {
         const text = 'workload w {\n  tenant t {\n    model detector(batch: 4)\n  }\n}\n';
-        const { titles, apply } = await actionsFor(text, IssueCodes.UnknownOp);
+        const { titles, apply } = await actionsFor(text, IssueCodes.UnresolvedReference);
         expect(titles.some(t => t.startsWith('Change to'))).toBe(false);
         const fixed = apply("Create model 'detector'");
         expect(fixed).toBe('model detector(batch = 4) {\n  input x: f32[batch, 16]\n  output relu(x)\n}\n\n' + text);

@@ -1,10 +1,11 @@
 import { readFileSync } from 'node:fs';
-import { EmptyFileSystem } from 'langium';
+import { EmptyFileSystem, setInterruptionPeriod } from 'langium';
 import { AllSemanticTokenModifiers } from 'langium/lsp';
 import { clearDocuments, highlightHelper, parseDocument } from 'langium/test';
 import { afterEach, describe, expect, test } from 'vitest';
-import { SemanticTokenModifiers, SemanticTokenTypes, SymbolKind, type DocumentSymbol } from 'vscode-languageserver';
+import { CancellationTokenSource, SemanticTokenModifiers, SemanticTokenTypes, SymbolKind, type DocumentSymbol } from 'vscode-languageserver';
 import { createTenancyServices } from '../../../src/language-server/tenancy-module.js';
+import { lineLengths, semanticTokenProblems } from '../../fuzz/checks.js';
 
 const services = createTenancyServices(EmptyFileSystem).Tenancy;
 const example = readFileSync('examples/vision-and-nlp.tenancy', 'utf8');
@@ -96,5 +97,37 @@ workload w {
         expect(at(15)).toEqual([SemanticTokenTypes.enumMember]);
         expect(at(16)).toEqual([SemanticTokenTypes.enumMember]);
         expect(at(17)).toEqual([SemanticTokenTypes.enumMember]);
+    });
+});
+
+describe('semantic tokens under concurrent requests', () => {
+    afterEach(() => {
+        setInterruptionPeriod(10);
+        clearDocuments(services);
+    });
+
+    test('a full and two range requests at once give each the tokens it would get alone', async () => {
+        const doc = await parseDocument(services, example);
+        const provider = services.lsp.SemanticTokenProvider!;
+        const textDocument = { uri: doc.uri.toString() };
+        const whole = { start: { line: 0, character: 0 }, end: doc.textDocument.positionAt(example.length) };
+        const part = { start: { line: 10, character: 0 }, end: { line: 30, character: 0 } };
+        const alone = [
+            (await provider.semanticHighlight(doc, { textDocument })).data,
+            (await provider.semanticHighlightRange(doc, { textDocument, range: whole })).data,
+            (await provider.semanticHighlightRange(doc, { textDocument, range: part })).data,
+        ];
+        // Yield at every node (as a long document does every 10 ms), with a token that can be cancelled.
+        setInterruptionPeriod(0);
+        const token = new CancellationTokenSource().token;
+        const together = await Promise.all([
+            provider.semanticHighlight(doc, { textDocument }, token),
+            provider.semanticHighlightRange(doc, { textDocument, range: whole }, token),
+            provider.semanticHighlightRange(doc, { textDocument, range: part }, token),
+        ]);
+        expect(together.map(t => t.data)).toEqual(alone);
+        for (const t of together) expect(semanticTokenProblems(t.data, lineLengths(example), 'tokens')).toEqual([]);
+        expect(alone[2]!.length).toBeGreaterThan(0);
+        expect(alone[2]!.length).toBeLessThan(alone[0]!.length);
     });
 });

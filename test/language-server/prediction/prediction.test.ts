@@ -395,3 +395,23 @@ workload w {
         expect(await hintAt(d, 7)).toMatch(/ · measured p99 n\/a: needs 299 requests \(has 100\) solo$/);
     });
 });
+
+describe('workloads beyond what the editor predicts', () => {
+    it('more tenants than the limit: an info diagnostic says so, and no prediction runs', async () => {
+        const tenants = Array.from({ length: 300 }, (_, i) => `  tenant t${i} { model m(batch: ${1 + (i % 4)}) arrival poisson(rate: 1/s) slo p99 <= 1ms }`).join('\n');
+        const started = performance.now();
+        const document = await open(`${model}workload many {\n${tenants}\n}\n`);
+        expect(performance.now() - started).toBeLessThan(20_000);
+        expect(codes(document, IssueCodes.TimeLimit).map(d => [d.severity, d.message])).toEqual([[3,
+            "No predictions in the editor for this workload: 300 tenants, more than the 256 predicted in the editor (the prediction's cost grows with them)."]]);
+        expect(codes(document, IssueCodes.SloAtRisk).length + codes(document, IssueCodes.SloInfeasible).length).toBe(0);
+    });
+
+    it('a billion closed-loop clients: said, not computed (the closed-loop model is linear in clients)', async () => {
+        const started = performance.now();
+        const document = await open(`${model}workload crowd { tenant t { model m() arrival closed(clients: 999999999) } }\n`);
+        expect(performance.now() - started).toBeLessThan(20_000);
+        expect(codes(document, IssueCodes.TimeLimit).map(d => d.message)).toEqual([
+            "No predictions in the editor for this workload: tenant t has 999999999 closed-loop clients, more than the 100000 predicted in the editor (the prediction's cost grows with them)."]);
+    });
+});

@@ -64,7 +64,7 @@ describe('tenancy run (CLI)', () => {
         writeFileSync(file, 'workload bad {\n  tenant a { model nosuch() }\n}\n');
         const r = await runCli(['run', file]);
         expect(r.code).toBe(1);
-        expect(r.stderr).toMatch(/bad\.tenancy:2:\d+ error unknown-op/);
+        expect(r.stderr).toMatch(/bad\.tenancy:2:\d+ error unresolved-reference/);
     });
 
     it('prints its version', async () => {
