@@ -81,6 +81,81 @@ export function lazyText(build: () => string): () => string {
     return () => (text ??= build());
 }
 
+/** Marks where an interpolated value was empty, so that a line holding nothing else is dropped. */
+const EMPTY_VALUE = '\u0000';
+
+/**
+ * Tagged template for WGSL source written as WGSL: removes the template's common indentation,
+ * indents every line of a multi-line value as deep as the line it is interpolated into, and
+ * drops lines that hold only empty values (`${cond ? '…' : ''}` on a line of its own).
+ */
+export function wgsl(strings: TemplateStringsArray, ...values: readonly (string | number)[]): string {
+    let text = strings[0];
+    values.forEach((value, i) => {
+        const s = String(value);
+        const indent = /^[ \t]*/.exec(text.slice(text.lastIndexOf('\n') + 1))![0];
+        text += (s === '' ? EMPTY_VALUE : s.replace(/\n/g, `\n${indent}`)) + strings[i + 1];
+    });
+    const lines = text.split('\n').filter(l => !(l.includes(EMPTY_VALUE) && l.replaceAll(EMPTY_VALUE, '').trim() === ''));
+    // A template that opens with a newline is dedented as a block; one that opens with text keeps its first line as is.
+    const block = lines.length > 1 && lines[0].trim() === '';
+    if (block) lines.shift();
+    if (lines.length > 1 && lines[lines.length - 1].trim() === '') lines.pop();
+    const body = block ? lines : lines.slice(1);
+    const depth = Math.min(...body.filter(l => l.trim() !== '').map(l => /^ */.exec(l)![0].length));
+    const dedent = (l: string) => (Number.isFinite(depth) ? l.slice(Math.min(depth, /^ */.exec(l)![0].length)) : l);
+    return (block ? lines.map(dedent) : [lines[0], ...body.map(dedent)]).join('\n').replaceAll(EMPTY_VALUE, '');
+}
+
+/** An unrolled loop: the lines (or blocks) `body(0)` … `body(count − 1)`, one after another. */
+export function unroll(count: number, body: (i: number) => string): string {
+    return Array.from({ length: count }, (_, i) => body(i)).join('\n');
+}
+
+/**
+ * The entry point's header; its body follows and ends with `}`. Every kernel names the
+ * builtins alike: `wid` (workgroup id) and `lid` (local invocation id).
+ */
+export function mainStart(workgroupSize: readonly [number, number, number]): string {
+    return wgsl`
+        @compute @workgroup_size(${workgroupSize.join(', ')})
+        fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {`;
+}
+
+/** A 1-D launch: `groups` workgroups of `workgroupSize` invocations, folded over x and y by fold1D. */
+export interface Grid1D {
+    workgroupSize: number;
+    groups: number;
+    dispatch: [number, number, number];
+}
+
+/** The 1-D launch covering `items` invocations (rounded up to whole workgroups). */
+export function grid1D(items: number, caps: DeviceCaps, where: string, workgroupSize = 64): Grid1D {
+    const groups = Math.ceil(items / workgroupSize);
+    return { workgroupSize, groups, dispatch: fold1D(groups, caps, where) };
+}
+
+/** WGSL expression: the flat workgroup index of a dispatch folded by fold1D. */
+export function flatWorkgroupId(dispatch: readonly [number, number, number]): string {
+    return `wid.x + wid.y * ${u(dispatch[0])}`;
+}
+
+/** WGSL expression: the flat invocation index of a 1-D launch. */
+export function flatInvocationId(grid: Grid1D): string {
+    return `(${flatWorkgroupId(grid.dispatch)}) * ${u(grid.workgroupSize)} + lid.x`;
+}
+
+/**
+ * The shared prologue of a 1-D launch: the entry point, `let <index>` = the flat invocation
+ * index, and a guard that returns past `count` (the invocations of the last, partial workgroup).
+ */
+export function main1D(grid: Grid1D, index: string, count: number): string {
+    return wgsl`
+        ${mainStart([grid.workgroupSize, 1, 1])}
+          let ${index} = ${flatInvocationId(grid)};
+          if (${index} >= ${u(count)}) { return; }`;
+}
+
 /** The contract's binding list (role + access) from specs. */
 export function bindingList(specs: readonly BindingSpec[]): KernelDescription['bindings'] {
     return specs.map(b => ({ role: b.role, access: b.access }));
@@ -135,19 +210,25 @@ export function epilogueKey(epilogue: readonly Epilogue[]): string {
  * index, c its channel. `ownBias` (the op's own bias role, e.g. dense bias) is added first.
  */
 export function epilogueFn(epilogue: readonly Epilogue[], ownBias?: string): string {
-    const lines: string[] = ['fn epilogue(v: f32, i: u32, c: u32) -> f32 {', '  var x = v;'];
-    if (ownBias) lines.push(`  x = x + ${ident(ownBias)}[c];`);
-    for (const e of epilogue) {
-        switch (e.kind) {
-            case 'bias': lines.push(`  x = x + ${ident(e.tensor)}[c];`); break;
-            case 'scale_shift': lines.push(`  x = x * ${ident(e.scale)}[c] + ${ident(e.shift)}[c];`); break;
-            case 'activation': lines.push(`  x = ${ACTIVATION_WGSL[e.fn]};`); break;
-            case 'add': lines.push(`  x = x + ${ident(e.tensor)}[i];`); break;
-            case 'mul': lines.push(`  x = x * ${ident(e.tensor)}[i];`); break;
-        }
+    return wgsl`
+        fn epilogue(v: f32, i: u32, c: u32) -> f32 {
+          var x = v;
+          ${ownBias ? `x = x + ${ident(ownBias)}[c];` : ''}
+          ${epilogue.map(epilogueStep).join('\n')}
+          _ = i; _ = c;
+          return x;
+        }`;
+}
+
+/** One epilogue step as a WGSL statement on `x`. */
+function epilogueStep(e: Epilogue): string {
+    switch (e.kind) {
+        case 'bias': return `x = x + ${ident(e.tensor)}[c];`;
+        case 'scale_shift': return `x = x * ${ident(e.scale)}[c] + ${ident(e.shift)}[c];`;
+        case 'activation': return `x = ${ACTIVATION_WGSL[e.fn]};`;
+        case 'add': return `x = x + ${ident(e.tensor)}[i];`;
+        case 'mul': return `x = x * ${ident(e.tensor)}[i];`;
     }
-    lines.push('  _ = i; _ = c;', '  return x;', '}');
-    return lines.join('\n');
 }
 
 /** Checks that every epilogue entry is well-formed (roles given, activation known). */
