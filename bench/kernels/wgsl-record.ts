@@ -232,6 +232,14 @@ if (comparePath) {
                 if (!wgslDiffs.has(pair)) wgslDiffs.set(pair, key);
                 console.log(`${key}: launch ${i} WGSL differs (${pair})`);
             });
+        } else if (al && bl && al.length === bl.length && strip({ ...(a as object), launches: [] }) === strip({ ...(b as object), launches: [] })) {
+            // Same launches and buffers: name the fields that differ, launch by launch.
+            al.forEach((l, i) => {
+                const m = bl[i] as unknown as Record<string, unknown>, o = l as unknown as Record<string, unknown>;
+                for (const field of new Set([...Object.keys(o), ...Object.keys(m)])) {
+                    if (JSON.stringify(o[field]) !== JSON.stringify(m[field])) console.log(`${key}: launch ${i} ${field}: ${JSON.stringify(o[field])} → ${JSON.stringify(m[field])}`);
+                }
+            });
         } else {
             console.log(`${key}:\n  baseline ${aj.slice(0, 600)}\n  new      ${bj.slice(0, 600)}`);
         }
