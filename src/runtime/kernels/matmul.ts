@@ -166,9 +166,10 @@ function batchOffsetFn(name: string, outLead: number[], lead: number[], matSize:
         }`;
 }
 
-function gemmKeyBase(c: GemmConfig): string {
+/** The cache key's part for the problem; `epilogue` false for a launch that does not apply it (split-K's partial products). */
+function gemmKeyBase(c: GemmConfig, epilogue = true): string {
     return `M=${c.M},N=${c.N},K=${c.K},ldb=${c.ldb ?? c.N},cg=${c.channelGroups ?? 1},lead=${c.outLead.join('x')}/${c.aLead.join('x')}/${c.bLead.join('x')},`
-        + `roles=${c.aRole},${c.bRole},${c.outRole},bias=${c.ownBias ?? '-'},ch=${c.channel}${epilogueKey(c.epilogue)}`;
+        + `roles=${c.aRole},${c.bRole},${c.outRole},bias=${c.ownBias ?? '-'},ch=${c.channel}${epilogue ? epilogueKey(c.epilogue) : ''}`;
 }
 
 /** The launches (and scratch buffers) of one GEMM config. */
@@ -350,7 +351,7 @@ function regblockGemm(c: GemmConfig, v: RegisterTiling): { launches: KernelDescr
     const buffers: LaunchBuffer[] = [];
     const tiles: KernelDescription = {
         name: split ? `${name}.partial` : name,
-        cacheKey: `gemm.regblock|tm=${TM},tn=${TN},cap=${cap},S=${S},KC=${KC},sg=${sg ? WGX : 0},wgy=${WGY},rows=${rowLoads}|${gemmKeyBase(c)}|store=${storeRole}`,
+        cacheKey: `gemm.regblock|tm=${TM},tn=${TN},cap=${cap},S=${S},KC=${KC},sg=${sg ? WGX : 0},wgy=${WGY},rows=${rowLoads}|${gemmKeyBase(c, !split)}|store=${storeRole}`,
         // gemmOutputs: the useful outputs this launch computes (batch·M·N per K slice) whatever buffer it writes
         // (Winograd's Mt, split-K's partials), for the prediction model's tile padding (predict/plan.ts launchEffectiveFlops).
         variant: { variant: c.variantName, tileM: TM, tileN: TN, workgroups: cap > 0 ? cap : totalTiles, cap, splits: S, exactRows: rowsExact, exactCols: colsExact, gemmOutputs: S * batch * M * N, ...(sg ? { subgroupSize: WGX } : {}) },
