@@ -248,8 +248,8 @@ function regblockGemm(c: GemmConfig, v: RegisterTiling): { launches: KernelDescr
     const bCol = (cv: number) => (!colsExact && bVec ? `min(col0 + ${u(4 * cv)}, ${u(LDB - 4)})` : `col0 + ${u(4 * cv)}`);
     const loadB = (k: string, cv: number): string => {
         if (bVec) return `${B}[(bBase + (${k}) * ${u(LDB)} + bc${cv}) >> 2u]`;
-        const at = (j: number) => `${B}[bBase + (${k}) * ${u(LDB)} + min(bc${cv} + ${u(j)}, ${u(N - 1)})]`;
-        return `vec4<f32>(${at(0)}, ${at(1)}, ${at(2)}, ${at(3)})`;
+        const column = (j: number) => `${B}[bBase + (${k}) * ${u(LDB)} + min(bc${cv} + ${u(j)}, ${u(N - 1)})]`;
+        return `vec4<f32>(${column(0)}, ${column(1)}, ${column(2)}, ${column(3)})`;
     };
     const loadA4 = (r: number): string => aVec
         ? `${A}[(ar${r} + k) >> 2u]`
