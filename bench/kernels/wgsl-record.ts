@@ -10,7 +10,7 @@
  *   node bench/bundle-and-run.mjs bench/kernels/wgsl-record.ts --out B.json --compare A.json
  *
  * With --compare, prints every record that differs (for WGSL, the first differing lines) and
- * exits 1 if any does.
+ * exits 1 if any does. With --raw, the WGSL is recorded as generated (not normalised).
  */
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -22,8 +22,9 @@ const args = process.argv.slice(2);
 const option = (name: string): string | undefined => { const i = args.indexOf(name); return i >= 0 ? args[i + 1] : undefined; };
 const outPath = option('--out');
 const comparePath = option('--compare');
+const raw = args.includes('--raw');
 if (!outPath) {
-    console.error('usage: wgsl-record.ts --out FILE [--compare BASELINE]');
+    console.error('usage: wgsl-record.ts --out FILE [--compare BASELINE] [--raw]');
     process.exit(64);
 }
 
@@ -172,7 +173,7 @@ function normalise(wgsl: string): string {
 
 const texts: Record<string, string> = {};
 function textId(wgsl: string): string {
-    const n = normalise(wgsl);
+    const n = raw ? wgsl : normalise(wgsl);
     const id = createHash('sha256').update(n).digest('hex').slice(0, 16);
     texts[id] = n;
     return id;

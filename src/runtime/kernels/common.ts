@@ -81,35 +81,56 @@ export function lazyText(build: () => string): () => string {
     return () => (text ??= build());
 }
 
-/** Marks where an interpolated value was empty, so that a line holding nothing else is dropped. */
-const EMPTY_VALUE = '\u0000';
-
 /**
- * Tagged template for WGSL source written as WGSL: removes the template's common indentation,
- * indents every line of a multi-line value as deep as the line it is interpolated into, and
- * drops lines that hold only empty values (`${cond ? '…' : ''}` on a line of its own).
+ * Tagged template for WGSL written as WGSL: the template's lines are taken flush left, a line
+ * that holds only an empty value (`${cond ? '…' : ''}` on a line of its own) is dropped, and so
+ * are the blank lines the template opens and closes with. Values go in as they are, so nested
+ * templates are not re-indented: only the compiler reads the text, and indenting it was a
+ * measurable share of the time to build it.
  */
 export function wgsl(strings: TemplateStringsArray, ...values: readonly (string | number)[]): string {
-    let text = strings[0];
-    values.forEach((value, i) => {
-        const s = String(value);
-        const indent = /^[ \t]*/.exec(text.slice(text.lastIndexOf('\n') + 1))![0];
-        text += (s === '' ? EMPTY_VALUE : s.replace(/\n/g, `\n${indent}`)) + strings[i + 1];
-    });
-    const lines = text.split('\n').filter(l => !(l.includes(EMPTY_VALUE) && l.replaceAll(EMPTY_VALUE, '').trim() === ''));
-    // A template that opens with a newline is dedented as a block; one that opens with text keeps its first line as is.
-    const block = lines.length > 1 && lines[0].trim() === '';
-    if (block) lines.shift();
-    if (lines.length > 1 && lines[lines.length - 1].trim() === '') lines.pop();
-    const body = block ? lines : lines.slice(1);
-    const depth = Math.min(...body.filter(l => l.trim() !== '').map(l => /^ */.exec(l)![0].length));
-    const dedent = (l: string) => (Number.isFinite(depth) ? l.slice(Math.min(depth, /^ */.exec(l)![0].length)) : l);
-    return (block ? lines.map(dedent) : [lines[0], ...body.map(dedent)]).join('\n').replaceAll(EMPTY_VALUE, '');
+    let t = compiledTemplates.get(strings);
+    if (!t) compiledTemplates.set(strings, t = compileTemplate(strings));
+    let text = t.parts[0];
+    for (let i = 0; i < values.length; i++) {
+        const value = values[i];
+        let next = t.parts[i + 1];
+        if (value === '' && t.alone[i]) {
+            // Drop the line: its line break after it, or before it on the last line.
+            if (next.startsWith('\n')) next = next.slice(1);
+            else if (text.endsWith('\n')) text = text.slice(0, -1);
+        } else {
+            text += value;
+        }
+        text += next;
+    }
+    return text;
+}
+
+/** A template's static text, prepared once per call site: the parts between values, flush left, and whether each value is alone on its line. */
+interface CompiledTemplate { parts: string[]; alone: boolean[] }
+
+const compiledTemplates = new WeakMap<TemplateStringsArray, CompiledTemplate>();
+
+const VALUE = '\u0000';
+
+function compileTemplate(strings: TemplateStringsArray): CompiledTemplate {
+    const lines = strings.join(VALUE).split('\n').map(l => l.trim());
+    if (lines.length > 1 && lines[0] === '') lines.shift();
+    if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop();
+    const alone: boolean[] = [];
+    for (const line of lines) {
+        const count = line.split(VALUE).length - 1;
+        for (let k = 0; k < count; k++) alone.push(line === VALUE);
+    }
+    return { parts: lines.join('\n').split(VALUE), alone };
 }
 
 /** An unrolled loop: the lines (or blocks) `body(0)` … `body(count − 1)`, one after another. */
 export function unroll(count: number, body: (i: number) => string): string {
-    return Array.from({ length: count }, (_, i) => body(i)).join('\n');
+    let text = '';
+    for (let i = 0; i < count; i++) text += (i ? '\n' : '') + body(i);
+    return text;
 }
 
 /**

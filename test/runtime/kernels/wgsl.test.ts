@@ -6,24 +6,27 @@ import type { Epilogue, KernelRequest } from '../../../src/runtime/kernels/kerne
 import { makeOp } from './check.js';
 
 describe('wgsl template tag', () => {
-    it('removes the common indentation and the lines the template opens and closes with', () => {
+    it('takes the lines flush left and drops the blank lines the template opens and closes with', () => {
         const text = wgsl`
             fn f() -> u32 {
               return 1u;
             }
         `;
-        expect(text).toBe('fn f() -> u32 {\n  return 1u;\n}');
+        expect(text).toBe('fn f() -> u32 {\nreturn 1u;\n}');
+        expect(wgsl`let a = 1u;
+            let b = 2u;`).toBe('let a = 1u;\nlet b = 2u;');
     });
 
-    it('indents every line of a multi-line value as deep as its place', () => {
+    it('inserts values as they are, multi-line ones included', () => {
         const body = 'let a = 1u;\nlet b = a;';
         expect(wgsl`
             fn f() {
               ${body}
-            }`).toBe('fn f() {\n  let a = 1u;\n  let b = a;\n}');
+              return ${3}u;
+            }`).toBe('fn f() {\nlet a = 1u;\nlet b = a;\nreturn 3u;\n}');
     });
 
-    it('drops a line that holds only an empty value, and keeps other blank lines', () => {
+    it('drops a line that holds only an empty value, and keeps other blank lines and empty values inside a line', () => {
         expect(wgsl`
             a;
             ${''}
@@ -31,11 +34,12 @@ describe('wgsl template tag', () => {
             ${'b;'}`).toBe('a;\n\nb;');
         expect(wgsl`
             x = ${''}0;`).toBe('x = 0;');
-    });
-
-    it('keeps a first line written on the backtick line and dedents the rest', () => {
-        expect(wgsl`let a = 1u;
-            let b = 2u;`).toBe('let a = 1u;\nlet b = 2u;');
+        expect(wgsl`
+            a;
+            ${''}`).toBe('a;');
+        expect(wgsl`
+            ${''}
+            a;`).toBe('a;');
     });
 
     it('unrolls a body per index, nested templates included', () => {
@@ -47,7 +51,7 @@ describe('wgsl template tag', () => {
                 {
                   let row = ${r}u;
                 }`)}
-            }`).toBe('{\n  {\n    let row = 0u;\n  }\n  {\n    let row = 1u;\n  }\n}');
+            }`).toBe('{\n{\nlet row = 0u;\n}\n{\nlet row = 1u;\n}\n}');
     });
 });
 
@@ -59,7 +63,7 @@ describe('the shared prologue', () => {
     it('recovers the flat index of a folded 1-D dispatch and guards the last workgroup', () => {
         const grid = grid1D(1000, DEFAULT_CAPS, 'test');
         expect(grid).toEqual({ workgroupSize: 64, groups: 16, dispatch: [16, 1, 1] });
-        expect(main1D(grid, 'i', 1000).split('\n').slice(2)).toEqual(['  let i = (wid.x + wid.y * 16u) * 64u + lid.x;', '  if (i >= 1000u) { return; }']);
+        expect(main1D(grid, 'i', 1000).split('\n').slice(2)).toEqual(['let i = (wid.x + wid.y * 16u) * 64u + lid.x;', 'if (i >= 1000u) { return; }']);
         // Past the device's per-dimension limit the groups fold over y; x is the row length of the fold.
         const folded = grid1D(64 * 10, { ...DEFAULT_CAPS, maxComputeWorkgroupsPerDimension: 4 }, 'test');
         expect(folded.dispatch).toEqual([4, 3, 1]);
