@@ -119,7 +119,7 @@ export function convVariantName(v: ConvVariant): string {
 }
 
 /** depthwise_conv2d variants: `pix4` (4 output pixels per invocation) and `direct`. */
-export type DepthwiseVariant = typeof DEPTHWISE_VARIANTS[number];
+type DepthwiseVariant = typeof DEPTHWISE_VARIANTS[number];
 
 function isDepthwiseVariant(name: string): name is DepthwiseVariant {
     return (DEPTHWISE_VARIANTS as readonly string[]).includes(name);

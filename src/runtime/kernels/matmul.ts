@@ -78,7 +78,7 @@ export function gemmVariantName(v: GemmVariant): string {
 }
 
 /** True for the variants that share loads across a subgroup (need DeviceCaps.subgroupSize). */
-export function usesSubgroups(v: GemmVariant): boolean {
+function usesSubgroups(v: GemmVariant): boolean {
     return v.family === 'sg' || v.family === 'sgrow' || v.family === 'sgsplitk';
 }
 
