@@ -49,7 +49,7 @@ workload w { tenant t { model mlp() } tenant u { model mlp() } }`, 'duplicate-na
         expect(await fired('model m(b = 1) { input x: f32[b, 4] output softmax(x, axis: 1) }', 'bad-argument')).toEqual([]);
     });
 
-    test("a tenant's unknown model is unresolved-reference (LANGUAGE.md), an operator's name there too", async () => {
+    test("a tenant's unknown model is unresolved-reference (docs/language.md#tenants), an operator's name there too", async () => {
         const doc = await check('workload w {\n  tenant a { model resnt18() }\n  tenant b { model gelu() }\n}\n');
         // (Other tests of this workspace define models, so the did-you-mean of the second may name one.)
         expect(summary(doc).filter(s => !s.startsWith('slo-') && !s.startsWith('overloaded'))).toEqual([

@@ -24,7 +24,7 @@
  *     binding(node)                Value of a binding (param, dim var, input, let, output)
  *     memo(key, compute)           any derived result cached the same way (lowering uses it)
  * - `readWorkload(workload)` (./workload.ts): device, tenants, arrival, slos, priority, schedule,
- *   benchmark resolved with LANGUAGE.md's defaults + the issues found (validator and lowering share it).
+ *   benchmark with the defaults of docs/language.md#workloads + the issues found (validator and lowering share it).
  * - Formatting: `formatTensor(t)` → `f32[batch, 512]`, `formatBytes`, `formatFlops`, `formatCount`.
  */
 import { AstUtils, WorkspaceCache, type AstNode } from 'langium';

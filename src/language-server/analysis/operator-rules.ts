@@ -1,5 +1,5 @@
 /**
- * Shape, attribute, weight and cost rules of every operator (LANGUAGE.md "Operators"). Pure:
+ * Shape, attribute, weight and cost rules of every operator (docs/language.md#operators). Pure:
  * given the call's arguments already evaluated to values, returns the output tensor type, the
  * resolved attributes (no defaults, no negative axes, no "same" padding when concrete), the
  * implicit weights and the cost — or issues naming expected vs found on the offending argument.

@@ -61,7 +61,7 @@ export interface OpRecord {
     /** The call in the source text. */
     node: Call;
     /**
-     * Input tensors, positional as in LANGUAGE.md: the producers' own objects (an input's, or
+     * Input tensors, positional as in docs/language.md#operators: the producers' own objects (an input's, or
      * another op's output), so a tensor is known by identity (its `id` names it).
      */
     inputs: TensorValue[];

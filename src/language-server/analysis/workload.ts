@@ -1,6 +1,6 @@
 /**
  * Reading a workload: device, tenants (model, arrival, slos, priority), schedule and benchmark
- * resolved to the IR's values with LANGUAGE.md's defaults, plus every problem found on the way
+ * resolved to the IR's values with the defaults of docs/language.md#workloads, plus every problem found on the way
  * (`bad-argument`, `duplicate-name`). One reading serves the validator (which reports the
  * issues) and lowering (which uses the values), so the two never disagree.
  */

@@ -1,5 +1,5 @@
 /**
- * Stable diagnostic codes (LANGUAGE.md "Diagnostics"). Sent as `data: { code }` and as the LSP
+ * Stable diagnostic codes (docs/language.md#diagnostics). Sent as `data: { code }` and as the LSP
  * diagnostic `code`; quick fixes and tests match on these, never on message text.
  */
 export namespace IssueCodes {

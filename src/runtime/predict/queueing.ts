@@ -22,7 +22,7 @@
  *   delay station, R(n) = S·(1 + Q(n − 1)), X(n) = n / (R(n) + Z), Q(n) = X(n)·R(n).
  */
 
-/** The percentiles LANGUAGE.md's `slo` accepts, as quantiles. */
+/** The percentiles `slo` accepts (docs/language.md#slos), as quantiles. */
 export const PERCENTILE_Q = { mean: NaN, p50: 0.5, p90: 0.9, p95: 0.95, p99: 0.99, p999: 0.999 } as const;
 export type Percentile = keyof typeof PERCENTILE_Q;
 export const PERCENTILES: readonly Percentile[] = ['mean', 'p50', 'p90', 'p95', 'p99', 'p999'];
