@@ -30,6 +30,7 @@ import { TenancyCodeActionProvider } from './lsp/code-action-provider.js';
 import { TenancyCodeLensProvider } from './lsp/code-lens.js';
 import { ResultsWatch } from './lsp/results-watch.js';
 import { createPredictionService, PredictionInlayHintProvider, registerPredictionFeatures, type PredictionService } from './prediction/index.js';
+import { TenancyLexer } from './parser/lexer.js';
 import { TenancyTokenBuilder } from './parser/token-builder.js';
 
 /** Services added by Tenancy on top of Langium's defaults. */
@@ -61,6 +62,7 @@ export const TenancySharedModule: Module<LangiumSharedServices & TenancySharedAd
 export const TenancyModule: Module<TenancyServices, PartialLangiumServices & TenancyAddedServices> = {
     parser: {
         TokenBuilder: () => new TenancyTokenBuilder(),
+        Lexer: (services) => new TenancyLexer(services),
     },
     references: {
         ScopeProvider: (services) => new TenancyScopeProvider(services),
