@@ -8,7 +8,7 @@ import { maxNesting } from '../../src/language-server/parser/lexer.js';
 import { check, errors, rangeText, services, summary } from './helpers.js';
 
 const nestingErrors = (doc: Awaited<ReturnType<typeof check>>) =>
-    (doc.diagnostics ?? []).filter(d => d.code === 'syntax' && /nesting deeper than/.test(d.message));
+    (doc.diagnostics ?? []).filter(d => d.code === 'syntax' && /nesting deeper than/.test(String(d.message)));
 
 const tail = `
 model after {
