@@ -30,6 +30,10 @@ const cases: { name: string; what: string; text: () => string }[] = [
         text: () => `${block}model big {\n  input x: f32[1, 64]\n  output repeat 1000000000 blk(x)\n}\n${tenantOf('big')}`,
     },
     {
+        name: 'repeat-at-limit', what: '`repeat 10000` of a one-op block: 20,000 steps, the most a tenant may lower (IR, prediction, op hovers of 10,000 instances)',
+        text: () => `${block}model big {\n  input x: f32[1, 64]\n  output repeat 10000 blk(x)\n}\n${tenantOf('big')}`,
+    },
+    {
         name: 'nested-repeats', what: '`repeat 1000` of a block that is `repeat 1000` of a one-op block, run by a tenant',
         text: () => `${block}model inner {\n  input x: f32[1, 64]\n  output repeat 1000 blk(x)\n}\nmodel outer {\n  input x: f32[1, 64]\n  output repeat 1000 inner(x)\n}\n${tenantOf('outer')}`,
     },

@@ -30,9 +30,9 @@ export function addScaled(a: number, b: number, c = 1): number {
     return Math.min(saturation, a + b * c);
 }
 
-/** `1,000,000,000`, or `about 1.0 × 10^18` past what a number holds exactly. */
+/** `1,000,000,000`, or `about 1.0 × 10^18` past what a number holds exactly (no locale data: validation formats these often). */
 export function formatSize(n: number): string {
-    if (n < 1e15) return n.toLocaleString('en-US');
+    if (n < 1e15) return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
     return `about ${n.toExponential(1).replace('e+', ' × 10^')}`;
 }
 
@@ -52,7 +52,7 @@ export interface UnrolledSize {
 export function tooLargeIssues(workload: Workload, reading: WorkloadReading, instanceOf: (tenant: Tenant) => ModelAnalysis | undefined): AnalysisIssue[] {
     const issues: AnalysisIssue[] = [];
     let total = 0;
-    const parts: string[] = [];
+    const parts: { name: string; steps: number }[] = [];
     for (const t of reading.tenants) {
         const instance = instanceOf(t.node);
         if (!instance || !t.model || instance.issues.length > 0 || instance.unboundDims.length > 0) continue;
@@ -63,10 +63,11 @@ export function tooLargeIssues(workload: Workload, reading: WorkloadReading, ins
             t.model.call, 'callee'));
         }
         total = addScaled(total, size.steps);
-        parts.push(`${t.name} ${formatSize(size.steps)}`);
+        parts.push({ name: t.name, steps: size.steps });
     }
     if (issues.length === 0 && total > maxUnrolledSteps) {
-        issues.push(tooLarge(`workload ${workload.name}: its tenants unroll to ${formatSize(total)} steps together (${parts.join(', ')}); `
+        const each = parts.map(p => `${p.name} ${formatSize(p.steps)}`).join(', ');
+        issues.push(tooLarge(`workload ${workload.name}: its tenants unroll to ${formatSize(total)} steps together (${each}); `
             + `lowering stops at ${formatSize(maxUnrolledSteps)} steps per workload — split the tenants over several workloads`, workload, 'name'));
     }
     return issues;
