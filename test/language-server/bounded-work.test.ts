@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import * as esbuild from 'esbuild';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { runIr } from '../../src/cli/commands/ir.js';
-import { analyseModel, BlockMemo, CallGraph, formatTensor, maxCallDepth, maxUnrolledSteps } from '../../src/language-server/analysis/index.js';
+import { analyseModel, BlockMemo, CallGraph, Dim, formatTensor, maxCallDepth, maxUnrolledSteps } from '../../src/language-server/analysis/index.js';
 import { isModel, type Document, type Model } from '../../src/language-server/generated/ast.js';
 import { LoweringError, lowerWorkload } from '../../src/language-server/lower.js';
 import { check, errors, model, rangeText, services, summary, workload, zooModel } from './helpers.js';
@@ -100,6 +100,8 @@ workload together {
   tenant c { model stack(depth: 3000) }
 }`);
         expect(analyzer.standalone(model(doc, 'stack')).totals.params.toString()).toBe('272*depth');
+        // Each iteration: the block call, dense and relu.
+        expect(analyzer.standalone(model(doc, 'stack')).sizeFormula.toString()).toBe('3*depth');
         expect(summary(doc).filter(s => s.startsWith('too-large'))).toEqual([
             expect.stringMatching(/^too-large@stack: tenant t: stack\(batch: 2, depth: 1000000000\) unrolls to 2,000,000,000 ops/),
             expect.stringMatching(/^too-large@together: workload together: its tenants unroll to 27,000 steps together \(a 9,000, b 9,000, c 9,000\)/),
@@ -191,6 +193,10 @@ describe('summarised and unrolled analyses agree', () => {
                     largest: a.memory.largestTensor?.what, peak: a.memory.peakBytes,
                 });
                 expect(view(summarised), `${m.name} ${[...args].join(' ')}`).toEqual(view(unrolled));
+                // The model's own size formula gives an instance's size before it is evaluated.
+                const values = new Map([...args].map(([k, v]) => [k, Dim.of(v)]));
+                const estimate = analyzer.standalone(m).sizeFormula.substitute(values);
+                if (estimate.isConstant) expect(estimate.value, m.name).toBe(unrolled.size.steps);
             }
         }
     });

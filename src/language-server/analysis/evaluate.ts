@@ -51,6 +51,11 @@ export interface AnalyseOptions {
     blocks?: BlockMemo;
     /** The call graph of the workspace state (heights of model calls); a fresh one when absent. */
     calls?: CallGraph;
+    /**
+     * The instance's steps if known without evaluating it (the model's own sizeFormula at these
+     * arguments): past the limit the instance is summarised without an attempt to unroll it.
+     */
+    estimatedSteps?: number;
 }
 
 /** Summarised blocks by model and key (parameter values and input types, in canonical symbols). */
@@ -85,6 +90,7 @@ interface BlockSummary {
     bindFailures: { index: number; message: string }[];
     steps: Step[];
     size: UnrolledSize;
+    sizeFormula: Dim;
     /** Its sums (cost, bytes, largest tensor), made when first read. */
     sums?: StepSums;
 }
@@ -163,6 +169,11 @@ export function analyseModel(model: Model, options: AnalyseOptions = {}): ModelA
         }
     };
     if (!options.summarise) {
+        // Known to be too large (the model's own size formula at these arguments): summarised without trying to unroll.
+        if (options.estimatedSteps !== undefined && options.estimatedSteps > maxUnrolledSteps) {
+            const summary = new Evaluator(context, false).run(model, args, record, () => undefined);
+            if (summary.size.steps > maxUnrolledSteps) return summary;
+        }
         const analysis = unrolled(record);
         if (analysis) return analysis;
         return new Evaluator(context, false).run(model, args, record, () => undefined);
@@ -174,6 +185,8 @@ class Evaluator {
     /** The ops (all of them when unrolling) and summarised block calls evaluated, in order. */
     private readonly steps: Step[] = [];
     private readonly size: UnrolledSize = { ops: 0, steps: 0 };
+    /** Steps as a polynomial of what is symbolic (a symbolic repeat counts its count): see ModelAnalysis.sizeFormula. */
+    private sizeFormula = Dim.zero;
     /** The ExpressionInfo of the call evaluated last in a recording frame (evalCall). */
     private callInfo: ExpressionInfo | undefined;
 
@@ -208,7 +221,7 @@ class Evaluator {
         let memory: ModelMemory | undefined;
         let sums: StepSums | undefined;
         const sumsOf = () => (sums ??= sumSteps(steps));
-        const base = { model, params, expressions: frame.expressions, bindings: frame.env, inputs, outputs, unboundDims, issues: frame.issues, size };
+        const base = { model, params, expressions: frame.expressions, bindings: frame.env, inputs, outputs, unboundDims, issues: frame.issues, size, sizeFormula: this.sizeFormula };
         if (!unrolled) {
             const ops = steps as OpRecord[];
             const memoryOf = () => (memory ??= peakMemory(ops, inputs, outputs, model));
@@ -233,9 +246,10 @@ class Evaluator {
     }
 
     /** Counts an op or block call evaluated (times the frame's constant repeat count); an unrolling evaluation stops past the limit. */
-    private count(frame: Frame, ops: number, steps: number): void {
+    private count(frame: Frame, ops: number, steps: number, formula: Dim): void {
         this.size.ops = addScaled(this.size.ops, ops, frame.copies);
         this.size.steps = addScaled(this.size.steps, steps, frame.copies);
+        this.sizeFormula = this.sizeFormula.add(formula.mul(frame.count));
         if (this.unroll && this.size.steps > maxUnrolledSteps) throw new UnrolledTooFar();
     }
 
@@ -434,7 +448,8 @@ class Evaluator {
                 path: frame.prefix.concat(opName), kind: name as IrOpKind, node: call, inputs: result.inputs,
                 output, attrs: result.attrs, weights: result.weights, cost: result.cost, count: frame.count,
             });
-            this.count(frame, 1, runtimeSteps(name, result.attrs, result.shape));
+            const steps = runtimeSteps(name, result.attrs, result.shape);
+            this.count(frame, 1, steps.value ?? 1, steps);
             const value: Value = { kind: 'tensor', tensor: output };
             if (frame.record) this.callInfo = { value, cost: scaleCost(result.cost, frame.count), callee: operatorCallee(operator.name as IrOpKind) };
             return value;
@@ -506,7 +521,7 @@ class Evaluator {
         const bindFailure = (index: number, message: string) => issue(message, tensorArgs[index], IssueCodes.ShapeMismatch);
         let outcome: { issues: AnalysisIssue[]; outputs: TensorValue[]; bound: boolean; rename?: (text: string) => string };
         if (this.unroll) {
-            this.count(frame, 0, 1);
+            this.count(frame, 0, 1, Dim.one);
             const child = newFrame(model, frame.prefix.concat(segment), false, frame.count);
             model.params.forEach((p, i) => child.env.set(p, { kind: 'dim', dim: params[i] }));
             let bound = true;
@@ -524,7 +539,7 @@ class Evaluator {
                 block = this.summarise(model, key.params, key.inputs);
                 this.context.blocks.set(model, key.text, block);
             }
-            this.count(frame, block.size.ops, 1 + block.size.steps);
+            this.count(frame, block.size.ops, 1 + block.size.steps, (key.rename ? block.sizeFormula.renameSymbols(key.rename) : block.sizeFormula).add(1));
             const rename = key.rename;
             for (const failure of block.bindFailures) bindFailure(failure.index, rename ? rename(failure.message) : failure.message);
             // The caller's tensor objects where the block passes an input through; otherwise its output in the caller's symbols.
@@ -564,7 +579,7 @@ class Evaluator {
         } finally {
             this.context.stack.pop();
         }
-        return { inputs, outputs: frame.outputs, issues: frame.issues, bindFailures, steps: evaluator.steps, size: evaluator.size };
+        return { inputs, outputs: frame.outputs, issues: frame.issues, bindFailures, steps: evaluator.steps, size: evaluator.size, sizeFormula: evaluator.sizeFormula };
     }
 
     private evalRepeat(frame: Frame, rep: Repeat): Value {
@@ -645,11 +660,11 @@ class SummedInfo implements ExpressionInfo {
 }
 
 /** The kernel steps the runtime runs for an op: one, or for an LSTM one per layer and time step (plus its input projections). */
-function runtimeSteps(kind: string, attrs: OpRecord['attrs'], shape: readonly Dim[]): number {
-    if (kind !== 'lstm') return 1;
-    const layers = attrs.layers instanceof Dim ? attrs.layers.value : undefined;
-    const seq = shape[1]?.value;
-    return layers !== undefined && seq !== undefined ? addScaled(0, layers, seq + 1) : 1;
+function runtimeSteps(kind: string, attrs: OpRecord['attrs'], shape: readonly Dim[]): Dim {
+    if (kind !== 'lstm' || !(attrs.layers instanceof Dim) || !shape[1]) return Dim.one;
+    const steps = attrs.layers.mul(shape[1].add(1));
+    // Saturated like the other sizes (no Infinity): an LSTM of 10^200 layers is as too large as one of 10^300.
+    return steps.value !== undefined && steps.value > 1e300 ? Dim.of(1e300) : steps;
 }
 
 /**

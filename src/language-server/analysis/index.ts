@@ -36,6 +36,7 @@ import { AstUtils, WorkspaceCache, type AstNode } from 'langium';
 import type { LangiumSharedCoreServices } from 'langium';
 import { isModel, isModelProp, type Binding, type Model, type Tenant } from '../generated/ast.js';
 import { CallGraph } from './calls.js';
+import { Dim } from './dims.js';
 import { analyseModel, BlockMemo } from './evaluate.js';
 import { constantInt } from './workload.js';
 import type { ExpressionInfo, ModelAnalysis, Value } from './types.js';
@@ -123,8 +124,11 @@ export class TenancyAnalyzer {
         }
         let analysis = byArgs.get(key);
         if (!analysis) {
+            // The model's own size formula at these arguments says, before evaluating, whether the instance can be unrolled.
+            const values = new Map([...args].map(([name, value]) => [name, Dim.of(value)]));
+            const estimatedSteps = this.standalone(model).sizeFormula.substitute(values).value;
             // Expression info is read from standalone analyses only (hover, validator): instances skip recording it.
-            analysis = analyseModel(model, { ...this.shared(), args, expressions: false });
+            analysis = analyseModel(model, { ...this.shared(), args, expressions: false, estimatedSteps });
             byArgs.set(key, analysis);
         }
         return analysis;

@@ -134,6 +134,12 @@ export interface ModelAnalysis {
     readonly ops: OpRecord[] | undefined;
     /** How large the instance is unrolled (a symbolic repeat count counts once), known without unrolling. */
     size: UnrolledSize;
+    /**
+     * Its steps as a polynomial of the parameters (and dim variables) left symbolic, a symbolic
+     * repeat count times its block: a model's own analysis at a tenant's arguments gives the
+     * instance's size before the instance is evaluated.
+     */
+    sizeFormula: Dim;
     totals: ModelTotals;
     /** The memory part of `totals` alone (no cost sums): what validation reads. */
     memory: ModelMemory;
