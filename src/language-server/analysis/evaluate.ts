@@ -194,7 +194,7 @@ class Evaluator {
 
     /**
      * Analyses `model` as the root. A summarised analysis gets `unrolled` for its `ops` and
-     * memory: the same model unrolled, or undefined when that is past the limit.
+     * memory: the same model unrolled (undefined when that is past the limit), called when first needed.
      */
     run(model: Model, args: ReadonlyMap<string, number>, record: boolean, unrolled?: () => ModelAnalysis | undefined): ModelAnalysis {
         const frame = newFrame(model, [], record, Dim.one);
@@ -222,7 +222,7 @@ class Evaluator {
         let sums: StepSums | undefined;
         const sumsOf = () => (sums ??= sumSteps(steps));
         const base = { model, params, expressions: frame.expressions, bindings: frame.env, inputs, outputs, unboundDims, issues: frame.issues, size, sizeFormula: this.sizeFormula };
-        if (!unrolled) {
+        if (this.unroll) {
             const ops = steps as OpRecord[];
             const memoryOf = () => (memory ??= peakMemory(ops, inputs, outputs, model));
             return {
@@ -234,9 +234,10 @@ class Evaluator {
             };
         }
         let expanded: ModelAnalysis | null | undefined;
-        const expand = () => (expanded === undefined ? (expanded = unrolled() ?? null) : expanded);
-        // Past the limit there is no op list to walk for the peak: the largest tensor comes from the summary.
-        const memoryOf = () => (memory ??= expand()?.memory ?? largestOnly(inputs, sumsOf(), model));
+        const expand = () => (expanded === undefined ? (expanded = unrolled?.() ?? null) : expanded);
+        // Memory needs concrete sizes (else it is empty, unrolled or not) and the op list for the peak: past the limit
+        // there is none, and the largest tensor comes from the summary.
+        const memoryOf = () => (memory ??= (symbolic(inputs) || sumsOf().symbolic ? {} : expand()?.memory ?? largestOnly(inputs, sumsOf(), model)));
         return {
             ...base,
             get ops() { return expand()?.ops; },
@@ -793,6 +794,11 @@ function totals(sums: StepSums, size: UnrolledSize, memory: ModelMemory): ModelT
         flops: c.flops, macs: c.macs, bytesRead: c.bytesRead, bytesWritten: c.bytesWritten, params: c.params,
         activationBytes: sums.activationBytes, weightBytes: sums.weightBytes, opCount: size.ops, ...memory,
     };
+}
+
+/** Whether a tensor's shape is symbolic. */
+function symbolic(tensors: readonly TensorValue[]): boolean {
+    return tensors.some(t => t.shape.some(d => !d.isConstant));
 }
 
 /** The largest tensor of a summarised analysis (no peak: that needs the op list); empty when anything is symbolic. */
