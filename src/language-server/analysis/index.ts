@@ -164,7 +164,7 @@ const workspaceShared = {};
 /** A tenant's model call resolved: its model and the argument values after defaults. */
 function resolveTenantModel(tenant: Tenant): TenantModel | undefined {
     const prop = tenant.props.find(isModelProp);
-    const model = prop?.call.callee.ref;
+    const model = prop?.call?.callee.ref; // `model` alone, half typed, has no call yet
     if (!prop || !model || !isModel(model)) return undefined;
     const args = new Map<string, number>();
     for (const arg of prop.call.args) {
