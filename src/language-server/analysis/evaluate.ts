@@ -62,6 +62,7 @@ export interface AnalyseOptions {
 export class BlockMemo {
     private readonly byModel = new Map<Model, Map<string, BlockSummary>>();
 
+    /** The block analysed for this key, if any. */
     get(model: Model, key: string): BlockSummary | undefined {
         return this.byModel.get(model)?.get(key);
     }
@@ -73,6 +74,7 @@ export class BlockMemo {
         return n;
     }
 
+    /** Keeps a block analysed for this key. */
     set(model: Model, key: string, block: BlockSummary): void {
         let byKey = this.byModel.get(model);
         if (!byKey) this.byModel.set(model, byKey = new Map());
