@@ -136,7 +136,8 @@ describe('Tenancy in the extension host', () => {
         for (const h of withMeasured) assert.match(hintText(h), /^\s*≈[\d.]+ (ms|µs|s)\?? · measured (co-run )?[\d.]+ (ms|µs|s) \(([−+][\d.]+%|n\/a)\)/);
         const tenantHints = hints.filter(h => /^\s*≈ p50/.test(hintText(h)));
         assert.equal(tenantHints.length, 2, `expected a hint per tenant, found ${JSON.stringify(hints.map(hintText))}`);
-        for (const h of tenantHints) assert.match(hintText(h), / · measured p99 [\d.]+ (ms|µs|s)/);
+        // p99 when the run bounded it, else the highest percentile it did bound (and what p99 still needs).
+        for (const h of tenantHints) assert.match(hintText(h), / · measured p\d+ [\d.]+ (ms|µs|s) \(/);
 
         // The op's hover carries the table, with the same measured figure as its line's hint (one decision, one view).
         const line = example.getText().split('\n').findIndex(l => l.includes('conv2d('));
