@@ -17,6 +17,7 @@ import { NoAdapterError } from '../runtime/gpu/adapter.js';
 import { CompileError } from '../runtime/plan/tenant-plan.js';
 import { MemoryLimitError } from '../runtime/plan/memory.js';
 import { ScheduleNotImplementedError } from '../runtime/schedule/policy.js';
+import { IncompatibleSchedulesError } from '../runtime/execute/compare.js';
 import type { RunEvent } from '../runtime/execute/events.js';
 import type { RunWorkloadOptions } from '../runtime/execute/run.js';
 import { sourcePathOf, workspaceFolderOf } from '../runtime/report/write.js';
@@ -255,7 +256,7 @@ export function inputErrorCode(error: unknown, out: CommandOutput): number {
 export function measureErrorCode(error: unknown, out: CommandOutput, signal: AbortSignal): number {
     if (error instanceof NoAdapterError) return out.fail(exitCodes.environment, error.message);
     if (error instanceof CompileError || error instanceof MemoryLimitError) return out.fail(exitCodes.inputErrors, error.message, error.opPath);
-    if (error instanceof ScheduleNotImplementedError) return out.fail(exitCodes.inputErrors, error.message);
+    if (error instanceof ScheduleNotImplementedError || error instanceof IncompatibleSchedulesError) return out.fail(exitCodes.inputErrors, error.message);
     if (signal.aborted) return out.fail(exitCodes.cancelled, 'cancelled before anything was measured; nothing written');
     if (error instanceof Error && /has no tenant/.test(error.message)) return out.fail(exitCodes.usage, error.message);
     return out.fail(exitCodes.internal, `internal error: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);

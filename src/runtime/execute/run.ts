@@ -12,7 +12,9 @@ import type { KernelProvider } from '../plan/plan.js';
 import type { AdapterIdentity, TuningCache } from '../plan/tuning.js';
 import type { AdapterPreference } from '../../protocol/adapter.js';
 import { policyFor, RUNNABLE_SCHEDULES, ScheduleNotImplementedError } from '../schedule/policy.js';
-import { resolveSchedule } from '../predict/schedules.js';
+import { firstShareVersion } from '../plan/versions.js';
+import { resolveSchedule, type ResolvedSchedule } from '../predict/schedules.js';
+import { coTunedVersionRule } from '../schedule/co-tuned.js';
 import { defaultProfile, type DeviceProfile } from '../predict/profile.js';
 import { buildResults } from '../report/build.js';
 import type { Results } from '../report/schema.js';
@@ -61,8 +63,10 @@ export interface RunWorkloadOptions {
     kernels?: KernelProvider;
     /** Limit for one submission to finish (default 60 s). */
     stepTimeoutMs?: number;
-    /** Compile hot ops in several versions and let the schedule switch them (default: under layer_block). */
+    /** Compile hot ops in layer_block's tolerant versions and let the schedule switch them (default: under layer_block). */
     versions?: boolean;
+    /** Compile hot ops in co_tuned's share versions too, capped at these workgroups (set from the resolved co_tuned schedule). */
+    shareWorkgroups?: readonly number[];
     /** Overrides of the benchmark block: measured rounds, the budget of the whole measurement, requests each tenant needs per phase. */
     rounds?: number;
     budgetMs?: number;
@@ -85,9 +89,10 @@ export async function runWorkload(options: RunWorkloadOptions): Promise<Results>
     const profile = options.profile ?? defaultProfile();
     if (!RUNNABLE_SCHEDULES.includes(ir.schedule.policy)) throw new ScheduleNotImplementedError(ir.schedule.policy);
     const resolved = resolveSchedule(ir, profile);
-    const policy = policyFor(resolved.schedule, resolved.settings);
     const versions = options.versions ?? resolved.schedule.policy === 'layer_block';
-    const session = new RunSession({ ...options, profile, versions }, [policy], selectTenants(ir, options.tenants));
+    const shareWorkgroups = resolved.settings.coTuned?.workgroups;
+    const policy = policyFor(resolved.schedule, resolved.settings, { firstShareVersion: firstShareVersion({ tolerant: versions }) });
+    const session = new RunSession({ ...options, profile, versions, shareWorkgroups }, [policy], selectTenants(ir, options.tenants));
     try {
         await session.openDevices();
         await session.plan();
@@ -99,13 +104,23 @@ export async function runWorkload(options: RunWorkloadOptions): Promise<Results>
         await session.close();
     }
     const { ending, measured } = session.outcome();
-    return sessionResults(session, measured, ending, 0, { ...options, ir, policy: resolved.name, ...(resolved.why ? { scheduleWhy: resolved.why } : {}) });
+    return sessionResults(session, measured, ending, 0, { ...options, ir, ...scheduleContext(resolved, versions) });
 }
 
 /** What a results document needs beyond the session's measurement: the run's options and the schedule that ran. */
 export interface ResultsContext extends Pick<RunWorkloadOptions, 'ir' | 'fusion' | 'durationMs' | 'predictions'> {
     policy: string;
     scheduleWhy?: string;
+    versionRule?: string;
+}
+
+/** What the results say of a resolved schedule: its name, why it runs so, and (co_tuned) the versions it runs; `tolerant`: the session compiles layer_block's versions too. */
+export function scheduleContext(resolved: ResolvedSchedule, tolerant: boolean): Pick<ResultsContext, 'policy' | 'scheduleWhy' | 'versionRule'> {
+    const coTuned = resolved.settings.coTuned;
+    return {
+        policy: resolved.name, ...(resolved.why ? { scheduleWhy: resolved.why } : {}),
+        ...(coTuned ? { versionRule: coTunedVersionRule(coTuned, firstShareVersion({ tolerant })) } : {}),
+    };
 }
 
 /** The results document of a session's measurement: its solo phases and the co-runs of schedule `s` (report/build.ts). */
@@ -116,6 +131,7 @@ export function sessionResults(session: RunSession, measured: MeasuredRounds, en
     const corun = measured.corun[s];
     return buildResults({
         ir, irHash: irHash(ir), adapter, policy: context.policy, ...(context.scheduleWhy ? { scheduleWhy: context.scheduleWhy } : {}),
+        ...(context.versionRule ? { versionRule: context.versionRule } : {}),
         seed: ir.benchmark.seed, timing: session.timing, fusion: context.fusion ?? true,
         tenancyVersion: packageJson.version, startedAt: session.startedAt, finishedAt: new Date(),
         status: ending.status, reason: ending.reason, failedOp: ending.failedOp,

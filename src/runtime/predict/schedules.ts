@@ -15,6 +15,7 @@ import { opTiming } from './latency.js';
 import { opViews } from './op-views.js';
 import { capsForProfile, type DeviceProfile } from './profile.js';
 import { simulate, simulatedStatistic, type SimulatedFigures, type SimulatedTenant } from './simulate.js';
+import { searchCoTuned, simulateCoTuned } from './co-tuned.js';
 
 /** A tenant's figures under one schedule. */
 export interface ScheduledTenant {
@@ -76,6 +77,10 @@ export function resolveSchedule(ir: WorkloadIR, profile: DeviceProfile, options:
 
 /** Resolves one (non-auto) schedule on a simulation input. */
 function resolveWith(input: SimulationInput, schedule: IrSchedule): ResolvedSchedule {
+    if (schedule.policy === 'co_tuned') {
+        const { coTuned, why } = searchCoTuned(input, schedule.variants);
+        return { schedule, settings: { coTuned }, name: policyFor(schedule, { coTuned }).name, why };
+    }
     if (schedule.policy === 'regulated' && (schedule.split === 'auto' || schedule.sync === 'auto')) {
         const { regulated, why } = searchRegulated(input, schedule);
         const resolved = { schedule, settings: { regulated }, name: '', why };
@@ -150,6 +155,10 @@ export interface EvaluateOptions {
 
 /** What simulating a workload on a profile needs, computed once for all schedules compared. */
 export interface SimulationInput {
+    /** The workload, profile and plan cache it was built from (co_tuned plans its versions from them). */
+    ir: WorkloadIR;
+    profile: DeviceProfile;
+    cache: PlanCache;
     tenants: SimulatedTenant[];
     contention: number[][];
     serviceCv: number;
@@ -194,13 +203,15 @@ export function simulationInput(ir: WorkloadIR, profile: DeviceProfile, options:
     const closedMs = tenants.filter(t => t.arrival.kind === 'closed').map(t => CLOSED_REQUESTS * t.ops.reduce((s, o) => s + (o.predictedMs ?? 0), t.submitMs));
     const durationMs = Math.min(MAX_WINDOW_MS, ...closedMs, Math.max(MIN_WINDOW_MS, openMs, 200 * requestMs));
     return {
-        tenants, contention: pairCoefficients(profile, mixes), serviceCv: profile.serviceCv,
+        ir, profile, cache, tenants, contention: pairCoefficients(profile, mixes), serviceCv: profile.serviceCv,
         warmupMs: Math.min(1000, durationMs / 10), durationMs, seed: options.seed ?? ir.benchmark.seed,
     };
 }
 
 /** Simulates a resolved schedule at a load factor (a shorter window for searches). */
 export function simulateSchedule(input: SimulationInput, resolved: ResolvedSchedule, load = 1, window = 1): SimulatedFigures[] {
+    // co_tuned runs its tenants' chosen versions, with their own times and contention.
+    if (resolved.settings.coTuned) return simulateCoTuned(input, resolved.settings.coTuned, load, window);
     return simulate(input.tenants, {
         policy: policyFor(resolved.schedule, resolved.settings), contention: input.contention, serviceCv: input.serviceCv,
         seed: input.seed, warmupMs: input.warmupMs, durationMs: input.durationMs * window, load,
