@@ -23,6 +23,8 @@ import type { RunWorkloadOptions } from '../runtime/execute/run.js';
 import { sourcePathOf, workspaceFolderOf } from '../runtime/report/write.js';
 import { locateProfile, type LocatedProfile } from '../runtime/predict/profile-store.js';
 import { loadTuningCache } from '../runtime/tune/cache.js';
+import { loadCoTunedCache } from '../runtime/tune/co-tuned-cache.js';
+import type { DeviceProfile } from '../runtime/predict/profile.js';
 import { adapterOptionHelp, parseAdapterOption } from './adapter-option.js';
 import { loadWorkloadIr, WorkspaceInputError } from './load-workspace.js';
 
@@ -148,8 +150,16 @@ export async function readMeasureInput(command: string, file: string | undefined
             }),
             // The profile the editor predicts with: schedules resolve (auto) and cut blocks by it, as the editor does.
             profile: located.profile,
+            // co_tuned's searched configurations, per adapter as that profile names it.
+            coTunedCache: await coTunedCacheFor(located.profile, warnTuning),
         },
     };
+}
+
+/** The co_tuned cache of a profile's adapter, ready for RunWorkloadOptions. */
+async function coTunedCacheFor(profile: DeviceProfile, onWarning: (message: string) => void): Promise<NonNullable<RunWorkloadOptions['coTunedCache']>> {
+    const cache = await loadCoTunedCache({ adapter: profile.adapter, onWarning });
+    return { store: cache, save: () => cache.save(), onWarning };
 }
 
 /** Reads workload IR JSON (one workload, an array of them, or { workloads: [...] }) and picks one. */

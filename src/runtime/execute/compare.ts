@@ -17,7 +17,7 @@ import { buildComparison, gainStatisticOf, CAPACITY_SCHEMA_VERSION, type Capacit
 import type { Results } from '../report/schema.js';
 import type { RunEvent } from './events.js';
 import { hostCores } from './host.js';
-import { irHash, scheduleContext, selectTenants, sessionResults, type ResultsContext, type RunWorkloadOptions } from './run.js';
+import { irHash, saveCoTunedCache, scheduleContext, selectTenants, sessionResults, type ResultsContext, type RunWorkloadOptions } from './run.js';
 import { RunSession, type MeasuredRounds } from './session.js';
 import packageJson from '../../../package.json' with { type: 'json' };
 
@@ -56,12 +56,12 @@ function candidatesOf(ir: WorkloadIR, options: CompareOptions, asked: readonly I
     const seen = new Set<string>();
     const kept: { asked: IrSchedule; resolved: ResolvedSchedule }[] = [];
     for (const s of asked) {
-        const resolved = resolveSchedule({ ...ir, schedule: s }, profile);
+        const resolved = resolveSchedule({ ...ir, schedule: s }, profile, { coTunedStore: options.coTunedCache?.store });
         if (seen.has(resolved.name)) continue;
         seen.add(resolved.name);
         kept.push({ asked: s, resolved });
     }
-    const predicted = compareSchedules(ir, profile, kept.map(k => k.resolved.schedule));
+    const predicted = compareSchedules(ir, profile, kept.map(k => k.resolved.schedule), { coTunedStore: options.coTunedCache?.store });
     return kept.map((k, i) => ({ ...k, predicted: predicted[i] }));
 }
 
@@ -91,6 +91,7 @@ export async function compareWorkload(options: CompareOptions): Promise<Comparis
     const profile = options.profile ?? defaultProfile();
     // The workload's own schedule first: the baseline.
     const candidates = candidatesOf(ir, options, [ir.schedule, ...(options.schedules ?? CANDIDATE_SCHEDULES)]);
+    await saveCoTunedCache(options);
     const progress = new StagedProgress(event => options.onEvent?.(event));
     const { versions, shareWorkgroups, policies } = sessionSchedules(candidates, options);
     const session = new RunSession({ ...options, profile, versions, shareWorkgroups, onEvent: progress.onEvent }, policies, selectTenants(ir, options.tenants));
@@ -214,6 +215,7 @@ export async function capacityWorkload(options: CompareOptions): Promise<Capacit
     if (!ir.tenants.some(t => t.slos.length > 0)) throw new CapacityInputError(`workload ${ir.workload} has no SLO: a capacity is the highest load at which every SLO holds; add one to a tenant, e.g. slo p99 <= 50ms`);
     const profile = options.profile ?? defaultProfile();
     const candidates = candidatesOf(ir, options, options.schedules ?? [ir.schedule]);
+    await saveCoTunedCache(options);
     const progress = new StagedProgress(event => options.onEvent?.(event));
     const { versions, shareWorkgroups, policies } = sessionSchedules(candidates, options);
     const session = new RunSession({ ...options, profile, versions, shareWorkgroups, solo: false, onEvent: progress.onEvent }, policies, selectTenants(ir, options.tenants));

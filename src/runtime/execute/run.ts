@@ -14,6 +14,7 @@ import type { AdapterPreference } from '../../protocol/adapter.js';
 import { policyFor, RUNNABLE_SCHEDULES, ScheduleNotImplementedError } from '../schedule/policy.js';
 import { firstShareVersion } from '../plan/versions.js';
 import { resolveSchedule, type ResolvedSchedule } from '../predict/schedules.js';
+import type { CoTunedStore } from '../predict/co-tuned.js';
 import { coTunedVersionRule } from '../schedule/co-tuned.js';
 import { defaultProfile, type DeviceProfile } from '../predict/profile.js';
 import { buildResults } from '../report/build.js';
@@ -65,6 +66,12 @@ export interface RunWorkloadOptions {
     stepTimeoutMs?: number;
     /** Compile hot ops in layer_block's tolerant versions and let the schedule switch them (default: under layer_block). */
     versions?: boolean;
+    /**
+     * co_tuned's searched configurations for the profile's adapter (tune/co-tuned-cache.ts): a
+     * stored one skips the search; a new one is recorded and the cache saved (a failure to save
+     * goes to `onWarning`).
+     */
+    coTunedCache?: { store: CoTunedStore; save: () => Promise<unknown>; onWarning?: (message: string) => void };
     /** Compile hot ops in co_tuned's share versions too, capped at these workgroups (set from the resolved co_tuned schedule). */
     shareWorkgroups?: readonly number[];
     /** Overrides of the benchmark block: measured rounds, the budget of the whole measurement, requests each tenant needs per phase. */
@@ -88,7 +95,8 @@ export async function runWorkload(options: RunWorkloadOptions): Promise<Results>
     // `auto` and a schedule's `auto` arguments, resolved on the profile the editor predicts with: the runtime runs what it predicted.
     const profile = options.profile ?? defaultProfile();
     if (!RUNNABLE_SCHEDULES.includes(ir.schedule.policy)) throw new ScheduleNotImplementedError(ir.schedule.policy);
-    const resolved = resolveSchedule(ir, profile);
+    const resolved = resolveSchedule(ir, profile, { coTunedStore: options.coTunedCache?.store });
+    await saveCoTunedCache(options);
     const versions = options.versions ?? resolved.schedule.policy === 'layer_block';
     const shareWorkgroups = resolved.settings.coTuned?.workgroups;
     const policy = policyFor(resolved.schedule, resolved.settings, { firstShareVersion: firstShareVersion({ tolerant: versions }) });
@@ -105,6 +113,17 @@ export async function runWorkload(options: RunWorkloadOptions): Promise<Results>
     }
     const { ending, measured } = session.outcome();
     return sessionResults(session, measured, ending, 0, { ...options, ir, ...scheduleContext(resolved, versions) });
+}
+
+/** Saves the co_tuned cache after schedules were resolved (a failure is a warning: the cache only saves a search). */
+export async function saveCoTunedCache(options: Pick<RunWorkloadOptions, 'coTunedCache'>): Promise<void> {
+    const cache = options.coTunedCache;
+    if (!cache) return;
+    try {
+        await cache.save();
+    } catch (error) {
+        cache.onWarning?.(`could not save the co_tuned cache: ${error instanceof Error ? error.message : String(error)}`);
+    }
 }
 
 /** What a results document needs beyond the session's measurement: the run's options and the schedule that ran. */

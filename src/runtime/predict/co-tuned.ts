@@ -212,6 +212,38 @@ function statisticOf(f: SimulatedFigures, slo: IrSlo): number {
     return simulatedStatistic(f, slo.percentile, slo.percentile === 'mean' ? undefined : PERCENTILE_Q[slo.percentile]);
 }
 
+/**
+ * A store of searched configurations (tune/co-tuned-cache.ts keeps one per adapter on disk): a
+ * hit skips the search. The search is deterministic, so what a store holds under a key is what
+ * the search would find again.
+ */
+export interface CoTunedStore {
+    lookup(key: string): { coTuned: CoTunedOptions; why: string } | undefined;
+    record(key: string, found: { coTuned: CoTunedOptions; why: string; objective: number }): void;
+}
+
+/** Bump when the search or its model changes what it finds: older stored configurations then miss. */
+const SEARCH_REVISION = 1;
+
+/** What identifies a search (everything it reads), as text for a store to hash. */
+export function coTunedSearchKey(input: CoTunedInput, variants: number): string {
+    return JSON.stringify({
+        revision: SEARCH_REVISION, variants, seed: input.seed, steps: SEARCH_STEPS, simulations: SEARCH_SIMULATIONS,
+        warmupMs: input.warmupMs, durationMs: input.durationMs, profile: input.profile,
+        tenants: input.ir.tenants.map(t => ({ name: t.name, priority: t.priority, arrival: t.arrival, slos: t.slos, graph: t.graph })),
+    });
+}
+
+/** The search's configuration for `variants`, from the store when it has it (the why then says so), else searched and recorded. */
+export function cachedCoTuned(input: CoTunedInput, variants: number, store: CoTunedStore | undefined): { coTuned: CoTunedOptions; why: string } {
+    const key = store ? coTunedSearchKey(input, variants) : '';
+    const hit = store?.lookup(key);
+    if (hit) return { coTuned: hit.coTuned, why: `${hit.why} (from the co_tuned cache)` };
+    const found = searchCoTuned(input, variants);
+    store?.record(key, { coTuned: found.coTuned, why: found.why, objective: found.best.objective });
+    return { coTuned: found.coTuned, why: found.why };
+}
+
 /** What the search found, and how it got there. */
 export interface CoTunedSearch {
     coTuned: CoTunedOptions;

@@ -15,7 +15,7 @@ import { opTiming } from './latency.js';
 import { opViews } from './op-views.js';
 import { capsForProfile, type DeviceProfile } from './profile.js';
 import { simulate, simulatedStatistic, type SimulatedFigures, type SimulatedTenant } from './simulate.js';
-import { searchCoTuned, simulateCoTuned } from './co-tuned.js';
+import { cachedCoTuned, simulateCoTuned, type CoTunedStore } from './co-tuned.js';
 
 /** A tenant's figures under one schedule. */
 export interface ScheduledTenant {
@@ -70,15 +70,15 @@ export interface ResolvedSchedule {
  * editor resolve a workload alike on one profile.
  */
 export function resolveSchedule(ir: WorkloadIR, profile: DeviceProfile, options: EvaluateOptions = {}): ResolvedSchedule {
-    if (ir.schedule.policy !== 'auto') return resolveWith(simulationInput(ir, profile, options), ir.schedule);
+    if (ir.schedule.policy !== 'auto') return resolveWith(simulationInput(ir, profile, options), ir.schedule, options);
     const { best, why } = bestSchedule(compareSchedules(ir, profile, CANDIDATE_SCHEDULES, { ...options, capacity: options.capacity ?? true }));
     return { ...best.resolved, why: `auto chose ${best.resolved.name}: ${why}${best.resolved.why ? `; ${best.resolved.why}` : ''}` };
 }
 
 /** Resolves one (non-auto) schedule on a simulation input. */
-function resolveWith(input: SimulationInput, schedule: IrSchedule): ResolvedSchedule {
+function resolveWith(input: SimulationInput, schedule: IrSchedule, options: EvaluateOptions): ResolvedSchedule {
     if (schedule.policy === 'co_tuned') {
-        const { coTuned, why } = searchCoTuned(input, schedule.variants);
+        const { coTuned, why } = cachedCoTuned(input, schedule.variants, options.coTunedStore);
         return { schedule, settings: { coTuned }, name: policyFor(schedule, { coTuned }).name, why };
     }
     if (schedule.policy === 'regulated' && (schedule.split === 'auto' || schedule.sync === 'auto')) {
@@ -151,6 +151,8 @@ export interface EvaluateOptions {
     seed?: number;
     /** Search the QoS-satisfied throughput (several simulations; default true). */
     capacity?: boolean;
+    /** Configurations co_tuned's search found before (the runtime's per-adapter cache); absent: always search. */
+    coTunedStore?: CoTunedStore;
 }
 
 /** What simulating a workload on a profile needs, computed once for all schedules compared. */
@@ -236,7 +238,7 @@ function allSlosMet(input: SimulationInput, figures: readonly SimulatedFigures[]
 
 /** Evaluates one schedule on a workload: figures at the declared load, and (unless asked not to) the QoS-satisfied throughput. */
 export function evaluateSchedule(ir: WorkloadIR, profile: DeviceProfile, schedule: IrSchedule, options: EvaluateOptions = {}, input = simulationInput(ir, profile, options)): ScheduleEvaluation {
-    const resolved = resolveWith(input, schedule);
+    const resolved = resolveWith(input, schedule, options);
     const figures = simulateSchedule(input, resolved);
     const tenants = input.tenants.map((t, i) => tenantFigures(t, figures[i]));
     const sloMet = tenants.every(t => t.slos.every(s => s.met));
