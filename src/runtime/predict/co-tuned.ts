@@ -310,9 +310,10 @@ function whyOf(options: CoTunedOptions, names: readonly string[], start: CoTuned
     }).join(', ');
     const figures = (s: CoTunedScore) => `${s.goodput.toFixed(1)} requests/s within their SLOs${s.missed ? `, ${s.missed} SLO${s.missed === 1 ? '' : 's'} missed` : ''}`;
     const versions = `${versionCount} version${versionCount === 1 ? '' : 's'} per hot op on a device of ${options.parallelism} workgroups${versionCount < options.variants ? ` (${options.variants} asked; equal caps merged)` : ''}`;
+    const slos = (n: number) => n === 0 ? 'every SLO met' : `${n} SLO${n === 1 ? '' : 's'} missed`;
     const outcome = best === start
         ? `nothing beat every tenant in its own variant (${figures(start)})`
-        : `predicted ${figures(best)} against ${figures(start)} with every tenant in its own variant`;
+        : `${best.missed < start.missed ? `${slos(best.missed)} where every tenant in its own variant has ${slos(start.missed)}; ` : ''}predicted ${figures(best)} against ${figures(start)} with every tenant in its own variant`;
     return `the annealing search (${steps} steps, ${simulations} simulations, ${versions}) chose ${chosen}${total > 1 ? `, shares summing to ${percent(total)} (over-provisioned)` : ''}: ${outcome}`;
 }
 
