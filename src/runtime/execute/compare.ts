@@ -91,9 +91,9 @@ export async function compareWorkload(options: CompareOptions): Promise<Comparis
     const profile = options.profile ?? defaultProfile();
     // The workload's own schedule first: the baseline.
     const candidates = candidatesOf(ir, options, [ir.schedule, ...(options.schedules ?? CANDIDATE_SCHEDULES)]);
-    await saveCoTunedCache(options);
     const progress = new StagedProgress(event => options.onEvent?.(event));
     const { versions, shareWorkgroups, policies } = sessionSchedules(candidates, options);
+    await saveCoTunedCache(options);
     const session = new RunSession({ ...options, profile, versions, shareWorkgroups, onEvent: progress.onEvent }, policies, selectTenants(ir, options.tenants));
     const startedAt = new Date();
     const capacities: (Capacity | null)[] = candidates.map(() => null);
@@ -215,9 +215,9 @@ export async function capacityWorkload(options: CompareOptions): Promise<Capacit
     if (!ir.tenants.some(t => t.slos.length > 0)) throw new CapacityInputError(`workload ${ir.workload} has no SLO: a capacity is the highest load at which every SLO holds; add one to a tenant, e.g. slo p99 <= 50ms`);
     const profile = options.profile ?? defaultProfile();
     const candidates = candidatesOf(ir, options, options.schedules ?? [ir.schedule]);
-    await saveCoTunedCache(options);
     const progress = new StagedProgress(event => options.onEvent?.(event));
     const { versions, shareWorkgroups, policies } = sessionSchedules(candidates, options);
+    await saveCoTunedCache(options);
     const session = new RunSession({ ...options, profile, versions, shareWorkgroups, solo: false, onEvent: progress.onEvent }, policies, selectTenants(ir, options.tenants));
     const startedAt = new Date();
     const capacities: (Capacity | null)[] = candidates.map(() => null);
