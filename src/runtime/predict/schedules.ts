@@ -44,13 +44,20 @@ export interface ScheduleEvaluation {
     capacityLoad: number;
 }
 
-/** The schedules `auto` and the editor's hints choose among. */
+/** The schedules `tenancy compare` measures beside the workload's own by default. */
 export const CANDIDATE_SCHEDULES: readonly IrSchedule[] = [
     { policy: 'concurrent' },
     { policy: 'sequential' },
     { policy: 'layer_block', size: 'auto' },
     { policy: 'regulated', split: 'auto', sync: 'auto' },
 ];
+
+/**
+ * The schedules `auto` chooses among: compare's, and co_tuned with 3 versions (its search is
+ * bounded like regulated's; compare leaves it out by default because its versions add pipelines
+ * to compile, seconds each on a software adapter, to every comparison).
+ */
+export const AUTO_CANDIDATES: readonly IrSchedule[] = [...CANDIDATE_SCHEDULES, { policy: 'co_tuned', variants: 3 }];
 
 /** A schedule as it runs: `auto` replaced by the schedule it chose, `auto` arguments by the values the search found, and why. */
 export interface ResolvedSchedule {
@@ -71,7 +78,7 @@ export interface ResolvedSchedule {
  */
 export function resolveSchedule(ir: WorkloadIR, profile: DeviceProfile, options: EvaluateOptions = {}): ResolvedSchedule {
     if (ir.schedule.policy !== 'auto') return resolveWith(simulationInput(ir, profile, options), ir.schedule, options);
-    const { best, why } = bestSchedule(compareSchedules(ir, profile, CANDIDATE_SCHEDULES, { ...options, capacity: options.capacity ?? true }));
+    const { best, why } = bestSchedule(compareSchedules(ir, profile, AUTO_CANDIDATES, { ...options, capacity: options.capacity ?? true }));
     return { ...best.resolved, why: `auto chose ${best.resolved.name}: ${why}${best.resolved.why ? `; ${best.resolved.why}` : ''}` };
 }
 
