@@ -177,7 +177,7 @@ export function simulateCoTuned(input: CoTunedInput, options: CoTunedOptions, lo
 }
 
 /** Steps and simulations a search may take (counts, not a clock: results must not depend on the machine's speed). */
-export const SEARCH_STEPS = 120, SEARCH_SIMULATIONS = 32;
+const SEARCH_STEPS = 120, SEARCH_SIMULATIONS = 32;
 /** Temperatures (relative to the start's objective) the annealing cools between. */
 const T_START = 0.2, T_END = 0.005;
 /** The relative gain a configuration needs over the best so far to replace it. */
@@ -226,7 +226,7 @@ export interface CoTunedStore {
 const SEARCH_REVISION = 1;
 
 /** What identifies a search (everything it reads), as text for a store to hash. */
-export function coTunedSearchKey(input: CoTunedInput, variants: number): string {
+function coTunedSearchKey(input: CoTunedInput, variants: number): string {
     return JSON.stringify({
         revision: SEARCH_REVISION, variants, seed: input.seed, steps: SEARCH_STEPS, simulations: SEARCH_SIMULATIONS,
         warmupMs: input.warmupMs, durationMs: input.durationMs, profile: input.profile,

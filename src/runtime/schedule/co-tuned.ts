@@ -41,7 +41,7 @@ export function versionLabel(options: Pick<CoTunedOptions, 'workgroups'>, versio
 }
 
 /** "co_tuned(variants: 3; a: C 50%, b: C 100%)": the schedule with each tenant's chosen share. */
-export function coTunedName(options: CoTunedOptions, tenants: readonly string[] = Object.keys(options.versions)): string {
+function coTunedName(options: CoTunedOptions, tenants: readonly string[] = Object.keys(options.versions)): string {
     const shares = tenants.map(t => `${t}: C ${Math.round(100 * versionShare(options, options.versions[t] ?? 0))}%`);
     return `co_tuned(variants: ${options.variants}${shares.length ? `; ${shares.join(', ')}` : ''})`;
 }

@@ -18,7 +18,7 @@ import type { CoTunedOptions } from '../schedule/co-tuned.js';
 import { adapterFileName } from './cache.js';
 
 /** Version of the cache file; bump on incompatible changes (older files are ignored with a warning). */
-export const CO_TUNED_CACHE_VERSION = 1;
+const CO_TUNED_CACHE_VERSION = 1;
 
 const entrySchema = z.object({
     variants: z.number().int().positive(),
@@ -39,7 +39,7 @@ const fileSchema = z.object({
 });
 
 /** The user-level folder holding one co_tuned file per adapter. */
-export function userCoTunedDir(env: NodeJS.ProcessEnv = process.env): string {
+function userCoTunedDir(env: NodeJS.ProcessEnv = process.env): string {
     return userCacheFolder('co-tuned', env);
 }
 
