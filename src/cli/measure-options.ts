@@ -17,11 +17,14 @@ import { NoAdapterError } from '../runtime/gpu/adapter.js';
 import { CompileError } from '../runtime/plan/tenant-plan.js';
 import { MemoryLimitError } from '../runtime/plan/memory.js';
 import { ScheduleNotImplementedError } from '../runtime/schedule/policy.js';
+import { IncompatibleSchedulesError } from '../runtime/execute/compare.js';
 import type { RunEvent } from '../runtime/execute/events.js';
 import type { RunWorkloadOptions } from '../runtime/execute/run.js';
 import { sourcePathOf, workspaceFolderOf } from '../runtime/report/write.js';
 import { locateProfile, type LocatedProfile } from '../runtime/predict/profile-store.js';
 import { loadTuningCache } from '../runtime/tune/cache.js';
+import { loadCoTunedCache } from '../runtime/tune/co-tuned-cache.js';
+import type { DeviceProfile } from '../runtime/predict/profile.js';
 import { adapterOptionHelp, parseAdapterOption } from './adapter-option.js';
 import { loadWorkloadIr, WorkspaceInputError } from './load-workspace.js';
 
@@ -147,8 +150,16 @@ export async function readMeasureInput(command: string, file: string | undefined
             }),
             // The profile the editor predicts with: schedules resolve (auto) and cut blocks by it, as the editor does.
             profile: located.profile,
+            // co_tuned's searched configurations, per adapter as that profile names it.
+            coTunedCache: await coTunedCacheFor(located.profile, warnTuning),
         },
     };
+}
+
+/** The co_tuned cache of a profile's adapter, ready for RunWorkloadOptions. */
+async function coTunedCacheFor(profile: DeviceProfile, onWarning: (message: string) => void): Promise<NonNullable<RunWorkloadOptions['coTunedCache']>> {
+    const cache = await loadCoTunedCache({ adapter: profile.adapter, onWarning });
+    return { store: cache, save: () => cache.save(), onWarning };
 }
 
 /** Reads workload IR JSON (one workload, an array of them, or { workloads: [...] }) and picks one. */
@@ -255,7 +266,7 @@ export function inputErrorCode(error: unknown, out: CommandOutput): number {
 export function measureErrorCode(error: unknown, out: CommandOutput, signal: AbortSignal): number {
     if (error instanceof NoAdapterError) return out.fail(exitCodes.environment, error.message);
     if (error instanceof CompileError || error instanceof MemoryLimitError) return out.fail(exitCodes.inputErrors, error.message, error.opPath);
-    if (error instanceof ScheduleNotImplementedError) return out.fail(exitCodes.inputErrors, error.message);
+    if (error instanceof ScheduleNotImplementedError || error instanceof IncompatibleSchedulesError) return out.fail(exitCodes.inputErrors, error.message);
     if (signal.aborted) return out.fail(exitCodes.cancelled, 'cancelled before anything was measured; nothing written');
     if (error instanceof Error && /has no tenant/.test(error.message)) return out.fail(exitCodes.usage, error.message);
     return out.fail(exitCodes.internal, `internal error: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);

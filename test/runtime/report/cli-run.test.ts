@@ -174,7 +174,7 @@ describe('tenancy compare and capacity (CLI)', () => {
         const bad = await runCli(['compare', '--ir', fixture, '--schedules', 'layer_blocks']);
         expect(bad.code).toBe(64);
         expect(bad.stderr).toContain("tenancy compare: --schedules: schedule 'layer_blocks': unknown schedule 'layer_blocks'");
-        const refused = await runCli(['compare', '--ir', fixture, '--schedules', 'co_tuned(variants: 2)', '--progress', 'jsonl']);
+        const refused = await runCli(['compare', '--ir', fixture, '--schedules', 'co_tuned(variants: 2), co_tuned(variants: 4)', '--progress', 'jsonl']);
         expect(refused.code).toBe(1);
         expect(refused.events.at(-1)).toMatchObject({ type: 'error', exitCode: 1 });
         const one = await runCli(['compare', '--ir', fixture, '--tenant', 'small']);
