@@ -92,7 +92,7 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRes
             await fresh.stop();
             result.classes.push({
                 name: doc.name, bounded: doc.bounded, lines: doc.text.split(/\r\n|\r|\n/).length, bytes: Buffer.byteLength(doc.text),
-                diagnosticsMs: outcome.diagnosticsMs, slowestRequestMs: Math.max(0, ...outcome.latencies.map(l => l.ms)), peakMemoryBytes: peak, findings: outcome.findings,
+                diagnosticsMs: outcome.diagnosticsMs, slowestRequestMs: outcome.latencies.reduce((a, l) => Math.max(a, l.ms), 0), peakMemoryBytes: peak, findings: outcome.findings,
             });
             for (const f of outcome.findings) log(`  ${f.kind} in ${f.request}: ${f.detail.split('\n')[0]}`);
         }
@@ -137,7 +137,7 @@ async function importScenarios(options: CampaignOptions, workspace: string): Pro
     for (const f of findings) options.log?.(`  ${f.kind} in ${f.request}: ${f.detail.split('\n')[0]} — ${f.origin}`);
     const peak = server.peakMemoryBytes();
     await server.stop();
-    return [{ name: 'imports typed, deleted, restored', bounded: false, lines: 6, bytes: 0, diagnosticsMs, slowestRequestMs: Math.max(0, ...latencies), peakMemoryBytes: peak, findings }];
+    return [{ name: 'imports typed, deleted, restored', bounded: false, lines: 6, bytes: 0, diagnosticsMs, slowestRequestMs: latencies.reduce((a, b) => Math.max(a, b), 0), peakMemoryBytes: peak, findings }];
 }
 
 /** The q-quantile of numbers (nearest rank). */
