@@ -75,9 +75,9 @@ function formatReport(r: CampaignResult, o: typeof options & { loadBefore: numbe
         '',
         'Pathological documents, each through a fresh server (✱: work bounded by the text, the other half of issue 17):',
         '',
-        '| class | lines | size | diagnostics | slowest request | peak memory | findings |',
+        '| class | lines | size | diagnostics (server CPU) | slowest request | peak memory | findings |',
         '|---|---|---|---|---|---|---|',
-        ...r.classes.map(c => `| ${c.name}${c.bounded ? ' ✱' : ''} | ${c.lines} | ${(c.bytes / 1024).toFixed(0)} KiB | ${ms(c.diagnosticsMs)} | ${ms(c.slowestRequestMs)} | ${mib(c.peakMemoryBytes)} | ${c.findings.length === 0 ? '0' : summarize(c.findings)} |`),
+        ...r.classes.map(c => `| ${c.name}${c.bounded ? ' ✱' : ''} | ${c.lines} | ${(c.bytes / 1024).toFixed(0)} KiB | ${ms(c.diagnosticsMs)}${c.diagnosticsCpuMs !== undefined ? ` (${ms(c.diagnosticsCpuMs)})` : ''} | ${ms(c.slowestRequestMs)}${c.slowestRequest ? ` ${c.slowestRequest}` : ''} | ${mib(c.peakMemoryBytes)} | ${c.findings.length === 0 ? '0' : summarize(c.findings)} |`),
     ];
     const shown = r.findings.slice(0, 20);
     if (shown.length > 0) {
