@@ -1,10 +1,11 @@
 // Bundles the three programs Tenancy ships:
 //   out/extension/main.cjs        the VS Code client (CommonJS, `vscode` external)
 //   out/language-server/main.cjs  the language server (CommonJS, runs over IPC or --stdio)
-//   out/cli/main.mjs              the `tenancy` CLI and runtime (ESM, `webgpu` native module external)
+//   out/cli/main.mjs              the `tenancy` command: a launcher that runs the next one, filtering its stderr
+//   out/cli/tenancy.mjs           the CLI and runtime (ESM, `webgpu` native module external)
 //   out/report-view/main.js       the report webview's script (browser, chart.js inlined)
 // Usage: node esbuild.mjs [--watch] [--minify]
-// Tests that bundle the server themselves import `serverBuild` from here (same options).
+// Tests and benchmarks that bundle a program themselves import its options from here (`cliBuild`, `serverBuild`).
 import * as esbuild from 'esbuild';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -54,6 +55,19 @@ export const serverBuild = {
     plugins: [oneProtocolCopy],
 };
 
+/** The CLI bundle's options. */
+export const cliBuild = {
+    ...common,
+    entryPoints: { 'cli/main': 'src/cli/launcher.ts', 'cli/tenancy': 'src/cli/main.ts' },
+    outdir: 'out',
+    outExtension: { '.js': '.mjs' },
+    format: 'esm',
+    external: ['webgpu'],
+    plugins: [oneProtocolCopy],
+    // Some CommonJS dependencies call require() or read __filename (write-file-atomic names its temp files by it); give the ESM bundle both.
+    banner: { js: "import { createRequire as __tenancyRequire } from 'node:module'; import { fileURLToPath as __tenancyPath } from 'node:url'; const require = __tenancyRequire(import.meta.url); const __filename = __tenancyPath(import.meta.url);" },
+};
+
 const builds = [
     {
         ...common,
@@ -64,17 +78,7 @@ const builds = [
         external: ['vscode'],
     },
     serverBuild,
-    {
-        ...common,
-        entryPoints: { 'cli/main': 'src/cli/main.ts' },
-        outdir: 'out',
-        outExtension: { '.js': '.mjs' },
-        format: 'esm',
-        external: ['webgpu'],
-        plugins: [oneProtocolCopy],
-        // Some CommonJS dependencies call require(); give the ESM bundle one.
-        banner: { js: "import { createRequire as __tenancyRequire } from 'node:module'; const require = __tenancyRequire(import.meta.url);" },
-    },
+    cliBuild,
     {
         // The report webview's script: runs in the browser, chart.js bundled in (no remote content).
         ...common,

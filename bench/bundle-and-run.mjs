@@ -2,6 +2,7 @@
 // project's Node (node_modules/.bin/node), passing the remaining arguments through.
 // Usage: node bench/bundle-and-run.mjs bench/<suite>/<entry>.ts [args…]
 import * as esbuild from 'esbuild';
+import { cliBuild } from '../esbuild.mjs';
 import { spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
@@ -22,7 +23,8 @@ await esbuild.build({
     // Native or heavy packages load from node_modules at run time.
     external: ['webgpu', '@tensorflow/*'],
     loader: { '.tenancy': 'text' },
-    banner: { js: "import { createRequire as __benchRequire } from 'node:module'; const require = __benchRequire(import.meta.url);" },
+    // The CLI's banner: CommonJS dependencies get require() and __filename in an ESM bundle.
+    banner: cliBuild.banner,
 });
 const node = path.join(root, 'node_modules/.bin/node');
 const env = { ...process.env, XDG_RUNTIME_DIR: process.env.XDG_RUNTIME_DIR ?? work };

@@ -1,7 +1,7 @@
 /**
  * Checker = runtime: what `tenancy check` accepts, the runtime can plan (kernels for every op,
  * buffers within the limits), and what the runtime cannot run the checker rejects. Planning is
- * the runtime's own (compile/plan.ts with the kernel generators), without a GPU.
+ * the runtime's own (plan/tenant-plan.ts with the kernel generators), without a GPU.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,11 +10,11 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { loadWorkspace } from '../src/cli/load-workspace.js';
 import { isDocument, isWorkload } from '../src/language-server/generated/ast.js';
 import { lowerWorkload } from '../src/language-server/lower.js';
-import { planTenant, type PlanOptions } from '../src/runtime/compile/plan.js';
+import { planTenant, type TenantPlanOptions } from '../src/runtime/plan/tenant-plan.js';
 import { DEFAULT_CAPS, kernelsFor } from '../src/runtime/kernels/index.js';
 
 /** WebGPU's default limits, which the checker's buffer-too-large also assumes without a device profile. */
-const options: PlanOptions = { kernels: { kernelsFor }, caps: DEFAULT_CAPS, limits: { maxStorageBufferBindingSize: 128 * 2 ** 20, maxBufferSize: 256 * 2 ** 20 } };
+const options: TenantPlanOptions = { kernels: { kernelsFor }, caps: DEFAULT_CAPS, limits: { maxStorageBufferBindingSize: 128 * 2 ** 20, maxBufferSize: 256 * 2 ** 20 } };
 
 let dir: string;
 beforeAll(() => { dir = mkdtempSync(join(tmpdir(), 'tenancy-runnable-')); });

@@ -11,8 +11,8 @@
  */
 import { loadavg } from 'node:os';
 import { openGpu, requestAdapter } from '../../src/runtime/gpu/adapter.js';
-import { KernelPipelines, kernelDeviceDescriptor } from '../../src/runtime/kernels/harness.js';
-import { capsFromDevice } from '../../src/runtime/kernels/index.js';
+import { KernelPipelines, kernelDeviceDescriptor } from '../../src/runtime/gpu/harness.js';
+import { capsFromDevice } from '../../src/runtime/gpu/adapter.js';
 import { idlePenaltyFromPairs, mean, medianOf, type IdlePair } from '../../src/runtime/calibrate/estimators.js';
 import { prepareCase, robustStats, sequenceTimer, timeSequence } from '../../src/runtime/calibrate/measure.js';
 import { convCase, matmulCase } from '../../src/runtime/calibrate/synthetic.js';

@@ -16,11 +16,12 @@
  *   node bench/bundle-and-run.mjs bench/accuracy/probe.ts [--only NAME] [--requests N]
  */
 import { adapterInfo, openGpu, requestAdapter } from '../../src/runtime/gpu/adapter.js';
-import { KernelPipelines, kernelDeviceDescriptor } from '../../src/runtime/kernels/harness.js';
-import { capsFromDevice } from '../../src/runtime/kernels/index.js';
+import { KernelPipelines, kernelDeviceDescriptor } from '../../src/runtime/gpu/harness.js';
+import { capsFromDevice } from '../../src/runtime/gpu/adapter.js';
 import { prepareCase, robustStats, timeLaunches, type PreparedCase } from '../../src/runtime/calibrate/measure.js';
 import { reluCase } from '../../src/runtime/calibrate/synthetic.js';
-import { capsForProfile, planGraph } from '../../src/runtime/predict/plan.js';
+import { planGraph } from '../../src/runtime/plan/plan.js';
+import { capsForProfile } from '../../src/runtime/predict/profile.js';
 import { opTiming } from '../../src/runtime/predict/latency.js';
 import { locateProfile } from '../../src/runtime/predict/profile-store.js';
 import { evaluationSet } from './workloads.js';

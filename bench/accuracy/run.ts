@@ -52,7 +52,7 @@ function compare(ir: WorkloadIR, pred: WorkloadPrediction, res: Results, out: Sa
             // Slowdown (co-run mean / solo mean): scale-free, so a uniformly slower or faster host cancels out.
             const predictedSlowdown = t.corun.mean / t.solo.mean;
             if (m.slowdown.mean !== null && Number.isFinite(predictedSlowdown)) {
-                out.slowdown.push({ workload: ir.workload, what: `${t.name} slowdown`, predicted: predictedSlowdown, measured: m.slowdown.mean, ape: ape(predictedSlowdown, m.slowdown.mean) });
+                out.slowdown.push({ workload: ir.workload, what: `${t.name} slowdown`, predicted: predictedSlowdown, measured: m.slowdown.mean.estimate, ape: ape(predictedSlowdown, m.slowdown.mean.estimate) });
             }
         }
         // Per-op solo GPU time: only from solo-only workloads (one measurement per op shape). The goal's figure is

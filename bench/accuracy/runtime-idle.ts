@@ -8,7 +8,7 @@
  */
 import { loadavg } from 'node:os';
 import { openGpu, requestTenantDevice } from '../../src/runtime/gpu/adapter.js';
-import { capsFromDevice } from '../../src/runtime/kernels/index.js';
+import { capsFromDevice } from '../../src/runtime/gpu/adapter.js';
 import { idlePenaltyFromRuntimeTrials, medianOf } from '../../src/runtime/calibrate/estimators.js';
 import { measureRuntimeIdle } from '../../src/runtime/calibrate/runtime-idle.js';
 import { idleProbeTenant } from '../../src/runtime/calibrate/synthetic.js';

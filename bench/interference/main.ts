@@ -54,7 +54,7 @@ for (let i = 0; i < names.length; i++) {
             const pairs: [string, string, Results['tenants'][number]][] = [[a, b, r.tenants[0]], [b, a, r.tenants[1]]];
             for (const [victim, aggressor, t] of (a === b ? pairs.slice(0, 1) : pairs)) {
                 cells.push({
-                    victim, aggressor, slowdownMean: t.slowdown.mean, slowdownP99: t.slowdown.p99,
+                    victim, aggressor, slowdownMean: t.slowdown.mean?.estimate ?? null, slowdownP99: t.slowdown.p99?.estimate ?? null,
                     soloMeanMs: t.solo?.latencyMs.mean ?? null, corunMeanMs: t.corun?.latencyMs.mean ?? null, requests: t.corun?.requests ?? 0,
                 });
             }

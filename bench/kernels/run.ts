@@ -12,13 +12,15 @@ import { create, globals } from 'webgpu';
 import { spawnSync } from 'node:child_process';
 import { writeFileSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { capsFromDevice, kernelsFor } from '../../src/runtime/kernels/index.js';
+import { kernelsFor } from '../../src/runtime/kernels/index.js';
+import { capsFromDevice } from '../../src/runtime/gpu/adapter.js';
 import { needsSubgroups } from '../../src/runtime/kernels/matmul.js';
 import {
     KernelPipelines, createOpBuffers, encodeSteps, kernelDeviceDescriptor, median, prepareLaunches, timeOpKernels,
-} from '../../src/runtime/kernels/harness.js';
+} from '../../src/runtime/gpu/harness.js';
 import type { IrAttrs, IrOp, IrOpKind } from '../../src/runtime/ir/types.js';
 import type { DeviceCaps, OpKernels } from '../../src/runtime/kernels/kernel.js';
+import { numel } from '../../src/runtime/ir/types.js';
 
 const FLAGS = ['disable-dawn-features=timestamp_quantization', 'enable-dawn-features=allow_unsafe_apis,disable_robustness'];
 const args = process.argv.slice(2);
@@ -86,7 +88,7 @@ function randomData(n: number): Float32Array {
 
 async function openDevice(gpu: GPU): Promise<GPUDevice> {
     const adapter = await gpu.requestAdapter();
-    if (!adapter) throw new Error('no WebGPU adapter: install a Vulkan driver (see /work/shared/TESTING.md)');
+    if (!adapter) throw new Error('no WebGPU adapter: install a Vulkan driver (README.md, "GPU adapter setup": scripts/setup-system.sh --gpu-only)');
     return adapter.requestDevice(kernelDeviceDescriptor(adapter, 'kernel-bench'));
 }
 
@@ -94,7 +96,6 @@ interface VariantResult { variant: string; ms?: number; gflops?: number; reps?: 
 
 async function measureOurs(device: GPUDevice, caps: DeviceCaps, pipes: KernelPipelines, c: Case): Promise<VariantResult[]> {
     const res: VariantResult[] = [];
-    const numel = (s: number[]) => s.reduce((a, b) => a * b, 1);
     const inputs = c.inputShapes.map(s => randomData(numel(s)));
     // Compile and time each variant once, then ROUNDS interleaved rounds (so a load spike on the
     // shared cores hits every variant alike); a variant's figure is the median of all its samples.

@@ -17,16 +17,16 @@ import type { NodeCandidate } from './run.js';
 
 export const languageId = 'tenancy';
 
-/** Creates (not starts) the language client. `node` is the runtime for the server when the host's Node is too old. */
+/** Creates (not starts) the language client; the server runs on `node`, the Node the CLI runs on. */
 export function createLanguageClient(
     context: vscode.ExtensionContext,
     output: vscode.LogOutputChannel,
     config: Config,
-    node: NodeCandidate | undefined,
+    node: NodeCandidate,
 ): LanguageClient {
     const module = context.asAbsolutePath('out/language-server/main.cjs');
-    // Langium 4.4 needs Node >= 22: run the server on the same Node as the CLI when that is not the host's.
-    const runtime = node && node.source !== 'extension-host' ? node.command : undefined;
+    // The client forks the host's own runtime unless told otherwise (the tenancy.runtime.nodePath setting).
+    const runtime = node.source === 'extension-host' ? undefined : node.command;
     const serverOptions: ServerOptions = {
         run: { module, transport: TransportKind.ipc, runtime },
         debug: { module, transport: TransportKind.ipc, runtime, options: { execArgv: ['--nolazy', '--inspect=6009'] } },

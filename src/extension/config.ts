@@ -4,6 +4,7 @@
  * Every getter falls back to the documented default when the stored value has the wrong
  * type, because a hand-edited settings.json must never break activation.
  */
+import { adapterPreferenceNames, isAdapterPreference, type AdapterPreference } from '../protocol/adapter.js';
 import { defaultResultsFolder } from '../protocol/messages.js';
 
 /** The subset of `vscode.WorkspaceConfiguration` that Config reads. */
@@ -11,8 +12,9 @@ export interface ConfigurationReader {
     get<T>(key: string): T | undefined;
 }
 
-export const adapterPreferences = ['workload', 'high_performance', 'low_power', 'fallback'] as const;
-export type AdapterPreference = (typeof adapterPreferences)[number];
+/** `tenancy.run.adapter`: `workload` keeps the file's `device` line; the rest are the CLI's `--adapter` words. */
+export type RunAdapterSetting = 'workload' | AdapterPreference;
+export const runAdapterSettings: readonly RunAdapterSetting[] = ['workload', ...adapterPreferenceNames];
 
 export const traceLevels = ['off', 'messages', 'verbose'] as const;
 export type TraceLevel = (typeof traceLevels)[number];
@@ -39,9 +41,9 @@ export class Config {
     }
 
     /** `tenancy.run.adapter`: which adapter to request; `workload` keeps the file's `device` line. */
-    get runAdapter(): AdapterPreference {
+    get runAdapter(): RunAdapterSetting {
         const value = this.reader().get<unknown>(SettingKeys.runAdapter);
-        return (adapterPreferences as readonly unknown[]).includes(value) ? value as AdapterPreference : 'workload';
+        return isAdapterPreference(value) ? value : 'workload';
     }
 
     /** `tenancy.results.folder`: where runs write results, relative to the workspace folder (or absolute). */

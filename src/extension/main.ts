@@ -37,7 +37,6 @@ export async function activate(context: vscode.ExtensionContext): Promise<Tenanc
         configuredPath: vscode.workspace.isTrusted ? config.runtimeNodePath : undefined,
         execPath: process.execPath,
         versions: process.versions,
-        extensionRoot: context.extensionPath,
     });
     runs = new RunRegistry();
     const status = new TenancyStatus();
@@ -56,7 +55,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<Tenanc
     const node = cliNode();
     output.appendLine(`Tenancy ${String(context.extension.packageJSON.version)}: extension host Node ${process.versions.node}; `
         + ('error' in node ? `runtime: ${node.error}` : `runtime Node: ${node.command} (${node.source})`));
-    client = createLanguageClient(context, output, config, 'error' in node ? undefined : node);
+    if ('error' in node) {
+        // The language server would crash on start-up on this Node: say why once, instead of a crash loop.
+        void showErrorWithLog(`Tenancy: ${node.error}`, output);
+        return api();
+    }
+    client = createLanguageClient(context, output, config, node);
 
     const refreshStatus = async () => {
         const editor = vscode.window.activeTextEditor;
@@ -114,7 +118,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Tenanc
     void refreshStatus();
     // The adapter for the status item before any run; GPU access, so only in a trusted workspace.
     const cliPath = context.asAbsolutePath('out/cli/main.mjs');
-    if (vscode.workspace.isTrusted && !('error' in node)) {
+    if (vscode.workspace.isTrusted) {
         void queryAdapter(node, cliPath, vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? context.extensionPath).then(probed => {
             output.appendLine(`tenancy devices: ${'adapter' in probed ? probed.adapter : probed.error}`);
             status.setProbedAdapter(probed);

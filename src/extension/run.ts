@@ -6,13 +6,16 @@
  */
 import { execFile, spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import * as path from 'node:path';
 import { exitCodes } from '../protocol/exit-codes.js';
 import { adapterDisplayName } from '../protocol/adapter.js';
 import { isProgressEvent, type ProgressEvent, type RunPhase } from '../protocol/progress.js';
-import type { AdapterPreference } from './config.js';
+import type { RunAdapterSetting } from './config.js';
 
-/** The minimum Node major version the CLI (Langium 4.4, chevrotain 12) runs on. */
+/**
+ * The minimum Node major version the CLI and the language server run on (Langium 4.4's parser,
+ * chevrotain 12, calls Object.groupBy). VS Code's extension host has run Node 22 since 1.101,
+ * the `engines.vscode` floor in package.json, so the host's own runtime is always enough there.
+ */
 export const minimumCliNodeMajor = 22;
 
 export interface NodeCandidate {
@@ -21,27 +24,25 @@ export interface NodeCandidate {
     /** Extra environment (ELECTRON_RUN_AS_NODE for an Electron host). */
     env: Record<string, string>;
     /** Where it came from, for the output channel. */
-    source: 'setting' | 'extension-host' | 'bundled';
+    source: 'setting' | 'extension-host';
 }
 
 export interface NodeResolutionInput {
-    /** `tenancy.runtime.nodePath`, if set. */
+    /** `tenancy.runtime.nodePath`, if set (and the workspace is trusted). */
     configuredPath?: string;
     /** `process.execPath` of the extension host. */
     execPath: string;
     /** `process.versions` of the extension host. */
     versions: { node: string; electron?: string };
-    /** The extension's install folder. */
-    extensionRoot: string;
     /** File existence check (injected for tests). */
     exists?: (file: string) => boolean;
 }
 
 /**
- * Picks the Node that runs the CLI: the `tenancy.runtime.nodePath` setting; else the
- * extension host's own runtime when it is Node ≥ 22 (code-server, VS Code ≥ 1.90 desktop via
- * ELECTRON_RUN_AS_NODE); else the npm `node` package next to the extension. Returns an error
- * message saying what was found and what to do when none fits.
+ * Picks the Node that runs the CLI (and the language server): the `tenancy.runtime.nodePath`
+ * setting; else the extension host's own runtime when it is Node >= 22 (VS Code >= 1.101 through
+ * ELECTRON_RUN_AS_NODE, code-server, VS Code Server). Returns an error message saying what was
+ * found and what to do when neither fits (an editor that claims VS Code's API on an older Node).
  */
 export function resolveCliNode(input: NodeResolutionInput): NodeCandidate | { error: string } {
     const exists = input.exists ?? existsSync;
@@ -57,14 +58,9 @@ export function resolveCliNode(input: NodeResolutionInput): NodeCandidate | { er
         const env: Record<string, string> = input.versions.electron ? { ELECTRON_RUN_AS_NODE: '1' } : {};
         return { command: input.execPath, env, source: 'extension-host' };
     }
-    for (const candidate of [
-        path.join(input.extensionRoot, 'node_modules', 'node', 'bin', 'node'),
-        path.join(input.extensionRoot, 'node_modules', '.bin', 'node'),
-    ]) {
-        if (exists(candidate)) return { command: candidate, env: {}, source: 'bundled' };
-    }
     return {
-        error: `The Tenancy runtime needs Node ${minimumCliNodeMajor} or later; this editor's extension host runs Node ${input.versions.node} and no bundled Node was found in ${input.extensionRoot}. Install Node ${minimumCliNodeMajor}+ and set tenancy.runtime.nodePath to it.`,
+        error: `Tenancy needs Node ${minimumCliNodeMajor} or later, and this editor's extension host runs Node ${input.versions.node} (VS Code runs Node 22 from version 1.101). `
+            + `Update the editor, or install Node ${minimumCliNodeMajor}+, set tenancy.runtime.nodePath to it (in a trusted workspace) and reload the window.`,
     };
 }
 
@@ -77,7 +73,7 @@ export interface RunRequest {
     /** Run only this tenant (a solo run). */
     tenant?: string;
     durationSeconds?: number;
-    adapter?: AdapterPreference;
+    adapter?: RunAdapterSetting;
     /** Absolute results folder. */
     resultsFolder?: string;
 }
@@ -87,8 +83,7 @@ export function buildRunArgs(request: RunRequest): string[] {
     const args = [request.cliPath, 'run', request.file, '--workload', request.workload, '--progress', 'jsonl'];
     if (request.tenant) args.push('--tenant', request.tenant);
     if (request.durationSeconds !== undefined) args.push('--duration', `${request.durationSeconds}s`);
-    // The setting spells preferences as the language does (low_power); the CLI as WebGPU does (low-power).
-    if (request.adapter && request.adapter !== 'workload') args.push('--adapter', request.adapter.replace('_', '-'));
+    if (request.adapter && request.adapter !== 'workload') args.push('--adapter', request.adapter);
     if (request.resultsFolder) args.push('--results-dir', request.resultsFolder);
     return args;
 }

@@ -17,14 +17,15 @@ export function describeStatus(status: WorkspaceStatusResult | undefined, runnin
     if (status.lastRun) {
         const when = new Date(status.lastRun.finishedAt);
         const time = Number.isNaN(when.getTime()) ? status.lastRun.finishedAt : when.toLocaleTimeString();
-        parts.push(`last run: ${status.lastRun.workload} at ${time} (${status.lastRun.status})`);
+        parts.push(`last run: ${status.lastRun.workload} at ${time} (${status.lastRun.status}${status.lastRun.valid === false ? ', not valid' : ''})`);
+        if (status.lastRun.hostWarning) parts.push(`⚠ ${status.lastRun.hostWarning}`);
     } else {
         parts.push('no run yet');
     }
     return {
         text: `${running.length > 0 ? '$(sync~spin)' : '$(pulse)'} ${adapter} · ${calibration}`,
         detail: parts.join(' · '),
-        severity: status.calibrated && !(probed && 'error' in probed && !status.adapter) ? 'info' : 'warning',
+        severity: status.calibrated && !(probed && 'error' in probed && !status.adapter) && !status.lastRun?.hostWarning ? 'info' : 'warning',
     };
 }
 

@@ -21,3 +21,26 @@ export function adapterDisplayName(adapter: unknown): string | undefined {
     if (!name) return undefined;
     return typeof a.architecture === 'string' && a.architecture !== '' ? `${name} (${a.architecture})` : name;
 }
+
+/**
+ * The adapter preferences, spelled as the language's `device` line spells them. The CLI's
+ * `--adapter` and the `tenancy.run.adapter` setting take these words; what each asks WebGPU for
+ * is the runtime's business (src/runtime/gpu/adapter.ts).
+ */
+export const adapterPreferences = {
+    auto: 'No preference: the adapter the system offers first.',
+    high_performance: 'The high-performance adapter (a discrete GPU where there is one).',
+    low_power: 'The low-power adapter (an integrated GPU where there is one).',
+    fallback: 'The fallback (software) adapter.',
+} as const;
+
+/** One adapter preference: a key of {@link adapterPreferences}. */
+export type AdapterPreference = keyof typeof adapterPreferences;
+
+/** The preferences in table order. */
+export const adapterPreferenceNames = Object.keys(adapterPreferences) as AdapterPreference[];
+
+/** Whether a value is one of the preference words. */
+export function isAdapterPreference(value: unknown): value is AdapterPreference {
+    return typeof value === 'string' && Object.hasOwn(adapterPreferences, value);
+}

@@ -5,6 +5,10 @@ export const exitCodes = {
     inputErrors: 1,
     /** No GPU adapter, or the environment cannot run the command. */
     environment: 2,
+    /** `tenancy run --fail-on slo`: a measured SLO verdict is violated (✗). */
+    sloViolated: 3,
+    /** `tenancy run --fail-on invalid`: the figures are not valid (too few requests, an incomplete run). */
+    invalid: 4,
     /** A usage error (unknown option, missing argument). */
     usage: 64,
     /** The run was cancelled (SIGINT/SIGTERM); partial results were written. */

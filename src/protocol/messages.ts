@@ -73,8 +73,11 @@ export interface WorkspaceStatusResult {
     calibrated: boolean;
     /** The adapter of the device profile or of the latest run, when known (`mesa llvmpipe (software)`). */
     adapter: string | undefined;
-    /** The most recent run of any workload of the document. */
-    lastRun: { workload: string; finishedAt: string; status: string; resultsPath: string } | undefined;
+    /**
+     * The most recent run of any workload of the document: whether its figures are valid, and why
+     * the host was busy when it was (a warning the status item shows).
+     */
+    lastRun: { workload: string; finishedAt: string; status: string; resultsPath: string; valid?: boolean; hostWarning?: string } | undefined;
 }
 
 /** Client → server: calibration, adapter and last run for the status item. */
@@ -87,5 +90,7 @@ export function isWorkspaceStatusResult(value: unknown): value is WorkspaceStatu
     return isRecord(value) && typeof value.calibrated === 'boolean'
         && (value.adapter === undefined || typeof value.adapter === 'string')
         && (value.lastRun === undefined || (isRecord(value.lastRun) && typeof value.lastRun.workload === 'string'
-            && typeof value.lastRun.finishedAt === 'string' && typeof value.lastRun.status === 'string'));
+            && typeof value.lastRun.finishedAt === 'string' && typeof value.lastRun.status === 'string'
+            && (value.lastRun.valid === undefined || typeof value.lastRun.valid === 'boolean')
+            && (value.lastRun.hostWarning === undefined || typeof value.lastRun.hostWarning === 'string')));
 }

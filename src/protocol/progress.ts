@@ -1,5 +1,5 @@
 /**
- * Progress events of `tenancy run --progress jsonl`: one JSON object per line on stdout (and
+ * Progress events of `tenancy run|compare|capacity --progress jsonl`: one JSON object per line on stdout (and
  * nothing else on stdout; the human-readable table goes to stderr in that mode). The VS Code
  * extension spawns the CLI and parses these lines. No dependencies.
  *
@@ -12,16 +12,19 @@
 
 export const PROGRESS_PROTOCOL_VERSION = 1;
 
-/** 'tune' (added): `tenancy run --tune` timing kernel variants of signatures the tuning cache lacks, before compile. */
+/** 'tune': `tenancy run --tune` timing kernel variants of signatures the tuning cache lacks, before compile. */
 export type RunPhase = 'tune' | 'compile' | 'solo' | 'corun' | 'report';
 
 export type ProgressEvent =
     /** The run began. */
     | { type: 'start'; version: typeof PROGRESS_PROTOCOL_VERSION; workload: string; tenants: string[]; policy: string; adapter?: string }
-    /** A phase began; solo phases name their tenant. */
-    | { type: 'phase'; phase: RunPhase; tenant?: string }
-    /** Overall fraction done, 0…1 (monotonic), with the current phase. */
-    | { type: 'progress'; fraction: number; phase: RunPhase; tenant?: string }
+    /**
+     * A phase began; solo phases name their tenant; measuring phases their round (0: the warm-up
+     * round); `tenancy compare`'s co-runs their schedule; `tenancy capacity`'s probes their load.
+     */
+    | { type: 'phase'; phase: RunPhase; tenant?: string; round?: number; schedule?: string; load?: number }
+    /** Overall fraction done, 0…1 (monotonic), with the current phase and, while measuring, the round and the rounds planned so far. */
+    | { type: 'progress'; fraction: number; phase: RunPhase; tenant?: string; round?: number; rounds?: number }
     /** Results were written (status says whether the run completed). */
     | { type: 'result'; resultsFile: string; historyFile: string; status: 'complete' | 'partial' | 'cancelled' | 'failed' }
     /** The run failed or a problem stopped it; opPath names the op when known. */
@@ -35,6 +38,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 const optionalString = (v: unknown) => v === undefined || typeof v === 'string';
+const optionalCount = (v: unknown) => v === undefined || (typeof v === 'number' && Number.isInteger(v) && v >= 0);
 
 /** Type guard for one parsed progress line. */
 export function isProgressEvent(value: unknown): value is ProgressEvent {
@@ -45,10 +49,12 @@ export function isProgressEvent(value: unknown): value is ProgressEvent {
                 && Array.isArray(value.tenants) && value.tenants.every(t => typeof t === 'string')
                 && typeof value.policy === 'string' && optionalString(value.adapter);
         case 'phase':
-            return typeof value.phase === 'string' && phases.includes(value.phase) && optionalString(value.tenant);
+            return typeof value.phase === 'string' && phases.includes(value.phase) && optionalString(value.tenant) && optionalCount(value.round)
+                && optionalString(value.schedule) && (value.load === undefined || (typeof value.load === 'number' && value.load > 0));
         case 'progress':
             return typeof value.fraction === 'number' && value.fraction >= 0 && value.fraction <= 1
-                && typeof value.phase === 'string' && phases.includes(value.phase) && optionalString(value.tenant);
+                && typeof value.phase === 'string' && phases.includes(value.phase) && optionalString(value.tenant)
+                && optionalCount(value.round) && optionalCount(value.rounds);
         case 'result':
             return typeof value.resultsFile === 'string' && typeof value.historyFile === 'string'
                 && typeof value.status === 'string' && statuses.includes(value.status);

@@ -1,8 +1,9 @@
 /**
  * The report of one run as the webview draws it. The language server builds it from results
  * files (it may read the runtime's results schema; the extension and the webview may not), the
- * extension passes it to the webview unchanged. No dependencies.
+ * extension passes it to the webview unchanged. No dependencies but the protocol's own.
  */
+import type { RatioVerdictWord } from './figures.js';
 
 /** Sent with the custom request below; the server answers a {@link ReportResult}. */
 export interface ReportParams {
@@ -18,12 +19,32 @@ export namespace ReportRequest {
     export const method = 'tenancy/report';
 }
 
+/** A co-run / solo ratio with its 95 % interval and what it says (figures.ts formatSlowdown writes it). */
+export interface ReportRatio {
+    estimate: number;
+    low: number | null;
+    high: number | null;
+    verdict: RatioVerdictWord;
+}
+
 export interface ReportSlo {
     percentile: string;
     targetMs: number;
     measuredMs: number | undefined;
+    /** The measured statistic's 95 % bounds (null ends: too few requests). */
+    lowMs: number | null;
+    highMs: number | null;
     predictedMs: number | undefined;
-    met: boolean | undefined;
+    verdict: 'met' | 'violated' | 'inconclusive' | 'invalid';
+    /** Requests the percentile needs before it can be bounded (when it lacks them). */
+    requestsNeeded: number | undefined;
+}
+
+/** Where a request's time went, mean ms: queueing, GPU time, host overhead. */
+export interface ReportBreakdown {
+    queueingMs: number;
+    gpuMs: number;
+    hostMs: number;
 }
 
 export interface ReportTenant {
@@ -35,10 +56,26 @@ export interface ReportTenant {
     soloLatenciesMs: number[];
     p50Ms: number | undefined;
     p99Ms: number | undefined;
-    /** Co-run over solo latency at the tenant's first SLO percentile (or p50). */
-    slowdown: number | undefined;
+    /** Co-run over solo latency: p99 when the requests bound it, else p50. */
+    slowdown: ReportRatio | undefined;
+    /** Which statistic `slowdown` is. */
+    slowdownOf: 'p99' | 'p50' | undefined;
+    /** A/A: solo rounds against solo rounds (mean): what the host's noise alone gives. */
+    noise: ReportRatio | undefined;
     throughputPerSecond: number | undefined;
     slos: ReportSlo[];
+    breakdown: { solo: ReportBreakdown | undefined; corun: ReportBreakdown | undefined };
+    /** False when an SLO verdict lacks requests (invalidReasons says which). */
+    valid: boolean;
+    invalidReasons: string[];
+}
+
+/** One cell of the interference heatmap: how much of the victim's co-run GPU time the aggressor overlapped, and the victim's slowdown then. */
+export interface ReportInterference {
+    victim: string;
+    aggressor: string;
+    overlappedFraction: number;
+    slowdown: number | undefined;
 }
 
 export interface ReportOp {
@@ -48,8 +85,11 @@ export interface ReportOp {
     kind: string;
     soloMs: number | undefined;
     corunMs: number | undefined;
-    slowdown: number | undefined;
+    /** Co-run / solo median time with its interval. */
+    slowdown: ReportRatio | undefined;
     predictedMs: number | undefined;
+    /** Who it overlapped in the co-run phase: `2.1× while nlp/attention ran (63 % of its time), 1.1× otherwise`. */
+    attribution: string | undefined;
 }
 
 /** One kernel interval of the timeline (ms since the start of the measured window). */
@@ -82,7 +122,16 @@ export interface ReportModel {
     durationMs: number | undefined;
     tenants: ReportTenant[];
     ops: ReportOp[];
+    /** The tenant × tenant interference heatmap (victim rows, aggressor columns). */
+    interference: ReportInterference[];
     timeline: ReportInterval[];
+    /** What the rounds did (extended, stopped by the budget), in words. */
+    measurementNote: string | undefined;
+    /** Set when the host was busy during the run. */
+    hostWarning: string | undefined;
+    /** False when some figure lacks the requests to be bounded. */
+    valid: boolean;
+    invalidReasons: string[];
     /** The previous run from the history folder, if any. */
     comparison: { previousFinishedAt: string; rows: ReportComparisonRow[] } | undefined;
     /** Results file this report was built from (absolute path). */

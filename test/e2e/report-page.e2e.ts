@@ -68,7 +68,10 @@ describe('report webview page', () => {
             for (const id of ['chart-cdf', 'chart-ops', 'chart-timeline']) expect(await inkedPixels(page, id)).toBeGreaterThan(2000);
             const slo = await page.locator('#slo-table tbody tr').allInnerTexts();
             expect(slo).toHaveLength(2);
-            expect(slo[0]).toMatch(/vision\s+p99 ≤ 40\.0 ms/);
+            expect(slo[0]).toMatch(/vision\s+p99 ≤ 40 ms\s+n\/a: needs 299 requests/);
+            expect(await page.locator('#interference-heatmap tbody tr').count()).toBe(2);
+            expect(await page.locator('#attribution li').count()).toBeGreaterThan(0);
+            expect(await page.locator('#validity').innerText()).toMatch(/^Not valid: vision: its p99 SLO needs 299 requests/);
             expect(await page.locator('#comparison-table tbody tr').count()).toBe(2);
             expect(await page.locator('h1').innerText()).toBe('Workload vision_and_nlp');
             await page.screenshot({ path: path.join(screenshots, `report-page-${theme}.png`), fullPage: true });

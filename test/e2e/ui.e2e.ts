@@ -6,7 +6,8 @@
  * progress, see the measured lens and the measured figures in the inlay hints, open the report
  * and check its charts.
  * Screenshots of every step go to test/e2e/screenshots/ (look at them when a step fails).
- * It runs the extension installed from the .vsix (TENANCY_E2E_VSIX, default ./tenancy.vsix).
+ * It runs the extension installed from the .vsix (TENANCY_E2E_VSIX, default this machine's
+ * dist/tenancy-<platform>-<arch>.vsix from `npm run package -- --host`).
  */
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
@@ -19,7 +20,7 @@ import { exampleName, makeWorkspace, resultsName } from './workspace.js';
 const screenshots = path.join(projectRoot, 'test', 'e2e', 'screenshots');
 // The UI test needs toasts, which VS Code hides when the smoke-test driver (needed to load an
 // extension from a folder via `payload`) is on: so it tests the installed .vsix by default.
-const vsix = process.env.TENANCY_E2E_VSIX ?? path.join(projectRoot, 'tenancy.vsix');
+const vsix = process.env.TENANCY_E2E_VSIX ?? path.join(projectRoot, 'dist', `tenancy-${process.platform}-${process.arch}.vsix`);
 const prefix = 'ui-';
 let server: CodeServer | undefined;
 let browser: BrowserContext | undefined;
@@ -54,7 +55,7 @@ async function openFile(name: string): Promise<void> {
 
 beforeAll(async () => {
     mkdirSync(screenshots, { recursive: true });
-    if (!existsSync(vsix)) throw new Error(`expected the packaged extension ${vsix}; run npm run package (npm run test:e2e does)`);
+    if (!existsSync(vsix)) throw new Error(`expected the packaged extension ${vsix}; run npm run package -- --host (npm run test:e2e does)`);
     server = await startCodeServer({ vsix });
     browser = await launchChromium();
     workspace = makeWorkspace();

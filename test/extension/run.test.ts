@@ -65,13 +65,13 @@ describe('buildRunArgs', () => {
         expect(buildRunArgs({ cliPath: '/x/cli.mjs', file: '/w/a.tenancy', workload: 'w' }))
             .toEqual(['/x/cli.mjs', 'run', '/w/a.tenancy', '--workload', 'w', '--progress', 'jsonl']);
         expect(buildRunArgs({ cliPath: 'c', file: 'f', workload: 'w', tenant: 't', durationSeconds: 3, adapter: 'low_power', resultsFolder: '/r' }))
-            .toEqual(['c', 'run', 'f', '--workload', 'w', '--progress', 'jsonl', '--tenant', 't', '--duration', '3s', '--adapter', 'low-power', '--results-dir', '/r']);
+            .toEqual(['c', 'run', 'f', '--workload', 'w', '--progress', 'jsonl', '--tenant', 't', '--duration', '3s', '--adapter', 'low_power', '--results-dir', '/r']);
         expect(buildRunArgs({ cliPath: 'c', file: 'f', workload: 'w', adapter: 'workload' })).not.toContain('--adapter');
     });
 });
 
 describe('resolveCliNode', () => {
-    const base = { execPath: '/host/node', extensionRoot: '/ext', exists: (f: string) => f === '/ext/node_modules/node/bin/node' };
+    const base = { execPath: '/host/node', exists: (f: string) => f === '/ext/node_modules/node/bin/node' };
     it('prefers the setting, and says when it does not exist', () => {
         expect(resolveCliNode({ ...base, configuredPath: '/ext/node_modules/node/bin/node', versions: { node: '20.1.0' } }))
             .toMatchObject({ command: '/ext/node_modules/node/bin/node', source: 'setting' });
@@ -83,10 +83,10 @@ describe('resolveCliNode', () => {
         expect(resolveCliNode({ ...base, versions: { node: '22.15.1', electron: '35.0.0' } }))
             .toEqual({ command: '/host/node', env: { ELECTRON_RUN_AS_NODE: '1' }, source: 'extension-host' });
     });
-    it('falls back to the bundled npm node, else explains', () => {
-        expect(resolveCliNode({ ...base, versions: { node: '20.20.0' } })).toMatchObject({ source: 'bundled' });
-        const none = resolveCliNode({ ...base, exists: () => false, versions: { node: '20.20.0' } });
+    it('explains, naming the setting, when the host is older and nothing is set', () => {
+        const none = resolveCliNode({ ...base, versions: { node: '20.20.0' } });
         expect('error' in none && none.error).toMatch(/needs Node 22 .*runs Node 20\.20\.0/);
+        expect('error' in none && none.error).toContain('tenancy.runtime.nodePath');
     });
 });
 

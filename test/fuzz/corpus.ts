@@ -6,7 +6,7 @@
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import type { Random } from '../../src/runtime/compile/random.js';
+import type { Random } from '../../src/runtime/plan/random.js';
 
 export interface Seed { name: string; text: string }
 

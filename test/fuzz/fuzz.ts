@@ -6,7 +6,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createRandom } from '../../src/runtime/compile/random.js';
+import { createRandom } from '../../src/runtime/plan/random.js';
 import { loadSeeds, mutant, pathologicalDocuments, type Pathological } from './corpus.js';
 import { FuzzServer, prepareWorkspace, type Finding } from './session.js';
 

@@ -9,7 +9,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { Random } from '../../src/runtime/compile/random.js';
+import type { Random } from '../../src/runtime/plan/random.js';
 import {
     allRangeProblems, badWordProblems, completionProblems, foldingProblems, isErrorAsResult, lineLengths, semanticTokenProblems, symbolProblems,
 } from './checks.js';

@@ -6,8 +6,8 @@
  * makes one device); call `close()` in afterAll. The create() handle is never kept globally.
  */
 import { create, globals } from 'webgpu';
-import { kernelDeviceDescriptor, KernelPipelines } from '../../src/runtime/kernels/harness.js';
-import { capsFromDevice } from '../../src/runtime/kernels/index.js';
+import { kernelDeviceDescriptor, KernelPipelines } from '../../src/runtime/gpu/harness.js';
+import { capsFromDevice } from '../../src/runtime/gpu/adapter.js';
 import type { DeviceCaps } from '../../src/runtime/kernels/kernel.js';
 
 /** Dawn flags: exact timestamps, no robustness (faster, as the runtime runs). */
@@ -29,7 +29,7 @@ export async function probeAdapter(): Promise<boolean> {
         why = ` (${(e as Error).message})`;
     }
     if (adapter) return true;
-    const msg = `No WebGPU adapter found${why}: GPU kernel tests cannot run. Install a Vulkan driver (see /work/shared/TESTING.md: mesa-vulkan-drivers from bookworm-backports).`;
+    const msg = `No WebGPU adapter found${why}: GPU kernel tests cannot run. Install a Vulkan driver (README.md, "GPU adapter setup": scripts/setup-system.sh --gpu-only installs Mesa's lavapipe from bookworm-backports).`;
     if (process.env.CI) throw new Error(`${msg} CI is set, so this is a failure.`);
     console.warn(`\n*** SKIPPING GPU TESTS *** ${msg}\n`);
     return false;

@@ -7,7 +7,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { calibrate } from '../../runtime/calibrate/calibrate.js';
-import { NoAdapterError, type AdapterPreference } from '../../runtime/gpu/adapter.js';
+import { NoAdapterError } from '../../runtime/gpu/adapter.js';
+import { adapterOptionHelp, parseAdapterOption } from '../adapter-option.js';
+import { stderrIsTerminal } from '../filtered-stderr.js';
 import { writeProfile } from '../../runtime/predict/profile-store.js';
 import { workspaceFolderOf } from '../../runtime/report/write.js';
 import { exitCodes } from '../../protocol/exit-codes.js';
@@ -26,31 +28,31 @@ export function tenancyVersion(): string {
     }
 }
 
-const PREFERENCES = ['auto', 'high-performance', 'low-power', 'fallback'];
-
 export function register(program: Command): void {
     program.command('calibrate')
         .description('Measure the local GPU adapter (kernel throughput curves, memory bandwidth, overheads, interference) and store the device profile used by predictions')
         .option('--json', 'print the profile as JSON on stdout (progress stays on stderr)')
         .option('--quick', 'fewer sizes and repeats (about half the time, noisier)')
-        .option('--adapter <preference>', `adapter preference: ${PREFERENCES.join(', ')}`, 'auto')
+        .option('--adapter <preference>', adapterOptionHelp('auto'), 'auto')
         .option('--workspace <dir>', 'workspace folder to write .tenancy/device-profile.json into (default: the one containing the current directory)')
         .option('--no-workspace-copy', 'write only to the user cache')
         .action(async (opts: { json?: boolean; quick?: boolean; adapter: string; workspace?: string; workspaceCopy: boolean }) => {
-            if (!PREFERENCES.includes(opts.adapter)) {
-                console.error(`tenancy calibrate: --adapter must be one of ${PREFERENCES.join(', ')}; found '${opts.adapter}'`);
+            const adapter = parseAdapterOption(opts.adapter);
+            if ('error' in adapter) {
+                console.error(`tenancy calibrate: ${adapter.error}`);
                 process.exitCode = exitCodes.usage;
                 return;
             }
+            if (adapter.note) console.error(`tenancy calibrate: ${adapter.note}`);
             const controller = new AbortController();
             const onSignal = () => controller.abort(new Error('calibration cancelled'));
             process.once('SIGINT', onSignal);
             process.once('SIGTERM', onSignal);
-            const tty = process.stderr.isTTY;
+            const tty = stderrIsTerminal();
             try {
                 const profile = await calibrate({
                     quick: opts.quick,
-                    preference: opts.adapter as AdapterPreference,
+                    preference: adapter.preference,
                     tenancyVersion: tenancyVersion(),
                     signal: controller.signal,
                     onProgress: (fraction, message) => {

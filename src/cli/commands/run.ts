@@ -7,10 +7,10 @@
  * stderr); `--progress jsonl` puts progress events (src/protocol/progress.ts) on stdout, one
  * per line, and the table on stderr. Exit codes (src/protocol/exit-codes.ts): 0 complete or
  * partial, 1 input errors (IR, unsupported op, too large, schedule not implemented), 2 no
- * adapter or the GPU failed during the run (results marked failed), 130 cancelled (results
- * marked cancelled), 64 usage.
+ * adapter or the GPU failed during the run (results marked failed), 3/4 with --fail-on, 130
+ * cancelled (results marked cancelled), 64 usage.
  *
- * Kernel variants (added with tuning): each op uses the variant its signature has in the
+ * Kernel variants: each op uses the variant its signature has in the
  * adapter's tuning cache ($XDG_CACHE_HOME/tenancy/tuning/<adapter>.json, plus pins in the
  * workspace's .tenancy/tuning.json), else the generator's default; `--tune` first times the
  * candidates of signatures the cache lacks (progress phase 'tune') and saves the choices;
@@ -18,226 +18,88 @@
  * 'tuned' or 'default'.
  */
 import type { Command } from 'commander';
-import { readFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
 import { exitCodes } from '../../protocol/exit-codes.js';
-import { loadWorkloadIr, WorkspaceInputError } from '../load-workspace.js';
-import type { ProgressEvent } from '../../protocol/progress.js';
-import { IrValidationError, parseWorkloadIr } from '../../runtime/ir/validate.js';
-import type { WorkloadIR } from '../../runtime/ir/types.js';
-import { NoAdapterError, type AdapterPreference } from '../../runtime/gpu/adapter.js';
-import { CompileError } from '../../runtime/compile/plan.js';
-import { MemoryLimitError } from '../../runtime/compile/memory.js';
-import { ScheduleNotImplementedError } from '../../runtime/schedule/policy.js';
-import { runWorkload, startEvent } from '../../runtime/execute/run.js';
+import { scheduleName } from '../../runtime/schedule/policy.js';
+import { runWorkload } from '../../runtime/execute/run.js';
 import { interferenceTable } from '../../runtime/report/table.js';
-import { resultsPathsFor, sourcePathOf, workspaceFolderOf, writeResultsFiles } from '../../runtime/report/write.js';
+import type { Results } from '../../runtime/report/schema.js';
+import { resultsPathsFor, writeResultsFiles } from '../../runtime/report/write.js';
 import { recordedPredictions } from '../../runtime/predict/record.js';
-import { loadTuningCache } from '../../runtime/tune/cache.js';
+import {
+    addMeasureOptions, CommandOutput, inputErrorCode, measureErrorCode, readMeasureInput, UsageError, withCancellation, type MeasureFlags, type MeasureInput,
+} from '../measure-options.js';
 
-/** Tuning problems never stop a run: they are said on stderr. */
-const warnTuning = (message: string) => console.error(`tenancy run: warning: ${message}`);
-
-const ADAPTERS = ['auto', 'high-performance', 'low-power', 'fallback'];
-
-/** Parses "5s", "250ms", "1.5s", "2m" or a bare number of seconds into ms. */
-export function parseDuration(text: string): number {
-    const m = /^(\d+(?:\.\d+)?)(ms|s|m)?$/.exec(text.trim());
-    if (!m) throw new UsageError(`--duration/--warmup must look like 5s, 250ms or 2m; found '${text}'`);
-    const v = Number(m[1]);
-    return m[2] === 'ms' ? v : m[2] === 'm' ? v * 60_000 : v * 1000;
-}
-
-class UsageError extends Error {}
-
-/** Reads workload IR JSON (one workload, an array of them, or { workloads: [...] }) and picks one. */
-export async function loadIrFile(file: string, workload: string | undefined): Promise<WorkloadIR> {
-    let value: unknown;
-    try {
-        value = JSON.parse(await readFile(file, 'utf8'));
-    } catch (error) {
-        throw new InputError(`cannot read IR from ${file}: ${error instanceof Error ? error.message : String(error)}`);
-    }
-    const list = Array.isArray(value) ? value
-        : value && typeof value === 'object' && Array.isArray((value as { workloads?: unknown }).workloads) ? (value as { workloads: unknown[] }).workloads
-            : [value];
-    const names = list.map(w => (w as { workload?: unknown } | null)?.workload);
-    let chosen: unknown;
-    if (workload !== undefined) {
-        chosen = list.find(w => (w as { workload?: unknown } | null)?.workload === workload);
-        if (!chosen) throw new InputError(`${file} has no workload '${workload}'; it has ${names.map(String).join(', ') || 'none'}`);
-    } else if (list.length === 1) {
-        chosen = list[0];
-    } else {
-        throw new UsageError(`${file} holds ${list.length} workloads (${names.map(String).join(', ')}); choose one with --workload`);
-    }
-    try {
-        return parseWorkloadIr(chosen);
-    } catch (error) {
-        if (error instanceof IrValidationError) throw new InputError(`${file}: ${error.message}`);
-        throw error;
-    }
-}
-
-class InputError extends Error {}
-
-interface RunOptions {
-    ir?: string;
-    workload?: string;
-    tenant?: string[];
-    duration?: string;
-    warmup?: string;
-    requests?: string;
-    json?: boolean;
-    progress?: string;
-    adapter: string;
+interface RunFlags extends MeasureFlags {
     resultsDir?: string;
-    fusion: boolean;
-    timing: string;
-    /** Added (tuning): true → measure missing signatures; false → ignore the tuning cache; undefined → use it. */
-    tune?: boolean;
+    failOn?: string[];
 }
+
+/** What `--fail-on` may name, and the exit code each gives. */
+const FAIL_ON = { slo: exitCodes.sloViolated, invalid: exitCodes.invalid } as const;
 
 export function register(program: Command): void {
-    program.command('run')
-        .description('Run a workload on the local GPU: each tenant solo, then all co-running; print the interference table and write results')
-        .argument('[file]', 'the .tenancy file (or workload IR JSON, as with --ir)')
-        .option('--ir <file.json>', 'read workload IR JSON (as written by `tenancy ir`) instead of a .tenancy file')
-        .option('-w, --workload <name>', 'the workload to run (required when the file has several)')
-        .option('--tenant <name...>', 'run only these tenants (one tenant: a solo run)')
-        .option('--duration <time>', 'measured time per phase, e.g. 5s or 500ms (overrides the benchmark block)')
-        .option('--warmup <time>', 'warm-up time per phase (overrides the benchmark block)')
-        .option('--requests <n>', 'measured requests per tenant and phase instead of a duration')
-        .option('--json', 'print the results JSON on stdout (the table goes to stderr)')
-        .option('--progress <format>', 'progress events on stdout: jsonl (the table goes to stderr)')
-        .option('--adapter <preference>', `adapter preference: ${ADAPTERS.join(', ')} (default: the workload's device line)`, '')
+    addMeasureOptions(program.command('run')
+        .description('Run a workload on the local GPU: each tenant solo, then all co-running; print the interference table and write results'))
         .option('--results-dir <dir>', 'where to write results (default <workspace>/.tenancy/results)')
-        .option('--no-fusion', 'compile every IR op as its own kernel (no batch-norm folding or epilogue fusion)')
-        .option('--timing <mode>', 'per-op timing: auto (GPU timestamps when available) or cpu', 'auto')
-        .option('--tune', 'before the run, time the kernel variants of ops the tuning cache lacks and remember the fastest (cache per adapter in $XDG_CACHE_HOME/tenancy/tuning)')
-        .option('--no-tune', 'ignore the tuning cache: every op uses its default variant')
-        .action(async (file: string | undefined, opts: RunOptions) => {
+        .option('--fail-on <what...>', `exit with a code of its own when: slo (an SLO is violated, exit ${exitCodes.sloViolated}), invalid (the figures are not valid, exit ${exitCodes.invalid})`)
+        .action(async (file: string | undefined, opts: RunFlags) => {
             process.exitCode = await runCommand(file, opts);
         });
 }
 
-async function runCommand(file: string | undefined, opts: RunOptions): Promise<number> {
-    const progress = opts.progress === 'jsonl';
-    const emit = (event: ProgressEvent) => { if (progress) process.stdout.write(`${JSON.stringify(event)}\n`); };
-    const fail = (code: number, message: string, opPath?: string) => {
-        console.error(`tenancy run: ${message}`);
-        emit({ type: 'error', message, ...(opPath ? { opPath } : {}), exitCode: code });
-        return code;
-    };
-    let ir: WorkloadIR;
-    let sourceFile: string;
-    let durationMs: number | undefined, warmupMs: number | undefined, requests: number | undefined;
+async function runCommand(file: string | undefined, opts: RunFlags): Promise<number> {
+    const out = new CommandOutput('run', opts.progress === 'jsonl', opts.json);
+    let input: MeasureInput;
     try {
-        if (opts.progress !== undefined && !progress) throw new UsageError(`--progress supports only 'jsonl'; found '${opts.progress}'`);
-        if (progress && opts.json) throw new UsageError('--json and --progress jsonl both write to stdout; use one of them');
-        if (opts.adapter && !ADAPTERS.includes(opts.adapter)) throw new UsageError(`--adapter must be one of ${ADAPTERS.join(', ')}; found '${opts.adapter}'`);
-        if (!['auto', 'cpu'].includes(opts.timing)) throw new UsageError(`--timing must be auto or cpu; found '${opts.timing}'`);
-        if (opts.duration !== undefined) durationMs = parseDuration(opts.duration);
-        if (opts.warmup !== undefined) warmupMs = parseDuration(opts.warmup);
-        if (opts.requests !== undefined) {
-            requests = Number(opts.requests);
-            if (!Number.isInteger(requests) || requests < 1) throw new UsageError(`--requests must be a positive integer; found '${opts.requests}'`);
+        for (const what of opts.failOn ?? []) {
+            if (!(what in FAIL_ON)) throw new UsageError(`--fail-on takes ${Object.keys(FAIL_ON).join(' or ')}; found '${what}'`);
         }
-        if (durationMs !== undefined && durationMs <= 0) throw new UsageError('--duration must be positive');
-        const irFile = opts.ir ?? (file && /\.json$/i.test(file) ? file : undefined);
-        if (irFile) {
-            ir = await loadIrFile(resolve(irFile), opts.workload);
-            sourceFile = sourcePathOf(ir.sourceUri) ?? resolve(irFile);
-        } else if (file) {
-            ({ ir, sourceFile } = await loadTenancyFile(resolve(file), opts.workload));
-        } else {
-            throw new UsageError('give a .tenancy file, or workload IR with --ir <file.json>');
-        }
+        input = await readMeasureInput('run', file, opts);
     } catch (error) {
-        if (error instanceof UsageError) return fail(exitCodes.usage, error.message);
-        if (error instanceof InputError) return fail(exitCodes.inputErrors, error.message);
-        throw error;
+        return inputErrorCode(error, out);
     }
-
-    const controller = new AbortController();
-    let signals = 0;
-    const onSignal = (name: string) => {
-        signals++;
-        if (signals > 1) process.exit(exitCodes.cancelled); // a second Ctrl-C: leave now
-        console.error(`tenancy run: ${name} received; stopping and writing partial results…`);
-        controller.abort(new Error(`cancelled by ${name}`));
-    };
-    const onInt = () => onSignal('SIGINT'), onTerm = () => onSignal('SIGTERM');
-    process.on('SIGINT', onInt);
-    process.on('SIGTERM', onTerm);
-    const tenants = opts.tenant && opts.tenant.length ? opts.tenant : ir.tenants.map(t => t.name);
-    emit(startEvent(ir, tenants));
-    try {
-        const results = await runWorkload({
-            ir, durationMs, warmupMs, requests, tenants: opts.tenant,
-            adapter: (opts.adapter || undefined) as AdapterPreference | undefined,
-            signal: controller.signal, onEvent: emit, fusion: opts.fusion, timing: opts.timing as 'auto' | 'cpu',
-            // Added (tuning): cached variant choices per adapter; --tune measures the missing ones first.
-            ...(opts.tune === false ? {} : {
-                tune: {
-                    measure: opts.tune === true,
-                    load: adapter => loadTuningCache({ adapter, workspaceFolder: workspaceFolderOf(sourceFile), onWarning: warnTuning }),
-                    onWarning: warnTuning,
-                },
-            }),
-            // Added by predictions (issue 4): the figures the editor showed, stored so prediction error stays visible.
-            predictions: recordedPredictions(ir, workspaceFolderOf(sourceFile)),
-        });
-        const paths = resultsPathsFor(sourceFile, ir.workload, opts.resultsDir);
-        const written = await writeResultsFiles(paths, results, new Date(results.finishedAt));
-        const table = interferenceTable(results);
-        if (opts.json) {
-            process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
-            console.error(table);
-        } else if (progress) {
-            console.error(table);
-        } else {
-            console.log(table);
+    const { ir, sourceFile, located } = input;
+    out.start(ir.workload, opts.tenant && opts.tenant.length ? opts.tenant : ir.tenants.map(t => t.name), scheduleName(ir.schedule));
+    return withCancellation(out, async signal => {
+        try {
+            const results = await runWorkload({
+                ...input.options, ir, signal, onEvent: out.onEvent,
+                // The figures the editor showed, stored so prediction error stays visible.
+                predictions: recordedPredictions(ir, located),
+            });
+            // A run of some of the tenants (▶ Run solo) has results of its own: the workload's co-run results stay.
+            const some = opts.tenant && opts.tenant.length > 0 && opts.tenant.length < ir.tenants.length ? opts.tenant : undefined;
+            const paths = resultsPathsFor(sourceFile, ir.workload, opts.resultsDir, some);
+            const written = await writeResultsFiles(paths, results, new Date(results.finishedAt));
+            if (opts.json) process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
+            out.table(interferenceTable(results));
+            console.error(`results: ${written.latest}`);
+            if (results.status === 'failed') out.emit({ type: 'error', message: results.reason ?? 'the run failed', ...(results.failedOp ? { opPath: results.failedOp } : {}), exitCode: exitCodes.environment });
+            out.emit({ type: 'result', resultsFile: written.latest, historyFile: written.history, status: results.status });
+            if (results.status === 'cancelled') return exitCodes.cancelled;
+            if (results.status === 'failed') {
+                console.error(`tenancy run: the run failed${results.failedOp ? ` at op ${results.failedOp}` : ''}: ${results.reason}`);
+                return exitCodes.environment;
+            }
+            return failOnCode(results, opts.failOn ?? []);
+        } catch (error) {
+            return measureErrorCode(error, out, signal);
         }
-        console.error(`results: ${written.latest}`);
-        if (results.status === 'failed') emit({ type: 'error', message: results.reason ?? 'the run failed', ...(results.failedOp ? { opPath: results.failedOp } : {}), exitCode: exitCodes.environment });
-        emit({ type: 'result', resultsFile: written.latest, historyFile: written.history, status: results.status });
-        if (results.status === 'cancelled') return exitCodes.cancelled;
-        if (results.status === 'failed') {
-            console.error(`tenancy run: the run failed${results.failedOp ? ` at op ${results.failedOp}` : ''}: ${results.reason}`);
-            return exitCodes.environment;
-        }
-        return exitCodes.ok;
-    } catch (error) {
-        if (error instanceof NoAdapterError) return fail(exitCodes.environment, error.message);
-        if (error instanceof CompileError || error instanceof MemoryLimitError) return fail(exitCodes.inputErrors, error.message, error.opPath);
-        if (error instanceof ScheduleNotImplementedError) return fail(exitCodes.inputErrors, error.message);
-        if (controller.signal.aborted) return fail(exitCodes.cancelled, 'cancelled before anything was measured; no results written');
-        if (error instanceof Error && /has no tenant/.test(error.message)) return fail(exitCodes.usage, error.message);
-        return fail(exitCodes.internal, `internal error: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
-    } finally {
-        process.off('SIGINT', onInt);
-        process.off('SIGTERM', onTerm);
-    }
+    });
 }
 
-/**
- * Reads a .tenancy file through the language server's services (parse, check, lower). Errors in
- * the file stop the run with the same diagnostics as `tenancy check`. The lowered IR is
- * validated like IR read from outside (a lowering bug shows as a named IR problem, not a crash).
- */
-async function loadTenancyFile(file: string, workload: string | undefined): Promise<{ ir: WorkloadIR; sourceFile: string }> {
-    let lowered: WorkloadIR;
-    try {
-        lowered = await loadWorkloadIr(file, workload);
-    } catch (error) {
-        if (error instanceof WorkspaceInputError) throw new InputError(error.message);
-        throw error;
+/** The exit code `--fail-on` asks for (a violated SLO before invalid figures), else 0; says why on stderr. */
+export function failOnCode(results: Results, failOn: readonly string[]): number {
+    if (failOn.includes('slo')) {
+        const violated = results.tenants.flatMap(t => t.slos.filter(s => s.verdict === 'violated').map(s => `${t.name} ${s.percentile} ≤ ${s.targetMs} ms`));
+        if (violated.length > 0) {
+            console.error(`tenancy run: SLO violated: ${violated.join(', ')} (--fail-on slo)`);
+            return FAIL_ON.slo;
+        }
     }
-    try {
-        return { ir: parseWorkloadIr(lowered), sourceFile: file };
-    } catch (error) {
-        if (error instanceof IrValidationError) throw new InputError(`${file}: the lowered workload is not valid IR (a bug in lowering): ${error.message}`);
-        throw error;
+    if (failOn.includes('invalid') && !results.valid) {
+        console.error(`tenancy run: the figures are not valid: ${results.invalidReasons.join('; ')} (--fail-on invalid)`);
+        return FAIL_ON.invalid;
     }
+    return exitCodes.ok;
 }

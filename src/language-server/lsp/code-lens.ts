@@ -9,36 +9,41 @@ import type { CodeLensProvider } from 'langium/lsp';
 import type { CodeLens, CodeLensParams, Range } from 'vscode-languageserver';
 import { CommandIds, type DocumentRef, type TenantRef, type WorkloadRef } from '../../protocol/commands.js';
 import type { Results, TenantResult } from '../../runtime/report/schema.js';
+import { formatBoundedMs, formatNeeds, formatSlowdown, sloMark } from '../../protocol/figures.js';
+import { formatMs } from '../../protocol/units.js';
 import type { Tenant, Workload } from '../generated/ast.js';
 import { tenantsOf, workloadsOf, type ResultsWatch } from './results-watch.js';
 
-function formatMs(value: number): string {
-    if (Number.isInteger(value)) return String(value); // targets as written: `SLO 25 ms`
-    return value >= 100 ? value.toFixed(0) : value.toFixed(1);
-}
-
-/** The measured one-line summary of a tenant in a run. */
+/**
+ * The measured one-line summary of a tenant in a run, every figure with its uncertainty:
+ * `p99 31.2 ms (28–35) ✗ SLO 25 ms · 1.8× slower (1.5–2.2) · 212 req`, or what a percentile still
+ * needs (`p99 n/a: needs 299 requests (has 44)`), marked when the figures are not valid.
+ */
 export function tenantSummary(tenant: TenantResult, status: Results['status']): string {
     const main = tenant.corun ?? tenant.solo;
     const parts: string[] = [];
     const slo = tenant.slos[0];
-    if (slo && slo.measuredMs !== null) {
-        const mark = slo.met === true ? ' ✓' : slo.met === false ? ' ✗' : '';
-        parts.push(`${slo.percentile} ${formatMs(slo.measuredMs)} ms${mark} (SLO ${formatMs(slo.targetMs)} ms)`);
+    if (slo) {
+        if (slo.verdict === 'invalid' || slo.measuredMs === null) {
+            parts.push(`${slo.percentile} ${formatNeeds(slo.requestsNeeded ?? 0, main?.requests ?? 0)} (SLO ${formatMs(slo.targetMs)})`);
+        } else {
+            parts.push(`${slo.percentile} ${formatBoundedMs(slo.measuredMs, slo.boundsMs?.low ?? null, slo.boundsMs?.high ?? null)} ${sloMark(slo.verdict)} SLO ${formatMs(slo.targetMs)}`);
+        }
     } else if (main) {
-        parts.push(`p99 ${formatMs(main.latencyMs.p99)} ms`);
+        const b = main.boundsMs.p99;
+        parts.push(b && b.high !== null ? `p99 ${formatBoundedMs(main.latencyMs.p99, b.low, b.high)}` : `p50 ${formatBoundedMs(main.latencyMs.p50, main.boundsMs.p50?.low ?? null, main.boundsMs.p50?.high ?? null)}`);
     } else {
         parts.push('no measured requests');
     }
-    const slowdown = slo ? tenant.slowdown.p99 ?? tenant.slowdown.mean : tenant.slowdown.p99;
-    if (tenant.corun && slowdown !== null && slowdown !== undefined) {
-        parts.push(slowdown >= 1 ? `${slowdown.toFixed(1)}× slower than solo` : `${slowdown.toFixed(2)}× solo`);
+    const slowdown = tenant.slowdown.p99 ?? tenant.slowdown.p50;
+    if (tenant.corun && slowdown) {
+        parts.push(`${formatSlowdown(slowdown)} vs solo`);
     } else if (!tenant.corun && tenant.solo) {
         parts.push('solo');
     }
     if (main) parts.push(`${main.requests} req`);
     const prefix = status === 'complete' ? '' : `(${status}) `;
-    return prefix + parts.join(' · ');
+    return prefix + parts.join(' · ') + (tenant.valid ? '' : ' · not valid');
 }
 
 function lineRange(node: { $cstNode?: { range: Range } }): Range | undefined {

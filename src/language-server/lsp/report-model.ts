@@ -4,6 +4,7 @@
  */
 import type { ReportComparisonRow, ReportModel, ReportSlo, ReportTenant } from '../../protocol/report.js';
 import type { Results, TenantResult } from '../../runtime/report/schema.js';
+import { describeAttribution } from '../../runtime/report/attribution.js';
 import { adapterName, finite, recordedTenantPrediction } from './results-format.js';
 
 /** Most timeline intervals sent to the webview (the Gantt chart stays responsive). */
@@ -28,9 +29,13 @@ function tenantModel(results: Results, t: TenantResult): ReportTenant {
         percentile: s.percentile,
         targetMs: s.targetMs,
         measuredMs: s.measuredMs ?? undefined,
+        lowMs: s.boundsMs?.low ?? null,
+        highMs: s.boundsMs?.high ?? null,
         predictedMs: predictedSloMs(results, t.name, s.percentile),
-        met: s.met ?? undefined,
+        verdict: s.verdict,
+        requestsNeeded: s.requestsNeeded ?? undefined,
     }));
+    const slowdownOf = t.slowdown.p99 ? 'p99' : t.slowdown.p50 ? 'p50' : undefined;
     return {
         name: t.name,
         requests: main?.requests ?? 0,
@@ -38,9 +43,14 @@ function tenantModel(results: Results, t: TenantResult): ReportTenant {
         soloLatenciesMs: t.solo?.latencySampleMs ?? [],
         p50Ms: main?.latencyMs.p50,
         p99Ms: main?.latencyMs.p99,
-        slowdown: t.slowdown.p99 ?? t.slowdown.mean ?? undefined,
+        slowdown: slowdownOf ? t.slowdown[slowdownOf] ?? undefined : undefined,
+        slowdownOf,
+        noise: t.noise ?? undefined,
         throughputPerSecond: main?.throughputPerSecond,
         slos,
+        breakdown: { solo: t.solo?.breakdown ?? undefined, corun: t.corun?.breakdown ?? undefined },
+        valid: t.valid,
+        invalidReasons: t.invalidReasons,
     };
 }
 
@@ -78,8 +88,14 @@ export function buildReportModel(results: Results, previous: Results | undefined
                 tenant: t.name, path: o.path, kind: o.kind,
                 soloMs: o.soloMs ?? undefined, corunMs: o.corunMs ?? undefined, slowdown: o.slowdown ?? undefined,
                 predictedMs: finite(predicted?.get(o.path)?.corunMs),
+                attribution: describeAttribution(o.attribution, o.soloP50Ms),
             }));
         }),
+        interference: results.tenants.flatMap(t => t.interference.map(i => ({ victim: t.name, aggressor: i.aggressor, overlappedFraction: i.overlappedFraction, slowdown: i.slowdown ?? undefined }))),
+        measurementNote: results.measurement.note,
+        hostWarning: results.host.warning,
+        valid: results.valid,
+        invalidReasons: results.invalidReasons,
         timeline: (results.timeline?.intervals ?? []).slice(0, maxIntervals).map(i => ({ tenant: i.tenant, startMs: i.startMs, endMs: i.endMs, label: i.op })),
         comparison: comparison(results, previous),
         resultsPath,

@@ -23,6 +23,8 @@ import {
     WorkspaceStatusRequest, type MeasuredChangedParams, type TenancyInitializationOptions, type WorkspaceStatusResult,
 } from '../../protocol/messages.js';
 import { ReportRequest, type ReportParams, type ReportResult } from '../../protocol/report.js';
+import { formatBoundedMs } from '../../protocol/figures.js';
+import { formatMs } from '../../protocol/units.js';
 import { IssueCodes } from '../validation/issue-codes.js';
 import { buildReportModel } from './report-model.js';
 import { adapterName } from './results-format.js';
@@ -96,7 +98,8 @@ export class ResultsWatch {
         const prefix = `${path.basename(paths.latest, '.json')}.`;
         let names: string[];
         try {
-            names = readdirSync(paths.historyDir).filter(n => n.startsWith(prefix) && n.endsWith('.json')).sort().reverse();
+            // `<stem>.<workload>.<time>.json`: not the history of a run of some tenants (`….solo-a.<time>.json`).
+            names = readdirSync(paths.historyDir).filter(n => n.startsWith(prefix) && /^\d{4}-/.test(n.slice(prefix.length)) && n.endsWith('.json')).sort().reverse();
         } catch {
             return undefined;
         }
@@ -187,7 +190,7 @@ export function workspaceStatus(watch: ResultsWatch, document: LangiumDocument |
         if (latest?.kind !== 'ok') continue;
         const r = latest.results;
         if (!lastRun || r.finishedAt > lastRun.finishedAt) {
-            lastRun = { workload: r.workload, finishedAt: r.finishedAt, status: r.status, resultsPath: latest.path };
+            lastRun = { workload: r.workload, finishedAt: r.finishedAt, status: r.status, resultsPath: latest.path, valid: r.valid, ...(r.host.warning ? { hostWarning: r.host.warning } : {}) };
             adapter = profile.adapter ?? adapterName(r.adapter) ?? adapter;
         }
     }
@@ -255,11 +258,11 @@ export function registerResultsHandlers(connection: Connection, services: Langiu
             if (!measured) return;
             const when = new Date(latest.results.finishedAt).toLocaleString();
             for (const slo of measured.slos) {
-                if (slo.met !== false || slo.measuredMs === null) continue;
+                if (slo.verdict !== 'violated' || slo.measuredMs === null) continue;
                 const prop = tenant.props.find(p => isSloProp(p) && p.percentile === slo.percentile);
                 const requests = measured.corun?.requests ?? measured.solo?.requests;
                 accept('warning',
-                    `Measured ${slo.percentile} ${slo.measuredMs.toFixed(1)} ms exceeds the SLO of ${slo.targetMs} ms in the latest run (${when}${requests !== undefined ? `, ${requests} requests` : ''}${latest.results.status !== 'complete' ? `, ${latest.results.status}` : ''}).`,
+                    `Measured ${slo.percentile} ${formatBoundedMs(slo.measuredMs, slo.boundsMs?.low ?? null, slo.boundsMs?.high ?? null)} exceeds the SLO of ${formatMs(slo.targetMs)} in the latest run: even its 95 % lower bound does (${when}${requests !== undefined ? `, ${requests} requests` : ''}${latest.results.status !== 'complete' ? `, ${latest.results.status}` : ''}).`,
                     { node: prop ?? tenant, property: prop ? undefined : 'name', code: IssueCodes.SloViolated, data: { code: IssueCodes.SloViolated } });
             }
         },

@@ -1,5 +1,5 @@
 /**
- * The closed word lists of workloads (LANGUAGE.md "Workloads"): arrival kinds, schedule policies,
+ * The closed word lists of workloads (docs/language.md#workloads): arrival kinds, schedule policies,
  * percentiles, priorities, device kinds and benchmark settings. The grammar parses them as names,
  * so the editor features (completion, hover, semantic highlighting) take them from this table.
  */
@@ -71,17 +71,20 @@ export const workloadWords: Readonly<Record<WordContext, readonly Word[]>> = {
         { word: 'fallback', doc: 'The fallback (software) adapter.', args: deviceArgs() },
     ],
     benchmark: [
-        { word: 'duration', doc: 'How long the measured run lasts (default 5s).', value: 'time' },
-        { word: 'warmup', doc: 'Unmeasured warm-up time before it (default 1s).', value: 'time' },
-        { word: 'requests', doc: 'Stop after this many requests per tenant.', value: 'int' },
-        { word: 'repetitions', doc: 'Repeat the whole run this many times.', value: 'int' },
+        { word: 'duration', doc: 'Measured time of each phase, over all rounds (default 5s).', value: 'time' },
+        { word: 'warmup', doc: 'Each phase\'s time in the warm-up round, whose requests are discarded (default 1s).', value: 'time' },
+        { word: 'rounds', doc: 'Rounds of every tenant alone then all co-running, interleaved so host drift hits both alike (default 8).', value: 'int' },
+        { word: 'budget', doc: 'The most the whole measurement may take, rounds added for SLOs included (default 30s, or twice the planned time).', value: 'time' },
+        { word: 'min_requests', doc: 'Requests each tenant needs per phase; rounds are added (within the budget) until it has them.', value: 'int' },
+        { word: 'requests', doc: 'Measure this many requests per tenant and phase instead of a duration.', value: 'int' },
         { word: 'seed', doc: 'Seed of arrivals and implicit weights (default 0).', value: 'int' },
+        { word: 'repetitions', doc: 'The earlier name of rounds.', value: 'int' },
     ],
 };
 
 /** The example value completed after a benchmark setting. */
 export const benchmarkExamples: Readonly<Record<string, string>> = {
-    duration: '5s', warmup: '1s', requests: '100', repetitions: '3', seed: '0',
+    duration: '5s', warmup: '1s', rounds: '8', budget: '30s', min_requests: '300', requests: '100', seed: '0', repetitions: '8',
 };
 
 function deviceArgs(): WordArg[] {

@@ -4,6 +4,9 @@
  * and `tenancy predict` so that both say the same thing.
  */
 import type { OpResult, Results, TenantResult } from '../../runtime/report/schema.js';
+import { describeAttribution } from '../../runtime/report/attribution.js';
+import { requiredSamples } from '../../runtime/report/statistics.js';
+import { formatBoundedMs, formatNeeds, formatRange, formatSlowdown as formatInterval, sloMark } from '../../protocol/figures.js';
 import type { OpPrediction, TenantPrediction, WorkloadPrediction } from '../../runtime/predict/workload.js';
 
 /** `0.42 ms`, `12.3 ms`, `1.25 s`, `∞` — three significant figures, unit chosen by size. */
@@ -88,13 +91,10 @@ export interface MeasuredVsPredicted {
  * The measured figure of one op instance or of an op line (a tenant's instances of the ops
  * whose source is that line, e.g. a line of a repeated block): every time is per request,
  * summed over the instances, each phase compared with the prediction of the same ops in the
- * same phase and of the same statistic: the median (the op's typical time; results files
- * record it beside the mean) — or the mean, for results files written before medians were
- * recorded. On a busy host one stalled pass moves an op's mean far more than its median.
+ * same phase and of the same statistic: the median, the op's typical time (results files record
+ * it beside the mean). On a busy host one stalled pass moves an op's mean far more than its median.
  */
 export interface MeasuredFigure {
-    /** Which time per request the figures are: predicted and measured alike. */
-    statistic: 'median' | 'mean';
     /** Predicted solo and co-run time of all the instances. */
     predictedSoloMs: number;
     predictedCorunMs: number;
@@ -114,19 +114,10 @@ export function typicalOpMs(op: OpPrediction): { solo: number; corun: number } {
     return { solo: op.soloP50Ms, corun: op.soloMs > 0 ? op.soloP50Ms * (op.corunMs / op.soloMs) : op.soloP50Ms };
 }
 
-/** The statistic a tenant's results allow: medians when every measured op has them (files since they were recorded). */
-function statisticOf(instances: OpInstanceFigures[]): MeasuredFigure['statistic'] {
-    const measured = instances.flatMap(i => i.measured?.ops ?? []);
-    return measured.every(o => o.soloP50Ms !== undefined && o.corunP50Ms !== undefined) ? 'median' : 'mean';
-}
-
 /** Decides "the measured figure" of op instances; inlay hints and hovers both show this. */
 export function measuredFigure(instances: OpInstanceFigures[]): MeasuredFigure {
-    const statistic = statisticOf(instances);
-    const figure: MeasuredFigure = { statistic, predictedSoloMs: 0, predictedCorunMs: 0, instances: instances.length };
-    const measuredMs = (o: OpResult, phase: 'solo' | 'corun') => statistic === 'median'
-        ? (phase === 'solo' ? o.soloP50Ms : o.corunP50Ms) ?? null
-        : (phase === 'solo' ? o.soloMs : o.corunMs);
+    const figure: MeasuredFigure = { predictedSoloMs: 0, predictedCorunMs: 0, instances: instances.length };
+    const measuredMs = (o: OpResult, phase: 'solo' | 'corun') => phase === 'solo' ? o.soloP50Ms : o.corunP50Ms;
     const counted = new Set<string>();
     let bothSolo = 0, bothCorun = 0;
     const add = (key: 'solo' | 'corun', ms: number, predictedMs: number) => {
@@ -135,8 +126,7 @@ export function measuredFigure(instances: OpInstanceFigures[]): MeasuredFigure {
         f.predictedMs += predictedMs;
     };
     for (const { op, measured } of instances) {
-        const typical = typicalOpMs(op);
-        const predicted = statistic === 'median' ? typical : { solo: op.soloMs, corun: op.corunMs };
+        const predicted = typicalOpMs(op);
         figure.predictedSoloMs += predicted.solo;
         figure.predictedCorunMs += predicted.corun;
         const match = measuredOp(measured, op);
@@ -204,10 +194,10 @@ export function opHint(figure: MeasuredFigure, uncalibrated: boolean, status?: R
 export function opHintTooltip(figure: MeasuredFigure, p: WorkloadPrediction, tenant: string, ops: OpPrediction[], finishedAt: string | undefined): string {
     const names = [...new Set(ops.map(o => opName(o.path)))];
     const what = figure.instances > 1 ? `; the sum over this line's ${figure.instances} op instances (${names.map(n => `\`${n}\``).join(', ')})` : '';
-    const lines = [`Predicted ${statisticWords(figure.statistic)} GPU time per request, solo, for \`${tenant}\` — ${profileLabel(p)}${what}.`];
+    const lines = [`Predicted typical (median) GPU time per request, solo, for \`${tenant}\` — ${profileLabel(p)}${what}.`];
     const { solo, corun } = figure;
     if (solo || corun) {
-        lines.push('', `Measured in the latest run${finishedAt ? ` (${new Date(finishedAt).toLocaleString()})` : ''}, ${statisticWords(figure.statistic)} GPU time per request:`);
+        lines.push('', `Measured in the latest run${finishedAt ? ` (${new Date(finishedAt).toLocaleString()})` : ''}, typical (median) GPU time per request:`);
         if (solo) lines.push(`- solo ${formatMs(solo.ms)} — predicted ${formatMs(solo.predictedMs)}, error ${formatError(solo.predictedMs, solo.ms)}`);
         if (corun) lines.push(`- co-run ${formatMs(corun.ms)}${figure.slowdown !== undefined ? `, ${formatSlowdown(figure.slowdown)} solo` : ''} — predicted ${formatMs(corun.predictedMs)}, error ${formatError(corun.predictedMs, corun.ms)}`);
         lines.push('', 'Error: (predicted − measured) / measured. Hover the op for every tenant and instance.');
@@ -217,11 +207,6 @@ export function opHintTooltip(figure: MeasuredFigure, p: WorkloadPrediction, ten
     return lines.join('\n');
 }
 
-/** How the texts name a figure's statistic. */
-function statisticWords(statistic: MeasuredFigure['statistic']): string {
-    return statistic === 'median' ? 'typical (median)' : 'mean';
-}
-
 /** Inlay hint text of a tenant: predicted p50/p99, and the measured p99 of the same phase when there is a run. */
 export function tenantHint(t: TenantPrediction, measured: TenantResult | undefined, uncalibrated: boolean, multiTenant: boolean): string {
     const phase = multiTenant ? 'co-run' : 'solo';
@@ -229,11 +214,16 @@ export function tenantHint(t: TenantPrediction, measured: TenantResult | undefin
     let text = `≈ p50 ${formatMs(f.p50)} · p99 ${formatMs(f.p99)} ${phase}${uncalibrated ? ' (uncalibrated)' : ''}`;
     // The phase the code lens summarises too: co-run when the run had one, else solo (a solo run).
     const measuredPhase = measured?.corun ? 'corun' : measured?.solo ? 'solo' : undefined;
-    const m = measuredPhase && measured?.[measuredPhase]?.latencyMs.p99;
-    if (measuredPhase && typeof m === 'number' && Number.isFinite(m)) {
-        const predicted = measuredPhase === 'corun' ? t.corun.p99 : t.solo.p99;
+    const stats = measuredPhase ? measured?.[measuredPhase] : undefined;
+    if (measuredPhase && stats) {
         const label = (measuredPhase === 'corun') === multiTenant ? '' : measuredPhase === 'corun' ? ' co-run' : ' solo';
-        text += ` · measured p99 ${formatMs(m)}${label} (${formatError(predicted, m)})`;
+        const bounds = stats.boundsMs.p99;
+        if (bounds && bounds.high !== null) {
+            const predicted = measuredPhase === 'corun' ? t.corun.p99 : t.solo.p99;
+            text += ` · measured p99 ${formatBoundedMs(stats.latencyMs.p99, bounds.low, bounds.high)}${label} (${formatError(predicted, stats.latencyMs.p99)})`;
+        } else {
+            text += ` · measured p99 ${formatNeeds(requiredSamples('p99'), stats.requests)}${label}`;
+        }
     }
     return text;
 }
@@ -255,16 +245,18 @@ export function opHoverMarkdown(rows: { tenant: string; op: OpPrediction; measur
         ];
     };
     let anyMeasured = false;
-    let statistic: MeasuredFigure['statistic'] = 'median';
     const byTenant = new Map<string, typeof rows>();
-    for (const r of rows) byTenant.set(r.tenant, [...(byTenant.get(r.tenant) ?? []), r]);
+    for (const r of rows) {
+        const group = byTenant.get(r.tenant);
+        if (group) group.push(r);
+        else byTenant.set(r.tenant, [r]);
+    }
     let shown = 0;
     for (const [tenant, group] of byTenant) {
         for (const r of group) {
             if (shown++ >= maxRows) continue; // the tenant's total below still covers every instance
             const f = measuredFigure([{ op: r.op, measured: r.measured }]);
             anyMeasured ||= f.solo !== undefined || f.corun !== undefined;
-            if (f.statistic === 'mean') statistic = 'mean';
             const label = group.length > 1 && instanceOf(r.op.path) ? `${tenant} · ${instanceOf(r.op.path)}` : tenant;
             lines.push(`| ${label} | ${formatFlops(r.op.flops)} | ${formatBytes(r.op.bytes)} | ${r.op.intensity.toFixed(1)} | ${r.op.bound} | ${formatMs(f.predictedSoloMs)} | ${formatMs(f.predictedCorunMs)} | ${cells(f).join(' | ')} |`);
         }
@@ -274,8 +266,16 @@ export function opHoverMarkdown(rows: { tenant: string; op: OpPrediction; measur
         }
     }
     if (rows.length > maxRows) lines.push('', `…and ${rows.length - maxRows} more instances`);
+    // Who slowed it in the co-run rounds (from the kernel timeline), per tenant instance measured.
+    const attributions = rows.flatMap(r => {
+        const match = measuredOp(r.measured, r.op);
+        const o = match?.kind === 'ops' ? match.ops[0] : undefined;
+        const text = o ? describeAttribution(o.attribution, o.soloP50Ms) : undefined;
+        return text ? [`- \`${r.tenant}\`${instanceOf(r.op.path) ? ` · ${instanceOf(r.op.path)}` : ''}: ${text}${o?.slowdown ? `; median ${formatInterval(o.slowdown)}` : ''}`] : [];
+    });
+    if (attributions.length) lines.push('', 'Co-run in the latest run (times over its median solo time):', ...attributions.slice(0, maxRows));
     lines.push('', anyMeasured
-        ? `Solo and co-run: ${statisticWords(statistic)} GPU time per request, predicted; measured in the latest run; error = (predicted − measured) / measured; × = co-run / solo.`
+        ? `Solo and co-run: typical (median) GPU time per request, predicted; measured in the latest run; error = (predicted − measured) / measured; × = co-run / solo.`
         : 'Solo and co-run: typical (median) GPU time per request, predicted.');
     const first = rows[0]?.op;
     if (first) {
@@ -294,8 +294,10 @@ export function tenantHoverMarkdown(t: TenantPrediction, p: WorkloadPrediction, 
     const lines: string[] = [`**Predicted** — ${profileLabel(p)}`, ''];
     const row = (label: string, f: TenantPrediction['solo'], m: TenantResult['solo'] | undefined) => {
         const cell = (x: number, key: 'p50' | 'p99' | 'mean') => {
-            const mv = m?.latencyMs[key];
-            return typeof mv === 'number' ? `${formatMs(x)} (measured ${formatMs(mv)}, ${formatError(x, mv)})` : formatMs(x);
+            if (!m) return formatMs(x);
+            const b = m.boundsMs[key];
+            if (!b || b.high === null) return `${formatMs(x)} (measured ${key === 'mean' ? formatMs(m.latencyMs.mean) : formatNeeds(requiredSamples(key), m.requests)})`;
+            return `${formatMs(x)} (measured ${formatBoundedMs(m.latencyMs[key], b.low, b.high)}, ${formatError(x, m.latencyMs[key])})`;
         };
         lines.push(`| ${label} | ${cell(f.mean, 'mean')} | ${cell(f.p50, 'p50')} | ${cell(f.p99, 'p99')} |`);
     };
@@ -308,9 +310,26 @@ export function tenantHoverMarkdown(t: TenantPrediction, p: WorkloadPrediction, 
         ` · utilisation ${formatPercent(t.corunUtilisation)}${t.openLoop ? '' : ' (closed loop)'}`);
     for (const s of t.slos) {
         const verdict = s.verdict === 'ok' ? '✓ met' : s.verdict === 'infeasible' ? '✗ infeasible even solo' : '⚠ at risk under co-run';
-        lines.push(`- SLO ${s.percentile} ≤ ${formatMs(s.targetMs)}: ${verdict} (predicted ${formatMs(multi ? s.corunMs : s.soloMs)})`);
+        const run = measured?.slos.find(m => m.percentile === s.percentile);
+        const seen = run ? `; measured ${run.verdict === 'invalid' ? `invalid (needs ${run.requestsNeeded} requests)` : `${sloMark(run.verdict)}${run.boundsMs ? ` (${formatRange(run.boundsMs.low, run.boundsMs.high)} ms)` : ''}`}` : '';
+        lines.push(`- SLO ${s.percentile} ≤ ${formatMs(s.targetMs)}: ${verdict} (predicted ${formatMs(multi ? s.corunMs : s.soloMs)})${seen}`);
     }
+    if (measured) lines.push(...measuredTenantLines(measured));
     return lines.join('\n');
+}
+
+/** What the latest run measured of a tenant beyond its percentiles: slowdowns with intervals, where time went, who slowed it, validity. */
+function measuredTenantLines(m: TenantResult): string[] {
+    const lines = ['', '**Measured** in the latest run (95 % intervals):'];
+    const slowdowns = (['mean', 'p50', 'p99'] as const).flatMap(k => m.slowdown[k] ? [`${k} ${formatInterval(m.slowdown[k]!)}`] : []);
+    if (slowdowns.length) lines.push(`- co-run / solo: ${slowdowns.join(' · ')}${m.noise?.low != null && m.noise.high != null ? ` — A/A noise ${formatRange(m.noise.low, m.noise.high)}` : ''}`);
+    const s = m.solo?.breakdown, c = m.corun?.breakdown;
+    if (s && c) lines.push(`- mean latency, solo → co-run: queueing ${formatMs(s.queueingMs)} → ${formatMs(c.queueingMs)}, GPU ${formatMs(s.gpuMs)} → ${formatMs(c.gpuMs)}, host ${formatMs(s.hostMs)} → ${formatMs(c.hostMs)}`);
+    for (const i of m.interference.filter(x => x.overlappedFraction > 0)) {
+        lines.push(`- \`${i.aggressor}\` ran during ${formatPercent(i.overlappedFraction)} of its co-run GPU time${i.slowdown !== null ? `; its kernels took ${i.slowdown.toFixed(2)}× their solo time then` : ''}`);
+    }
+    if (!m.valid) lines.push(`- *not valid:* ${m.invalidReasons.join('; ')}`);
+    return lines;
 }
 
 /** Markdown of a workload's device load. */

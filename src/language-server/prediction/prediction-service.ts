@@ -13,9 +13,9 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import { AstUtils, DocumentState, URI, type AstNode, type LangiumDocument } from 'langium';
 import type { LangiumServices } from 'langium/lsp';
-import type { IrOp, WorkloadIR } from '../../runtime/ir/types.js';
+import type { IrGraph, IrOp, WorkloadIR } from '../../runtime/ir/types.js';
 import { locateProfile, profileCacheDir, workspaceProfilePath, type LocatedProfile } from '../../runtime/predict/profile-store.js';
-import { PlanMemo } from '../../runtime/predict/plan.js';
+import { PlanCache } from '../../runtime/plan/plan.js';
 import { predictWorkload, type OpPrediction, type TenantPrediction, type WorkloadPrediction } from '../../runtime/predict/workload.js';
 import type { Results } from '../../runtime/report/schema.js';
 import { workspaceFolderOf } from '../../runtime/report/write.js';
@@ -90,7 +90,7 @@ export class PredictionService {
     /** Workspace folder per document folder, per workspace state (the lookup walks the file system). */
     private readonly folders = new Map<string, string | undefined>();
     /** Kernel launches by op signature, for the server's lifetime (bounded): a model shared by tenants and workloads is planned once. */
-    private readonly plans = new PlanMemo();
+    private readonly plans = new PlanCache();
     /** Bumped on every builder update: file checks are redone once per workspace state. */
     private state = 0;
     private lowerer: WorkloadLowerer | undefined;
@@ -157,7 +157,7 @@ export class PredictionService {
         try {
             const ir = this.lowerer?.(workload);
             skipped = ir && beyondEditorLimits(ir);
-            if (ir && !skipped) view = { workload, ir, prediction: predictWorkload(ir, profile.profile, { memo: this.plans }), profile, measured };
+            if (ir && !skipped) view = { workload, ir, prediction: predictWorkload(ir, profile.profile, { cache: this.plans }), profile, measured };
             this.lastError = undefined;
         } catch (error) {
             // A prediction failure must never break validation or hovers: record it and show nothing.
@@ -214,11 +214,10 @@ export class PredictionService {
         const out: OpInstance[] = [];
         for (const view of views) {
             view.prediction.tenants.forEach((tenant, ti) => {
-                const irOps = view.ir.tenants[ti]?.graph.ops ?? [];
+                const graph = view.ir.tenants[ti]?.graph;
                 for (const op of tenant.ops) {
-                    const irOp = irOps.find(o => o.path === op.path);
                     const s = op.source;
-                    if (s && s.uri === documentUri && samePos(s.start, range.start) && samePos(s.end, range.end)) out.push({ view, tenant, op, irOp });
+                    if (s && s.uri === documentUri && samePos(s.start, range.start) && samePos(s.end, range.end)) out.push({ view, tenant, op, irOp: graph && irOpsByPath(graph).get(op.path) });
                 }
             });
         }
@@ -241,6 +240,15 @@ export class PredictionService {
 function workloadsIn(document: LangiumDocument): Workload[] {
     const root = document.parseResult.value as AstNode & { elements?: AstNode[] };
     return (root.elements ?? []).filter(isWorkload);
+}
+
+const opsByPath = new WeakMap<IrGraph, Map<string, IrOp>>();
+
+/** A graph's ops by path, made once per graph (an op lookup per predicted op would be quadratic in a long graph). */
+function irOpsByPath(graph: IrGraph): Map<string, IrOp> {
+    let byPath = opsByPath.get(graph);
+    if (!byPath) opsByPath.set(graph, byPath = new Map(graph.ops.map(o => [o.path, o])));
+    return byPath;
 }
 
 function sameNodes(a: readonly (AstNode | undefined)[], b: readonly (AstNode | undefined)[]): boolean {

@@ -4,11 +4,11 @@
  * compute pass per launch, as the runtime encodes ops), wall time of whole submissions, and an
  * aggressor loop that keeps a second device busy. Every wait is bounded (execute/wait.ts).
  */
-import { withTimeout } from '../execute/wait.js';
-import { createOpBuffers, median, prepareLaunches, type KernelPipelines, type OpBuffers } from '../kernels/harness.js';
+import { withTimeout } from '../gpu/wait.js';
+import { createOpBuffers, median, prepareLaunches, type KernelPipelines, type OpBuffers } from '../gpu/harness.js';
 import { kernelsFor } from '../kernels/index.js';
 import type { DeviceCaps, OpKernels } from '../kernels/kernel.js';
-import { numel } from '../kernels/common.js';
+import { numel } from '../ir/types.js';
 import type { SyntheticCase } from './synthetic.js';
 
 /** Longest a single GPU wait may take during calibration (a lost device must not hang the command); lavapipe JIT-compiles a pipeline at its first dispatch, which took up to 20 s for workgroup-memory kernels on a loaded 2-core machine. */

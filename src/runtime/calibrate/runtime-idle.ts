@@ -12,12 +12,12 @@
 import type { IrTenant } from '../ir/types.js';
 import type { DeviceCaps } from '../kernels/kernel.js';
 import { kernelsFor } from '../kernels/index.js';
-import { planTenant } from '../compile/plan.js';
-import { compileTenant, type CompiledTenant } from '../compile/compile.js';
-import { createRandom } from '../compile/random.js';
-import { policyFor } from '../schedule/policy.js';
+import { planTenant } from '../plan/tenant-plan.js';
+import { compileTenant, type CompiledTenant } from '../gpu/compile.js';
+import { createRandom } from '../plan/random.js';
+import { policyFor, type OpView } from '../schedule/policy.js';
 import { runPhase, type PhaseRecord } from '../execute/phase.js';
-import { TenantRunner } from '../execute/tenant-runner.js';
+import { TenantRunner } from '../gpu/tenant-runner.js';
 import { foundIdle, mean, type RuntimeIdleTrial } from './estimators.js';
 
 export interface RuntimeIdleOptions {
@@ -69,6 +69,7 @@ async function phaseMeans(record: PhaseRecord, what: string, idleOnly: boolean):
 export async function measureRuntimeIdle(device: GPUDevice, caps: DeviceCaps, tenants: readonly IrTenant[], options: RuntimeIdleOptions): Promise<RuntimeIdleTrial[]> {
     const compiled: CompiledTenant[] = [];
     const runners: TenantRunner[] = [];
+    const views: OpView[][] = [];
     try {
         for (const tenant of tenants) {
             const plan = planTenant(tenant, {
@@ -79,12 +80,13 @@ export async function measureRuntimeIdle(device: GPUDevice, caps: DeviceCaps, te
             compiled.push(c);
             const runner = new TenantRunner(c, 'gpu-timestamps', STEP_TIMEOUT_MS);
             runners.push(runner);
+            views.push(plan.ops.map(op => ({ flops: op.flops, launches: op.launches.length })));
             for (let i = 0; i < 3; i++) await (await runner.run(0, runner.opCount, options.signal)).intervals; // compile + warm
         }
         const policy = policyFor({ policy: 'concurrent' });
         const trials: RuntimeIdleTrial[] = [];
         const phase = (k: number, arrival: IrTenant['arrival'], requests: number, warmupMs: number, label: string) => runPhase({
-            tenants: [{ name: tenants[k].name, priority: 'normal', arrival, random: createRandom(7, label), runner: runners[k] }],
+            tenants: [{ name: tenants[k].name, priority: 'normal', arrival, slos: [], random: createRandom(7, label), runner: runners[k], ops: views[k] }],
             policy, limit: { warmupMs, durationMs: 0, requests }, signal: options.signal, maxPhaseMs: 30_000,
             onProgress: () => undefined, // as runWorkload does (its wake-up timer is then capped at 250 ms)
         });

@@ -5,6 +5,7 @@
  * benchmark evaluates on zoo models: no fitting to the test set). Pure.
  */
 import type { IrAttrs, IrGraph, IrOp, IrOpKind, IrTenant, IrWeight } from '../ir/types.js';
+import { numel } from '../ir/types.js';
 
 /** One op to time. */
 export interface SyntheticCase {
@@ -170,7 +171,6 @@ export function interferenceKernels(): Record<'compute' | 'memory' | 'capped', S
 export function idleProbeTenant(blocks: number): IrTenant {
     const name = `idle_probe_${blocks}`;
     const graph: IrGraph = { model: 'idle_probe', args: { blocks }, tensors: {}, inputs: [], outputs: [], ops: [] };
-    const numel = (s: number[]) => s.reduce((a, b) => a * b, 1);
     const tensor = (id: string, shape: number[]) => { graph.tensors[id] = { id, dtype: 'f32', shape }; return id; };
     const add = (kind: IrOpKind, opName: string, input: string, outShape: number[], attrs: IrAttrs, weights: IrWeight[], flops: number): string => {
         const output = tensor(`${opName.replace(/[^A-Za-z0-9_]/g, '_')}_out`, outShape);

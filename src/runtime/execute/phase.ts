@@ -4,20 +4,23 @@
  * latency runs from its (scheduled) arrival to the completion of its last op, so queueing is
  * included. Every wait is bounded; cancellation stops the phase promptly.
  */
-import type { IrArrival, IrPriority } from '../ir/types.js';
-import type { Random } from '../compile/random.js';
-import type { SchedulePolicy, TenantView } from '../schedule/policy.js';
-import { opViewsOf } from '../schedule/op-views.js';
-import { createArrivalProcess, type ArrivalLimit, type ArrivalProcess } from './arrivals.js';
-import type { OpIntervals, TenantRunner } from './tenant-runner.js';
-import { withTimeout } from './wait.js';
+import type { IrArrival, IrPriority, IrSlo } from '../ir/types.js';
+import type { Random } from '../plan/random.js';
+import type { OpView, SchedulePolicy, TenantView } from '../schedule/policy.js';
+import type { OpIntervals, TenantRunner } from '../gpu/tenant-runner.js';
+import { withTimeout } from '../gpu/wait.js';
+import { createArrivalProcess, type ArrivalLimit, type ArrivalProcess } from '../schedule/arrivals.js';
 
 export interface PhaseTenant {
     name: string;
     priority: IrPriority;
     arrival: IrArrival;
+    /** The tenant's latency SLOs (what deadline-driven schedules budget by). */
+    slos: readonly IrSlo[];
     random: Random;
     runner: TenantRunner;
+    /** Per op of the runner's plan, what schedules read (FLOPs, launches, predicted time); built once per run. */
+    ops: readonly OpView[];
 }
 
 /** One finished request. */
@@ -29,6 +32,10 @@ export interface RequestRecord {
     measured: boolean;
     /** Op intervals of each step of this request (device time base). */
     steps: Promise<OpIntervals | undefined>[];
+    /** Wall time each step spent submitted (ms since the phase started): what is not queueing. */
+    submittedMs: number;
+    /** Per step, the version its ops ran in and the interference level that chose it (multi-version kernels). */
+    versions: StepVersion[];
     /** performance.now() when its last step completed (aligns the device clock with wall time). */
     doneAt: number;
 }
@@ -62,6 +69,15 @@ interface LiveRequest {
     arrivalMs: number;
     nextOp: number;
     steps: Promise<OpIntervals | undefined>[];
+    submittedMs: number;
+    versions: StepVersion[];
+}
+
+/** A step's version (multi-version kernels): the first op it ran, the version, and the interference level the policy saw. */
+export interface StepVersion {
+    fromOp: number;
+    version: number;
+    level?: number;
 }
 
 /** Runs a phase to its end (or cancellation / failure); never throws for GPU failures — see `ending`. */
@@ -70,13 +86,13 @@ export async function runPhase(options: PhaseOptions): Promise<PhaseRecord> {
     const startedAt = performance.now();
     const now = () => performance.now() - startedAt;
     const processes: ArrivalProcess[] = tenants.map(t => createArrivalProcess(t.arrival, t.random, limit));
+    // One array per tenant and phase: a policy keys what it learns of blocks in flight (and their
+    // clock, which restarts with every phase) on it.
+    const opViews = tenants.map(t => t.ops.slice());
     const future: number[][] = processes.map(p => p.initial());
     const waiting: LiveRequest[][] = tenants.map(() => []);
     const busy = tenants.map(() => false);
     const completed: RequestRecord[][] = tenants.map(() => []);
-    // What block-cutting policies (layer_block) read: per-op FLOPs/launches/predictions and SLOs,
-    // built once per phase (the policy caches its blocks on the array).
-    const opViews = tenants.map(t => opViewsOf(t.runner.compiled.ops, t.runner.compiled.plan.tenant.graph));
     let nextId = 0;
     let failure: unknown;
     let dirty = false;
@@ -101,15 +117,17 @@ export async function runPhase(options: PhaseOptions): Promise<PhaseRecord> {
         list.splice(i, 0, t);
     };
 
-    const start = (ti: number, opEnd: number) => {
+    const start = (ti: number, opEnd: number, version = 0, level?: number) => {
         const request = waiting[ti][0];
         const runner = tenants[ti].runner;
         if (busy[ti] || !request || opEnd <= request.nextOp || opEnd > runner.opCount) {
             throw new Error(`schedule ${policy.name} submitted an invalid step for tenant ${tenants[ti].name} (ops ${request?.nextOp}..${opEnd}, busy ${busy[ti]})`);
         }
         busy[ti] = true;
-        const task = runner.run(request.nextOp, opEnd, signal).then(result => {
+        request.versions.push({ fromOp: request.nextOp, version, ...(level !== undefined ? { level } : {}) });
+        const task = runner.run(request.nextOp, opEnd, signal, version).then(result => {
             request.steps.push(result.intervals);
+            request.submittedMs += result.doneAt - result.submittedAt;
             request.nextOp = opEnd;
             busy[ti] = false;
             if (request.nextOp === runner.opCount) {
@@ -117,7 +135,7 @@ export async function runPhase(options: PhaseOptions): Promise<PhaseRecord> {
                 const doneMs = result.doneAt - startedAt;
                 const measured = processes[ti].isMeasured(request.arrivalMs);
                 if (measured) measuredDone++;
-                completed[ti].push({ id: request.id, arrivalMs: request.arrivalMs, doneMs, measured, steps: request.steps, doneAt: result.doneAt });
+                completed[ti].push({ id: request.id, arrivalMs: request.arrivalMs, doneMs, measured, steps: request.steps, submittedMs: request.submittedMs, versions: request.versions, doneAt: result.doneAt });
                 const next = processes[ti].onCompletion(doneMs);
                 if (next !== undefined) insertSorted(future[ti], next);
             }
@@ -143,14 +161,14 @@ export async function runPhase(options: PhaseOptions): Promise<PhaseRecord> {
             if (t > options.maxPhaseMs) { ending = 'time-limit'; break; }
             for (let ti = 0; ti < tenants.length; ti++) {
                 while (future[ti].length > 0 && future[ti][0] <= t) {
-                    waiting[ti].push({ id: nextId++, arrivalMs: future[ti].shift()!, nextOp: 0, steps: [] });
+                    waiting[ti].push({ id: nextId++, arrivalMs: future[ti].shift()!, nextOp: 0, steps: [], submittedMs: 0, versions: [] });
                 }
             }
             const view: TenantView[] = tenants.map((tenant, index) => ({
                 index, name: tenant.name, priority: tenant.priority, opCount: tenant.runner.opCount, busy: busy[index],
-                waiting: waiting[index], ops: opViews[index], slos: tenant.runner.compiled.plan.tenant.slos,
+                waiting: waiting[index], ops: opViews[index], slos: tenant.slos, versions: tenant.runner.versions,
             }));
-            for (const s of policy.decide({ nowMs: t, tenants: view })) start(s.tenant, s.opEnd);
+            for (const s of policy.decide({ nowMs: t, tenants: view })) start(s.tenant, s.opEnd, s.version, s.level);
             progress();
             const idle = tenants.every((_, ti) => future[ti].length === 0 && waiting[ti].length === 0 && !busy[ti]);
             if (idle) break;

@@ -4,16 +4,16 @@
  * kept in a module global (Node would not exit); callers own it and drop it when done.
  */
 import { create, globals } from 'webgpu';
-import type { IrDevicePreference } from '../ir/types.js';
+import type { AdapterPreference } from '../../protocol/adapter.js';
+import type { DeviceCaps } from '../kernels/kernel.js';
+
+export type { AdapterPreference };
 
 /** Dawn toggles: unquantised timestamps (else ~65 µs steps); robustness off (5–10% on lavapipe). */
 export const DAWN_TOGGLES = [
     'disable-dawn-features=timestamp_quantization',
     'enable-dawn-features=allow_unsafe_apis,disable_robustness',
 ];
-
-/** Adapter preference as the CLI spells it (`--adapter`) or as the IR does. */
-export type AdapterPreference = 'auto' | 'high-performance' | 'low-power' | 'fallback';
 
 /** Raised when no WebGPU adapter is available; the CLI exits with code 2. */
 export class NoAdapterError extends Error {
@@ -44,23 +44,17 @@ export function openGpu(toggles: readonly string[] = DAWN_TOGGLES): GPU {
     return create([...toggles]);
 }
 
-/** Maps the IR's spelling to the CLI's. */
-export function preferenceFromIr(p: IrDevicePreference): AdapterPreference {
-    return p === 'high_performance' ? 'high-performance' : p === 'low_power' ? 'low-power' : p;
-}
-
-function requestOptions(preference: AdapterPreference): GPURequestAdapterOptions {
-    switch (preference) {
-        case 'high-performance': return { powerPreference: 'high-performance' };
-        case 'low-power': return { powerPreference: 'low-power' };
-        case 'fallback': return { forceFallbackAdapter: true };
-        default: return {};
-    }
-}
+/** What WebGPU is asked for, per preference word (the language's spelling; WebGPU's differs). */
+const requestOptions: Record<AdapterPreference, GPURequestAdapterOptions> = {
+    auto: {},
+    high_performance: { powerPreference: 'high-performance' },
+    low_power: { powerPreference: 'low-power' },
+    fallback: { forceFallbackAdapter: true },
+};
 
 /** Requests an adapter or throws NoAdapterError. */
 export async function requestAdapter(gpu: GPU, preference: AdapterPreference = 'auto'): Promise<GPUAdapter> {
-    const adapter = await gpu.requestAdapter(requestOptions(preference));
+    const adapter = await gpu.requestAdapter(requestOptions[preference]);
     if (!adapter) throw new NoAdapterError(`No WebGPU adapter found (preference: ${preference})`);
     return adapter;
 }
@@ -112,7 +106,7 @@ export async function requestTenantDevice(gpu: GPU, preference: AdapterPreferenc
     const timestamps = (options.timestamps ?? true) && adapter.features.has('timestamp-query');
     if (timestamps) requiredFeatures.push('timestamp-query');
     if (adapter.features.has('shader-f16')) requiredFeatures.push('shader-f16');
-    // Added (kernels): the sg_* GEMM variants need subgroups (capsFromDevice reads the size).
+    // The sg_* GEMM variants need subgroups (capsFromDevice reads the size).
     if (adapter.features.has('subgroups')) requiredFeatures.push('subgroups');
     const requiredLimits: Record<string, number> = {};
     for (const key of RAISED_LIMITS) requiredLimits[key] = (adapter.limits as unknown as Record<string, number>)[key];
@@ -124,8 +118,8 @@ export async function requestTenantDevice(gpu: GPU, preference: AdapterPreferenc
 export async function listAdapters(gpu: GPU): Promise<{ preference: AdapterPreference; info: AdapterInfo; limits: Record<string, number> }[]> {
     const found: { preference: AdapterPreference; info: AdapterInfo; limits: Record<string, number> }[] = [];
     const seen = new Set<string>();
-    for (const preference of ['high-performance', 'low-power', 'fallback'] as AdapterPreference[]) {
-        const adapter = await gpu.requestAdapter(requestOptions(preference));
+    for (const preference of ['high_performance', 'low_power', 'fallback'] as const) {
+        const adapter = await gpu.requestAdapter(requestOptions[preference]);
         if (!adapter) continue;
         const info = adapterInfo(adapter);
         const key = JSON.stringify([info.vendor, info.architecture, info.device, info.description, info.isFallbackAdapter]);
@@ -134,4 +128,30 @@ export async function listAdapters(gpu: GPU): Promise<{ preference: AdapterPrefe
         found.push({ preference, info, limits: adapterLimits(adapter) });
     }
     return found;
+}
+
+/** The device's limits and features, as the generators see them. */
+export function capsFromDevice(device: GPUDevice): DeviceCaps {
+    const l = device.limits;
+    return {
+        maxComputeWorkgroupSizeX: l.maxComputeWorkgroupSizeX,
+        maxComputeWorkgroupSizeY: l.maxComputeWorkgroupSizeY,
+        maxComputeWorkgroupSizeZ: l.maxComputeWorkgroupSizeZ,
+        maxComputeInvocationsPerWorkgroup: l.maxComputeInvocationsPerWorkgroup,
+        maxComputeWorkgroupStorageSize: l.maxComputeWorkgroupStorageSize,
+        maxComputeWorkgroupsPerDimension: l.maxComputeWorkgroupsPerDimension,
+        maxStorageBufferBindingSize: l.maxStorageBufferBindingSize,
+        maxStorageBuffersPerShaderStage: l.maxStorageBuffersPerShaderStage,
+        maxBufferSize: l.maxBufferSize,
+        shaderF16: device.features.has('shader-f16'),
+        ...fixedSubgroupSize(device),
+    };
+}
+
+/** The device's subgroup size when it has subgroups of one fixed size (min = max), else nothing. */
+function fixedSubgroupSize(device: GPUDevice): { subgroupSize?: number } {
+    if (!device.features.has('subgroups')) return {};
+    const info = (device as { adapterInfo?: { subgroupMinSize?: number; subgroupMaxSize?: number } }).adapterInfo;
+    const min = info?.subgroupMinSize, max = info?.subgroupMaxSize;
+    return typeof min === 'number' && min > 0 && min === max ? { subgroupSize: min } : {};
 }

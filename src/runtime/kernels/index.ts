@@ -1,8 +1,7 @@
-/// <reference types="@webgpu/types" />
 /**
  * Entry point of the kernel generators: `kernelsFor(request)` returns the launches and extra
- * buffers of one (possibly fused) op, `variantsFor(op)` the named variants it supports, and
- * `capsFromDevice(device)` the DeviceCaps the generators check against.
+ * buffers of one (possibly fused) op, `variantsFor(op)` the named variants it supports (a
+ * device's DeviceCaps come from src/runtime/gpu/adapter.ts capsFromDevice).
  *
  * Buffers and roles (binding roles "in0", "in1", … are the op's inputs, "out" its output):
  * - dense: weight [k, units] (x·W), bias [units] when attrs.bias.
@@ -102,8 +101,8 @@ const MAP = ['map4'];
 
 /**
  * The named variants an op supports (the first is the generic default; defaults may also depend
- * on shapes). With `caps` (added for tuning), variants the device cannot run (subgroup variants
- * without a fixed subgroup size) are left out.
+ * on shapes). With `caps`, variants the device cannot run (subgroup variants without a fixed
+ * subgroup size) are left out.
  */
 export function variantsFor(op: IrOp, caps?: DeviceCaps): string[] {
     const all = allVariantsFor(op);
@@ -126,32 +125,6 @@ function allVariantsFor(op: IrOp): string[] {
         case 'transpose': case 'concat': case 'embedding': return ['copy'];
         default: return MAP;
     }
-}
-
-/** The device's limits and features, as the generators see them. */
-export function capsFromDevice(device: GPUDevice): DeviceCaps {
-    const l = device.limits;
-    return {
-        maxComputeWorkgroupSizeX: l.maxComputeWorkgroupSizeX,
-        maxComputeWorkgroupSizeY: l.maxComputeWorkgroupSizeY,
-        maxComputeWorkgroupSizeZ: l.maxComputeWorkgroupSizeZ,
-        maxComputeInvocationsPerWorkgroup: l.maxComputeInvocationsPerWorkgroup,
-        maxComputeWorkgroupStorageSize: l.maxComputeWorkgroupStorageSize,
-        maxComputeWorkgroupsPerDimension: l.maxComputeWorkgroupsPerDimension,
-        maxStorageBufferBindingSize: l.maxStorageBufferBindingSize,
-        maxStorageBuffersPerShaderStage: l.maxStorageBuffersPerShaderStage,
-        maxBufferSize: l.maxBufferSize,
-        shaderF16: device.features.has('shader-f16'),
-        ...fixedSubgroupSize(device),
-    };
-}
-
-/** The device's subgroup size when it has subgroups of one fixed size (min = max), else nothing. */
-function fixedSubgroupSize(device: GPUDevice): { subgroupSize?: number } {
-    if (!device.features.has('subgroups')) return {};
-    const info = (device as { adapterInfo?: { subgroupMinSize?: number; subgroupMaxSize?: number } }).adapterInfo;
-    const min = info?.subgroupMinSize, max = info?.subgroupMaxSize;
-    return typeof min === 'number' && min > 0 && min === max ? { subgroupSize: min } : {};
 }
 
 /** The WebGPU spec's default limits (what every device supports), for tests and offline planning. */

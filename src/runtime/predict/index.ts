@@ -4,7 +4,6 @@
  * File access to profiles lives in ./profile-store.ts (node:fs, still no webgpu).
  */
 export * from './profile.js';
-export * from './plan.js';
 export * from './latency.js';
 export * from './contention.js';
 export * from './queueing.js';

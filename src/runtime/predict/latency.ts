@@ -21,7 +21,8 @@
  */
 import type { IrArrival } from '../ir/types.js';
 import type { DemandKind, DeviceProfile, FamilyProfile } from './profile.js';
-import type { PlannedLaunch, PlannedOp } from './plan.js';
+import type { PlannedLaunch } from '../plan/launch.js';
+import type { PlannedOp } from '../plan/plan.js';
 
 /** Timing of one launch. */
 export interface LaunchTiming {
@@ -230,6 +231,17 @@ export function opTiming(profile: DeviceProfile, op: PlannedOp): OpTiming {
         if (t.bound === 'compute') computeMs += t.ms; else memMs += t.ms;
     }
     return { ms: computeMs + memMs, typicalMs, bound: computeMs >= memMs && computeMs > 0 ? 'compute' : 'memory', demandMs, launches };
+}
+
+/**
+ * Predicted GPU time of one planned op as a schedule sees it, ms: its launches' time plus the
+ * dispatch overhead each launch pays (what a block of ops costs the queue it runs on).
+ * Undefined when the figure is not a finite time.
+ */
+export function opServiceMs(profile: DeviceProfile, op: PlannedOp): number | undefined {
+    if (op.launches.length === 0) return 0;
+    const ms = opTiming(profile, op).ms + op.launches.length * profile.dispatchOverheadMs;
+    return Number.isFinite(ms) && ms >= 0 ? ms : undefined;
 }
 
 /**

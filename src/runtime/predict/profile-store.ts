@@ -1,19 +1,17 @@
 /**
  * Where device profiles live and how they are read and written: the user cache
- * (`$XDG_CACHE_HOME/tenancy/profiles/<key>.json`, default `~/.cache`) and the workspace copy
+ * (`<user cache>/tenancy/profiles/<key>.json`) and the workspace copy
  * (`<workspace>/.tenancy/device-profile.json`), both written atomically (temp + rename).
  * node:fs only; no webgpu (the language server reads profiles through this).
  */
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { writeFileAtomic } from '../report/write.js';
+import { userCacheFolder, writeFileAtomic } from '../report/write.js';
 import { defaultProfile, parseProfile, type DeviceProfile } from './profile.js';
 
-/** `$XDG_CACHE_HOME/tenancy/profiles` (default `~/.cache/tenancy/profiles`). */
+/** `<user cache>/tenancy/profiles` (report/write.ts userCacheFolder). */
 export function profileCacheDir(env: NodeJS.ProcessEnv = process.env): string {
-    const base = env.XDG_CACHE_HOME && env.XDG_CACHE_HOME.trim() !== '' ? env.XDG_CACHE_HOME : join(homedir(), '.cache');
-    return join(base, 'tenancy', 'profiles');
+    return userCacheFolder('profiles', env);
 }
 
 /** `<workspace>/.tenancy/device-profile.json`. */

@@ -8,6 +8,8 @@
  * (numerically equal to kB/s·1000, i.e. 1 GB/s = 1e6 bytes/ms).
  */
 import { z } from 'zod';
+import { DEFAULT_CAPS } from '../kernels/index.js';
+import type { DeviceCaps } from '../kernels/kernel.js';
 
 export const PROFILE_SCHEMA_VERSION = 1;
 
@@ -186,8 +188,8 @@ function point(flops: number, bytes: number, ms: number, shape: string, workgrou
 /**
  * The default profile used when no calibration exists (`uncalibrated: true`, hovers say so).
  * Its numbers are deliberately round figures of the order measured on the reference software
- * adapter (Mesa lavapipe on two cores: register-blocked matmul ≈ 8 GFLOP/s, workgroup-memory
- * tiled ≈ 0.5 GFLOP/s — DESIGN.md), so an uncalibrated prediction is within a small factor on
+ * adapter (Mesa lavapipe on two cores: register-blocked vec4 matmul ≈ 7–11 GFLOP/s, workgroup-memory
+ * tiled ≈ 0.7 — BENCHMARKS.md, "Kernels"), so an uncalibrated prediction is within a small factor on
  * that class of machine and merely an order of magnitude anywhere else.
  */
 export function defaultProfile(): DeviceProfile {
@@ -246,5 +248,18 @@ export function defaultProfile(): DeviceProfile {
             ],
         },
         calibrationMs: 0,
+    };
+}
+
+/** DeviceCaps with a profile's measured limits over WebGPU's defaults: the limits the plan of a predicted tenant is made for. */
+export function capsForProfile(profile: DeviceProfile | undefined): DeviceCaps {
+    if (!profile) return DEFAULT_CAPS;
+    return {
+        ...DEFAULT_CAPS,
+        maxStorageBufferBindingSize: profile.limits.maxStorageBufferBindingSize,
+        maxBufferSize: profile.limits.maxBufferSize,
+        maxComputeWorkgroupsPerDimension: profile.limits.maxComputeWorkgroupsPerDimension,
+        // The same default variants as the runtime on that device (subgroup GEMMs need a fixed subgroup size).
+        ...(profile.limits.subgroupSize !== undefined ? { subgroupSize: profile.limits.subgroupSize } : {}),
     };
 }

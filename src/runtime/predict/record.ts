@@ -2,10 +2,10 @@
  * The predictions a run records in its results (`predictions` field of the results schema), so
  * that prediction error is always visible next to what was measured: the same figures the editor
  * and `tenancy predict` show for this IR on the workspace's profile. JSON-safe (an unbounded
- * latency is written as null). node:fs only (profile lookup); no webgpu.
+ * latency is written as null). Pure.
  */
 import type { WorkloadIR } from '../ir/types.js';
-import { locateProfile } from './profile-store.js';
+import type { LocatedProfile } from './profile-store.js';
 import { predictWorkload, type WorkloadPrediction } from './workload.js';
 
 export interface RecordedPredictions {
@@ -15,10 +15,9 @@ export interface RecordedPredictions {
     prediction: WorkloadPrediction;
 }
 
-/** Predictions for a run of `ir` whose workspace folder is `workspaceFolder`; undefined (never a throw) if the model fails. */
-export function recordedPredictions(ir: WorkloadIR, workspaceFolder: string | undefined): RecordedPredictions | undefined {
+/** Predictions for a run of `ir` on the workspace's profile (profile-store.ts locateProfile); undefined (never a throw) if the model fails. */
+export function recordedPredictions(ir: WorkloadIR, located: LocatedProfile): RecordedPredictions | undefined {
     try {
-        const located = locateProfile(workspaceFolder);
         const prediction = predictWorkload(ir, located.profile);
         // Round-trip through JSON with Infinity → null: the results file stays valid JSON.
         const safe = JSON.parse(JSON.stringify(prediction, (_k, v) => (typeof v === 'number' && !Number.isFinite(v) ? null : v))) as WorkloadPrediction;

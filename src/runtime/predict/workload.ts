@@ -18,8 +18,10 @@
 import type { IrOpKind, IrSchedule, IrSlo, IrSourceRange, IrTenant, WorkloadIR } from '../ir/types.js';
 import { demandMix, pairCoefficients, slowdownsFrom, type DemandMix } from './contention.js';
 import { idleAdjustment, opTiming, requestServiceMs, serviceCvFor, type OpTiming } from './latency.js';
-import { capsForProfile, PlanMemo, sharedPlan, type PlannedOp, type PlanOptions } from './plan.js';
-import type { DeviceProfile } from './profile.js';
+import { PlanCache, planGraph, type PlannedOp, type PlanOptions } from '../plan/plan.js';
+import { capsForProfile, type DeviceProfile } from './profile.js';
+import { opViews } from './op-views.js';
+import { submissionsPerRequest } from '../schedule/policy.js';
 import {
     PERCENTILES, PERCENTILE_Q, blendTail, closedLoopLatency, closedLoopMva, openLoopLatency, serviceMoments, serviceQuantileMs, tailFrom, type LatencyFigures, type Percentile, type ServiceTail,
 } from './queueing.js';
@@ -100,22 +102,9 @@ export interface WorkloadPrediction {
     tenants: TenantPrediction[];
 }
 
-export interface PredictOptions extends Pick<PlanOptions, 'variantFor' | 'fusion' | 'memo'> {
+export interface PredictOptions extends Pick<PlanOptions, 'variants' | 'fusion' | 'cache'> {
     /** Most fixed-point iterations of the co-run model (default 100; it stops earlier once converged). */
     iterations?: number;
-}
-
-/** Submissions per request under a schedule: blocks of layers submit per block, everything else once. */
-export function submitsPerRequest(schedule: IrSchedule, plannedOps: number): number {
-    if (schedule.policy === 'layer_block') {
-        const size = schedule.size === 'auto' ? 4 : schedule.size;
-        return Math.max(1, Math.ceil(plannedOps / Math.max(1, size)));
-    }
-    if (schedule.policy === 'regulated') {
-        const split = schedule.split === 'auto' ? 2 : schedule.split;
-        return Math.max(1, Math.min(plannedOps, split));
-    }
-    return 1;
 }
 
 interface TenantBase {
@@ -137,18 +126,17 @@ interface TimedGraph {
     gpuMs: number;
     launches: number;
     demand: { compute: number; memory: number; capped: number };
-    plannedOps: number;
     /** Ops with launches (one pass each). */
     passes: number;
 }
 
-function timeGraph(profile: DeviceProfile, plan: readonly PlannedOp[], memo: PlanMemo): TimedGraph {
+function timeGraph(profile: DeviceProfile, plan: readonly PlannedOp[], cache: PlanCache): TimedGraph {
     const demand = { compute: 0, memory: 0, capped: 0 };
     let gpuMs = 0, launches = 0, passes = 0;
     const timings: OpTiming[] = [];
     for (const p of plan) {
-        // An op's timing depends on its launches alone: timed once per signature (the memo's launches array).
-        const t = memo.perProfile(p.launches, profile, () => opTiming(profile, p));
+        // An op's timing depends on its launches alone: timed once per signature (the cache's launches array).
+        const t = cache.perProfile(p.launches, profile, () => opTiming(profile, p));
         timings.push(t);
         gpuMs += t.ms;
         launches += p.launches.length;
@@ -161,29 +149,32 @@ function timeGraph(profile: DeviceProfile, plan: readonly PlannedOp[], memo: Pla
     const opsOf = () => (ops ??= plan.map((p, i) => {
         const t = timings[i];
         return {
-            path: p.path, kind: p.kind, fused: p.fused,
+            path: p.path, kind: p.kind, fused: p.fused.fused.map(o => o.path),
             launches: p.launches.map((l, k) => ({ name: l.name, family: l.family, flops: l.flops, bytes: l.bytes, ms: t.launches[k].ms, bound: t.launches[k].bound })),
             flops: p.flops, bytes: p.bytes, intensity: p.flops / p.bytes, bound: t.bound,
-            soloMs: t.ms, soloP50Ms: t.typicalMs, corunMs: t.ms, estimated: p.estimated, source: p.source,
+            soloMs: t.ms, soloP50Ms: t.typicalMs, corunMs: t.ms, estimated: p.unsupported !== undefined, source: p.source,
         };
     }));
-    return { ops: opsOf, gpuMs, launches, demand, plannedOps: plan.length, passes };
+    return { ops: opsOf, gpuMs, launches, demand, passes };
 }
 
 /** Predicts a workload on a device profile. */
 export function predictWorkload(ir: WorkloadIR, profile: DeviceProfile, options: PredictOptions = {}): WorkloadPrediction {
     const caps = capsForProfile(profile);
-    // One memo for all tenants: a model in several tenants, or repeated layers, is planned once.
-    const memo = options.memo ?? new PlanMemo();
+    // One cache for all tenants: a model in several tenants, or repeated layers, is planned once.
+    const cache = options.cache ?? new PlanCache();
     // A graph's timing on the profile with default variants is cached with its plan (a graph shared by tenants of
     // several workloads, as the language server shares them, is timed once).
-    const timingKey = options.variantFor ? undefined : `${options.fusion ?? true}|${JSON.stringify(caps)}`;
+    const timingKey = options.variants ? undefined : `${options.fusion ?? true}|${JSON.stringify(caps)}`;
     const bases: TenantBase[] = ir.tenants.map(tenant => {
-        const time = () => timeGraph(profile, sharedPlan(tenant.graph, { caps, variantFor: options.variantFor, fusion: options.fusion, memo }), memo);
-        const timed = timingKey !== undefined ? memo.derived(tenant.graph, profile, timingKey, time) : time();
-        const { launches, demand, plannedOps, passes } = timed;
+        const time = () => timeGraph(profile, planGraph(tenant.graph, { caps, variants: options.variants, fusion: options.fusion, cache }), cache);
+        const timed = timingKey !== undefined ? cache.derived(tenant.graph, profile, timingKey, time) : time();
+        const { launches, demand, passes } = timed;
         let gpuMs = timed.gpuMs;
-        const submits = submitsPerRequest(ir.schedule, plannedOps);
+        // The blocks the schedule cuts a request into, by the same rule the runtime cuts them (the schedule's own).
+        const submits = ir.schedule.policy === 'layer_block' || ir.schedule.policy === 'regulated'
+            ? submissionsPerRequest(ir.schedule, opViews(planGraph(tenant.graph, { caps, variants: options.variants, fusion: options.fusion, cache }), profile))
+            : 1;
         // Requests that find the device idle run slower on some hosts (latency.ts idleAdjustment). Each tenant has its
         // own device (its own queue and driver threads), so co-runners do not keep it awake: the same solo and co-running.
         const busyServiceMs = requestServiceMs(profile, gpuMs, launches, submits);

@@ -5,12 +5,10 @@
  */
 import type { IrOp } from '../ir/types.js';
 import type { Epilogue } from '../kernels/kernel.js';
+import { numel } from '../ir/types.js';
 
 type Arr = ArrayLike<number>;
 
-function numel(s: readonly number[]): number {
-    return s.reduce((a, b) => a * b, 1);
-}
 
 function strides(s: readonly number[]): number[] {
     const r = new Array<number>(s.length).fill(1);

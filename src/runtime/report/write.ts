@@ -4,9 +4,21 @@
  * file, plus a timestamped copy in `history/`. Node fs only; no webgpu.
  */
 import { existsSync, statSync } from 'node:fs';
-import { mkdir, open, rename, rm } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
+import envPaths from 'env-paths';
+import atomicWrite from 'write-file-atomic';
 import { basename, dirname, extname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+
+/**
+ * A folder of Tenancy's per-user cache (device profiles, tuning choices): the platform's cache
+ * folder (env-paths: `~/.cache/tenancy` on Linux, `~/Library/Caches/tenancy` on macOS,
+ * `%LOCALAPPDATA%\tenancy\Cache` on Windows); `$XDG_CACHE_HOME/tenancy` wherever it is set.
+ */
+export function userCacheFolder(part: string, env: NodeJS.ProcessEnv = process.env): string {
+    const xdg = env.XDG_CACHE_HOME?.trim();
+    return join(xdg ? join(xdg, 'tenancy') : envPaths('tenancy', { suffix: '' }).cache, part);
+}
 
 /** Paths of a workload's results. */
 export interface ResultsPaths {
@@ -36,35 +48,33 @@ export function sourcePathOf(uri: string): string | undefined {
     return uri;
 }
 
-/** Results paths for a workload of a source file; `resultsDir` overrides `<workspace>/.tenancy/results`. */
-export function resultsPathsFor(sourceFile: string, workload: string, resultsDir?: string): ResultsPaths {
+/**
+ * Results paths for a workload of a source file; `resultsDir` overrides `<workspace>/.tenancy/results`.
+ * A run of some of the workload's tenants (`tenants`, e.g. ▶ Run solo) has files of its own,
+ * `<stem>.<workload>.solo-<tenant>.json` or `….tenants-<a>+<b>.json`, so it never replaces the
+ * workload's co-run results the editor shows. `kind` 'compare': `tenancy compare`'s file,
+ * `<stem>.<workload>.compare.json` (report/compare.ts).
+ */
+export function resultsPathsFor(sourceFile: string, workload: string, resultsDir?: string, tenants?: readonly string[], kind?: 'compare'): ResultsPaths {
     const dir = resolve(resultsDir ?? join(workspaceFolderOf(sourceFile), '.tenancy', 'results'));
-    const stem = basename(sourceFile, extname(sourceFile));
+    const part = !tenants || tenants.length === 0 ? '' : tenants.length === 1 ? `.solo-${tenants[0]}` : `.tenants-${tenants.join('+')}`;
+    const name = `${basename(sourceFile, extname(sourceFile))}.${workload}${part}${kind ? `.${kind}` : ''}`;
     const historyDir = join(dir, 'history');
     return {
-        latest: join(dir, `${stem}.${workload}.json`),
+        latest: join(dir, `${name}.json`),
         historyDir,
-        historyFile: (time: Date) => join(historyDir, `${stem}.${workload}.${time.toISOString().replace(/:/g, '-')}.json`),
+        historyFile: (time: Date) => join(historyDir, `${name}.${time.toISOString().replace(/:/g, '-')}.json`),
     };
 }
 
-/** Writes text to `file` atomically: temp file beside it, fsync, rename. Never leaves a partial target. */
+/**
+ * Writes text to `file` atomically (write-file-atomic: a temp file beside it, fsync, rename), so
+ * a reader never sees a partial file and a failed write leaves the previous one intact. The
+ * folder is created if needed. The one way Tenancy writes a file others read.
+ */
 export async function writeFileAtomic(file: string, text: string): Promise<void> {
     await mkdir(dirname(file), { recursive: true });
-    const temp = join(dirname(file), `.${basename(file)}.${process.pid}.${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}.tmp`);
-    try {
-        const handle = await open(temp, 'wx');
-        try {
-            await handle.writeFile(text, 'utf8');
-            await handle.sync();
-        } finally {
-            await handle.close();
-        }
-        await rename(temp, file);
-    } catch (error) {
-        await rm(temp, { force: true });
-        throw error;
-    }
+    await atomicWrite(file, text, { encoding: 'utf8', fsync: true });
 }
 
 /** Writes results JSON to the latest file and a history copy; returns both paths. */

@@ -1,5 +1,5 @@
 /**
- * `schedule layer_block(size: N | auto)` — VELTAIR-style layer-block scheduling (DESIGN.md).
+ * `schedule layer_block(size: N | auto)` — VELTAIR-style layer-block scheduling (docs/language.md#schedules).
  *
  * What a "layer" is: one op of the tenant's plan as the executor runs it — after fusion, so a
  * convolution with its folded batch norm and fused activation/residual is one layer — that
@@ -207,7 +207,13 @@ export function layerBlockPolicy(options: LayerBlockOptions): LayerBlockPolicy {
             }
             const inFlight = view.tenants.filter(t => t.busy).length + chosen.length;
             for (const c of chosen) learning.submitted(c.tenant, view.nowMs, c.predictedMs / factor, inFlight);
-            return chosen.map(c => ({ tenant: c.tenant.index, opEnd: c.opEnd }));
+            // Multi-version kernels: a block runs in the version its tenant's interference level calls for.
+            return chosen.map(c => {
+                const versions = c.tenant.versions ?? 1;
+                if (versions <= 1) return { tenant: c.tenant.index, opEnd: c.opEnd };
+                const level = learning.interferenceLevel(c.tenant.name);
+                return { tenant: c.tenant.index, opEnd: c.opEnd, version: versionFor(level, versions), level };
+            });
         },
         get timeFactor() { return learning.factor; },
     };
@@ -227,6 +233,11 @@ export class TimeCorrection {
     /** Measured / predicted time of a block running alone (1 until a block has been measured). */
     factor = 1;
     private measured = 0;
+    /** Measured / predicted of blocks that ran with no other block in flight: the host's own speed, without interference. */
+    private alone = 1;
+    private aloneMeasured = 0;
+    /** Per tenant, measured / (predicted × alone) of its recent blocks that co-ran: the interference it sees now. */
+    private readonly levels = new Map<string, number>();
     private readonly pending = new Map<string, { ops: readonly OpView[] | undefined; atMs: number; predictedMs: number; inFlight: number }>();
 
     constructor(private readonly weight = 0.2, private readonly bounds: [number, number] = [0.01, 1000]) {}
@@ -244,10 +255,34 @@ export class TimeCorrection {
             this.pending.delete(t.name);
             // A new phase builds new op views (and restarts its clock): that block's time is unknown.
             if (p.ops !== t.ops || p.predictedMs <= 0 || view.nowMs < p.atMs) continue;
-            const ratio = (view.nowMs - p.atMs) / (p.predictedMs * p.inFlight);
+            const measuredMs = view.nowMs - p.atMs;
+            const ratio = measuredMs / (p.predictedMs * p.inFlight);
             const clamped = Math.min(this.bounds[1], Math.max(this.bounds[0], ratio));
             // The first measurement replaces the neutral 1; later ones are averaged in.
             this.factor = this.measured++ === 0 ? clamped : this.factor * (1 - this.weight) + clamped * this.weight;
+            const plain = Math.min(this.bounds[1], Math.max(this.bounds[0], measuredMs / p.predictedMs));
+            if (p.inFlight === 1) {
+                this.alone = this.aloneMeasured++ === 0 ? plain : this.alone * (1 - this.weight) + plain * this.weight;
+            } else {
+                const level = plain / this.alone;
+                const previous = this.levels.get(t.name);
+                this.levels.set(t.name, previous === undefined ? level : previous * (1 - this.weight) + level * this.weight);
+            }
         }
     }
+
+    /** How much slower than alone a tenant's recent co-running blocks ran (1: no interference seen yet). */
+    interferenceLevel(tenant: string): number {
+        return this.levels.get(tenant) ?? 1;
+    }
+}
+
+/** Interference levels at which a block moves to the next, more tolerant version: VELTAIR's switch points. */
+export const VERSION_LEVELS: readonly number[] = [1.5, 3];
+
+/** The version a block runs in at an interference level, of `versions` available (0: fastest alone). */
+export function versionFor(level: number, versions: number): number {
+    let v = 0;
+    while (v < VERSION_LEVELS.length && level >= VERSION_LEVELS[v]) v++;
+    return Math.min(v, Math.max(0, versions - 1));
 }

@@ -6,7 +6,8 @@
  * The executor calls `decide` after every arrival and every completion. Pure.
  */
 import type { IrPriority, IrSchedule, IrSlo } from '../ir/types.js';
-import { layerBlockPolicy } from './layer-block.js';
+import { cutBlocks, layerBlockPolicy } from './layer-block.js';
+import { cutChunks, regulatedPolicy, type RegulatedOptions } from './regulated.js';
 
 /** A request waiting or partly executed. */
 export interface RequestView {
@@ -43,6 +44,8 @@ export interface TenantView {
     ops?: readonly OpView[];
     /** The tenant's latency SLOs (empty or absent: none). */
     slos?: readonly IrSlo[];
+    /** Versions its hot ops were compiled in (multi-version kernels; absent or 1: one). */
+    versions?: number;
 }
 
 export interface SchedulerView {
@@ -54,6 +57,9 @@ export interface SchedulerView {
 export interface Submission {
     tenant: number;
     opEnd: number;
+    /** The version its ops run in (multi-version kernels; 0 or absent: each op's own variant), and the interference level that chose it. */
+    version?: number;
+    level?: number;
 }
 
 /** A scheduling policy. */
@@ -63,10 +69,13 @@ export interface SchedulePolicy {
     decide(view: SchedulerView): Submission[];
 }
 
+/** The schedules the runtime runs (the language server says so of the others: one list, here). */
+export const RUNNABLE_SCHEDULES: readonly IrSchedule['policy'][] = ['sequential', 'concurrent', 'layer_block', 'regulated', 'auto'];
+
 /** Raised for a schedule the runtime does not implement yet (never silently replaced). */
 export class ScheduleNotImplementedError extends Error {
     constructor(readonly policy: string) {
-        super(`schedule ${policy} is not implemented yet; use sequential, concurrent or layer_block`);
+        super(`schedule ${policy} is not implemented yet; use ${RUNNABLE_SCHEDULES.join(', ')}`);
         this.name = 'ScheduleNotImplementedError';
     }
 }
@@ -97,14 +106,43 @@ export const concurrentPolicy: SchedulePolicy = {
     },
 };
 
-/** The policy for a workload's schedule, or ScheduleNotImplementedError. */
-export function policyFor(schedule: IrSchedule): SchedulePolicy {
+/** What a schedule's `auto` arguments were resolved to (predict/schedules.ts resolveSchedule): the runtime and the predictor run the same. */
+export interface ScheduleSettings {
+    regulated?: RegulatedOptions;
+}
+
+/**
+ * The policy for a workload's schedule (a fresh object: policies may learn as they run), or
+ * ScheduleNotImplementedError. `auto` and a regulated schedule's `auto` arguments must be
+ * resolved first (predict/schedules.ts resolveSchedule), so that the editor and the runtime run
+ * the same thing.
+ */
+export function policyFor(schedule: IrSchedule, settings: ScheduleSettings = {}): SchedulePolicy {
     switch (schedule.policy) {
         case 'sequential': return sequentialPolicy;
         case 'concurrent': return concurrentPolicy;
         case 'layer_block': return layerBlockPolicy({ size: schedule.size });
+        case 'regulated': {
+            if (settings.regulated) return regulatedPolicy(settings.regulated);
+            if (schedule.split === 'auto' || schedule.sync === 'auto') throw new Error(`internal: ${scheduleName(schedule)} must be resolved (predict/schedules.ts resolveSchedule) before it runs`);
+            return regulatedPolicy({ splits: {}, defaultSplit: schedule.split, heavyMs: Infinity });
+        }
+        case 'auto': throw new Error('internal: schedule auto must be resolved (predict/schedules.ts resolveSchedule) before it runs');
         default: throw new ScheduleNotImplementedError(schedule.policy);
     }
+}
+
+/**
+ * Submissions a request makes under a schedule (each pays the submit overhead): one per block
+ * under block schedules, cut by the rule the runtime's policy cuts by; one otherwise.
+ */
+export function submissionsPerRequest(schedule: IrSchedule, ops: readonly OpView[], settings: ScheduleSettings = {}, tenant = ''): number {
+    if (schedule.policy === 'regulated') {
+        const split = settings.regulated ? settings.regulated.splits[tenant] ?? settings.regulated.defaultSplit : schedule.split === 'auto' ? 1 : schedule.split;
+        return cutChunks(ops.length, ops, split).starts.length;
+    }
+    if (schedule.policy === 'layer_block') return cutBlocks(ops.length, ops, { size: schedule.size }).starts.length;
+    return 1;
 }
 
 /** A readable name of a schedule with its arguments, e.g. "layer_block(size: 4)". */

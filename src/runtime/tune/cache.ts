@@ -1,18 +1,18 @@
 /**
  * The measured tuning cache: which kernel variant each op signature uses on one adapter, as
  * chosen by timing the candidates (./tuner.ts). One file per adapter in the user's cache,
- * `$XDG_CACHE_HOME/tenancy/tuning/<adapter-file>.json` (default `~/.cache`), versioned and
+ * `<user cache>/tenancy/tuning/<adapter-file>.json` (report/write.ts userCacheFolder), versioned and
  * validated with zod, written atomically (temp file + rename). A workspace may also pin
- * choices in `.tenancy/tuning.json` (the multi-adapter format of compile/tuning.ts); its
+ * choices in `.tenancy/tuning.json` (the multi-adapter format of plan/tuning.ts); its
  * entries win over the user cache. A file that cannot be read or does not validate is
  * reported through `onWarning` and ignored — tuning never stops a run.
  */
 import { createHash } from 'node:crypto';
-import { mkdir, readFile, rename, writeFile, rm } from 'node:fs/promises';
-import { homedir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { z } from 'zod';
-import { adapterKey, tuningFileSchema, type AdapterIdentity, type TuningCache } from '../compile/tuning.js';
+import { userCacheFolder, writeFileAtomic } from '../report/write.js';
+import { adapterKey, tuningFileSchema, type AdapterIdentity, type TuningCache } from '../plan/tuning.js';
 
 /** Version of the per-adapter cache file; bump on incompatible changes (older files are ignored with a warning). */
 export const TUNING_CACHE_VERSION = 1;
@@ -44,15 +44,14 @@ export const tuningCacheFileSchema = z.object({
     tuningCacheVersion: z.literal(TUNING_CACHE_VERSION),
     adapterKey: z.string(),
     adapter: z.object({ vendor: z.string(), architecture: z.string(), device: z.string(), description: z.string() }),
-    /** Op signature (compile/tuning.ts opSignature) → choice. */
+    /** Op signature (plan/tuning.ts opSignature) → choice. */
     entries: z.record(z.string(), tunedEntrySchema),
 });
 export type TuningCacheFile = z.infer<typeof tuningCacheFileSchema>;
 
 /** The user-level folder holding one tuning file per adapter. */
 export function userTuningDir(env: NodeJS.ProcessEnv = process.env): string {
-    const base = env.XDG_CACHE_HOME && env.XDG_CACHE_HOME.trim() !== '' ? env.XDG_CACHE_HOME : join(homedir(), '.cache');
-    return join(base, 'tenancy', 'tuning');
+    return userCacheFolder('tuning', env);
 }
 
 /** A file name for an adapter key: readable slug + hash (keys hold '/', spaces and driver versions). */
@@ -160,19 +159,6 @@ export class AdapterTuningCache implements TuningCache {
         await writeFileAtomic(this.path, `${JSON.stringify(this.toFile(), null, 2)}\n`);
         this.dirty = false;
         return true;
-    }
-}
-
-/** Writes a file via a temp file in the same folder and a rename (readers never see half a file). */
-export async function writeFileAtomic(path: string, text: string): Promise<void> {
-    await mkdir(dirname(path), { recursive: true });
-    const tmp = `${path}.${process.pid}.${Date.now()}.tmp`;
-    try {
-        await writeFile(tmp, text, 'utf8');
-        await rename(tmp, path);
-    } catch (error) {
-        await rm(tmp, { force: true });
-        throw error;
     }
 }
 

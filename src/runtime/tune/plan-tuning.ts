@@ -4,7 +4,7 @@
  * targets; those the cache lacks are measured (./tuner.ts) on one device before the tenants
  * are compiled. `tenancy run --tune` calls this; calibration may too.
  */
-import type { TenantPlan } from '../compile/plan.js';
+import type { TenantPlan } from '../plan/tenant-plan.js';
 import type { TuneTarget, TuneOptions, TuneProgress, RecordingTuningCache } from './tuner.js';
 import { shortlistFor, tuneTargets } from './tuner.js';
 

@@ -13,8 +13,9 @@ import { kernelsFor, variantsFor } from '../kernels/index.js';
 import { channelAxisFor } from '../kernels/common.js';
 import { needsSubgroups } from '../kernels/matmul.js';
 import { isWinogradShape } from '../kernels/conv2d.js';
-import { KernelPipelines, median, runOpKernels, seededRandom, timeOpKernels, createOpBuffers, prepareLaunches, encodeSteps, type OpRunInput } from '../kernels/harness.js';
+import { KernelPipelines, median, runOpKernels, seededRandom, timeOpKernels, createOpBuffers, prepareLaunches, encodeSteps, type OpRunInput } from '../gpu/harness.js';
 import type { TunedEntry } from './cache.js';
+import { numel } from '../ir/types.js';
 
 /** What is tuned: one op with concrete shapes and its fused epilogue (variant and caps are the tuner's). */
 export interface TuneTarget {
@@ -68,7 +69,6 @@ export function shortlistFor(target: TuneTarget, caps: DeviceCaps): string[] {
     const valid = variantsFor(op, caps);
     // Generators accept parametrised names beyond the listed ones (im2col_splitk_4); drop only what the device cannot run.
     const keep = (xs: string[]) => [...new Set(xs)].filter(v => caps.subgroupSize !== undefined || !needsSubgroups(v));
-    const numel = (s: number[]) => s.reduce((a, b) => a * b, 1);
     switch (op.kind) {
         case 'dense': {
             const x = inputShapes[0];
@@ -111,7 +111,6 @@ function randomInput(n: number, seed: number): Float32Array {
 
 /** Inputs and epilogue tensors for timing a target (seeded, so every candidate sees the same data). */
 export function tuneRunInput(target: TuneTarget): OpRunInput {
-    const numel = (s: number[]) => s.reduce((a, b) => a * b, 1);
     const outN = numel(target.outputShape);
     const inputs = target.inputShapes.map((s, i) => target.op.kind === 'embedding' && i === 0 ? new Int32Array(numel(s)) : randomInput(numel(s), 11 + i));
     const rank = target.outputShape.length;

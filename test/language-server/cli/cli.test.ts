@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import * as esbuild from 'esbuild';
+import { bundleCli } from '../../fixtures/bundle-cli.js';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { runCheck } from '../../../src/cli/commands/check.js';
 import { runIr } from '../../../src/cli/commands/ir.js';
@@ -187,11 +187,7 @@ describe('the bundled CLI', () => {
     // Bundled inside node_modules so the external `webgpu` import resolves, as from out/cli.
     const bundle = join('node_modules', '.cache', 'tenancy-test', 'cli.mjs');
     beforeAll(async () => {
-        await esbuild.build({
-            entryPoints: ['src/cli/main.ts'], outfile: bundle, bundle: true, platform: 'node', target: 'node22', format: 'esm',
-            external: ['webgpu'], logLevel: 'silent',
-            banner: { js: "import { createRequire as __tenancyRequire } from 'node:module'; const require = __tenancyRequire(import.meta.url);" },
-        });
+        await bundleCli(bundle, process.cwd());
     }, 120_000);
 
     test('check exits 1 with diagnostics on stdout; 0 on a clean file', () => {

@@ -131,7 +131,7 @@ describe('completion in workloads', () => {
         await itemsAt(wl('device <|>'), items => expect(labels(items)).toEqual(['auto', 'high_performance', 'low_power', 'fallback']));
         await itemsAt(wl('device auto(<|>)'), items => expect(labels(items)).toEqual(['memory:']));
         await itemsAt(wl('benchmark { <|> }'), items => {
-            expect(labels(items)).toEqual(['duration', 'warmup', 'requests', 'repetitions', 'seed']);
+            expect(labels(items)).toEqual(['duration', 'warmup', 'rounds', 'budget', 'min_requests', 'requests', 'seed', 'repetitions']);
             expect(items[0]!.textEdit?.newText).toBe('duration ${1:5s}');
         });
     });

@@ -1,3 +1,4 @@
+import { formatBoundedMs } from '../../../src/protocol/figures.js';
 import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
@@ -284,7 +285,31 @@ workload w {
         expect(await hintAt(d, 3)).toBe(` ≈${formatMs(p.tenants[0].ops[1].soloMs)}?`); // not measured: the prediction alone
     });
 
-    it('compares typical (median) op times when the results carry medians, and means for older results files', async () => {
+    it('hovers say what the run measured with its intervals: slowdowns, where time went, who slowed whom, validity', async () => {
+        const d = await open(`${model}
+workload w {
+  tenant a { model m(batch: 8) slo p99 <= 1ms }
+  tenant b { model m(batch: 8) }
+}
+`);
+        const op = predictionOf(d).tenants[0].ops[0];
+        const a = tenantResult('a', { requests: 100, soloBase: 5, corunBase: 10, slo: { percentile: 'p99', targetMs: 1 }, uri: d.uri.toString(), ops: [{ path: op.path, line: 2, soloMs: 1, corunMs: 2 }] });
+        a.ops[0]!.attribution = { overlappedFraction: 0.63, overlappedP50Ms: 2.1, aloneP50Ms: 1.1, by: [{ tenant: 'b', op: 'b/m/dense.0', fraction: 0.63, p50Ms: 2.1 }] };
+        a.interference = [{ aggressor: 'b', overlappedFraction: 0.63, slowdown: 2.1 }];
+        await measure(d, [a]);
+        const tenant = await hoverAt(d, 'tenant a', 7);
+        expect(tenant).toMatch(/\*\*Measured\*\* in the latest run \(95 % intervals\):/);
+        expect(tenant).toMatch(/co-run \/ solo: mean 1\.\d\d× slower \([\d.]+–[\d.]+\) · p50 1\.\d\d× slower/);
+        expect(tenant).toMatch(/mean latency, solo → co-run: queueing 0\.5\d* ms → 1\.\d* ms, GPU/);
+        expect(tenant).toContain('`b` ran during 63% of its co-run GPU time; its kernels took 2.10× their solo time then');
+        // 100 requests bound a p99 from below only: the violated SLO is proven, and p99 is not shown as a number.
+        expect(tenant).toMatch(/SLO p99 ≤ 1(\.00)? ms: .*; measured ✗ \(≥ [\d.]+ ms\)/);
+        const opHover = await hoverAt(d, 'dense(x, 512)');
+        expect(opHover).toContain('Co-run in the latest run (times over its median solo time):');
+        expect(opHover).toContain('- `a`: 2.10× while b/m/dense.0 ran (63% of its time), 1.10× otherwise');
+    });
+
+    it('compares typical (median) op times, measured and predicted', async () => {
         // A host whose mean GPU time is 1.25× the median: an op's typical time is its mean prediction / 1.25.
         writeFileSync(path.join(dir, '.tenancy', 'device-profile.json'), JSON.stringify({ ...calibrated(1), hostMeanFactor: { gpu: 1.25, wall: 1 } }));
         const d = await open(`${model}
@@ -301,19 +326,13 @@ workload w {
         expect(before).toContain(`Kernels: \`${op.launches[0].name}\` ${formatMs(op.launches[0].ms / 1.25)}`);
         const uri = d.uri.toString();
         // One stalled pass doubled the op's mean; its median is the typical time.
-        const run = (medians: boolean) => [tenantResult('a', { requests: 50, soloBase: 5, corunBase: 6, uri, ops: [{
-            path: op.path, line: 2, soloMs: op.soloP50Ms * 2, corunMs: op.soloP50Ms * 2.5,
-            ...(medians ? { soloP50Ms: op.soloP50Ms * 1.1, corunP50Ms: op.soloP50Ms * 1.32 } : {}),
-        }] })];
-        await measure(d, run(true));
+        await measure(d, [tenantResult('a', { requests: 50, soloBase: 5, corunBase: 6, uri, ops: [{
+            path: op.path, line: 2, soloMs: op.soloP50Ms * 2, corunMs: op.soloP50Ms * 2.5, soloP50Ms: op.soloP50Ms * 1.1, corunP50Ms: op.soloP50Ms * 1.32,
+        }] })]);
         expect(await hintAt(d, 2)).toBe(` ≈${formatMs(op.soloP50Ms)} · measured ${formatMs(op.soloP50Ms * 1.1)} (${formatError(op.soloP50Ms, op.soloP50Ms * 1.1)}) · co-run ${formatMs(op.soloP50Ms * 1.32)}, 1.20× solo`);
         const hover = await hoverAt(d, 'dense(x, 512)');
         expect(hover).toContain(`| ${formatMs(op.soloP50Ms)} | ${formatMs(op.soloP50Ms * op.corunMs / op.soloMs)} | ${formatMs(op.soloP50Ms * 1.1)} (${formatError(op.soloP50Ms, op.soloP50Ms * 1.1)}) |`);
         expect(hover).toContain('typical (median) GPU time per request, predicted; measured in the latest run');
-        // A results file written before medians were recorded: means against the mean prediction.
-        await measure(d, run(false));
-        expect(await hintAt(d, 2)).toBe(` ≈${formatMs(op.soloMs)} · measured ${formatMs(op.soloP50Ms * 2)} (${formatError(op.soloMs, op.soloP50Ms * 2)}) · co-run ${formatMs(op.soloP50Ms * 2.5)}, 1.25× solo`);
-        expect(await hoverAt(d, 'dense(x, 512)')).toContain('mean GPU time per request, predicted; measured in the latest run');
     });
 
     it('sums a repeated line over its instances, the same figure in the hint and in the hover total', async () => {
@@ -353,6 +372,7 @@ workload w {
         const op = predictionOf(d).tenants[0].ops[0];
         const a = tenantResult('a', { requests: 10, soloBase: 5, corunBase: 5, uri: d.uri.toString(), ops: [{ path: op.path, line: 2, soloMs: 1, corunMs: 2 }] });
         a.ops[0]!.soloMs = null;
+        a.ops[0]!.soloP50Ms = null;
         await measure(d, [a], 'cancelled');
         expect(await hintAt(d, 2)).toBe(` ≈${formatMs(op.soloMs)}? · measured co-run 2.00 ms (${formatError(op.corunMs, 2)}) (cancelled run) (a; 1 more tenant)`);
     });
@@ -365,11 +385,14 @@ workload w {
 }
 `);
         const t = predictionOf(d).tenants[0];
-        const solo = tenantResult('a', { requests: 100, soloBase: 5, corunBase: 5, uri: d.uri.toString() });
+        const solo = tenantResult('a', { requests: 400, soloBase: 5, corunBase: 5, uri: d.uri.toString() });
         await measure(d, [{ ...solo, corun: null }]);
-        const m = solo.solo!.latencyMs.p99;
-        // A solo run (▶ Run solo) of a co-running workload: graded against the solo prediction, and labelled solo.
-        expect(await hintAt(d, 7)).toBe(` ≈ p50 ${formatMs(t.corun.p50)} · p99 ${formatMs(t.corun.p99)} co-run (uncalibrated) · measured p99 ${formatMs(m)} solo (${formatError(t.solo.p99, m)})`);
+        const m = solo.solo!.latencyMs.p99, b = solo.solo!.boundsMs.p99!;
+        // A solo run (▶ Run solo) of a co-running workload: graded against the solo prediction, and labelled solo; the measured p99 with its 95 % bounds.
+        expect(await hintAt(d, 7)).toBe(` ≈ p50 ${formatMs(t.corun.p50)} · p99 ${formatMs(t.corun.p99)} co-run (uncalibrated) · measured p99 ${formatBoundedMs(m, b.low, b.high)} solo (${formatError(t.solo.p99, m)})`);
+        // From 100 requests a p99 cannot be bounded: the hint says what it needs.
+        await measure(d, [{ ...tenantResult('a', { requests: 100, soloBase: 5, corunBase: 5, uri: d.uri.toString() }), corun: null }]);
+        expect(await hintAt(d, 7)).toMatch(/ · measured p99 n\/a: needs 299 requests \(has 100\) solo$/);
     });
 });
 

@@ -3,7 +3,8 @@ import { describe, expect, test } from 'vitest';
 import { loadWorkloadIr } from '../../../src/cli/load-workspace.js';
 import { calibrationCases } from '../../../src/runtime/calibrate/synthetic.js';
 import { DEFAULT_CAPS, kernelsFor } from '../../../src/runtime/kernels/index.js';
-import { familyOf, planGraph } from '../../../src/runtime/predict/plan.js';
+import { familyOf } from '../../../src/runtime/plan/launch.js';
+import { planGraph } from '../../../src/runtime/plan/plan.js';
 
 const caps = { ...DEFAULT_CAPS, subgroupSize: 8, maxStorageBufferBindingSize: 1 << 30, maxBufferSize: 1 << 30 };
 

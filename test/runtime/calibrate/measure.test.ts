@@ -3,7 +3,7 @@ import { fitLine, prepareCase, robustStats, startAggressor, timeLaunches, wallTi
 import { calibrationCases, matmulCase, reluCase } from '../../../src/runtime/calibrate/synthetic.js';
 import { kernelsFor } from '../../../src/runtime/kernels/index.js';
 import { DEFAULT_CAPS } from '../../../src/runtime/kernels/index.js';
-import { familyOf } from '../../../src/runtime/predict/plan.js';
+import { familyOf } from '../../../src/runtime/plan/launch.js';
 import { openKernelDevice, probeAdapter, type KernelTestDevice } from '../gpu.js';
 
 describe('calibration statistics (pure)', () => {

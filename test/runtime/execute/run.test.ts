@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mergePhaseData, runWorkload } from '../../../src/runtime/execute/run.js';
+import { runWorkload } from '../../../src/runtime/execute/run.js';
 import { parseResults } from '../../../src/runtime/report/schema.js';
 import { interferenceTable } from '../../../src/runtime/report/table.js';
 import type { ProgressEvent } from '../../../src/protocol/progress.js';
@@ -22,39 +22,61 @@ describe.skipIf(!gpu)('runWorkload on the software adapter', () => {
         for (const t of results.tenants) {
             expect(t.solo!.requests).toBeGreaterThan(5);
             expect(t.corun!.requests).toBeGreaterThan(5);
-            expect(t.slowdown.mean).toBeGreaterThan(0);
+            expect(t.slowdown.mean!.estimate).toBeGreaterThan(0);
             expect(t.ops.every(op => op.soloMs !== null && op.soloMs > 0)).toBe(true);
             expect(t.ops.every(op => op.soloP50Ms != null && op.soloP50Ms > 0 && op.corunP50Ms != null && op.corunP50Ms > 0)).toBe(true);
         }
         expect(results.timeline!.intervals.length).toBeGreaterThan(0);
-        expect(events.map(e => e.type === 'phase' ? `${e.phase}${e.tenant ? ':' + e.tenant : ''}` : undefined).filter(Boolean))
-            .toEqual(['compile', 'solo:a', 'solo:b', 'corun', 'report']);
+        const names = phases(events);
+        expect(names.slice(0, 4)).toEqual(['compile', 'solo:a@0', 'solo:b@0', 'corun@0']);
+        expect(names.at(-1)).toBe('report');
+        expect(results.measurement.rounds).toBeGreaterThanOrEqual(2);
     });
 });
 
-describe('repetitions', () => {
-    it('merges phase data: samples and op times concatenated, windows summed', () => {
-        const a = { latenciesMs: [1, 2], windowMs: 10, unfinished: 1, opTimesMs: [[1, 1], [], [3, 3]] };
-        const b = { latenciesMs: [4, 5, 6, 7], windowMs: 20, unfinished: 0, opTimesMs: [[4, 4, 4, 4], [2, 2, 2, 2], []] };
-        expect(mergePhaseData(a, b)).toEqual({ latenciesMs: [1, 2, 4, 5, 6, 7], windowMs: 30, unfinished: 1, opTimesMs: [[1, 1, 4, 4, 4, 4], [2, 2, 2, 2], [3, 3]] });
-        expect(mergePhaseData(undefined, b)).toBe(b);
-        expect(mergePhaseData(a, undefined)).toBe(a);
-    });
-});
+/** Phase events as `phase[:tenant]@round`. */
+const phases = (events: ProgressEvent[]) => events.flatMap(e => e.type === 'phase' ? [`${e.phase}${e.tenant ? ':' + e.tenant : ''}${e.round !== undefined ? '@' + e.round : ''}`] : []);
 
-describe.skipIf(!gpu)('benchmark repetitions on the software adapter', () => {
-    it('runs solo and co-run phases in turn per repetition and merges their requests', async () => {
-        const ir = workloadOf('reps', [mlpTenant('a'), mlpTenant('b')], { benchmark: { durationMs: 5_000, warmupMs: 0, requests: 6, repetitions: 2 } });
+describe.skipIf(!gpu)('rounds on the software adapter', () => {
+    it('discard a warm-up round, alternate the order of solo and co-run, and pool the measured rounds', async () => {
+        const ir = workloadOf('reps', [mlpTenant('a'), mlpTenant('b')], { benchmark: { durationMs: 5_000, warmupMs: 100, requests: 6, rounds: 2 } });
         const events: ProgressEvent[] = [];
         const results = await runWorkload({ ir, onEvent: e => events.push(e) });
         expect(results.status).toBe('complete');
-        expect(results.config.repetitions).toBe(2);
-        expect(events.map(e => e.type === 'phase' ? `${e.phase}${e.tenant ? ':' + e.tenant : ''}` : undefined).filter(Boolean))
-            .toEqual(['compile', 'solo:a', 'solo:b', 'corun', 'solo:a', 'solo:b', 'corun', 'report']);
+        expect(results.config.rounds).toBe(2);
+        expect(results.measurement).toMatchObject({ plannedRounds: 2, rounds: 2, extendedRounds: 0, budgetReached: false });
+        expect(phases(events)).toEqual(['compile', 'solo:a@0', 'solo:b@0', 'corun@0', 'solo:a@1', 'solo:b@1', 'corun@1', 'corun@2', 'solo:b@2', 'solo:a@2', 'report']);
         for (const t of results.tenants) {
-            expect(t.solo!.requests).toBe(12);
-            expect(t.corun!.requests).toBe(12);
+            expect(t.solo!.requests).toBe(6);
+            expect(t.corun!.requests).toBe(6);
+            expect(t.solo!.rounds).toBe(2);
         }
+        expect(events.filter(e => e.type === 'progress' && e.phase === 'corun').every(e => e.type === 'progress' && e.rounds === 2)).toBe(true);
+    });
+
+    it('add rounds until a tenant has the requests its SLO percentile needs, and say so', async () => {
+        const ir = workloadOf('extend', [
+            mlpTenant('a', { arrival: { kind: 'poisson', ratePerSecond: 60 }, slos: [{ percentile: 'p90', ms: 10_000 }] }),
+            mlpTenant('b'),
+        ], { benchmark: { durationMs: 200, warmupMs: 50, rounds: 2 } });
+        const results = await runWorkload({ ir });
+        expect(results.measurement.extendedRounds).toBeGreaterThan(0);
+        expect(results.measurement.note).toMatch(/^extended by \d+ rounds? \(a had \d+ of the 29 requests it needs\)/);
+        expect(results.tenants[0].corun!.requests).toBeGreaterThanOrEqual(29);
+        expect(results.tenants[0].slos[0].verdict).toBe('met');
+    });
+
+    it('stop at the budget, say so, and mark an SLO it could not bound invalid', async () => {
+        const ir = workloadOf('budget', [
+            mlpTenant('a', { arrival: { kind: 'poisson', ratePerSecond: 20 }, slos: [{ percentile: 'p99', ms: 10_000 }] }),
+            mlpTenant('b'),
+        ], { benchmark: { durationMs: 200, warmupMs: 50, rounds: 2, budgetMs: 1500 } });
+        const results = await runWorkload({ ir });
+        expect(results.measurement.budgetReached).toBe(true);
+        expect(results.measurement.note).toMatch(/the budget of 1\.5 s stopped it with a at \d+ of 299/);
+        expect(results.tenants[0].slos[0]).toMatchObject({ verdict: 'invalid', requestsNeeded: 299 });
+        expect(results.valid).toBe(false);
+        expect(results.invalidReasons.join(' ')).toMatch(/a: its p99 SLO needs 299 requests/);
     });
 });
 
@@ -76,8 +98,8 @@ describe.skipIf(!gpu)('run control', () => {
     });
 
     it('refuses an unimplemented schedule before touching the GPU', async () => {
-        const ir = workloadOf('rg', [mlpTenant('a')], { schedule: { policy: 'regulated', split: 2, sync: 'auto' } });
-        await expect(runWorkload({ ir })).rejects.toThrow('schedule regulated is not implemented yet; use sequential, concurrent or layer_block');
+        const ir = workloadOf('ct', [mlpTenant('a')], { schedule: { policy: 'co_tuned', variants: 2 } });
+        await expect(runWorkload({ ir })).rejects.toThrow('schedule co_tuned is not implemented yet; use sequential, concurrent, layer_block, regulated, auto');
     });
 
     it('times ops on the CPU when asked, sequential schedule, request-count mode', async () => {

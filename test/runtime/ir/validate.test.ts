@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { IrValidationError, parseWorkloadIr, validateWorkloadIr } from '../../../src/runtime/ir/validate.js';
+import { IR_VERSION } from '../../../src/runtime/ir/types.js';
 import { cnnTenant, mlpTenant, transformerTenant, workloadOf } from '../../fixtures/ir/builders.js';
 
 const clone = <T>(v: T): T => JSON.parse(JSON.stringify(v)) as T;
@@ -22,9 +23,9 @@ describe('IR validation', () => {
     });
 
     it('reports a wrong IR version with what to do', () => {
-        const ir = { ...clone(workloadOf('w', [mlpTenant('a')])), irVersion: 2 };
+        const ir = { ...clone(workloadOf('w', [mlpTenant('a')])), irVersion: IR_VERSION + 1 };
         const [m] = messages(ir);
-        expect(m).toMatch(/reads IR version 1, found 2.*regenerate/);
+        expect(m).toMatch(new RegExp(`reads IR version ${IR_VERSION}, found ${IR_VERSION + 1}.*regenerate`));
     });
 
     it('reports unknown tensors, order and duplicate names', () => {

@@ -6,10 +6,11 @@ import { expect } from 'vitest';
 import type { IrAttrs, IrOp, IrOpKind } from '../../../src/runtime/ir/types.js';
 import type { Epilogue } from '../../../src/runtime/kernels/kernel.js';
 import { kernelsFor } from '../../../src/runtime/kernels/index.js';
-import { runOpKernels, seededRandom } from '../../../src/runtime/kernels/harness.js';
+import { runOpKernels, seededRandom } from '../../../src/runtime/gpu/harness.js';
 import { applyEpilogue, referenceOp } from '../../../src/runtime/reference/index.js';
 import { channelAxisFor } from '../../../src/runtime/kernels/common.js';
 import type { KernelTestDevice } from '../gpu.js';
+import { numel } from '../../../src/runtime/ir/types.js';
 
 /** An op for tests. */
 export function makeOp(kind: IrOpKind, attrs: IrAttrs = {}, nInputs = 1): IrOp {
@@ -25,8 +26,6 @@ export function randomArray(n: number, seed: number, scale = 1): Float32Array {
     for (let i = 0; i < n; i++) a[i] = (2 * r() - 1) * scale;
     return a;
 }
-
-const numel = (s: number[]) => s.reduce((a, b) => a * b, 1);
 
 /** ‖gpu − ref‖ / max(‖ref‖, tiny). */
 export function relErr(got: ArrayLike<number>, want: ArrayLike<number>): number {

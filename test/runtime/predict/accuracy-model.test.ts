@@ -3,10 +3,11 @@ import { describe, expect, it } from 'vitest';
 import { convCase, denseCase } from '../../../src/runtime/calibrate/synthetic.js';
 import { DEFAULT_CAPS, kernelsFor } from '../../../src/runtime/kernels/index.js';
 import {
-    defaultProfile, familyOf, familyProfile, fitWaves, idleAdjustment, launchEffectiveFlops, launchTiming, parseProfile, predictWorkload,
+    defaultProfile, familyProfile, fitWaves, idleAdjustment, launchTiming, parseProfile, predictWorkload,
     requestServiceMs, residualFactor, serviceCvFor, type DeviceProfile, type FamilyProfile,
 } from '../../../src/runtime/predict/index.js';
 import { blendTail, tailFrom } from '../../../src/runtime/predict/queueing.js';
+import { familyOf, launchEffectiveFlops } from '../../../src/runtime/plan/launch.js';
 import { mlpTenant, workload } from './fixtures.js';
 
 const lavapipeCaps = { ...DEFAULT_CAPS, subgroupSize: 8 };

@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { build } from 'esbuild';
+import { bundleCli } from '../../fixtures/bundle-cli.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { formatMs } from '../../../src/language-server/prediction/format.js';
 import { defaultProfile } from '../../../src/runtime/predict/profile.js';
@@ -23,10 +23,7 @@ function runCli(args: string[]) {
 }
 
 beforeAll(async () => {
-    await build({
-        entryPoints: [join(root, 'src/cli/main.ts')], bundle: true, platform: 'node', format: 'esm', outfile: cli, external: ['webgpu'], logLevel: 'silent',
-        banner: { js: "import { createRequire as __r } from 'node:module'; const require = __r(import.meta.url);" },
-    });
+    await bundleCli(cli, root);
     writeFileSync(join(work, 'demo.tenancy'), `model m(batch = 1) {
   input x: f32[batch, 128]
   output dense(relu(dense(x, 256)), 10)

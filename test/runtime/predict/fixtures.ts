@@ -30,7 +30,7 @@ export function mlpTenant(name: string, arrival: IrArrival, slos: IrSlo[] = [], 
 /** A workload of the given tenants. */
 export function workload(tenants: IrTenant[], schedule: IrSchedule = { policy: 'concurrent' }): WorkloadIR {
     return {
-        irVersion: 1, workload: 'w', sourceUri: 'file:///w/a.tenancy', device: { preference: 'auto' },
+        irVersion: 2, workload: 'w', sourceUri: 'file:///w/a.tenancy', device: { preference: 'auto' },
         tenants, schedule, benchmark: { durationMs: 5000, warmupMs: 1000, seed: 0 },
     };
 }

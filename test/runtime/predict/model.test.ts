@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import {
-    curveMs, defaultProfile, familyOf, interferenceCoefficient, launchTiming, pairCoefficient, parseProfile,
-    PlanMemo, planGraph, predictWorkload, profileKey, slowdowns, type DeviceProfile, type FamilyProfile,
+    curveMs, defaultProfile, interferenceCoefficient, launchTiming, pairCoefficient, parseProfile,
+    predictWorkload, profileKey, slowdowns, type DeviceProfile, type FamilyProfile,
 } from '../../../src/runtime/predict/index.js';
-import { mlpGraph, mlpTenant, workload } from './fixtures.js';
+import { familyOf } from '../../../src/runtime/plan/launch.js';
+import { mlpTenant, workload } from './fixtures.js';
 
 const fam: FamilyProfile = {
     basis: 'flops',
@@ -79,75 +80,6 @@ describe('roofline', () => {
     });
 });
 
-describe('plan', () => {
-    it('fuses the activation into the first dense and yields the generator launches', () => {
-        const plan = planGraph(mlpGraph('t', 32, 256, 256, 64));
-        expect(plan.map(p => p.path)).toEqual(['t/mlp/fc1', 't/mlp/fc2']);
-        expect(plan[0].fused).toEqual(['t/mlp/relu']);
-        expect(plan[0].estimated).toBe(false);
-        expect(plan[0].launches.length).toBeGreaterThan(0);
-        expect(plan[0].launches[0].family).toMatch(/^gemm\./);
-        expect(plan[0].flops).toBe(2 * 32 * 256 * 256 + 32 * 256);
-    });
-
-    it('plans the same with a memo, and reuses launches across graphs of the same shapes', () => {
-        const fresh = planGraph(mlpGraph('a', 32, 256, 256, 64));
-        const memo = new PlanMemo();
-        expect(planGraph(mlpGraph('a', 32, 256, 256, 64), { memo })).toEqual(fresh);
-        const entries = memo.size;
-        expect(entries).toBe(2);
-        // Another tenant's graph of the same shapes: other paths, the same launches, no new entries.
-        const other = planGraph(mlpGraph('b', 32, 256, 256, 64), { memo });
-        expect(other.map(p => p.path)).toEqual(['b/mlp/fc1', 'b/mlp/fc2']);
-        expect(other.map(p => p.launches)).toEqual(fresh.map(p => p.launches));
-        expect(memo.size).toBe(entries);
-        // Other shapes: new entries, other launches.
-        const wider = planGraph(mlpGraph('c', 32, 256, 512, 64), { memo });
-        expect(memo.size).toBe(entries + 2);
-        expect(wider[0].launches[0].flops).toBeGreaterThan(fresh[0].launches[0].flops);
-    });
-
-    it('times a graph shared by workloads once per profile; idle-adjusted tenants leave the cached timing unchanged', () => {
-        const p: DeviceProfile = { ...defaultProfile(), idlePenalty: { wallMs: 20, gpuMsPerPass: 0.3 } };
-        const open = mlpTenant('open', { kind: 'poisson', ratePerSecond: 2 });
-        // The same graph object in two workloads, open loop in one (idle-adjusted ops) and closed loop in the other.
-        const w1 = workload([open, mlpTenant('busy', { kind: 'closed', clients: 1, thinkMs: 0 })]);
-        const w2 = workload([{ ...open, arrival: { kind: 'closed', clients: 1, thinkMs: 0 } }]);
-        const fresh1 = predictWorkload(w1, p), fresh2 = predictWorkload(w2, p);
-        expect(fresh1.tenants[0].ops[0].soloMs).toBeGreaterThan(fresh2.tenants[0].ops[0].soloMs);
-        const memo = new PlanMemo();
-        for (let i = 0; i < 3; i++) {
-            expect(predictWorkload(w1, p, { memo })).toEqual(fresh1);
-            expect(predictWorkload(w2, p, { memo })).toEqual(fresh2);
-        }
-        // Another profile object is timed on its own.
-        const slower: DeviceProfile = { ...p, hostMeanFactor: { gpu: 2, wall: 1 } };
-        expect(predictWorkload(w2, slower, { memo })).toEqual(predictWorkload(w2, slower));
-    });
-
-    it('keeps a memo bounded, dropping the least recently used signature first', () => {
-        const memo = new PlanMemo(2);
-        const launch = { name: 'x', family: 'copy', flops: 1, bytes: 1, workgroups: 1, effectiveFlops: 1 };
-        memo.set('a', { launches: [launch], estimated: false });
-        memo.set('b', { launches: [launch], estimated: false });
-        expect(memo.get('a')).toBeDefined();
-        memo.set('c', { launches: [launch], estimated: true });
-        expect(memo.size).toBe(2);
-        expect(memo.get('b')).toBeUndefined();
-        expect(memo.get('a')).toBeDefined();
-        expect(memo.get('c')?.estimated).toBe(true);
-    });
-
-    it('returns a graph planned before as a copy the caller may change', () => {
-        const memo = new PlanMemo();
-        const graph = mlpGraph('t', 8, 64, 64, 10);
-        const first = planGraph(graph, { memo });
-        first[0].launches.length = 0;
-        const again = planGraph(graph, { memo });
-        expect(again[0].launches.length).toBeGreaterThan(0);
-        expect(again).toEqual(planGraph(graph));
-    });
-});
 
 function pureCompute(): DeviceProfile {
     const p = defaultProfile();

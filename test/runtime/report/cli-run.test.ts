@@ -1,15 +1,17 @@
 /**
  * The `tenancy run` command end to end in a child process: progress JSON lines, results files,
- * exit codes, SIGTERM → cancelled results and exit 130. The CLI is bundled from source here.
+ * exit codes, SIGTERM → cancelled results and exit 130; `tenancy compare` and `capacity`'s
+ * refusals and comparison file. The CLI is bundled from source here.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { build } from 'esbuild';
+import { bundleCli } from '../../fixtures/bundle-cli.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { isProgressEvent, type ProgressEvent } from '../../../src/protocol/progress.js';
 import { parseResults } from '../../../src/runtime/report/schema.js';
+import { comparisonSchema } from '../../../src/runtime/report/compare.js';
 import { hasAdapter } from '../execute/gpu-helper.js';
 
 const root = join(import.meta.dirname, '../../..');
@@ -44,11 +46,7 @@ function runCli(args: string[], onLine?: (event: ProgressEvent, child: ReturnTyp
 const gpu = await hasAdapter();
 
 beforeAll(async () => {
-    await build({
-        entryPoints: [join(root, 'src/cli/main.ts')], bundle: true, platform: 'node', format: 'esm', outfile: cli, external: ['webgpu'],
-        logLevel: 'error', nodePaths: [join(root, 'node_modules')],
-        banner: { js: "import { createRequire as __r } from 'node:module'; const require = __r(import.meta.url);" },
-    });
+    await bundleCli(cli, root);
 });
 
 describe('tenancy run (CLI)', () => {
@@ -69,6 +67,18 @@ describe('tenancy run (CLI)', () => {
         const r = await runCli(['run', file]);
         expect(r.code).toBe(1);
         expect(r.stderr).toMatch(/bad\.tenancy:2:\d+ error unresolved-reference/);
+    });
+
+    it('prints its version', async () => {
+        const r = await runCli(['--version']);
+        expect(r.code).toBe(0);
+        expect(r.stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
+    });
+
+    it('refuses what --fail-on, --rounds and --budget do not take, exit 64', async () => {
+        expect((await runCli(['run', '--ir', fixture, '--fail-on', 'slow'])).stderr).toContain("--fail-on takes slo or invalid; found 'slow'");
+        expect((await runCli(['run', '--ir', fixture, '--rounds', '0'])).code).toBe(64);
+        expect((await runCli(['run', '--ir', fixture, '--budget', 'forever'])).stderr).toContain("--budget must look like 5s, 250ms or 2m; found 'forever'");
     });
 
     it('usage errors exit 64', async () => {
@@ -94,9 +104,11 @@ describe.skipIf(!gpu)('tenancy run on the software adapter (CLI)', () => {
         expect(result.resultsFile).toBe(join(dir, 'two-mlps.two_mlps.json'));
         const results = parseResults(JSON.parse(readFileSync(result.resultsFile, 'utf8')));
         expect(results.status).toBe('complete');
-        expect(results.tenants.map(t => t.slowdown.p99 !== null)).toEqual([true, true]);
+        // Slowdowns of the median always, of p99 only where both phases have the 299 requests it needs.
+        expect(results.tenants.map(t => t.slowdown.p50 !== null)).toEqual([true, true]);
+        for (const t of results.tenants) expect(t.slowdown.p99 !== null).toBe(t.solo!.requests >= 299 && t.corun!.requests >= 299);
         expect(readdirSync(join(dir, 'history'))).toHaveLength(1);
-        expect(r.stderr).toMatch(/tenant\s+requests\s+solo p50/);
+        expect(r.stderr).toMatch(/tenant\s+requests\s+co-run p50\s+co-run p99\s+slowdown p50/);
     });
 
     it('runs a .tenancy file through the language server (parse, check, lower)', async () => {
@@ -114,11 +126,37 @@ describe.skipIf(!gpu)('tenancy run on the software adapter (CLI)', () => {
         expect(results.sourceUri).toMatch(/ok\.tenancy$/);
     });
 
+    it('--fail-on gives CI an exit code of its own: 3 for a violated SLO, 4 for figures that are not valid', async () => {
+        const ir = JSON.parse(readFileSync(fixture, 'utf8'));
+        ir.tenants[0].slos = [{ percentile: 'p50', ms: 0.001 }];
+        const tight = join(work, 'tight.json');
+        writeFileSync(tight, JSON.stringify(ir));
+        // A budget of a second: no room for the rounds the SLO percentiles would need.
+        const args = ['--duration', '200ms', '--warmup', '50ms', '--rounds', '2', '--budget', '1s', '--results-dir', join(work, 'results-fail')];
+        const slo = await runCli(['run', '--ir', tight, ...args, '--fail-on', 'slo', 'invalid']);
+        expect(slo.code, slo.stderr).toBe(3);
+        expect(slo.stderr).toMatch(/SLO violated: small p50 ≤ 0\.001 ms \(--fail-on slo\)/);
+        // The tenants' p99 and p95 cannot be bounded in 200 ms: not valid.
+        const invalid = await runCli(['run', '--ir', fixture, ...args, '--fail-on', 'invalid']);
+        expect(invalid.code, invalid.stderr).toBe(4);
+        expect(invalid.stderr).toMatch(/the figures are not valid: .* \(--fail-on invalid\)/);
+        expect((await runCli(['run', '--ir', fixture, ...args])).code).toBe(0);
+    });
+
+    it('a run of one tenant writes results of its own, leaving the workload\'s co-run results', async () => {
+        const dir = join(work, 'results-solo');
+        const r = await runCli(['run', '--ir', fixture, '--tenant', 'small', '--duration', '200ms', '--warmup', '50ms', '--results-dir', dir]);
+        expect(r.code, r.stderr).toBe(0);
+        expect(readdirSync(dir).filter(n => n.endsWith('.json'))).toEqual(['two-mlps.two_mlps.solo-small.json']);
+        expect(readdirSync(join(dir, 'history'))[0]).toMatch(/^two-mlps\.two_mlps\.solo-small\.\d{4}-/);
+    });
+
     it('SIGTERM stops the run within a second, writes cancelled results, exit 130', async () => {
         const dir = join(work, 'results-cancel');
         let signalledAt = 0;
         const r = await runCli(['run', '--ir', fixture, '--duration', '60s', '--progress', 'jsonl', '--results-dir', dir], (event, child) => {
-            if (event.type === 'phase' && event.phase === 'solo' && !signalledAt) {
+            // The first measured solo phase (round 0 is the warm-up round, whose requests are discarded).
+            if (event.type === 'phase' && event.phase === 'solo' && (event.round ?? 0) >= 1 && !signalledAt) {
                 setTimeout(() => { signalledAt = performance.now(); child.kill('SIGTERM'); }, 500);
             }
         });
@@ -128,5 +166,35 @@ describe.skipIf(!gpu)('tenancy run on the software adapter (CLI)', () => {
         expect(results.status).toBe('cancelled');
         expect(results.tenants[0].solo!.requests).toBeGreaterThan(0);
         expect(signalledAt).toBeGreaterThan(0);
+    });
+});
+
+describe('tenancy compare and capacity (CLI)', () => {
+    it('refuse a schedule they cannot read or run, and a one-tenant workload, before measuring', async () => {
+        const bad = await runCli(['compare', '--ir', fixture, '--schedules', 'layer_blocks']);
+        expect(bad.code).toBe(64);
+        expect(bad.stderr).toContain("tenancy compare: --schedules: schedule 'layer_blocks': unknown schedule 'layer_blocks'");
+        const refused = await runCli(['compare', '--ir', fixture, '--schedules', 'co_tuned(variants: 2)', '--progress', 'jsonl']);
+        expect(refused.code).toBe(1);
+        expect(refused.events.at(-1)).toMatchObject({ type: 'error', exitCode: 1 });
+        const one = await runCli(['compare', '--ir', fixture, '--tenant', 'small']);
+        expect(one.code).toBe(64);
+        expect(one.stderr).toContain('one tenant is selected: schedules differ only when tenants share the GPU');
+        expect((await runCli(['capacity', '--ir', fixture, '--capacity-budget', 'long'])).code).toBe(64);
+    });
+});
+
+describe.skipIf(!gpu)('tenancy compare on the software adapter (CLI)', () => {
+    it('writes the comparison file and its history, prints the table with gains, exit 0', async () => {
+        const dir = join(work, 'results-compare');
+        const r = await runCli(['compare', '--ir', fixture, '--schedules', 'sequential', '--duration', '400ms', '--warmup', '50ms', '--rounds', '2', '--results-dir', dir]);
+        expect(r.code, r.stderr).toBe(0);
+        expect(r.stdout).toMatch(/^concurrent \(baseline\)\s+small/m);
+        expect(r.stdout).toMatch(/^sequential\s+small/m);
+        const file = join(dir, 'two-mlps.two_mlps.compare.json');
+        expect(r.stderr).toContain(`comparison: ${file}`);
+        const comparison = comparisonSchema.parse(JSON.parse(readFileSync(file, 'utf8')));
+        expect(comparison.schedules.map(s => s.name)).toEqual(['concurrent', 'sequential']);
+        expect(readdirSync(join(dir, 'history'))).toHaveLength(1);
     });
 });

@@ -1,6 +1,9 @@
+/** The statistics behind every measured figure, against answers computed exactly (Python's fractions) or by construction. */
 import { describe, expect, it } from 'vitest';
-import { binomialCdf, quantileConfidenceInterval, quantileSorted, sortedAscending, summarizeLatencies } from '../../../src/runtime/report/statistics.js';
-import { createRandom } from '../../../src/runtime/compile/random.js';
+import {
+    binomialCdf, highestBoundedPercentile, meanBounds, quantileBounds, quantileSorted, ratioInterval, ratioVerdict, requiredSamples, sloVerdict, sortedAscending,
+} from '../../../src/runtime/report/statistics.js';
+import { createRandom } from '../../../src/runtime/plan/random.js';
 
 describe('percentiles', () => {
     it('interpolate linearly between order statistics (NumPy default)', () => {
@@ -12,41 +15,96 @@ describe('percentiles', () => {
         expect(quantileSorted(s, 1)).toBe(5);
         expect(quantileSorted(sortedAscending([10, 9, 100]), 0.5)).toBe(10); // numeric sort, not lexicographic
     });
+});
 
-    it('summarise a sample', () => {
-        const values = Array.from({ length: 101 }, (_, i) => i);
-        const s = summarizeLatencies(values)!;
-        expect([s.count, s.mean, s.min, s.max, s.p50, s.p99]).toEqual([101, 50, 0, 100, 50, 99]);
-        expect(summarizeLatencies([])).toBeUndefined();
+describe('bounds of a percentile from order statistics', () => {
+    it('binomial cdf matches exact values', () => {
+        expect(Array.from(binomialCdf(3, 0.5))).toEqual([0.125, 0.5, 0.875, 1].map(x => expect.closeTo(x, 12)));
+        // P(B ≤ 40), B ~ Binomial(100, 0.5): 0.028443966820490395 (exact rational arithmetic).
+        expect(binomialCdf(100, 0.5)[40]).toBeCloseTo(0.028443966820490395, 12);
+        // P(B ≤ 298), B ~ Binomial(299, 0.99) = 1 − 0.99^299 = 0.9504637433623375.
+        expect(binomialCdf(299, 0.99)[298]).toBeCloseTo(0.9504637433623375, 12);
+    });
+
+    it('give the known ranks: the median of 100 between x(42) and x(59); p99 of 1000 between x(985) and x(996)', () => {
+        const ranks = (n: number) => sortedAscending(Array.from({ length: n }, (_, i) => i + 1));
+        expect(quantileBounds(ranks(100), 0.5)).toEqual({ low: 42, high: 59 });
+        expect(quantileBounds(ranks(1000), 0.99)).toEqual({ low: 985, high: 996 });
+    });
+
+    it('bound p99 from above only from 299 samples (the largest one), p95 from 59, p90 from 29, p50 from 5', () => {
+        const ranks = (n: number) => sortedAscending(Array.from({ length: n }, (_, i) => i + 1));
+        expect(quantileBounds(ranks(298), 0.99).high).toBeNull();
+        expect(quantileBounds(ranks(299), 0.99).high).toBe(299);
+        expect(quantileBounds(ranks(100), 0.99).low).not.toBeNull();
+        expect([requiredSamples('p50'), requiredSamples('p90'), requiredSamples('p95'), requiredSamples('p99'), requiredSamples('p999')]).toEqual([5, 29, 59, 299, 2995]);
+        expect([highestBoundedPercentile(4), highestBoundedPercentile(58), highestBoundedPercentile(59), highestBoundedPercentile(300)]).toEqual([undefined, 'p90', 'p95', 'p99']);
+    });
+
+    it('cover the true p99 from each side at least 95 % of the time', () => {
+        // Exponential(1) latencies: true p99 = ln(100).
+        const truth = Math.log(100);
+        const r = createRandom(11, 'bounds');
+        let lowOk = 0, highOk = 0;
+        const trials = 400;
+        for (let t = 0; t < trials; t++) {
+            const s = sortedAscending(Array.from({ length: 600 }, () => r.exponential(1)));
+            const b = quantileBounds(s, 0.99);
+            if (b.low! <= truth) lowOk++;
+            if (b.high! >= truth) highOk++;
+        }
+        expect(lowOk / trials).toBeGreaterThan(0.93);
+        expect(highOk / trials).toBeGreaterThan(0.93);
     });
 });
 
-describe('confidence interval of p99', () => {
-    it('binomial cdf is exact for small n', () => {
-        const c = binomialCdf(3, 0.5);
-        expect(Array.from(c)).toEqual([0.125, 0.5, 0.875, 1].map(x => expect.closeTo(x, 12)));
-    });
+describe('intervals of ratios over rounds (two-stage bootstrap)', () => {
+    const rounds = (r: ReturnType<typeof createRandom>, count: number, n: number, mean: number, drift = 0) =>
+        Array.from({ length: count }, () => {
+            const level = 1 + drift * (r.next() - 0.5);
+            return Array.from({ length: n }, () => level * r.exponential(mean));
+        });
 
-    it('has no upper bound with too few samples', () => {
-        const s = sortedAscending(Array.from({ length: 100 }, (_, i) => i));
-        const ci = quantileConfidenceInterval(s, 0.99);
-        expect(ci.high).toBeNull();
-        expect(ci.low).not.toBeNull();
-    });
-
-    it('brackets the true p99 with about the stated coverage', () => {
-        // Exponential(1) latencies: true p99 = ln(100).
-        const truth = Math.log(100);
-        const r = createRandom(11, 'ci');
+    it('cover the true ratio of means about 95 % of the time, drift between rounds included', () => {
+        const r = createRandom(5, 'ratio');
         let covered = 0;
-        const trials = 200;
+        const trials = 120;
         for (let t = 0; t < trials; t++) {
-            const s = sortedAscending(Array.from({ length: 2000 }, () => r.exponential(1)));
-            const ci = quantileConfidenceInterval(s, 0.99);
-            expect(ci.low! <= quantileSorted(s, 0.99) && quantileSorted(s, 0.99) <= ci.high!).toBe(true);
-            if (ci.low! <= truth && truth <= ci.high!) covered++;
+            // Each round's host level hits its solo and co-run phases alike (paired), as interleaving intends.
+            const levels = Array.from({ length: 8 }, () => 1 + 0.6 * (r.next() - 0.5));
+            const solo = levels.map(l => Array.from({ length: 40 }, () => l * r.exponential(10)));
+            const corun = levels.map(l => Array.from({ length: 40 }, () => l * r.exponential(15)));
+            const i = ratioInterval(solo, corun, 'mean', { random: r, iterations: 300 })!;
+            if (i.low! <= 1.5 && 1.5 <= i.high!) covered++;
         }
-        expect(covered / trials).toBeGreaterThan(0.9);
-        expect(covered / trials).toBeLessThanOrEqual(1);
+        expect(covered / trials).toBeGreaterThan(0.88);
+    });
+
+    it('say slower, faster or no significant change, and unknown without an interval', () => {
+        const r = createRandom(9, 'verdict');
+        const solo = rounds(r, 8, 50, 10);
+        expect(ratioVerdict(ratioInterval(solo, rounds(r, 8, 50, 20), 'p50', { random: r }))).toBe('slower');
+        expect(ratioVerdict(ratioInterval(solo, rounds(r, 8, 50, 5), 'p50', { random: r }))).toBe('faster');
+        expect(ratioVerdict(ratioInterval(solo, rounds(r, 8, 50, 10), 'p50', { random: r }))).toBe('no-change');
+        expect(ratioVerdict(null)).toBe('unknown');
+        expect(ratioInterval([[]], [[1]], 'mean', { random: r })).toBeNull();
+        expect(() => ratioInterval([[1]], [[1], [2]], 'mean', { random: r })).toThrow(/1 solo rounds but 2 co-run rounds/);
+    });
+
+    it('bound a mean only from 30 samples', () => {
+        const r = createRandom(2, 'mean');
+        expect(meanBounds([[1, 2, 3]], { random: r })).toEqual({ low: null, high: null });
+        const b = meanBounds(rounds(r, 4, 50, 10), { random: r });
+        expect(b.low!).toBeLessThan(b.high!);
+    });
+});
+
+describe('SLO verdicts', () => {
+    it('met when the upper bound is within the target, violated when the lower bound is beyond it, inconclusive between, invalid without an upper bound', () => {
+        expect(sloVerdict({ low: 8, high: 9 }, 10)).toBe('met');
+        expect(sloVerdict({ low: 11, high: 12 }, 10)).toBe('violated');
+        expect(sloVerdict({ low: 11, high: null }, 10)).toBe('violated');
+        expect(sloVerdict({ low: 9, high: 11 }, 10)).toBe('inconclusive');
+        expect(sloVerdict({ low: 9, high: null }, 10)).toBe('invalid');
     });
 });

@@ -1,8 +1,8 @@
 import { mkdtempSync, readFileSync, readdirSync, existsSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
-import { resultsPathsFor, workspaceFolderOf, writeFileAtomic, writeResultsFiles } from '../../../src/runtime/report/write.js';
+import { describe, expect, it, vi } from 'vitest';
+import { resultsPathsFor, userCacheFolder, workspaceFolderOf, writeFileAtomic, writeResultsFiles } from '../../../src/runtime/report/write.js';
 
 describe('results paths', () => {
     it('put results under <workspace>/.tenancy/results with a history folder', () => {
@@ -14,6 +14,9 @@ describe('results paths', () => {
         expect(p.latest).toBe(join(ws, '.tenancy', 'results', 'demo.mix.json'));
         expect(p.historyFile(new Date('2026-01-02T03:04:05.678Z'))).toBe(join(ws, '.tenancy', 'results', 'history', 'demo.mix.2026-01-02T03-04-05.678Z.json'));
         expect(resultsPathsFor(file, 'mix', join(ws, 'out')).latest).toBe(join(ws, 'out', 'demo.mix.json'));
+        // A run of some tenants keeps its own files.
+        expect(resultsPathsFor(file, 'mix', join(ws, 'out'), ['a']).latest).toBe(join(ws, 'out', 'demo.mix.solo-a.json'));
+        expect(resultsPathsFor(file, 'mix', join(ws, 'out'), ['a', 'b']).historyFile(new Date(0))).toBe(join(ws, 'out', 'history', 'demo.mix.tenants-a+b.1970-01-01T00-00-00.000Z.json'));
     });
 });
 
@@ -53,5 +56,28 @@ describe('atomic writes', () => {
         expect(readdirSync(paths.historyDir)).toHaveLength(2);
         expect(existsSync(join(dir, 'results'))).toBe(true);
         expect(readdirSync(join(dir, 'results')).filter(f => f.endsWith('.tmp'))).toEqual([]);
+    });
+});
+
+describe('the user cache folder', () => {
+    it('is $XDG_CACHE_HOME/tenancy where set, else the platform\'s cache folder', () => {
+        expect(userCacheFolder('tuning', { XDG_CACHE_HOME: '/c' })).toBe(join('/c', 'tenancy', 'tuning'));
+        const platform = Object.getOwnPropertyDescriptor(process, 'platform')!;
+        vi.stubEnv('XDG_CACHE_HOME', '');
+        vi.stubEnv('LOCALAPPDATA', '/local');
+        try {
+            const expected: [NodeJS.Platform, string][] = [
+                ['linux', join(homedir(), '.cache', 'tenancy', 'x')],
+                ['darwin', join(homedir(), 'Library', 'Caches', 'tenancy', 'x')],
+                ['win32', join('/local', 'tenancy', 'Cache', 'x')],
+            ];
+            for (const [name, folder] of expected) {
+                Object.defineProperty(process, 'platform', { value: name });
+                expect(userCacheFolder('x', {})).toBe(folder);
+            }
+        } finally {
+            Object.defineProperty(process, 'platform', platform);
+            vi.unstubAllEnvs();
+        }
     });
 });

@@ -50,5 +50,16 @@ describe.skipIf(!gpu)('layer_block on the software adapter', () => {
             }
         }
         expect(interleaved).toBeGreaterThan(0);
-    }, 120_000);
+
+        // Multi-version kernels: the hot ops were compiled in several versions, every co-run block
+        // ran in one of them, and the results say which and by what rule.
+        for (const t of read.tenants) {
+            const mv = t.multiVersion!;
+            expect(mv.ops.length, `${t.name} ops with versions`).toBeGreaterThan(0);
+            expect(mv.ops.every(o => o.variants.length >= 2 && new Set(o.variants).size === o.variants.length)).toBe(true);
+            expect(mv.blocks.reduce((a, b) => a + b, 0)).toBeGreaterThan(0);
+            expect(mv.rule).toMatch(/interference level/);
+            expect(mv.decisions.every(d => d.version < mv.blocks.length)).toBe(true);
+        }
+    }, 300_000);
 });

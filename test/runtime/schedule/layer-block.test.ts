@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { AUTO_FALLBACK_SIZE, budgetMs, cutBlocks, DEFAULT_BUDGET_MS, layerBlockPolicy } from '../../../src/runtime/schedule/layer-block.js';
 import { policyFor, type OpView, type SchedulePolicy, type TenantView } from '../../../src/runtime/schedule/policy.js';
-import { opViewsOf } from '../../../src/runtime/schedule/op-views.js';
-import { planTenant } from '../../../src/runtime/compile/plan.js';
+import { opViews } from '../../../src/runtime/predict/op-views.js';
+import { defaultProfile } from '../../../src/runtime/predict/profile.js';
+import { planTenant } from '../../../src/runtime/plan/tenant-plan.js';
 import { DEFAULT_CAPS, kernelsFor } from '../../../src/runtime/kernels/index.js';
 import type { IrPriority } from '../../../src/runtime/ir/types.js';
 import { cnnTenant } from '../../fixtures/ir/builders.js';
@@ -234,8 +235,7 @@ describe('op views of a real plan (no GPU)', () => {
         const limits = { maxStorageBufferBindingSize: DEFAULT_CAPS.maxStorageBufferBindingSize, maxBufferSize: DEFAULT_CAPS.maxBufferSize };
         const t = cnnTenant('v');
         const plan = planTenant(t, { kernels: { kernelsFor }, caps: DEFAULT_CAPS, limits });
-        const executed = plan.ops.map(p => ({ planned: p, launches: p.kernels.aliasesInput ? [] : p.kernels.launches }));
-        const views = opViewsOf(executed, t.graph);
+        const views = opViews(plan.ops, defaultProfile());
         expect(views).toHaveLength(plan.ops.length);
         expect(views.map(v => v.flops)).toEqual(plan.ops.map(p => p.flops));
         const flatten = plan.ops.findIndex(p => p.kind === 'flatten');

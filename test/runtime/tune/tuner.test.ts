@@ -6,9 +6,10 @@ import { join } from 'node:path';
 import { shortlistFor, tuneTarget, tuneTargets, type MeasureFn, type TuneTarget } from '../../../src/runtime/tune/tuner.js';
 import { tuneTargetsOfPlans, missingTargets } from '../../../src/runtime/tune/plan-tuning.js';
 import { loadTuningCache } from '../../../src/runtime/tune/cache.js';
-import { DEFAULT_CAPS, capsFromDevice, kernelsFor } from '../../../src/runtime/kernels/index.js';
-import { MemoryTuningCache, opSignature, adapterKey } from '../../../src/runtime/compile/tuning.js';
-import { planTenant } from '../../../src/runtime/compile/plan.js';
+import { DEFAULT_CAPS, kernelsFor } from '../../../src/runtime/kernels/index.js';
+import { capsFromDevice } from '../../../src/runtime/gpu/adapter.js';
+import { MemoryTuningCache, opSignature, adapterKey } from '../../../src/runtime/plan/tuning.js';
+import { planTenant } from '../../../src/runtime/plan/tenant-plan.js';
 import { openGpu, requestTenantDevice, type TenantDevice } from '../../../src/runtime/gpu/adapter.js';
 import { makeOp } from '../kernels/check.js';
 import { mlpTenant } from '../../fixtures/ir/builders.js';
@@ -134,7 +135,7 @@ describe('plans take tuned variants from the cache', () => {
         const base = planTenant(tenant, { kernels: { kernelsFor }, caps: DEFAULT_CAPS, limits });
         const dense = base.ops.filter(o => o.kind === 'dense');
         expect(dense.length).toBeGreaterThanOrEqual(2);
-        expect(dense[0].variantName).toBe('vec4_4x8');
+        expect(dense[0].variant).toBe('vec4_4x8');
         const key = 'mesa/software/llvmpipe/x';
         const cache = new MemoryTuningCache();
         cache.set(key, dense[0].signature, 'vec4_4x4');
@@ -142,9 +143,9 @@ describe('plans take tuned variants from the cache', () => {
         const warnings: string[] = [];
         const plan = planTenant(tenant, { kernels: { kernelsFor }, caps: DEFAULT_CAPS, limits, tuning: cache, adapterKey: key, onTuningWarning: w => warnings.push(w) });
         const [d0, d1] = plan.ops.filter(o => o.kind === 'dense');
-        expect([d0.variantName, d0.variantSource]).toEqual(['vec4_4x4', 'tuned']);
+        expect([d0.variant, d0.variantSource]).toEqual(['vec4_4x4', 'tuned']);
         expect(d0.kernels.launches[0].name).toBe('dense.vec4_4x4');
-        expect([d1.variantSource, d1.variantName]).toEqual(['default', 'vec4_4x8']);
+        expect([d1.variantSource, d1.variant]).toEqual(['default', 'vec4_4x8']);
         expect(warnings).toHaveLength(1);
         expect(warnings[0]).toMatch(/tuned variant 'sg_8x4' unusable .*subgroups.*; using the default/);
         // Another adapter's choices do not apply.

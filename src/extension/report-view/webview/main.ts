@@ -10,6 +10,8 @@ import {
     LogarithmicScale, PointElement, ScatterController, Tooltip, type ChartConfiguration,
 } from 'chart.js';
 import type { ReportModel, ReportTenant, ReportViewMessage, ReportViewReply } from '../../../protocol/report.js';
+import { formatMs, formatPercent, formatRatio } from '../../../protocol/units.js';
+import { formatRange, formatSlowdown, sloMark } from '../../../protocol/figures.js';
 
 Chart.register(BarController, BarElement, CategoryScale, Legend, LinearScale, LineController, LineElement,
     LogarithmicScale, PointElement, ScatterController, Tooltip);
@@ -56,12 +58,7 @@ function withAlpha(color: string, alpha: number): string {
 }
 
 function ms(value: number | undefined): string {
-    if (value === undefined || !Number.isFinite(value)) return '—';
-    return value >= 100 ? `${value.toFixed(0)} ms` : value >= 10 ? `${value.toFixed(1)} ms` : `${value.toFixed(2)} ms`;
-}
-
-function times(value: number | undefined): string {
-    return value === undefined || !Number.isFinite(value) ? '—' : `${value.toFixed(2)}×`;
+    return value === undefined || !Number.isFinite(value) ? '—' : formatMs(value);
 }
 
 function el<K extends keyof HTMLElementTagNameMap>(tag: K, props: Partial<HTMLElementTagNameMap[K]> = {}, children: (Node | string)[] = []): HTMLElementTagNameMap[K] {
@@ -141,7 +138,7 @@ function drawOpSlowdown(canvas: HTMLCanvasElement, report: ReportModel): void {
             labels: ops.map(o => o.path),
             datasets: [{
                 label: 'co-run / solo GPU time',
-                data: ops.map(o => o.slowdown ?? 0),
+                data: ops.map(o => o.slowdown?.estimate ?? 0),
                 backgroundColor: ops.map(o => withAlpha(colors[(tenantIndex.get(o.tenant) ?? 0) % colors.length]!, 0.75)),
             }],
         },
@@ -150,7 +147,7 @@ function drawOpSlowdown(canvas: HTMLCanvasElement, report: ReportModel): void {
             indexAxis: 'y',
             plugins: {
                 legend: { display: false },
-                tooltip: { callbacks: { label: ctx => { const o = ops[ctx.dataIndex]!; return `${times(o.slowdown)} (solo ${ms(o.soloMs)}, co-run ${ms(o.corunMs)}, predicted co-run ${ms(o.predictedMs)})`; } } },
+                tooltip: { callbacks: { label: ctx => { const o = ops[ctx.dataIndex]!; return `${o.slowdown ? formatSlowdown(o.slowdown) : '—'} (solo ${ms(o.soloMs)}, co-run ${ms(o.corunMs)}, predicted co-run ${ms(o.predictedMs)})${o.attribution ? `; ${o.attribution}` : ''}`; } } },
             },
             scales: { x: { min: 0, title: { display: true, text: 'slowdown (×), the 20 longest ops' } } },
         },
@@ -185,25 +182,66 @@ function drawTimeline(canvas: HTMLCanvasElement, report: ReportModel): void {
 }
 
 function sloTable(report: ReportModel): HTMLTableElement {
-    const head = el('tr', {}, ['tenant', 'SLO', 'measured', 'predicted', 'slowdown vs solo', 'requests', ''].map(h => el('th', { textContent: h })));
+    const head = el('tr', {}, ['tenant', 'SLO', 'measured (95 % bounds)', 'predicted', 'slowdown vs solo', 'requests', ''].map(h => el('th', { textContent: h })));
     const rows: HTMLTableRowElement[] = [];
     for (const t of report.tenants) {
         const slos = t.slos.length > 0 ? t.slos : [undefined];
         for (const slo of slos) {
-            const verdict = slo?.met === undefined ? '' : slo.met ? '✓ met' : '✗ violated';
+            const measured = !slo ? ms(t.p99Ms)
+                : slo.verdict === 'invalid' ? `n/a: needs ${slo.requestsNeeded ?? '?'} requests`
+                    : `${ms(slo.measuredMs)} (${formatRange(slo.lowMs, slo.highMs)})`;
+            const verdict = slo ? sloMark(slo.verdict) : '';
             const row = el('tr', {}, [
                 el('td', { textContent: t.name }),
                 el('td', { textContent: slo ? `${slo.percentile} ≤ ${ms(slo.targetMs)}` : 'none' }),
-                el('td', { textContent: ms(slo?.measuredMs ?? t.p99Ms) }),
+                el('td', { textContent: measured }),
                 el('td', { textContent: ms(slo?.predictedMs) }),
-                el('td', { textContent: times(t.slowdown) }),
+                el('td', { textContent: t.slowdown ? `${t.slowdownOf}: ${formatSlowdown(t.slowdown)}` : '—' }),
                 el('td', { textContent: String(t.requests) }),
-                el('td', { textContent: verdict, className: slo?.met === false ? 'bad' : slo?.met ? 'good' : '' }),
+                el('td', { textContent: verdict, className: slo?.verdict === 'violated' ? 'bad' : slo?.verdict === 'met' ? 'good' : slo ? 'warning' : '' }),
             ]);
             rows.push(row);
         }
     }
     return el('table', { id: 'slo-table' }, [el('thead', {}, [head]), el('tbody', {}, rows)]);
+}
+
+/** Where each tenant's request time went, solo against co-run (queueing, GPU, host). */
+function breakdownTable(report: ReportModel): HTMLTableElement {
+    const head = el('tr', {}, ['tenant', 'phase', 'queueing', 'GPU', 'host', 'A/A noise (solo vs solo)'].map(h => el('th', { textContent: h })));
+    const rows = report.tenants.flatMap(t => (['solo', 'corun'] as const).flatMap(phase => {
+        const b = t.breakdown[phase];
+        if (!b) return [];
+        return [el('tr', {}, [
+            el('td', { textContent: t.name }), el('td', { textContent: phase === 'corun' ? 'co-run' : 'solo' }),
+            el('td', { textContent: ms(b.queueingMs) }), el('td', { textContent: ms(b.gpuMs) }), el('td', { textContent: ms(b.hostMs) }),
+            el('td', { textContent: phase === 'solo' && t.noise ? formatSlowdown(t.noise) : '' }),
+        ])];
+    }));
+    return el('table', { id: 'breakdown-table' }, [el('thead', {}, [head]), el('tbody', {}, rows)]);
+}
+
+/** The tenant × tenant interference heatmap: rows are victims, columns aggressors; a cell's shade is the share of the victim's co-run GPU time the aggressor overlapped. */
+function interferenceHeatmap(report: ReportModel): HTMLElement {
+    if (report.interference.length === 0) return el('p', { className: 'muted', textContent: 'No kernels of different tenants overlapped in the co-run rounds.' });
+    const names = report.tenants.map(t => t.name);
+    const head = el('tr', {}, [el('th', { textContent: 'victim \\ aggressor' }), ...names.map(n => el('th', { textContent: n }))]);
+    const accent = themeColor('--vscode-charts-red', '#f14c4c');
+    const rows = names.map(victim => el('tr', {}, [el('th', { textContent: victim }), ...names.map(aggressor => {
+        const cell = report.interference.find(c => c.victim === victim && c.aggressor === aggressor);
+        if (!cell) return el('td', { textContent: victim === aggressor ? '—' : '' });
+        const td = el('td', { textContent: `${formatPercent(cell.overlappedFraction)} overlapped${cell.slowdown !== undefined ? `, ${formatRatio(cell.slowdown)} solo` : ''}` });
+        td.style.background = withAlpha(accent, Math.min(0.8, cell.overlappedFraction));
+        return td;
+    })]));
+    return el('table', { id: 'interference-heatmap' }, [el('thead', {}, [head]), el('tbody', {}, rows)]);
+}
+
+/** Per op: who it overlapped in the co-run rounds and what that did to it (the 20 longest ops). */
+function attributionList(report: ReportModel): HTMLElement {
+    const ops = report.ops.filter(o => o.attribution).sort((a, b) => (b.corunMs ?? 0) - (a.corunMs ?? 0)).slice(0, 20);
+    if (ops.length === 0) return el('p', { className: 'muted', textContent: 'No op overlapped another tenant\'s kernels.' });
+    return el('ul', { id: 'attribution' }, ops.map(o => el('li', { textContent: `${o.path}: ${o.attribution}` })));
 }
 
 function comparisonTable(report: ReportModel): HTMLElement {
@@ -238,7 +276,12 @@ export function renderReport(report: ReportModel): string[] {
         root.append(el('p', { className: 'warning', id: 'run-status', textContent: `${what}${report.reason ? `: ${report.reason}` : ''}. The figures cover only the part that ran.` }));
     }
 
+    if (!report.valid) root.append(el('p', { className: 'warning', id: 'validity', textContent: `Not valid: ${report.invalidReasons.join('; ')}.` }));
+    if (report.hostWarning) root.append(el('p', { className: 'warning', id: 'host-warning', textContent: `Warning: ${report.hostWarning}.` }));
+    if (report.measurementNote) root.append(el('p', { className: 'muted', id: 'measurement-note', textContent: `Rounds: ${report.measurementNote}.` }));
     root.append(section('slo', 'Service-level objectives', sloTable(report)));
+    root.append(section('breakdown', 'Where request time went (mean per request)', breakdownTable(report)));
+    root.append(section('interference', 'Who slows whom', interferenceHeatmap(report), attributionList(report)));
     const drawn: string[] = [];
     const cdf = canvasBox('chart-cdf', 300);
     root.append(section('latency', 'Request latency, solo (dashed) and co-run', cdf.box));

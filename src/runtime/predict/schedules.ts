@@ -1,0 +1,279 @@
+/**
+ * Schedules compared by simulation (./simulate.ts): per schedule, each tenant's predicted
+ * latency figures and SLO verdicts at the declared load, and the QoS-satisfied throughput —
+ * VELTAIR's metric: the most requests per second the tenants complete at the highest load (all
+ * open-loop rates scaled alike) at which every SLO still holds. `auto`, the editor's schedule
+ * hints, its hover on `schedule` and `tenancy predict` all read these figures. Pure.
+ */
+import type { IrSchedule, IrSlo, WorkloadIR } from '../ir/types.js';
+import { PlanCache, planGraph } from '../plan/plan.js';
+import { policyFor, scheduleName, type ScheduleSettings } from '../schedule/policy.js';
+import { cutChunks, type RegulatedOptions } from '../schedule/regulated.js';
+import { PERCENTILE_Q } from '../report/statistics.js';
+import { demandMix, pairCoefficients } from './contention.js';
+import { opTiming } from './latency.js';
+import { opViews } from './op-views.js';
+import { capsForProfile, type DeviceProfile } from './profile.js';
+import { simulate, simulatedStatistic, type SimulatedFigures, type SimulatedTenant } from './simulate.js';
+
+/** A tenant's figures under one schedule. */
+export interface ScheduledTenant {
+    name: string;
+    p50Ms: number;
+    p95Ms: number;
+    p99Ms: number;
+    meanMs: number;
+    throughputPerSecond: number;
+    slos: { percentile: IrSlo['percentile']; targetMs: number; predictedMs: number; met: boolean }[];
+}
+
+/** One schedule evaluated on a workload. */
+export interface ScheduleEvaluation {
+    schedule: IrSchedule;
+    /** What it runs as: `auto` arguments resolved. */
+    resolved: ResolvedSchedule;
+    /** `layer_block(size: auto)`. */
+    name: string;
+    tenants: ScheduledTenant[];
+    /** Every SLO holds at the declared load. */
+    sloMet: boolean;
+    /** Requests per second over all tenants at `capacityLoad` (0 when no load meets the SLOs). */
+    qosThroughput: number;
+    /** The highest load factor (× the declared traffic) at which every SLO holds, to the search's resolution. */
+    capacityLoad: number;
+}
+
+/** The schedules `auto` and the editor's hints choose among. */
+export const CANDIDATE_SCHEDULES: readonly IrSchedule[] = [
+    { policy: 'concurrent' },
+    { policy: 'sequential' },
+    { policy: 'layer_block', size: 'auto' },
+    { policy: 'regulated', split: 'auto', sync: 'auto' },
+];
+
+/** A schedule as it runs: `auto` replaced by the schedule it chose, `auto` arguments by the values the search found, and why. */
+export interface ResolvedSchedule {
+    /** The schedule that runs (never `auto`). */
+    schedule: IrSchedule;
+    settings: ScheduleSettings;
+    /** What runs, in words: `regulated(split: {"a":4,"b":8}, sync: 2.10 ms)`. */
+    name: string;
+    /** Why (for `auto` and searched arguments). */
+    why?: string;
+}
+
+/**
+ * Resolves a workload's schedule on a device profile: `auto` becomes the best candidate
+ * (bestSchedule, with why), a regulated schedule's `auto` split and sync the values the search
+ * finds. Deterministic (seeded simulations, a fixed number of them), so the runtime and the
+ * editor resolve a workload alike on one profile.
+ */
+export function resolveSchedule(ir: WorkloadIR, profile: DeviceProfile, options: EvaluateOptions = {}): ResolvedSchedule {
+    if (ir.schedule.policy !== 'auto') return resolveWith(simulationInput(ir, profile, options), ir.schedule);
+    const { best, why } = bestSchedule(compareSchedules(ir, profile, CANDIDATE_SCHEDULES, { ...options, capacity: options.capacity ?? true }));
+    return { ...best.resolved, why: `auto chose ${best.resolved.name}: ${why}${best.resolved.why ? `; ${best.resolved.why}` : ''}` };
+}
+
+/** Resolves one (non-auto) schedule on a simulation input. */
+function resolveWith(input: SimulationInput, schedule: IrSchedule): ResolvedSchedule {
+    if (schedule.policy === 'regulated' && (schedule.split === 'auto' || schedule.sync === 'auto')) {
+        const { regulated, why } = searchRegulated(input, schedule);
+        const resolved = { schedule, settings: { regulated }, name: '', why };
+        return { ...resolved, name: policyFor(schedule, resolved.settings).name };
+    }
+    return { schedule, settings: {}, name: scheduleName(schedule) };
+}
+
+/** Splits a regulated search tries per tenant, and most simulations it may take (a count, not a clock: results must not depend on the machine's speed). */
+const SPLITS = [1, 2, 4, 8, 16], SEARCH_SIMULATIONS = 40;
+
+/**
+ * GACER's search, as coordinate descent over the simulation: per tenant the split, then the
+ * exclusive threshold among quantiles of the chunks' predicted times; each candidate simulated
+ * at the declared load on a shortened window. The score: SLOs violated, then the worst
+ * predicted / target over SLO tenants, then the tenants' total throughput (higher is better).
+ */
+function searchRegulated(input: SimulationInput, schedule: Extract<IrSchedule, { policy: 'regulated' }>): { regulated: RegulatedOptions; why: string } {
+    const splits = schedule.split === 'auto' ? SPLITS : [schedule.split];
+    const names = input.tenants.map(t => t.name);
+    let current: RegulatedOptions = { splits: Object.fromEntries(names.map(n => [n, schedule.split === 'auto' ? 4 : schedule.split])), defaultSplit: schedule.split === 'auto' ? 4 : schedule.split, heavyMs: Infinity };
+    let simulations = 0;
+    const scoreOf = (options: RegulatedOptions): number[] => {
+        simulations++;
+        const figures = simulateSchedule(input, { schedule, settings: { regulated: options }, name: '' }, 1, 0.5);
+        const tenants = input.tenants.map((t, i) => tenantFigures(t, figures[i]));
+        const slos = tenants.flatMap(t => t.slos);
+        return [slos.filter(s => !s.met).length, Math.max(0, ...slos.map(s => s.predictedMs / s.targetMs)), -tenants.reduce((a, t) => a + t.throughputPerSecond, 0)];
+    };
+    const better = (a: number[], b: number[]) => {
+        for (let k = 0; k < a.length; k++) {
+            const tolerance = 1e-3 * Math.max(Math.abs(a[k]), Math.abs(b[k]));
+            if (a[k] < b[k] - tolerance) return true;
+            if (a[k] > b[k] + tolerance) return false;
+        }
+        return false;
+    };
+    let best = scoreOf(current);
+    for (let pass = 0; pass < 2 && simulations < SEARCH_SIMULATIONS; pass++) {
+        let improved = false;
+        for (const name of names) {
+            for (const split of splits) {
+                if (split === current.splits[name] || simulations >= SEARCH_SIMULATIONS) continue;
+                const candidate = { ...current, splits: { ...current.splits, [name]: split } };
+                const score = scoreOf(candidate);
+                if (better(score, best)) { best = score; current = candidate; improved = true; }
+            }
+        }
+        if (schedule.sync === 'auto') {
+            const chunkMs = input.tenants.flatMap(t => cutChunks(t.ops.length, t.ops, current.splits[t.name] ?? current.defaultSplit).predictedMs).sort((a, b) => a - b);
+            const quantile = (q: number) => chunkMs[Math.min(chunkMs.length - 1, Math.floor(q * chunkMs.length))];
+            for (const heavyMs of [quantile(0.9), quantile(0.75), quantile(0.5), Infinity]) {
+                if (heavyMs === current.heavyMs || simulations >= SEARCH_SIMULATIONS) continue;
+                const candidate = { ...current, heavyMs };
+                const score = scoreOf(candidate);
+                if (better(score, best)) { best = score; current = candidate; improved = true; }
+            }
+        }
+        if (!improved) break;
+    }
+    const why = `the search (${simulations} simulations) found ${best[0]} SLO${best[0] === 1 ? '' : 's'} missed, the worst at ${best[1].toFixed(2)}× its target`;
+    return { regulated: current, why };
+}
+
+export interface EvaluateOptions {
+    cache?: PlanCache;
+    /** Seed of the simulated arrivals and jitter (the same for every schedule, so they compare like with like). */
+    seed?: number;
+    /** Search the QoS-satisfied throughput (several simulations; default true). */
+    capacity?: boolean;
+}
+
+/** What simulating a workload on a profile needs, computed once for all schedules compared. */
+export interface SimulationInput {
+    tenants: SimulatedTenant[];
+    contention: number[][];
+    serviceCv: number;
+    warmupMs: number;
+    durationMs: number;
+    seed: number;
+}
+
+/** Requests the simulated window aims for per open-loop tenant (enough to place a p99). */
+const TARGET_REQUESTS = 600;
+/** The simulated window's bounds, ms. */
+const MIN_WINDOW_MS = 2_000, MAX_WINDOW_MS = 60_000;
+/** Requests a closed-loop tenant completes alone in the window, at most. */
+const CLOSED_REQUESTS = 3_000;
+/** Load factors the capacity search tries between, and its steps. */
+const MAX_LOAD = 16, SEARCH_STEPS = 7;
+
+/** The tenants of a workload as the simulation runs them: planned ops with predicted times, contention between their demand mixes. */
+export function simulationInput(ir: WorkloadIR, profile: DeviceProfile, options: EvaluateOptions = {}): SimulationInput {
+    const cache = options.cache ?? new PlanCache();
+    const caps = capsForProfile(profile);
+    const mixes = ir.tenants.map(t => {
+        const demand = { compute: 0, memory: 0, capped: 0 };
+        for (const op of planGraph(t.graph, { caps, cache })) {
+            const timing = cache.perProfile(op.launches, profile, () => opTiming(profile, op));
+            demand.compute += timing.demandMs.compute;
+            demand.memory += timing.demandMs.memory;
+            demand.capped += timing.demandMs.capped;
+        }
+        return demandMix(demand);
+    });
+    const tenants: SimulatedTenant[] = ir.tenants.map(t => ({
+        name: t.name, priority: t.priority, arrival: t.arrival, slos: t.slos,
+        ops: opViews(planGraph(t.graph, { caps, cache }), profile),
+        submitMs: profile.submitOverheadMs,
+    }));
+    // Long enough for the slowest open-loop stream to bring TARGET_REQUESTS, and for the longest request many times over.
+    const requestMs = Math.max(...tenants.map(t => t.ops.reduce((s, o) => s + (o.predictedMs ?? 0), 0)));
+    const rates = ir.tenants.flatMap(t => t.arrival.kind === 'poisson' ? [t.arrival.ratePerSecond] : t.arrival.kind === 'periodic' ? [1000 / t.arrival.everyMs] : []);
+    const openMs = rates.length ? TARGET_REQUESTS / Math.min(...rates) * 1000 : 0;
+    // A closed loop completes a request per request time: bound its count (the events a simulation takes) to CLOSED_REQUESTS.
+    const closedMs = tenants.filter(t => t.arrival.kind === 'closed').map(t => CLOSED_REQUESTS * t.ops.reduce((s, o) => s + (o.predictedMs ?? 0), t.submitMs));
+    const durationMs = Math.min(MAX_WINDOW_MS, ...closedMs, Math.max(MIN_WINDOW_MS, openMs, 200 * requestMs));
+    return {
+        tenants, contention: pairCoefficients(profile, mixes), serviceCv: profile.serviceCv,
+        warmupMs: Math.min(1000, durationMs / 10), durationMs, seed: options.seed ?? ir.benchmark.seed,
+    };
+}
+
+/** Simulates a resolved schedule at a load factor (a shorter window for searches). */
+export function simulateSchedule(input: SimulationInput, resolved: ResolvedSchedule, load = 1, window = 1): SimulatedFigures[] {
+    return simulate(input.tenants, {
+        policy: policyFor(resolved.schedule, resolved.settings), contention: input.contention, serviceCv: input.serviceCv,
+        seed: input.seed, warmupMs: input.warmupMs, durationMs: input.durationMs * window, load,
+    });
+}
+
+function tenantFigures(t: SimulatedTenant, f: SimulatedFigures): ScheduledTenant {
+    const stat = (p: IrSlo['percentile']) => simulatedStatistic(f, p, p === 'mean' ? undefined : PERCENTILE_Q[p]);
+    return {
+        name: t.name, p50Ms: stat('p50'), p95Ms: stat('p95'), p99Ms: stat('p99'), meanMs: stat('mean'), throughputPerSecond: f.throughputPerSecond,
+        slos: t.slos.map(s => {
+            const predictedMs = stat(s.percentile);
+            return { percentile: s.percentile, targetMs: s.ms, predictedMs, met: predictedMs <= s.ms };
+        }),
+    };
+}
+
+/** Whether every SLO of every tenant holds in simulated figures. */
+function allSlosMet(input: SimulationInput, figures: readonly SimulatedFigures[]): boolean {
+    return input.tenants.every((t, i) => tenantFigures(t, figures[i]).slos.every(s => s.met));
+}
+
+/** Evaluates one schedule on a workload: figures at the declared load, and (unless asked not to) the QoS-satisfied throughput. */
+export function evaluateSchedule(ir: WorkloadIR, profile: DeviceProfile, schedule: IrSchedule, options: EvaluateOptions = {}, input = simulationInput(ir, profile, options)): ScheduleEvaluation {
+    const resolved = resolveWith(input, schedule);
+    const figures = simulateSchedule(input, resolved);
+    const tenants = input.tenants.map((t, i) => tenantFigures(t, figures[i]));
+    const sloMet = tenants.every(t => t.slos.every(s => s.met));
+    let capacityLoad = sloMet ? 1 : 0, qosThroughput = sloMet ? tenants.reduce((s, t) => s + t.throughputPerSecond, 0) : 0;
+    if (options.capacity ?? true) {
+        // Bisection on the load factor (geometric: the answer spans orders of magnitude); a load whose SLOs hold raises the floor.
+        let low = sloMet ? 1 : 0, high = sloMet ? MAX_LOAD : 1;
+        for (let step = 0; step < SEARCH_STEPS; step++) {
+            const load = low > 0 ? Math.sqrt(low * high) : high / 4;
+            const at = simulateSchedule(input, resolved, load);
+            if (allSlosMet(input, at)) {
+                low = load;
+                capacityLoad = load;
+                qosThroughput = at.reduce((s, f) => s + f.throughputPerSecond, 0);
+            } else {
+                high = load;
+            }
+            if (low > 0 && high / low < 1.05) break;
+        }
+    }
+    return { schedule, resolved, name: scheduleName(schedule), tenants, sloMet, qosThroughput, capacityLoad };
+}
+
+/** Every candidate schedule evaluated on the workload (one simulation input, one seed: like with like). */
+export function compareSchedules(ir: WorkloadIR, profile: DeviceProfile, candidates: readonly IrSchedule[] = CANDIDATE_SCHEDULES, options: EvaluateOptions = {}): ScheduleEvaluation[] {
+    const input = simulationInput(ir, profile, options);
+    return candidates.map(s => evaluateSchedule(ir, profile, s, options, input));
+}
+
+/**
+ * The best of compared schedules: the highest QoS-satisfied throughput; among equals (within
+ * 5 %), the one that meets the SLOs at the declared load, then the lowest worst p99 over SLO
+ * tenants. With `why`, in words.
+ */
+export function bestSchedule(evaluations: readonly ScheduleEvaluation[]): { best: ScheduleEvaluation; why: string } {
+    const worstP99 = (e: ScheduleEvaluation) => Math.max(...e.tenants.map(t => t.p99Ms));
+    const sorted = [...evaluations].sort((a, b) => {
+        const top = Math.max(a.qosThroughput, b.qosThroughput);
+        if (top > 0 && Math.abs(a.qosThroughput - b.qosThroughput) > 0.05 * top) return b.qosThroughput - a.qosThroughput;
+        if (a.sloMet !== b.sloMet) return a.sloMet ? -1 : 1;
+        return worstP99(a) - worstP99(b);
+    });
+    const best = sorted[0];
+    const next = sorted[1];
+    const why = !next ? `the only schedule compared`
+        : best.qosThroughput > 0 && best.qosThroughput > 1.05 * next.qosThroughput
+            ? `${(best.qosThroughput / Math.max(next.qosThroughput, 1e-9)).toFixed(2)}× the QoS-satisfied throughput of ${next.name} (the next best)`
+            : best.sloMet && !next.sloMet ? `it meets every SLO at the declared load and ${next.name} does not`
+                : `the lowest worst p99 (${worstP99(best).toFixed(1)} ms against ${worstP99(next).toFixed(1)} ms under ${next.name})`;
+    return { best, why };
+}
