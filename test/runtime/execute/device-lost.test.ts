@@ -39,8 +39,9 @@ describe.skipIf(!gpu)('a device lost mid-run (software adapter)', () => {
             },
         });
         expect(destroyedAt).toBeGreaterThan(0);
-        // Bounds a hang, not speed: the step timeout is 60 s, a lost device must not wait for it.
-        expect(performance.now() - destroyedAt).toBeLessThan(10_000);
+        // Bounds a hang, not speed (building the results' intervals takes seconds on a loaded host):
+        // the step timeout is 60 s and the planned rounds about 90 s; a lost device waits for neither.
+        expect(performance.now() - destroyedAt).toBeLessThan(45_000);
         expect(results.status).toBe('failed');
         expect(results.reason).toMatch(/the device of tenant b was lost \(destroyed\)/);
         expect(parseResults(JSON.parse(JSON.stringify(results))).status).toBe('failed');
