@@ -65,6 +65,8 @@ export interface RunData {
     policy: string;
     scheduleWhy?: string;
     seed: number;
+    /** × every tenant's declared traffic, when not 1. */
+    load?: number;
     timing: Results['config']['timing'];
     fusion: boolean;
     tenancyVersion: string;
@@ -278,6 +280,7 @@ export function buildResults(run: RunData): Results {
             requests: run.requests ?? null,
             rounds: Math.max(1, run.measurement.plannedRounds),
             seed: run.seed,
+            ...(run.load !== undefined && run.load !== 1 ? { load: run.load } : {}),
             irHash: run.irHash,
             timing: run.timing,
             fusion: run.fusion,
