@@ -193,6 +193,14 @@ describe('workload checks', () => {
         const messages = withCode(doc, 'bad-argument').map(d => d.message);
         expect(messages[2]).toBe("arrival poisson: 'rate' must be a rate (e.g. 20/s), found time 20ms");
         expect(messages[7]).toBe("arrival closed needs argument 'clients: a positive integer'");
+        expect(messages[8]).toBe("arrival periodic: 'every' must be more than 0, found 0ms");
+    });
+
+    test('a think time and a warm-up may be 0; other times must be more than 0', async () => {
+        const ok = await check(`workload w { tenant t { model mlp() arrival closed(clients: 2, think: 0ms) } benchmark { warmup 0ms } }`);
+        expect(withCode(ok, 'bad-argument')).toEqual([]);
+        const zero = await check(`workload w { tenant t { model mlp() } benchmark { duration 0s } }`);
+        expect(withCode(zero, 'bad-argument').map(d => d.message)).toEqual(['benchmark duration must be more than 0, found 0s']);
     });
 
     test('every policy with valid arguments; schedule and benchmark at most once', async () => {

@@ -15,6 +15,7 @@ export namespace IssueCodes {
     export const ImportCycle = 'import-cycle';
     export const BufferTooLarge = 'buffer-too-large';
     export const OutOfMemory = 'out-of-memory';
+    export const TooLarge = 'too-large';
     export const SloInfeasible = 'slo-infeasible';
     export const Overloaded = 'overloaded';
     export const SloAtRisk = 'slo-at-risk';

@@ -206,8 +206,11 @@ export function buildResults(run: RunData): Results {
     const tenants: TenantResult[] = run.tenants.map((t, ti) => {
         const solo = phaseStats(t.solo, random.fork(`${t.tenant.name}/solo`));
         const corun = phaseStats(t.corun, random.fork(`${t.tenant.name}/corun`));
-        const judged = corun ?? solo;
-        const judgedLatencies = concat(present(corun ? t.corun : t.solo).map(r => r.latenciesMs));
+        // SLOs are judged on the co-run when one ran, even if the tenant completed nothing in it
+        // (starved: too few requests, never the solo figures); on the solo phase otherwise.
+        const coran = present(t.corun).length > 0;
+        const judged = coran ? corun : solo;
+        const judgedLatencies = concat(present(coran ? t.corun : t.solo).map(r => r.latenciesMs));
         const ops: OpResult[] = t.ops.map((op, i) => {
             const s = opTimes(t.solo, i), c = opTimes(t.corun, i);
             return {
