@@ -15,7 +15,8 @@ import { defaultProfile } from '../predict/profile.js';
 import { buildComparison, predictedOf, probeOf, CAPACITY_SCHEMA_VERSION, type Capacity, type CapacityReport, type Comparison, type ScheduleRunData } from '../report/compare.js';
 import type { RunEvent } from './events.js';
 import { hostCores } from './host.js';
-import { irHash, selectTenants, sessionResults, type ResultsContext, type RunWorkloadOptions } from './run.js';
+import { irHash } from '../ir/hash.js';
+import { selectTenants, sessionResults, type ResultsContext, type RunWorkloadOptions } from './run.js';
 import { RunSession, type MeasuredRounds } from './session.js';
 import packageJson from '../../../package.json' with { type: 'json' };
 

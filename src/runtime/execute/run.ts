@@ -6,8 +6,8 @@
  * with the input (no kernel for an op, a tensor that cannot fit, an unimplemented schedule) and
  * a missing adapter are thrown before any measurement. Every GPU object is released.
  */
-import { createHash } from 'node:crypto';
 import type { IrTenant, WorkloadIR } from '../ir/types.js';
+import { irHash } from '../ir/hash.js';
 import type { KernelProvider } from '../plan/plan.js';
 import type { AdapterIdentity, TuningCache } from '../plan/tuning.js';
 import type { AdapterPreference } from '../../protocol/adapter.js';
@@ -76,13 +76,6 @@ export interface RunWorkloadOptions {
      * resolved on the IR as written, so runs with different seeds run the same schedule.
      */
     seed?: number;
-}
-
-/** sha256 of the IR's canonical JSON (keys sorted), identifying what was compiled. */
-export function irHash(ir: WorkloadIR): string {
-    const canonical = (v: unknown): unknown => Array.isArray(v) ? v.map(canonical)
-        : v && typeof v === 'object' ? Object.fromEntries(Object.keys(v).sort().map(k => [k, canonical((v as Record<string, unknown>)[k])])) : v;
-    return createHash('sha256').update(JSON.stringify(canonical(ir))).digest('hex');
 }
 
 /** Runs the workload and returns its results (see the module comment for what throws). */

@@ -9,6 +9,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { z } from 'zod';
+import { irHash } from '../ir/hash.js';
 import type { TenantPhaseData } from '../report/build.js';
 import { parseResults, type Results } from '../report/schema.js';
 import { writeFileAtomic } from '../report/write.js';
@@ -124,7 +125,7 @@ export function readCellOutcome(sweep: LoadedSweep, cell: SweepCell): CellOutcom
     const workload = manifest.workloads.find(w => w.name === cell.workload)!;
     const schedule = workload.schedules[cell.scheduleIndex];
     const mismatch = results.workload !== cell.workload ? `it is of workload ${results.workload}`
-        : results.config.irHash !== workload.irHash ? 'it ran another version of the workload (its IR hash differs from the manifest\'s)'
+        : results.config.irHash !== irHash({ ...sweep.irs.get(cell.workload)!, schedule: schedule.schedule }) ? 'it ran another version of the workload (its IR hash differs from the manifest\'s)'
             : results.config.tenancyVersion !== manifest.tenancyVersion ? `it was written by Tenancy ${results.config.tenancyVersion}`
                 : results.config.seed !== cell.seed ? `it ran seed ${results.config.seed}, the cell's is ${cell.seed}`
                     : (results.config.load ?? 1) !== cell.load ? `it ran at ${results.config.load ?? 1}× load, the cell's is ${cell.load}×`

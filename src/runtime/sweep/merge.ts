@@ -108,7 +108,7 @@ function pooledResults(sweep: LoadedSweep, ir: WorkloadIR, cells: readonly DoneC
     const sum = (f: (x: Results['measurement']) => number) => m.reduce((a, x) => a + f(x), 0);
     const maxOf = (values: (number | null)[]) => values.reduce<number | null>((a, v) => (v === null ? a : a === null ? v : Math.max(a, v)), null);
     const results = buildResults({
-        ir: { ...ir, schedule: cellSchedule(manifest, first.cell) }, irHash: workload.irHash, adapter: first.results.adapter,
+        ir: { ...ir, schedule: cellSchedule(manifest, first.cell) }, irHash: first.results.config.irHash, adapter: first.results.adapter,
         policy: schedule.resolved, ...(schedule.why ? { scheduleWhy: schedule.why } : {}),
         seed: Math.min(...cells.map(c => c.cell.seed)), load: first.cell.load,
         timing: first.results.config.timing, fusion: first.results.config.fusion, tenancyVersion: manifest.tenancyVersion,

@@ -123,7 +123,7 @@ export function jobScript(args: { paths: SweepPaths; sweepId: string; cells: num
         ...(options.gpus > 0 ? [`#SBATCH --gres=gpu:${options.gpus}`] : []),
         ...options.extra.map(line => `#SBATCH ${line}`),
         '',
-        `exec ${args.command} run --sweep ${shellQuote(paths.folder)} ${perTask === 1 ? '--cell' : '--shard'} "$SLURM_ARRAY_TASK_ID"`,
+        `exec ${args.command} run --sweep ${shellQuote(paths.folder)} ${perTask === 1 ? '--cell "$SLURM_ARRAY_TASK_ID"' : `--shard "$SLURM_ARRAY_TASK_ID" --cells-per-task ${perTask}`}`,
         '',
     ];
     return lines.join('\n');
