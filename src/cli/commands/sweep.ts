@@ -11,7 +11,8 @@
  * job, or no GPU adapter, 1 a bad workload or sweep folder, 64 usage, 130 cancelled.
  */
 import type { Command } from 'commander';
-import { basename, extname, join, resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { basename, dirname, extname, join, resolve } from 'node:path';
 import { exitCodes } from '../../protocol/exit-codes.js';
 import type { IrSchedule, WorkloadIR } from '../../runtime/ir/types.js';
 import { IrValidationError, parseWorkloadIr } from '../../runtime/ir/validate.js';
@@ -128,7 +129,7 @@ async function sweepCommand(file: string | undefined, opts: SweepFlags): Promise
             console.error(isActive(status) ? `tenancy sweep: nothing to submit: ${status.counts.pending + status.counts.running} cells are queued or running` : 'tenancy sweep: every cell has figures; merge them with tenancy merge');
         } else {
             const tasks = options.cellsPerTask === 1 ? cells.map(c => c.index) : shardsOfCells(cells.map(c => c.index), options.cellsPerTask);
-            const command = opts.tenancyCommand ?? submissions.at(-1)?.command ?? `${shellQuote(process.execPath)} ${shellQuote(process.argv[1])}`;
+            const command = opts.tenancyCommand ?? submissions.at(-1)?.command ?? thisTenancy();
             const submission = await submitArray(runCommand, { paths: sweep.paths, sweepId: sweep.manifest.id, cells: cells.length, tasks, options, command });
             console.error(`tenancy sweep: submitted job ${submission.jobId}: ${tasks.length} array task${tasks.length === 1 ? '' : 's'} for ${cells.length} cell${cells.length === 1 ? '' : 's'} (${submission.script})`);
         }
@@ -143,6 +144,12 @@ async function sweepCommand(file: string | undefined, opts: SweepFlags): Promise
         if (error instanceof SlurmError) return out.fail(exitCodes.environment, error.message);
         throw error;
     }
+}
+
+/** The shell words that start this Tenancy: this Node and the CLI by absolute path, through its launcher (out/cli/main.mjs, which filters Dawn's notices) when it is there. */
+function thisTenancy(): string {
+    const launcher = join(dirname(process.argv[1]), 'main.mjs');
+    return `${shellQuote(process.execPath)} ${shellQuote(existsSync(launcher) ? launcher : process.argv[1])}`;
 }
 
 /** Reads the workloads, expands the matrix and writes the sweep folder's manifest. */

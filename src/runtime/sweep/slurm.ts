@@ -19,7 +19,7 @@ export interface SlurmOptions {
     partition?: string;
     /** Slurm's time format: minutes, MM:SS, HH:MM:SS, D-HH, D-HH:MM or D-HH:MM:SS. */
     time?: string;
-    /** GPUs per task (`--gres=gpu:N`); 0 asks for none (a cluster without GPU GRES, or a software adapter). */
+    /** GPUs per task (`--gres=gpu:N`); 0 asks for none and a whole node instead (`--exclusive`: a cluster without GPU GRES, or a software adapter). */
     gpus: number;
     /** More `#SBATCH` options, one per line as written after `#SBATCH` (e.g. `--account=lab`, `--constraint=a100`). */
     extra: string[];
@@ -120,7 +120,8 @@ export function jobScript(args: { paths: SweepPaths; sweepId: string; cells: num
         `#SBATCH --output=${paths.logs}/%A_%a.out`,
         ...(options.partition ? [`#SBATCH --partition=${options.partition}`] : []),
         ...(options.time ? [`#SBATCH --time=${options.time}`] : []),
-        ...(options.gpus > 0 ? [`#SBATCH --gres=gpu:${options.gpus}`] : []),
+        // Without a GPU per task, a whole node per task: two cells on one device would interfere.
+        ...(options.gpus > 0 ? [`#SBATCH --gres=gpu:${options.gpus}`] : ['#SBATCH --exclusive']),
         ...options.extra.map(line => `#SBATCH ${line}`),
         '',
         `exec ${args.command} run --sweep ${shellQuote(paths.folder)} ${perTask === 1 ? '--cell "$SLURM_ARRAY_TASK_ID"' : `--shard "$SLURM_ARRAY_TASK_ID" --cells-per-task ${perTask}`}`,
