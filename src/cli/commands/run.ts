@@ -28,7 +28,7 @@ import { recordedPredictions } from '../../runtime/predict/record.js';
 import { NoAdapterError } from '../../runtime/gpu/adapter.js';
 import { isCellDone } from '../../runtime/sweep/cells.js';
 import { describeCell, readSweep, SweepFolderError, type LoadedSweep } from '../../runtime/sweep/manifest.js';
-import { runSweepCell } from '../../runtime/sweep/run-cell.js';
+import { runSweepCell } from '../../runtime/execute/sweep-cell.js';
 import { cellsOfShard, shardCount } from '../../runtime/sweep/shards.js';
 import packageJson from '../../../package.json' with { type: 'json' };
 import {

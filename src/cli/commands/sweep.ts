@@ -23,7 +23,7 @@ import { workspaceFolderOf } from '../../runtime/report/write.js';
 import { ScheduleNotImplementedError } from '../../runtime/schedule/policy.js';
 import { expandMatrix, MatrixError, parseLoads } from '../../runtime/sweep/matrix.js';
 import { describeCell, readSweep, SWEEP_SCHEMA_VERSION, SweepFolderError, writeManifest, type LoadedSweep, type SweepCell, type SweepManifest } from '../../runtime/sweep/manifest.js';
-import { runSweepCell } from '../../runtime/sweep/run-cell.js';
+import { runSweepCell } from '../../runtime/execute/sweep-cell.js';
 import { shardsOfCells } from '../../runtime/sweep/shards.js';
 import {
     checkSlurmOptions, endedTasks, queuedTasks, readSubmissions, runCommand, shellQuote, SlurmError, submitArray, type CommandRunner, type SlurmOptions,

@@ -4,12 +4,12 @@
  * starts and ends, and its rounds and results files (atomically) into the sweep folder. What a
  * Slurm task (`tenancy run --sweep <folder> --cell N`) and `tenancy sweep --local` both run.
  */
-import type { RunEvent } from '../execute/events.js';
-import { runWorkloadRounds } from '../execute/run.js';
+import type { RunEvent } from './events.js';
+import { runWorkloadRounds } from './run.js';
 import type { Results } from '../report/schema.js';
 import { loadTuningCache } from '../tune/cache.js';
-import { cellRoundsOf, startedState, writeCellFiles, writeCellState } from './cells.js';
-import { cellSchedule, describeCell, type LoadedSweep } from './manifest.js';
+import { cellRoundsOf, startedState, writeCellFiles, writeCellState } from '../sweep/cells.js';
+import { cellSchedule, describeCell, type LoadedSweep } from '../sweep/manifest.js';
 
 /** Options of {@link runSweepCell}. */
 export interface RunCellOptions {
