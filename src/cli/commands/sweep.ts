@@ -60,6 +60,8 @@ interface SweepFlags extends MeasurementFlags {
 
 /** How often --wait asks Slurm by default. */
 const DEFAULT_POLL_MS = 10_000;
+/** Polls in a row that may fail (squeue unable to reach the controller) before --wait gives up. */
+const MAX_POLL_FAILURES = 5;
 
 export function register(program: Command): void {
     addMeasurementFlags(program.command('sweep')
@@ -318,6 +320,7 @@ async function waitSlurm(sweep: LoadedSweep, pollMs: number, run: CommandRunner)
     const tty = process.stderr.isTTY === true;
     let last = '';
     let status = await currentStatus(sweep, run);
+    let failures = 0;
     for (;;) {
         const line = `${bar(status.counts.done, status.cells.length)} ${countsLine(status)}`;
         if (tty) process.stderr.write(`\r\x1b[K${line}`);
@@ -325,7 +328,14 @@ async function waitSlurm(sweep: LoadedSweep, pollMs: number, run: CommandRunner)
         last = line;
         if (!isActive(status)) break;
         await new Promise(r => setTimeout(r, pollMs));
-        status = await currentStatus(sweep, run);
+        try {
+            status = await currentStatus(sweep, run);
+            failures = 0;
+        } catch (error) {
+            // A controller restarting or busy for a moment must not end a wait of hours; a lasting failure does.
+            if (!(error instanceof SlurmError) || error.kind !== 'failed' || ++failures >= MAX_POLL_FAILURES) throw error;
+            console.error(`\ntenancy sweep: warning: ${error.message} (poll ${failures} of ${MAX_POLL_FAILURES} that may fail in a row)`);
+        }
     }
     if (tty) process.stderr.write('\n');
     if (status.counts.done === status.cells.length) {
