@@ -72,24 +72,66 @@ export interface MeasureFlags {
 
 /** Adds the measuring flags to a command (each command adds its own after). */
 export function addMeasureOptions(command: Command): Command {
-    return command
+    return addMeasurementFlags(command
         .argument('[file]', 'the .tenancy file (or workload IR JSON, as with --ir)')
         .option('--ir <file.json>', 'read workload IR JSON (as written by `tenancy ir`) instead of a .tenancy file')
         .option('-w, --workload <name>', 'the workload (required when the file has several)')
-        .option('--tenant <name...>', 'only these tenants')
+        .option('--tenant <name...>', 'only these tenants'))
+        .option('--json', 'print the JSON document on stdout (the table goes to stderr)')
+        .option('--progress <format>', 'progress events on stdout: jsonl (the table goes to stderr)')
+        .option('--tune', 'before measuring, time the kernel variants of ops the tuning cache lacks and remember the fastest (cache per adapter in $XDG_CACHE_HOME/tenancy/tuning)')
+        .option('--no-tune', 'ignore the tuning cache: every op uses its default variant');
+}
+
+/** The flags that say how to measure (overrides of the benchmark block, adapter, fusion, timing): the measuring commands' and `tenancy sweep`'s. */
+export function addMeasurementFlags(command: Command): Command {
+    return command
         .option('--duration <time>', 'measured time per phase, e.g. 5s or 500ms (overrides the benchmark block)')
         .option('--warmup <time>', 'warm-up time per phase (overrides the benchmark block)')
         .option('--requests <n>', 'measured requests per tenant and phase instead of a duration')
         .option('--rounds <n>', 'measured rounds (overrides the benchmark block; default 8)')
         .option('--budget <time>', 'the most the measurement may take, rounds added for SLOs included (default 30s, or twice the planned time)')
         .option('--min-requests <n>', 'requests each tenant needs per phase; rounds are added within the budget until it has them')
-        .option('--json', 'print the JSON document on stdout (the table goes to stderr)')
-        .option('--progress <format>', 'progress events on stdout: jsonl (the table goes to stderr)')
         .option('--adapter <preference>', adapterOptionHelp("the workload's device line"))
         .option('--no-fusion', 'compile every IR op as its own kernel (no batch-norm folding or epilogue fusion)')
-        .option('--timing <mode>', 'per-op timing: auto (GPU timestamps when available) or cpu', 'auto')
-        .option('--tune', 'before measuring, time the kernel variants of ops the tuning cache lacks and remember the fastest (cache per adapter in $XDG_CACHE_HOME/tenancy/tuning)')
-        .option('--no-tune', 'ignore the tuning cache: every op uses its default variant');
+        .option('--timing <mode>', 'per-op timing: auto (GPU timestamps when available) or cpu', 'auto');
+}
+
+/** The measurement flags' values. */
+export type MeasurementFlags = Pick<MeasureFlags, 'duration' | 'warmup' | 'requests' | 'rounds' | 'budget' | 'minRequests' | 'adapter' | 'fusion' | 'timing'>;
+
+/** What the measurement flags override. */
+export interface MeasurementOverrides {
+    durationMs?: number;
+    warmupMs?: number;
+    requests?: number;
+    rounds?: number;
+    budgetMs?: number;
+    minRequests?: number;
+    adapter?: AdapterPreference;
+    fusion: boolean;
+    timing: 'auto' | 'cpu';
+}
+
+/** Reads the measurement flags; throws UsageError naming the flag that is wrong. */
+export function readMeasurementFlags(command: string, opts: MeasurementFlags): MeasurementOverrides {
+    let adapter: AdapterPreference | undefined;
+    if (opts.adapter !== undefined) {
+        const parsed = parseAdapterOption(opts.adapter);
+        if ('error' in parsed) throw new UsageError(parsed.error);
+        if (parsed.note) console.error(`tenancy ${command}: ${parsed.note}`);
+        adapter = parsed.preference;
+    }
+    if (!['auto', 'cpu'].includes(opts.timing)) throw new UsageError(`--timing must be auto or cpu; found '${opts.timing}'`);
+    const durationMs = opts.duration !== undefined ? parseDuration(opts.duration) : undefined;
+    if (durationMs !== undefined && durationMs <= 0) throw new UsageError('--duration must be positive');
+    const warmupMs = opts.warmup !== undefined ? parseDuration(opts.warmup) : undefined;
+    const requests = opts.requests !== undefined ? positiveInt(opts.requests, '--requests') : undefined;
+    const rounds = opts.rounds !== undefined ? positiveInt(opts.rounds, '--rounds') : undefined;
+    const minRequests = opts.minRequests !== undefined ? positiveInt(opts.minRequests, '--min-requests') : undefined;
+    const budgetMs = opts.budget !== undefined ? parseDuration(opts.budget, '--budget') : undefined;
+    if (budgetMs !== undefined && budgetMs <= 0) throw new UsageError('--budget must be positive');
+    return { durationMs, warmupMs, requests, rounds, budgetMs, minRequests, adapter, fusion: opts.fusion, timing: opts.timing as 'auto' | 'cpu' };
 }
 
 /** What the flags and the file give a measurement. */
@@ -109,22 +151,7 @@ export async function readMeasureInput(command: string, file: string | undefined
     const progress = opts.progress === 'jsonl';
     if (opts.progress !== undefined && !progress) throw new UsageError(`--progress supports only 'jsonl'; found '${opts.progress}'`);
     if (progress && opts.json) throw new UsageError('--json and --progress jsonl both write to stdout; use one of them');
-    let adapter: AdapterPreference | undefined;
-    if (opts.adapter !== undefined) {
-        const parsed = parseAdapterOption(opts.adapter);
-        if ('error' in parsed) throw new UsageError(parsed.error);
-        if (parsed.note) console.error(`tenancy ${command}: ${parsed.note}`);
-        adapter = parsed.preference;
-    }
-    if (!['auto', 'cpu'].includes(opts.timing)) throw new UsageError(`--timing must be auto or cpu; found '${opts.timing}'`);
-    const durationMs = opts.duration !== undefined ? parseDuration(opts.duration) : undefined;
-    if (durationMs !== undefined && durationMs <= 0) throw new UsageError('--duration must be positive');
-    const warmupMs = opts.warmup !== undefined ? parseDuration(opts.warmup) : undefined;
-    const requests = opts.requests !== undefined ? positiveInt(opts.requests, '--requests') : undefined;
-    const rounds = opts.rounds !== undefined ? positiveInt(opts.rounds, '--rounds') : undefined;
-    const minRequests = opts.minRequests !== undefined ? positiveInt(opts.minRequests, '--min-requests') : undefined;
-    const budgetMs = opts.budget !== undefined ? parseDuration(opts.budget, '--budget') : undefined;
-    if (budgetMs !== undefined && budgetMs <= 0) throw new UsageError('--budget must be positive');
+    const overrides = readMeasurementFlags(command, opts);
     let ir: WorkloadIR, sourceFile: string;
     const irFile = opts.ir ?? (file && /\.json$/i.test(file) ? file : undefined);
     if (irFile) {
@@ -140,8 +167,7 @@ export async function readMeasureInput(command: string, file: string | undefined
     return {
         ir, sourceFile, progress, located,
         options: {
-            durationMs, warmupMs, requests, rounds, budgetMs, minRequests, tenants: opts.tenant, adapter,
-            fusion: opts.fusion, timing: opts.timing as 'auto' | 'cpu',
+            ...overrides, tenants: opts.tenant,
             // Cached variant choices per adapter; --tune measures the missing ones first.
             ...(opts.tune === false ? {} : {
                 tune: {

@@ -9,6 +9,8 @@ export const exitCodes = {
     sloViolated: 3,
     /** `tenancy run --fail-on invalid`: the figures are not valid (too few requests, an incomplete run). */
     invalid: 4,
+    /** `tenancy sweep`, `merge`: cells are left without figures (failed, cancelled, timed out, missing or invalid); each is named. */
+    incomplete: 5,
     /** A usage error (unknown option, missing argument). */
     usage: 64,
     /** The run was cancelled (SIGINT/SIGTERM); partial results were written. */

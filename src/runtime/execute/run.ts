@@ -6,8 +6,8 @@
  * with the input (no kernel for an op, a tensor that cannot fit, an unimplemented schedule) and
  * a missing adapter are thrown before any measurement. Every GPU object is released.
  */
-import { createHash } from 'node:crypto';
 import type { IrTenant, WorkloadIR } from '../ir/types.js';
+import { irHash } from '../ir/hash.js';
 import type { KernelProvider } from '../plan/plan.js';
 import type { AdapterIdentity, TuningCache } from '../plan/tuning.js';
 import type { AdapterPreference } from '../../protocol/adapter.js';
@@ -17,7 +17,7 @@ import { resolveSchedule, type ResolvedSchedule } from '../predict/schedules.js'
 import type { CoTunedStore } from '../predict/co-tuned.js';
 import { coTunedVersionRule } from '../schedule/co-tuned.js';
 import { defaultProfile, type DeviceProfile } from '../predict/profile.js';
-import { buildResults } from '../report/build.js';
+import { buildResults, type TenantPhaseData } from '../report/build.js';
 import type { Results } from '../report/schema.js';
 import type { AdapterTuningCache } from '../tune/cache.js';
 import type { TuneOptions } from '../tune/tuner.js';
@@ -80,17 +80,29 @@ export interface RunWorkloadOptions {
     minRequests?: number;
     /** The predictions shown when the run started, copied into the results. */
     predictions?: unknown;
-}
-
-/** sha256 of the IR's canonical JSON (keys sorted), identifying what was compiled. */
-export function irHash(ir: WorkloadIR): string {
-    const canonical = (v: unknown): unknown => Array.isArray(v) ? v.map(canonical)
-        : v && typeof v === 'object' ? Object.fromEntries(Object.keys(v).sort().map(k => [k, canonical((v as Record<string, unknown>)[k])])) : v;
-    return createHash('sha256').update(JSON.stringify(canonical(ir))).digest('hex');
+    /** × every tenant's declared traffic (default 1): a sweep's cell at another load. */
+    load?: number;
+    /**
+     * The seed of arrivals and weights (default the benchmark block's). The schedule is still
+     * resolved on the IR as written, so runs with different seeds run the same schedule.
+     */
+    seed?: number;
 }
 
 /** Runs the workload and returns its results (see the module comment for what throws). */
 export async function runWorkload(options: RunWorkloadOptions): Promise<Results> {
+    return (await runWorkloadRounds(options)).results;
+}
+
+/** What each tenant measured, round by round (solo and co-run), beside the results built from it. */
+export interface TenantRounds {
+    name: string;
+    solo: readonly (TenantPhaseData | undefined)[];
+    corun: readonly (TenantPhaseData | undefined)[];
+}
+
+/** Runs the workload like runWorkload and also returns the rounds its results were built from (a sweep's cell keeps them to pool repeats). */
+export async function runWorkloadRounds(options: RunWorkloadOptions): Promise<{ results: Results; rounds: TenantRounds[] }> {
     const { ir } = options;
     // `auto` and a schedule's `auto` arguments, resolved on the profile the editor predicts with: the runtime runs what it predicted.
     const profile = options.profile ?? defaultProfile();
@@ -105,14 +117,16 @@ export async function runWorkload(options: RunWorkloadOptions): Promise<Results>
         await session.openDevices();
         await session.plan();
         await session.compile();
-        await session.measure();
+        await session.measure({ load: options.load });
     } catch (error) {
         session.stoppedBy(error);
     } finally {
         await session.close();
     }
     const { ending, measured } = session.outcome();
-    return sessionResults(session, measured, ending, 0, { ...options, ir, ...scheduleContext(resolved, versions) });
+    const results = sessionResults(session, measured, ending, 0, { ...options, ir, ...scheduleContext(resolved, versions) });
+    const rounds = session.tenants.map((t, i) => ({ name: t.name, solo: measured.solo[i] ?? [], corun: measured.corun[0]?.tenants[i] ?? [] }));
+    return { results, rounds };
 }
 
 /** Saves the co_tuned cache after schedules were resolved (a failure is a warning: the cache only saves a search). */
@@ -151,7 +165,7 @@ export function sessionResults(session: RunSession, measured: MeasuredRounds, en
     return buildResults({
         ir, irHash: irHash(ir), adapter, policy: context.policy, ...(context.scheduleWhy ? { scheduleWhy: context.scheduleWhy } : {}),
         ...(context.versionRule ? { versionRule: context.versionRule } : {}),
-        seed: ir.benchmark.seed, timing: session.timing, fusion: context.fusion ?? true,
+        seed: session.seed, ...(measured.load !== 1 ? { load: measured.load } : {}), timing: session.timing, fusion: context.fusion ?? true,
         tenancyVersion: packageJson.version, startedAt: session.startedAt, finishedAt: new Date(),
         status: ending.status, reason: ending.reason, failedOp: ending.failedOp,
         tenants: session.tenants.map((tenant, i) => ({

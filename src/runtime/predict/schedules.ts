@@ -36,7 +36,7 @@ export interface ScheduleEvaluation {
     /** `layer_block(size: auto)`. */
     name: string;
     tenants: ScheduledTenant[];
-    /** Every SLO holds at the declared load. */
+    /** Every SLO holds at the declared load (evaluateResolved: at the load it was asked for). */
     sloMet: boolean;
     /** Requests per second over all tenants at `capacityLoad` (0 when no load meets the SLOs). */
     qosThroughput: number;
@@ -80,6 +80,23 @@ export function resolveSchedule(ir: WorkloadIR, profile: DeviceProfile, options:
     if (ir.schedule.policy !== 'auto') return resolveWith(simulationInput(ir, profile, options), ir.schedule, options);
     const { best, why } = bestSchedule(compareSchedules(ir, profile, AUTO_CANDIDATES, { ...options, capacity: options.capacity ?? true }));
     return { ...best.resolved, why: `auto chose ${best.resolved.name}: ${why}${best.resolved.why ? `; ${best.resolved.why}` : ''}` };
+}
+
+/**
+ * Schedules as asked, each resolved on the profile, kept once by what runs (the first asked
+ * wins), in the order given: `layer_block(size: auto)` that resolves like one already listed
+ * is measured once.
+ */
+export function distinctSchedules(ir: WorkloadIR, profile: DeviceProfile, asked: readonly IrSchedule[], options: EvaluateOptions = {}): { asked: IrSchedule; resolved: ResolvedSchedule }[] {
+    const seen = new Set<string>();
+    const kept: { asked: IrSchedule; resolved: ResolvedSchedule }[] = [];
+    for (const s of asked) {
+        const resolved = resolveSchedule({ ...ir, schedule: s }, profile, options);
+        if (seen.has(resolved.name)) continue;
+        seen.add(resolved.name);
+        kept.push({ asked: s, resolved });
+    }
+    return kept;
 }
 
 /** Resolves one (non-auto) schedule on a simulation input. */
@@ -245,23 +262,38 @@ function allSlosMet(input: SimulationInput, figures: readonly SimulatedFigures[]
 
 /** Evaluates one schedule on a workload: figures at the declared load, and (unless asked not to) the QoS-satisfied throughput. */
 export function evaluateSchedule(ir: WorkloadIR, profile: DeviceProfile, schedule: IrSchedule, options: EvaluateOptions = {}, input = simulationInput(ir, profile, options)): ScheduleEvaluation {
-    const resolved = resolveWith(input, schedule, options);
-    const figures = simulateSchedule(input, resolved);
-    const tenants = input.tenants.map((t, i) => tenantFigures(t, figures[i]));
-    const sloMet = tenants.every(t => t.slos.every(s => s.met));
-    let capacityLoad = sloMet ? 1 : 0, qosThroughput = sloMet ? tenants.reduce((s, t) => s + t.throughputPerSecond, 0) : 0;
+    return evaluateResolved(input, schedule, resolveWith(input, schedule, options), options);
+}
+
+/**
+ * Evaluates a resolved schedule: figures (and `sloMet`) at `load` × the declared traffic, and
+ * (unless asked not to) the QoS-satisfied throughput, whose `capacityLoad` is × the declared
+ * traffic whatever `load` is. A sweep predicts each of its loads with the schedule resolved at
+ * the declared load, as its cells run it.
+ */
+export function evaluateResolved(input: SimulationInput, schedule: IrSchedule, resolved: ResolvedSchedule, options: EvaluateOptions = {}, load = 1): ScheduleEvaluation {
+    const figuresAt = (l: number) => {
+        const figures = simulateSchedule(input, resolved, l);
+        return input.tenants.map((t, i) => tenantFigures(t, figures[i]));
+    };
+    const tenants = figuresAt(load);
+    const met = (list: readonly ScheduledTenant[]) => list.every(t => t.slos.every(s => s.met));
+    const sloMet = met(tenants);
+    const declared = load === 1 ? tenants : figuresAt(1);
+    const declaredMet = met(declared);
+    let capacityLoad = declaredMet ? 1 : 0, qosThroughput = declaredMet ? declared.reduce((s, t) => s + t.throughputPerSecond, 0) : 0;
     if (options.capacity ?? true) {
         // Bisection on the load factor (geometric: the answer spans orders of magnitude); a load whose SLOs hold raises the floor.
-        let low = sloMet ? 1 : 0, high = sloMet ? MAX_LOAD : 1;
+        let low = declaredMet ? 1 : 0, high = declaredMet ? MAX_LOAD : 1;
         for (let step = 0; step < SEARCH_STEPS; step++) {
-            const load = low > 0 ? Math.sqrt(low * high) : high / 4;
-            const at = simulateSchedule(input, resolved, load);
+            const probe = low > 0 ? Math.sqrt(low * high) : high / 4;
+            const at = simulateSchedule(input, resolved, probe);
             if (allSlosMet(input, at)) {
-                low = load;
-                capacityLoad = load;
+                low = probe;
+                capacityLoad = probe;
                 qosThroughput = at.reduce((s, f) => s + f.throughputPerSecond, 0);
             } else {
-                high = load;
+                high = probe;
             }
             if (low > 0 && high / low < 1.05) break;
         }

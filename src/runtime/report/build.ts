@@ -67,6 +67,8 @@ export interface RunData {
     /** How the schedule chose the versions blocks ran in (multi-version kernels); default: layer_block's rule. */
     versionRule?: string;
     seed: number;
+    /** × every tenant's declared traffic, when not 1. */
+    load?: number;
     timing: Results['config']['timing'];
     fusion: boolean;
     tenancyVersion: string;
@@ -283,6 +285,7 @@ export function buildResults(run: RunData): Results {
             requests: run.requests ?? null,
             rounds: Math.max(1, run.measurement.plannedRounds),
             seed: run.seed,
+            ...(run.load !== undefined && run.load !== 1 ? { load: run.load } : {}),
             irHash: run.irHash,
             timing: run.timing,
             fusion: run.fusion,

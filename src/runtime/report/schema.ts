@@ -244,6 +244,8 @@ export const resultsSchema = z.object({
         /** Measured rounds (each: every tenant solo, then all co-running), after one warm-up round. */
         rounds: z.number().int().positive(),
         seed: z.number().int(),
+        /** × every tenant's declared traffic (a sweep's cell); absent: 1, the traffic as declared. */
+        load: z.number().positive().optional(),
         /** sha256 of the canonical IR JSON the run compiled. */
         irHash: z.string(),
         /** How per-op times were measured. */
