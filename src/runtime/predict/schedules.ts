@@ -4,6 +4,11 @@
  * VELTAIR's metric: the most requests per second the tenants complete at the highest load (all
  * open-loop rates scaled alike) at which every SLO still holds. `auto`, the editor's schedule
  * hints, its hover on `schedule` and `tenancy predict` all read these figures. Pure.
+ *
+ * Each computation also has a stepwise form (`…Steps`, a generator that yields after every
+ * simulation, a few milliseconds of work): the editor runs it between other requests and stops
+ * it when the text changes. The plain functions run the same steps to the end, so both give the
+ * same figures.
  */
 import type { IrSchedule, IrSlo, WorkloadIR } from '../ir/types.js';
 import { PlanCache, planGraph } from '../plan/plan.js';
@@ -74,10 +79,23 @@ export function resolveSchedule(ir: WorkloadIR, profile: DeviceProfile, options:
     return { ...best.resolved, why: `auto chose ${best.resolved.name}: ${why}${best.resolved.why ? `; ${best.resolved.why}` : ''}` };
 }
 
+/** Runs a stepwise computation to its end: the plain form of every `…Steps` function. */
+export function completeSteps<T>(steps: Generator<void, T>): T {
+    for (;;) {
+        const step = steps.next();
+        if (step.done) return step.value;
+    }
+}
+
 /** Resolves one (non-auto) schedule on a simulation input. */
 function resolveWith(input: SimulationInput, schedule: IrSchedule): ResolvedSchedule {
+    return completeSteps(resolveWithSteps(input, schedule));
+}
+
+/** resolveWith, stepwise. */
+function* resolveWithSteps(input: SimulationInput, schedule: IrSchedule): Generator<void, ResolvedSchedule> {
     if (schedule.policy === 'regulated' && (schedule.split === 'auto' || schedule.sync === 'auto')) {
-        const { regulated, why } = searchRegulated(input, schedule);
+        const { regulated, why } = yield* searchRegulated(input, schedule);
         const resolved = { schedule, settings: { regulated }, name: '', why };
         return { ...resolved, name: policyFor(schedule, resolved.settings).name };
     }
@@ -93,18 +111,19 @@ const SPLITS = [1, 2, 4, 8, 16], SEARCH_SIMULATIONS = 40;
  * at the declared load on a shortened window. The score: SLOs violated, then the worst
  * predicted / target over SLO tenants, then the tenants' total throughput (higher is better).
  */
-function searchRegulated(input: SimulationInput, schedule: Extract<IrSchedule, { policy: 'regulated' }>): { regulated: RegulatedOptions; why: string } {
+function* searchRegulated(input: SimulationInput, schedule: Extract<IrSchedule, { policy: 'regulated' }>): Generator<void, { regulated: RegulatedOptions; why: string }> {
     const splits = schedule.split === 'auto' ? SPLITS : [schedule.split];
     const names = input.tenants.map(t => t.name);
     let current: RegulatedOptions = { splits: Object.fromEntries(names.map(n => [n, schedule.split === 'auto' ? 4 : schedule.split])), defaultSplit: schedule.split === 'auto' ? 4 : schedule.split, heavyMs: Infinity };
     let simulations = 0;
-    const scoreOf = (options: RegulatedOptions): number[] => {
+    function* scoreOf(options: RegulatedOptions): Generator<void, number[]> {
         simulations++;
         const figures = simulateSchedule(input, { schedule, settings: { regulated: options }, name: '' }, 1, 0.5);
+        yield;
         const tenants = input.tenants.map((t, i) => tenantFigures(t, figures[i]));
         const slos = tenants.flatMap(t => t.slos);
         return [slos.filter(s => !s.met).length, Math.max(0, ...slos.map(s => s.predictedMs / s.targetMs)), -tenants.reduce((a, t) => a + t.throughputPerSecond, 0)];
-    };
+    }
     const better = (a: number[], b: number[]) => {
         for (let k = 0; k < a.length; k++) {
             const tolerance = 1e-3 * Math.max(Math.abs(a[k]), Math.abs(b[k]));
@@ -113,14 +132,14 @@ function searchRegulated(input: SimulationInput, schedule: Extract<IrSchedule, {
         }
         return false;
     };
-    let best = scoreOf(current);
+    let best = yield* scoreOf(current);
     for (let pass = 0; pass < 2 && simulations < SEARCH_SIMULATIONS; pass++) {
         let improved = false;
         for (const name of names) {
             for (const split of splits) {
                 if (split === current.splits[name] || simulations >= SEARCH_SIMULATIONS) continue;
                 const candidate = { ...current, splits: { ...current.splits, [name]: split } };
-                const score = scoreOf(candidate);
+                const score = yield* scoreOf(candidate);
                 if (better(score, best)) { best = score; current = candidate; improved = true; }
             }
         }
@@ -130,7 +149,7 @@ function searchRegulated(input: SimulationInput, schedule: Extract<IrSchedule, {
             for (const heavyMs of [quantile(0.9), quantile(0.75), quantile(0.5), Infinity]) {
                 if (heavyMs === current.heavyMs || simulations >= SEARCH_SIMULATIONS) continue;
                 const candidate = { ...current, heavyMs };
-                const score = scoreOf(candidate);
+                const score = yield* scoreOf(candidate);
                 if (better(score, best)) { best = score; current = candidate; improved = true; }
             }
         }
@@ -225,8 +244,14 @@ function allSlosMet(input: SimulationInput, figures: readonly SimulatedFigures[]
 
 /** Evaluates one schedule on a workload: figures at the declared load, and (unless asked not to) the QoS-satisfied throughput. */
 export function evaluateSchedule(ir: WorkloadIR, profile: DeviceProfile, schedule: IrSchedule, options: EvaluateOptions = {}, input = simulationInput(ir, profile, options)): ScheduleEvaluation {
-    const resolved = resolveWith(input, schedule);
+    return completeSteps(evaluateScheduleSteps(schedule, input, options));
+}
+
+/** evaluateSchedule on a simulation input, stepwise (a step per simulation). */
+export function* evaluateScheduleSteps(schedule: IrSchedule, input: SimulationInput, options: Pick<EvaluateOptions, 'capacity'> = {}): Generator<void, ScheduleEvaluation> {
+    const resolved = yield* resolveWithSteps(input, schedule);
     const figures = simulateSchedule(input, resolved);
+    yield;
     const tenants = input.tenants.map((t, i) => tenantFigures(t, figures[i]));
     const sloMet = tenants.every(t => t.slos.every(s => s.met));
     let capacityLoad = sloMet ? 1 : 0, qosThroughput = sloMet ? tenants.reduce((s, t) => s + t.throughputPerSecond, 0) : 0;
@@ -236,6 +261,7 @@ export function evaluateSchedule(ir: WorkloadIR, profile: DeviceProfile, schedul
         for (let step = 0; step < SEARCH_STEPS; step++) {
             const load = low > 0 ? Math.sqrt(low * high) : high / 4;
             const at = simulateSchedule(input, resolved, load);
+            yield;
             if (allSlosMet(input, at)) {
                 low = load;
                 capacityLoad = load;
@@ -252,7 +278,7 @@ export function evaluateSchedule(ir: WorkloadIR, profile: DeviceProfile, schedul
 /** Every candidate schedule evaluated on the workload (one simulation input, one seed: like with like). */
 export function compareSchedules(ir: WorkloadIR, profile: DeviceProfile, candidates: readonly IrSchedule[] = CANDIDATE_SCHEDULES, options: EvaluateOptions = {}): ScheduleEvaluation[] {
     const input = simulationInput(ir, profile, options);
-    return candidates.map(s => evaluateSchedule(ir, profile, s, options, input));
+    return candidates.map(s => completeSteps(evaluateScheduleSteps(s, input, options)));
 }
 
 /**
@@ -272,7 +298,9 @@ export function bestSchedule(evaluations: readonly ScheduleEvaluation[]): { best
     const next = sorted[1];
     const why = !next ? `the only schedule compared`
         : best.qosThroughput > 0 && best.qosThroughput > 1.05 * next.qosThroughput
-            ? `${(best.qosThroughput / Math.max(next.qosThroughput, 1e-9)).toFixed(2)}× the QoS-satisfied throughput of ${next.name} (the next best)`
+            ? next.qosThroughput > 0
+                ? `${(best.qosThroughput / next.qosThroughput).toFixed(2)}× the QoS-satisfied throughput of ${next.name} (the next best)`
+                : `the only one whose SLOs hold at some load (${next.name}, the next best, meets them at none)`
             : best.sloMet && !next.sloMet ? `it meets every SLO at the declared load and ${next.name} does not`
                 : `the lowest worst p99 (${worstP99(best).toFixed(1)} ms against ${worstP99(next).toFixed(1)} ms under ${next.name})`;
     return { best, why };
