@@ -98,6 +98,8 @@ export class ScheduleHintService {
     enabled = true;
     /** The predictor's error band a gain must exceed (schedule-comparison.ts HINT_BAND; `tenancy compare`'s measurements may set it). */
     band = HINT_BAND;
+    /** What the jobs did (tests and the benchmark read it): comparisons begun, simulation steps run, jobs stopped by an edit, longest step (ms). */
+    readonly stats = { comparisons: 0, steps: 0, cancelled: 0, longestStepMs: 0 };
 
     private readonly entries = new Map<string, Entry>();
     private readonly keys = new WeakMap<WorkloadIR, string>();
@@ -252,7 +254,10 @@ export class ScheduleHintService {
     private cancel(): void {
         clearTimeout(this.timer);
         this.timer = undefined;
-        this.job?.source.cancel();
+        if (this.job && !this.job.source.token.isCancellationRequested) {
+            this.stats.cancelled++;
+            this.job.source.cancel();
+        }
     }
 
     private forget(uri: string): void {
@@ -308,9 +313,13 @@ export class ScheduleHintService {
         let key = this.keys.get(request.ir);
         if (key === undefined) {
             const ir = request.ir;
-            // Names, sources and the schedule do not change the candidates' figures; tenant names do (op paths).
+            // Names, sources, the schedule and the benchmark's lengths do not change the candidates' figures (simulationInput
+            // reads the benchmark's seed alone); tenant names do (op paths).
             key = `${request.profileStamp}|${JSON.stringify(ir, function (this: unknown, k, v) {
-                return k === 'source' || (this === ir && (k === 'workload' || k === 'sourceUri' || k === 'schedule')) ? undefined : v;
+                if (k === 'source') return undefined;
+                if (this !== ir) return v;
+                if (k === 'benchmark') return { seed: ir.benchmark.seed };
+                return k === 'workload' || k === 'sourceUri' || k === 'schedule' ? undefined : v;
             })}`;
             this.keys.set(ir, key);
         }
@@ -321,7 +330,10 @@ export class ScheduleHintService {
     private async complete(entry: Entry, ir: WorkloadIR, source: CancellationTokenSource): Promise<boolean> {
         if (entry.failed) return true;
         if (!entry.figures) {
-            entry.steps ??= candidateSteps(entry.ir, entry.profile, this.services.prediction.Predictions.planCache);
+            if (!entry.steps) {
+                this.stats.comparisons++;
+                entry.steps = candidateSteps(entry.ir, entry.profile, this.services.prediction.Predictions.planCache);
+            }
             const result = await this.step(entry, entry.steps, source);
             if (result === 'cancelled') return false;
             if (result === 'failed') return true;
@@ -355,7 +367,10 @@ export class ScheduleHintService {
                 entry.failed = `the comparison failed (${error instanceof Error ? error.message : String(error)})`;
                 return 'failed';
             }
-            entry.workMs += performance.now() - started;
+            const ms = performance.now() - started;
+            entry.workMs += ms;
+            this.stats.steps++;
+            this.stats.longestStepMs = Math.max(this.stats.longestStepMs, ms);
             if (next.done) return { value: next.value };
             if (entry.workMs > this.workBudgetMs) {
                 entry.failed = `comparing the schedules of this workload takes more than ${this.workBudgetMs / 1000} s of work, beyond what the editor spends (\`tenancy predict\` shows it)`;
