@@ -250,6 +250,28 @@ export function comparisonMarkdown(c: ScheduleComparison, profileLabel: string, 
     return [`**Schedules compared** (predicted by simulating each schedule's policy over the ops' predicted times; ${profileLabel})`, '', ...table, '', ...comparisonNotes(c, band)].join('\n');
 }
 
+/** The comparison as plain data (`tenancy predict --json`): per schedule its figures, the marks, why, the hint. */
+export function comparisonJson(c: ScheduleComparison, band = HINT_BAND) {
+    const hint = scheduleHint(c, { band });
+    const listed = c.current && !c.candidates.includes(c.current) ? [...c.candidates, c.current] : c.candidates;
+    return {
+        workload: c.workload,
+        declared: scheduleName(c.declared),
+        current: c.current?.name ?? null,
+        currentMissing: c.currentMissing ?? null,
+        best: c.best.name,
+        why: c.why,
+        schedules: listed.map(e => ({
+            name: e.name, runs: e.resolved.name, why: e.resolved.why ?? null,
+            sloMet: e.sloMet, qosThroughputPerSecond: e.qosThroughput, capacityLoad: e.capacityLoad,
+            tenants: e.tenants,
+        })),
+        hint: hint ? { schedule: hint.suggested.name, gain: hint.gain, message: hint.message } : null,
+        band,
+        collisions: c.collisions,
+    };
+}
+
 /** The comparison as text (`tenancy predict`). */
 export function comparisonText(c: ScheduleComparison): string {
     return [`schedules compared (simulated; latencies in ms at the declared load):`, alignTable(comparisonRows(c)), ...comparisonNotes(c)].join('\n');

@@ -6,7 +6,10 @@
  * Figures come from the uncalibrated default profile (the one schedule simulation).
  */
 import { EmptyFileSystem, URI, type LangiumDocument } from 'langium';
-import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { CodeAction, type Diagnostic } from 'vscode-languageserver';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { createTenancyServices } from '../../../src/language-server/tenancy-module.js';
@@ -77,6 +80,13 @@ async function hoverAt(doc: LangiumDocument, word: string): Promise<string> {
     return (hover?.contents as { value: string } | undefined)?.value ?? '';
 }
 
+// The user cache of this machine (a calibrated profile) must not leak into the tests: the default profile.
+const savedCache = process.env.XDG_CACHE_HOME;
+beforeAll(() => { process.env.XDG_CACHE_HOME = mkdtempSync(path.join(tmpdir(), 'tenancy-hints-')); });
+afterAll(() => {
+    rmSync(process.env.XDG_CACHE_HOME!, { recursive: true, force: true });
+    if (savedCache === undefined) delete process.env.XDG_CACHE_HOME; else process.env.XDG_CACHE_HOME = savedCache;
+});
 beforeEach(() => {
     hints.debounceMs = 0;
     hints.band = HINT_BAND;
