@@ -60,7 +60,7 @@ for (const [i, example] of examples.entries()) {
     hints.stats.longestStepMs = 0;
     for (let e = 1; e <= editsPerExample; e++) {
         // The first tenant's rate, a new value each edit and example (the workload's content is new: no cached comparison).
-        const text = example.text.replace(/rate: (\d+)\/s/, (_m, r: string) => `rate: ${Number(r) + e + 100 * i}/s`);
+        const text = example.text.replace(/rate: (\d+)\/s/, (_m, r: string) => `rate: ${r}.${i}${e}/s`);
         if (text === example.text) throw new Error(`bench: no rate to edit in ${example.name}`);
         const version = e + 1;
         let publishedAt: number | undefined;
