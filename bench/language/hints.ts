@@ -26,7 +26,7 @@ import { files } from './workspace.js';
 
 const quick = process.argv.includes('--quick');
 const editsPerExample = quick ? 3 : 8;
-const pairs = quick ? 3 : 10;
+const pairs = quick ? 3 : 20;
 process.env.XDG_CACHE_HOME = mkdtempSync(path.join(tmpdir(), 'tenancy-hints-bench-'));
 const loadAtStart = loadavg()[0];
 const ms = (x: number) => `${x.toFixed(x < 10 ? 2 : 0)} ms`;
@@ -87,11 +87,19 @@ for (const [i, example] of examples.entries()) {
 }
 
 // (b) The 5,000-line workspace's build with hints on and off, alternating.
-async function build(on: boolean): Promise<{ buildMs: number; jobMs: number; comparisons: number }> {
+async function build(on: boolean): Promise<{ buildMs: number; cpuMs: number; checkMs: number; jobMs: number; comparisons: number }> {
     const s = createTenancyServices(EmptyFileSystem);
     void s.Tenancy.parser.LangiumParser;
     const h = s.Tenancy.prediction.ScheduleHints;
     h.enabled = on;
+    // The hint check's own time in the build (the registered check calls this method).
+    let checkMs = 0;
+    const check = h.checkWorkload.bind(h);
+    h.checkWorkload = (workload, accept) => {
+        const t = performance.now();
+        check(workload, accept);
+        checkMs += performance.now() - t;
+    };
     const docs = files.map((text, i) => {
         const doc = s.shared.workspace.LangiumDocumentFactory.fromString(text, URI.parse(`file:///bench/workspace/file${i}.tenancy`));
         s.shared.workspace.LangiumDocuments.addDocument(doc);
@@ -100,28 +108,41 @@ async function build(on: boolean): Promise<{ buildMs: number; jobMs: number; com
     // The file being edited is open in the editor (the others are only in the workspace).
     s.shared.workspace.TextDocuments!.set(TextDocument.create(docs[0].uri.toString(), 'tenancy', 0, files[0]));
     const started = performance.now();
+    const cpu0 = process.threadCpuUsage();
     await s.shared.workspace.DocumentBuilder.build(docs, { validation: true });
+    const cpu = process.threadCpuUsage(cpu0);
     const buildMs = performance.now() - started;
     const jobStart = performance.now();
     await h.idle();
-    return { buildMs, jobMs: performance.now() - jobStart, comparisons: h.stats.comparisons };
+    return { buildMs, cpuMs: (cpu.user + cpu.system) / 1000, checkMs, jobMs: performance.now() - jobStart, comparisons: h.stats.comparisons };
 }
-const on: number[] = [], off: number[] = [], jobs: number[] = [];
+const on: number[] = [], off: number[] = [], onCpu: number[] = [], offCpu: number[] = [], checks: number[] = [], jobs: number[] = [];
 for (let i = 0; i < 1 + pairs; i++) {
     // Alternate which goes first, so a drift of the host's load hits both alike.
     const order = i % 2 === 0 ? [true, false] : [false, true];
     for (const mode of order) {
         const r = await build(mode);
         if (i === 0) continue; // warm-up pair (cold JIT)
-        if (mode) { on.push(r.buildMs); jobs.push(r.jobMs); if (r.comparisons !== 1) throw new Error(`bench: expected one comparison after a build with hints on, got ${r.comparisons}`); } else off.push(r.buildMs);
+        if (mode) {
+            on.push(r.buildMs);
+            onCpu.push(r.cpuMs);
+            checks.push(r.checkMs);
+            jobs.push(r.jobMs);
+            if (r.comparisons !== 1) throw new Error(`bench: expected one comparison after a build with hints on, got ${r.comparisons}`);
+        } else {
+            off.push(r.buildMs);
+            offCpu.push(r.cpuMs);
+        }
     }
     console.error(`hints bench: pair ${i}${i === 0 ? ' (warm-up)' : ''}: on ${on.at(-1)?.toFixed(0)} ms, off ${off.at(-1)?.toFixed(0)} ms`);
 }
 const ratio = ratioInterval(off.map(x => [x]), on.map(x => [x]), 'p50', { random: createRandom(11, 'hints-bench') });
+const cpuRatio = ratioInterval(offCpu.map(x => [x]), onCpu.map(x => [x]), 'p50', { random: createRandom(12, 'hints-bench') });
+const interval = (r: typeof ratio) => (r ? `${r.estimate.toFixed(3)} (${r.low?.toFixed(3) ?? '—'}–${r.high?.toFixed(3) ?? '—'})` : '—');
 const loadAtEnd = loadavg()[0];
 
 const result = {
-    latency, build: { pairs, onMs: on, offMs: off, jobMs: jobs, ratio, medianOnMs: percentile(on, 0.5), medianOffMs: percentile(off, 0.5) },
+    latency, build: { pairs, onMs: on, offMs: off, onCpuMs: onCpu, offCpuMs: offCpu, checkMs: checks, jobMs: jobs, ratio, cpuRatio, medianOnMs: percentile(on, 0.5), medianOffMs: percentile(off, 0.5) },
     debounceMs: hints.debounceMs, loadAverage: { atStart: loadAtStart, atEnd: loadAtEnd, cores: cpus().length },
 };
 mkdirSync('bench/.work', { recursive: true });
@@ -143,7 +164,9 @@ All edits: p50 ${ms(percentile(all, 0.5))}, p90 ${ms(percentile(all, 0.9))}, max
 | measure | value |
 |---|---|
 | build with hints on / off, median | ${ms(result.build.medianOnMs)} / ${ms(result.build.medianOffMs)} |
-| ratio on / off (medians), 95 % interval | ${ratio ? `${ratio.estimate.toFixed(3)} (${ratio.low?.toFixed(3) ?? '—'}–${ratio.high?.toFixed(3) ?? '—'})` : '—'} |
+| ratio on / off (medians), 95 % interval | ${interval(ratio)} |
+| same builds, main-thread CPU time: on / off median, ratio (95 % interval) | ${ms(percentile(onCpu, 0.5))} / ${ms(percentile(offCpu, 0.5))}, ${interval(cpuRatio)} |
+| the hint check's own time in a build with hints on (36 workloads), median / max | ${ms(percentile(checks, 0.5))} / ${ms(Math.max(...checks))} |
 | builds on, ms | ${on.map(x => x.toFixed(0)).join(' · ')} |
 | builds off, ms | ${off.map(x => x.toFixed(0)).join(' · ')} |
 | the hint job after a build with hints on (its file's workload compared), median / max | ${ms(percentile(jobs, 0.5))} / ${ms(Math.max(...jobs))} |

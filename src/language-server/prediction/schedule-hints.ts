@@ -144,9 +144,10 @@ export class ScheduleHintService {
 
     /**
      * The comparison of a workload, computing it now if needed (the hover): waits for the job up to
-     * `timeoutMs`. Undefined with why when there is none (errors, beyond the editor's limits, too slow).
+     * `timeoutMs` (the job goes on; a later hover shows it). Undefined with why when there is none
+     * (errors, beyond the editor's limits, too much work, not done in time).
      */
-    async comparisonSoon(workload: Workload, timeoutMs = 2000): Promise<{ comparison?: ScheduleComparison; why?: string }> {
+    async comparisonSoon(workload: Workload, timeoutMs = 1000): Promise<{ comparison?: ScheduleComparison; why?: string }> {
         const view = this.services.prediction.Predictions.forWorkload(workload);
         if (!view) return { why: 'no prediction for this workload (it has errors, or is beyond what the editor predicts)' };
         const ready = () => this.comparison(workload);
@@ -156,7 +157,9 @@ export class ScheduleHintService {
         this.startNow();
         const deadline = Date.now() + timeoutMs;
         while (Date.now() < deadline) {
-            await (this.job?.done ?? Promise.resolve());
+            let timer: NodeJS.Timeout | undefined;
+            await Promise.race([this.job?.done, new Promise(resolve => { timer = setTimeout(resolve, deadline - Date.now()); })]);
+            clearTimeout(timer);
             const c = ready();
             if (c) return { comparison: c };
             const key = this.keys.get(view.ir);
