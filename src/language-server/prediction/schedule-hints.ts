@@ -35,7 +35,7 @@ import type { HoverSection, HoverTarget } from '../lsp/hover-provider.js';
 import { profileLabel } from './format.js';
 import {
     assembleComparison, candidateSteps, comparisonMarkdown, declaredAmongCandidates, declaredSteps, HINT_BAND, scheduleHint,
-    type CandidateFigures, type ScheduleComparison, type ScheduleHint,
+    type CandidateFigures, type MeasuredGain, type ScheduleComparison, type ScheduleHint,
 } from './schedule-comparison.js';
 import { scheduleName } from '../../runtime/schedule/policy.js';
 import type { ScheduleEvaluation } from '../../runtime/predict/schedules.js';
@@ -98,6 +98,11 @@ export class ScheduleHintService {
     enabled = true;
     /** The predictor's error band a gain must exceed (schedule-comparison.ts HINT_BAND; `tenancy compare`'s measurements may set it). */
     band = HINT_BAND;
+    /**
+     * Measured gains of schedules over a workload's declared one (`tenancy compare` results), by
+     * schedule name: shown in the hint beside the predicted gain. Unset until compare results are read.
+     */
+    measuredGains: ((documentUri: string, workload: string) => ReadonlyMap<string, MeasuredGain> | undefined) | undefined;
     /** What the jobs did (tests and the benchmark read it): comparisons begun, simulation steps run, jobs stopped by an edit, longest step (ms). */
     readonly stats = { comparisons: 0, steps: 0, cancelled: 0, longestStepMs: 0 };
 
@@ -217,7 +222,7 @@ export class ScheduleHintService {
         const comparison = entry && this.assemble(entry, view.ir);
         const decl = workload.members.find(isScheduleDecl);
         const place = decl ? { node: decl } : { node: workload, property: 'name' as const };
-        return { ...place, hint: comparison && scheduleHint(comparison, { band: this.band }) };
+        return { ...place, hint: comparison && scheduleHint(comparison, { band: this.band, measured: this.measuredGains?.(uri, workload.name) }) };
     }
 
     /** The comparison of an entry for a workload's IR, when its figures (and the declared schedule's) are computed. */
@@ -384,6 +389,8 @@ export class ScheduleHintService {
 
     /** Merges a document's hint diagnostics into its diagnostics and publishes them, if the document is still at `version`. */
     private publish(uri: string, version: number): void {
+        // Off: the comparison was for a hover; no diagnostics.
+        if (!this.enabled) return;
         const document = this.services.shared.workspace.LangiumDocuments.getDocument(URI.parse(uri));
         if (!document || document.textDocument.version !== version || document.state < DocumentState.Validated) return;
         const hints = this.hintDiagnostics(document);

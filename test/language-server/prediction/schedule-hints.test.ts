@@ -242,6 +242,12 @@ describe('schedule hints', () => {
             await hints.idle();
             expect(hintsOf(off)).toEqual([]);
             expect(hints.stats.comparisons).toBe(before.comparisons);
+            // The hover still compares (on demand), without publishing a hint.
+            const workload = off.parseResult.value.elements.find(isWorkload)!;
+            const { comparison } = await hints.comparisonSoon(workload, 30_000);
+            expect(comparison?.current?.name).toBe('sequential');
+            await hints.idle();
+            expect(hintsOf(off)).toEqual([]);
         } finally {
             hints.enabled = true;
         }
