@@ -9,7 +9,7 @@ if [ ! -f "$stamp" ] || ! cmp -s package-lock.json "$stamp"; then
   cp package-lock.json "$stamp"
 fi
 if ! node_modules/.bin/node --version >/dev/null 2>&1; then
-  # npm 11 may skip the `node` package's preinstall script (see TESTING.md §2): rebuild it.
+  # npm 11 may skip the `node` package's preinstall script (allowScripts notwithstanding): rebuild it.
   npm rebuild node
 fi
 v=$(node_modules/.bin/node --version)

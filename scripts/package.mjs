@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Packages the extension: one .vsix per VS Code platform target, each carrying only its own
 // platform's build of the `webgpu` native module (Dawn). Everything else is the same in every
-// .vsix: what .vscodeignore admits (the bundles, grammar, examples, README, LICENSE).
+// .vsix: what .vscodeignore admits (the bundles, grammar, examples, README, LICENSE, docs).
 //
 // Usage: node scripts/package.mjs [--host | --target <t>…] [--out-dir <dir>] [--no-build]
 //   (no target)   all six targets below, into dist/tenancy-<target>.vsix
@@ -12,11 +12,15 @@
 // Each .vsix is assembled in a staging folder and packed by vsce there, with the Dawn build at
 // out/node_modules/webgpu/ beside the bundles: the CLI bundle (out/cli/) resolves `webgpu` from
 // there, and vsce's --no-dependencies mode (which keeps npm out of packaging) leaves only the
-// top-level node_modules out. Every written .vsix is then read back and its file list checked.
+// top-level node_modules out. Every written .vsix is then read back: its file list is checked, and
+// every relative link of the markdown it ships (README, docs) must name a file it holds (the
+// package has no repository URL, so vsce leaves the links as written: they resolve inside the
+// installed extension).
 import { spawnSync } from 'node:child_process';
 import { closeSync, copyFileSync, mkdirSync, openSync, readdirSync, readSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join, relative, resolve } from 'node:path';
+import { dirname, join, posix, relative, resolve } from 'node:path';
+import { inflateRawSync } from 'node:zlib';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -65,6 +69,7 @@ export function expectedListing(target) {
         allowed: [
             /^extension\/examples\/(?:[\w-]+\/)*[\w-]+\.tenancy$/,
             /^extension\/src\/language-server\/zoo\/[\w-]+\.tenancy$/,
+            /^extension\/docs\/[\w-]+\.md$/,
             new RegExp(`^${webgpu}/dist/${dawn}/[\\w.-]+$`),
         ],
     };
@@ -79,8 +84,8 @@ export function checkListing(entries, target) {
     return [...missing, ...unexpected];
 }
 
-/** The names of the entries of a zip file (a .vsix), read from its central directory. */
-export function zipEntries(file) {
+/** The entries of a zip file (a .vsix) as its central directory lists them: name, compression method, sizes, where its local header is. */
+function zipDirectory(file) {
     const size = statSync(file).size;
     const fd = openSync(file, 'r');
     try {
@@ -96,17 +101,74 @@ export function zipEntries(file) {
         if (eocd < 0) throw new Error(`${file} is not a zip file (no end of central directory)`);
         const count = tail.readUInt16LE(eocd + 10);
         const directory = read(tail.readUInt32LE(eocd + 16), tail.readUInt32LE(eocd + 12));
-        const names = [];
+        const entries = [];
         for (let at = 0, i = 0; i < count; i++) {
             if (directory.readUInt32LE(at) !== 0x02014b50) throw new Error(`${file}: bad central directory entry ${i}`);
             const nameLength = directory.readUInt16LE(at + 28);
-            names.push(directory.toString('utf8', at + 46, at + 46 + nameLength));
+            entries.push({
+                name: directory.toString('utf8', at + 46, at + 46 + nameLength),
+                method: directory.readUInt16LE(at + 10),
+                compressedSize: directory.readUInt32LE(at + 20),
+                localHeader: directory.readUInt32LE(at + 42),
+            });
             at += 46 + nameLength + directory.readUInt16LE(at + 30) + directory.readUInt16LE(at + 32);
         }
-        return names;
+        return entries;
     } finally {
         closeSync(fd);
     }
+}
+
+/** The names of the entries of a zip file (a .vsix), read from its central directory. */
+export function zipEntries(file) {
+    return zipDirectory(file).map(e => e.name);
+}
+
+/** The text (UTF-8) of one entry of a zip file: stored or deflated, as vsce writes them. */
+export function zipEntryText(file, name) {
+    const size = statSync(file).size;
+    const entry = zipDirectory(file).find(e => e.name === name);
+    if (!entry) throw new Error(`${file} has no entry ${name}`);
+    const fd = openSync(file, 'r');
+    try {
+        const header = Buffer.alloc(30);
+        readSync(fd, header, 0, 30, entry.localHeader);
+        if (header.readUInt32LE(0) !== 0x04034b50) throw new Error(`${file}: bad local header for ${name}`);
+        const start = entry.localHeader + 30 + header.readUInt16LE(26) + header.readUInt16LE(28);
+        if (start + entry.compressedSize > size) throw new Error(`${file}: ${name} runs past the end of the file`);
+        const data = Buffer.alloc(entry.compressedSize);
+        readSync(fd, data, 0, entry.compressedSize, start);
+        if (entry.method === 0) return data.toString('utf8');
+        if (entry.method === 8) return inflateRawSync(data).toString('utf8');
+        throw new Error(`${file}: ${name} uses compression method ${entry.method}; expected stored (0) or deflate (8)`);
+    } finally {
+        closeSync(fd);
+    }
+}
+
+/**
+ * Relative links of a markdown text (`[text](target)`, outside code blocks and code spans) that
+ * name no file in `entries` (zip paths; `base` is the folder the text sits in, e.g. `extension`).
+ * Links with a scheme, mail links and links within the page (`#…`) are not files. Empty when every
+ * link resolves.
+ */
+export function brokenRelativeLinks(markdown, entries, base) {
+    const present = new Set(entries);
+    const prose = markdown.replace(/^(```|~~~)[^\n]*\n[\s\S]*?^\1[^\n]*$/gm, '').replace(/`[^`\n]*`/g, '');
+    const broken = [];
+    for (const m of prose.matchAll(/\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)) {
+        const target = m[1];
+        if (/^[a-z][a-z0-9+.-]*:/i.test(target) || target.startsWith('#')) continue;
+        const path = posix.normalize(posix.join(base, decodeURI(target.split('#')[0])));
+        if (!present.has(path)) broken.push(`${target} (no ${path} in the package)`);
+    }
+    return broken;
+}
+
+/** Broken relative links of every markdown file a .vsix ships (the README, the docs), as `file: link (why)`. */
+export function shippedLinkProblems(vsix, entries = zipEntries(vsix)) {
+    return entries.filter(e => /\.md$/i.test(e))
+        .flatMap(e => brokenRelativeLinks(zipEntryText(vsix, e), entries, posix.dirname(e)).map(link => `${e}: ${link}`));
 }
 
 function copy(from, to) {
@@ -131,11 +193,14 @@ export async function packageTarget(target, outDir) {
     // The staging folder holds exactly what ships.
     writeFileSync(join(stage, '.vscodeignore'), '# Staged by scripts/package.mjs: everything here ships.\n');
     const packagePath = vsixPath(outDir, target);
-    await vsce.createVSIX({ cwd: stage, target, dependencies: false, allowMissingRepository: true, packagePath });
+    // No repository URL to rewrite relative links against: they stay relative (vsce would refuse them otherwise).
+    await vsce.createVSIX({ cwd: stage, target, dependencies: false, allowMissingRepository: true, rewriteRelativeLinks: false, packagePath });
     rmSync(stage, { recursive: true, force: true });
     const entries = zipEntries(packagePath);
     const problems = checkListing(entries, target);
     if (problems.length > 0) throw new Error(`${packagePath} has the wrong files:\n  ${problems.join('\n  ')}`);
+    const broken = shippedLinkProblems(packagePath, entries);
+    if (broken.length > 0) throw new Error(`${packagePath}: links to files it does not ship:\n  ${broken.join('\n  ')}`);
     return { packagePath, entries };
 }
 

@@ -88,7 +88,7 @@ function randomData(n: number): Float32Array {
 
 async function openDevice(gpu: GPU): Promise<GPUDevice> {
     const adapter = await gpu.requestAdapter();
-    if (!adapter) throw new Error('no WebGPU adapter: install a Vulkan driver (see /work/shared/TESTING.md)');
+    if (!adapter) throw new Error('no WebGPU adapter: install a Vulkan driver (README.md, "GPU adapter setup": scripts/setup-system.sh --gpu-only)');
     return adapter.requestDevice(kernelDeviceDescriptor(adapter, 'kernel-bench'));
 }
 

@@ -7,8 +7,8 @@ export function random(seed: number): () => number {
     return () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32);
 }
 
-/** One generated file: residual blocks, CNNs, MLPs and a workload mixing them with zoo models. */
-function generateFile(f: number): string {
+/** One generated file: residual blocks, CNNs, MLPs and a workload mixing them with zoo models (names unique per `f`). */
+export function generateFile(f: number): string {
     const groups: string[] = [];
     const tenants: string[] = [];
     for (let k = 0; k < 4; k++) {

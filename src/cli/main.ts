@@ -12,6 +12,8 @@ import * as calibrate from './commands/calibrate.js';
 import * as predict from './commands/predict.js';
 import * as check from './commands/check.js';
 import * as ir from './commands/ir.js';
+import * as compare from './commands/compare.js';
+import * as capacity from './commands/capacity.js';
 import { exitWithLauncher } from './filtered-stderr.js';
 import packageJson from '../../package.json' with { type: 'json' };
 
@@ -25,7 +27,7 @@ const program = new Command()
     .exitOverride();
 
 // Each subcommand module: src/cli/commands/<name>.ts exporting register(program).
-for (const command of [check, ir, run, devices, calibrate, predict] as { register(program: Command): void }[]) {
+for (const command of [check, ir, run, compare, capacity, devices, calibrate, predict] as { register(program: Command): void }[]) {
     command.register(program);
 }
 

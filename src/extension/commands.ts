@@ -234,9 +234,15 @@ async function reportOutcome(s: ExtensionServices, ref: WorkloadRef, label: stri
     else if (choice === 'Open Setup Guide') await openSetupGuide(s);
 }
 
-/** Opens the README's GPU setup section (shipped in the extension) in the Markdown preview. */
+/**
+ * Opens the README's GPU setup section (shipped in the extension) in the Markdown preview. vsce
+ * stores it as `readme.md`, the repository as `README.md`: found by name in either case, since
+ * the file system may be case-sensitive.
+ */
 export async function openSetupGuide(s: ExtensionServices): Promise<void> {
-    const readme = vscode.Uri.joinPath(s.context.extensionUri, 'README.md');
+    const entries = await vscode.workspace.fs.readDirectory(s.context.extensionUri);
+    const name = entries.find(([n]) => n.toLowerCase() === 'readme.md')?.[0] ?? 'README.md';
+    const readme = vscode.Uri.joinPath(s.context.extensionUri, name);
     await vscode.commands.executeCommand('markdown.showPreview', readme.with({ fragment: 'gpu-adapter-setup' }));
 }
 
@@ -247,7 +253,7 @@ async function calibrate(s: ExtensionServices, documentUri: string): Promise<Run
     const uri = vscode.Uri.parse(documentUri);
     const cwd = workspaceFolderPath(uri);
     const args = [ready.cliPath, 'calibrate', '--workspace', cwd];
-    if (s.config.runAdapter !== 'workload') args.push('--adapter', s.config.runAdapter.replace('_', '-'));
+    if (s.config.runAdapter !== 'workload') args.push('--adapter', s.config.runAdapter);
     s.output.appendLine(`[${new Date().toLocaleTimeString()}] calibrate: ${ready.node.command} ${args.join(' ')} (in ${cwd})`);
     const outcome = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Tenancy: calibrating the device', cancellable: true }, async (progress, token) => {
         const run = new CliRun({

@@ -1,6 +1,7 @@
 /**
  * Lowering: a checked workload → Workload IR (src/runtime/ir/types.ts). Blocks are inlined and
- * `repeat` unrolled by the analysis (every op of a tenant's concrete instance); here the ops get
+ * `repeat` unrolled by the analysis (every op of a tenant's concrete instance, refused past
+ * analysis/limits.ts's maxUnrolledSteps with the `too-large` messages validation reports); here the ops get
  * their workload-wide paths and tensor ids, concrete attributes, weights, FLOPs, bytes and source
  * ranges, and the workload's settings their defaults (via readWorkload).
  *
@@ -16,6 +17,7 @@ import { IR_VERSION, type IrAttrs, type IrGraph, type IrOp, type IrSourceRange, 
 import type { TenancyAnalyzer } from './analysis/index.js';
 import { Dim, concreteShape } from './analysis/dims.js';
 import type { AttrValue, ModelAnalysis, OpRecord, TensorValue } from './analysis/types.js';
+import { describeSize, formatSize, maxUnrolledSteps, tooLargeIssues } from './analysis/limits.js';
 import { readWorkload } from './analysis/workload.js';
 import type { Tenant, Workload } from './generated/ast.js';
 
@@ -47,6 +49,9 @@ export function lowerWorkload(workload: Workload, analyzer: TenancyAnalyzer): Wo
 function lower(workload: Workload, analyzer: TenancyAnalyzer): WorkloadIR {
     const reading = readWorkload(workload);
     const problems = reading.issues.filter(i => i.severity === 'error').map(i => `${where(i.node)}: ${i.message}`);
+    // Refused before any op is listed: the messages validation reports on the tenant or workload line.
+    const tooLarge = tooLargeIssues(workload, reading, t => analyzer.tenant(t));
+    if (tooLarge.length > 0) throw new LoweringError([...problems, ...tooLarge.map(i => `${where(i.node)}: ${i.message}`)]);
     const tenants: IrTenant[] = [];
     for (const t of reading.tenants) {
         if (!t.name) { problems.push(`${where(t.node)}: a tenant needs a name`); continue; }
@@ -110,6 +115,11 @@ export function lowerGraph(prefix: string, analysis: ModelAnalysis, args: Record
         if (global === undefined) ids.set(t, global = `${prefix}/${t.id}`);
         return global;
     };
+    const ops = analysis.ops;
+    if (!ops) {
+        problems.push(`${prefix}: unrolls to ${describeSize(analysis.size)}, more than lowering lists (${formatSize(maxUnrolledSteps)} steps)`);
+        return undefined;
+    }
     const graph: IrGraph = { model: analysis.model.name, args, tensors: {}, inputs: [], outputs: [], ops: [] };
     for (const t of analysis.inputs) {
         const shape = concreteShape(t.shape);
@@ -118,7 +128,7 @@ export function lowerGraph(prefix: string, analysis: ModelAnalysis, args: Record
         graph.tensors[tensorId] = { id: tensorId, dtype: t.dtype, shape };
         graph.inputs.push(tensorId);
     }
-    for (const op of analysis.ops) {
+    for (const op of ops) {
         const lowered = lowerOp(op, id);
         if (typeof lowered === 'string') { problems.push(`${prefix}/${op.path.join('/')}: ${lowered}`); return undefined; }
         graph.tensors[lowered.output] = { id: lowered.output, dtype: op.output.dtype, shape: concreteShape(op.output.shape)! };

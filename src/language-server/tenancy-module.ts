@@ -33,8 +33,8 @@ import { TenancyCodeLensProvider } from './lsp/code-lens.js';
 import { ResultsWatch } from './lsp/results-watch.js';
 import { createPredictionService, PredictionInlayHintProvider, registerPredictionFeatures, type PredictionService } from './prediction/index.js';
 import { registerScheduleHints, ScheduleHintService } from './prediction/schedule-hints.js';
-import { TenancyTokenBuilder } from './parser/token-builder.js';
 import { TenancyLexer } from './parser/lexer.js';
+import { TenancyTokenBuilder } from './parser/token-builder.js';
 import { TenancyParserErrorMessageProvider } from './parser/error-messages.js';
 
 /** Services added by Tenancy on top of Langium's defaults. */

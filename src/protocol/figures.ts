@@ -43,3 +43,25 @@ export function formatNeeds(needed: number, has: number): string {
 export function sloMark(verdict: 'met' | 'violated' | 'inconclusive' | 'invalid'): string {
     return verdict === 'met' ? '✓' : verdict === 'violated' ? '✗' : verdict === 'inconclusive' ? 'inconclusive' : 'invalid';
 }
+
+/** A schedule's gain's interval verdict, as the comparison file gives it (above 1 is better). */
+export type GainVerdictWord = 'better' | 'worse' | 'no-change' | 'unknown';
+
+/** `1.40× better (1.20–1.70)`, `0.80× worse (0.70–0.90)`, `no significant change (0.90–1.20)`; without an interval the estimate, marked `?`. */
+export function formatGain(g: { estimate: number; low: number | null; high: number | null; verdict: GainVerdictWord }): string {
+    const range = g.low !== null && g.high !== null ? ` (${g.low.toFixed(2)}–${g.high.toFixed(2)})` : '';
+    switch (g.verdict) {
+        case 'better': return `${g.estimate.toFixed(2)}× better${range}`;
+        case 'worse': return `${g.estimate.toFixed(2)}× worse${range}`;
+        case 'no-change': return `no significant change${range}`;
+        default: return `${g.estimate.toFixed(2)}× ?`;
+    }
+}
+
+/** `predicted 1.60×, measured 1.40× (1.20–1.70)`: a predicted gain beside what a comparison measured. */
+export function formatPredictedMeasured(predicted: number | null, measured: { estimate: number; low: number | null; high: number | null } | null): string {
+    const p = predicted === null ? 'predicted —' : `predicted ${predicted.toFixed(2)}×`;
+    if (!measured) return `${p}, not measured`;
+    const range = measured.low !== null && measured.high !== null ? ` (${measured.low.toFixed(2)}–${measured.high.toFixed(2)})` : '';
+    return `${p}, measured ${measured.estimate.toFixed(2)}×${range}`;
+}

@@ -1,5 +1,5 @@
 /**
- * Progress events of `tenancy run --progress jsonl`: one JSON object per line on stdout (and
+ * Progress events of `tenancy run|compare|capacity --progress jsonl`: one JSON object per line on stdout (and
  * nothing else on stdout; the human-readable table goes to stderr in that mode). The VS Code
  * extension spawns the CLI and parses these lines. No dependencies.
  *
@@ -18,8 +18,11 @@ export type RunPhase = 'tune' | 'compile' | 'solo' | 'corun' | 'report';
 export type ProgressEvent =
     /** The run began. */
     | { type: 'start'; version: typeof PROGRESS_PROTOCOL_VERSION; workload: string; tenants: string[]; policy: string; adapter?: string }
-    /** A phase began; solo phases name their tenant; measuring phases their round (0: the warm-up round). */
-    | { type: 'phase'; phase: RunPhase; tenant?: string; round?: number }
+    /**
+     * A phase began; solo phases name their tenant; measuring phases their round (0: the warm-up
+     * round); `tenancy compare`'s co-runs their schedule; `tenancy capacity`'s probes their load.
+     */
+    | { type: 'phase'; phase: RunPhase; tenant?: string; round?: number; schedule?: string; load?: number }
     /** Overall fraction done, 0…1 (monotonic), with the current phase and, while measuring, the round and the rounds planned so far. */
     | { type: 'progress'; fraction: number; phase: RunPhase; tenant?: string; round?: number; rounds?: number }
     /** Results were written (status says whether the run completed). */
@@ -46,7 +49,8 @@ export function isProgressEvent(value: unknown): value is ProgressEvent {
                 && Array.isArray(value.tenants) && value.tenants.every(t => typeof t === 'string')
                 && typeof value.policy === 'string' && optionalString(value.adapter);
         case 'phase':
-            return typeof value.phase === 'string' && phases.includes(value.phase) && optionalString(value.tenant) && optionalCount(value.round);
+            return typeof value.phase === 'string' && phases.includes(value.phase) && optionalString(value.tenant) && optionalCount(value.round)
+                && optionalString(value.schedule) && (value.load === undefined || (typeof value.load === 'number' && value.load > 0));
         case 'progress':
             return typeof value.fraction === 'number' && value.fraction >= 0 && value.fraction <= 1
                 && typeof value.phase === 'string' && phases.includes(value.phase) && optionalString(value.tenant)

@@ -97,7 +97,7 @@ describe.skipIf(!gpu)('the launcher on the software adapter', () => {
             if (event.type === 'progress') child.kill('SIGTERM');
         });
         expect(r.code, r.stderr).toBe(130);
-        expect(r.stderr).toContain('SIGTERM received; stopping and writing partial results');
+        expect(r.stderr).toContain('SIGTERM received; stopping and writing what was measured');
         expect(r.stdout).toContain('"status":"cancelled"');
         expect(r.stderr).not.toMatch(dawnNotice);
     });

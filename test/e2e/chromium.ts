@@ -1,4 +1,4 @@
-/** Launching Debian's Chromium through playwright-core with the flags measured in TESTING.md §3. */
+/** Launching Debian's Chromium through playwright-core, headless, with the flags below. */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';

@@ -3,7 +3,8 @@
  * Chromium with our extension loaded from the source tree (extensionDevelopmentPath) or from
  * an installed .vsix, optionally running a mocha suite in the extension host
  * (extensionTestsPath). Everything it starts is killed by process group in stop().
- * The recipe and its traps are in /work/shared/TESTING.md §3 (summarised in test/e2e/README.md).
+ * The install and its traps are in scripts/setup-e2e.sh; what the VS Code tests run, in README.md
+ * ("Packaging and the VS Code tests").
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';

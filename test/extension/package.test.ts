@@ -1,7 +1,8 @@
 /**
  * The packages `npm run package` writes (scripts/package.mjs): one .vsix per platform target,
  * each with its own platform's Dawn build and nothing else that should not ship; the LICENSE;
- * `engines.vscode` at the first VS Code whose extension host runs Node 22.
+ * the README as written, every relative link of it (and of the docs it links to) naming a file
+ * the package holds; `engines.vscode` at the first VS Code whose extension host runs Node 22.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -23,6 +24,9 @@ const pkg = await import(pathToFileURL(join(root, 'scripts/package.mjs')).href) 
     checkListing(entries: string[], target: string): string[];
     expectedListing(target: string): { required: string[] };
     zipEntries(file: string): string[];
+    zipEntryText(file: string, name: string): string;
+    brokenRelativeLinks(markdown: string, entries: string[], base: string): string[];
+    shippedLinkProblems(vsix: string, entries?: string[]): string[];
     vsixPath(outDir: string, target: string): string;
 };
 const targets = Object.keys(pkg.dawnBuildForTarget);
@@ -78,6 +82,34 @@ describe('checkListing', () => {
     });
 });
 
+describe('brokenRelativeLinks', () => {
+    const entries = ['extension/readme.md', 'extension/docs/language.md', 'extension/examples/quick-start.tenancy'];
+
+    it('resolves relative links against the folder of the text, fragments and ./ .. included', () => {
+        const readme = 'See [the reference](docs/language.md#schedules), [an example](./examples/quick-start.tenancy).';
+        expect(pkg.brokenRelativeLinks(readme, entries, 'extension')).toEqual([]);
+        expect(pkg.brokenRelativeLinks('[back](../readme.md) [self](language.md#operators)', entries, 'extension/docs')).toEqual([]);
+    });
+
+    it('reports links to files the package lacks, case included (vsce ships README.md as readme.md)', () => {
+        const readme = '[tests](test/fuzz/README.md) and [the readme](README.md) and [docs](docs/architecture.md "title")';
+        expect(pkg.brokenRelativeLinks(readme, entries, 'extension')).toEqual([
+            'test/fuzz/README.md (no extension/test/fuzz/README.md in the package)',
+            'README.md (no extension/README.md in the package)',
+            'docs/architecture.md (no extension/docs/architecture.md in the package)',
+        ]);
+    });
+
+    it('leaves out web and mail links, links within the page, code spans and code blocks', () => {
+        const readme = [
+            '[VS Code](https://code.visualstudio.com/updates/v1_101) [mail](mailto:a@b.c) [up](#quick-start)',
+            '`[not a link](nowhere.md)`',
+            '```md', '[inside a block](nowhere.md)', '```',
+        ].join('\n');
+        expect(pkg.brokenRelativeLinks(readme, entries, 'extension')).toEqual([]);
+    });
+});
+
 describe('npm run package', () => {
     it('writes one .vsix per target, each with exactly its platform\'s Dawn build', () => {
         const run = spawnSync(node, [join(root, 'scripts/package.mjs'), '--out-dir', outDir], { cwd: root, encoding: 'utf8' });
@@ -93,4 +125,19 @@ describe('npm run package', () => {
             expect(run.stdout).toContain(`tenancy-${target}.vsix — ${target}, ${entries.length} files`);
         }
     }, 300_000);
+
+    it('ships the README as written, and every relative link of its markdown names a shipped file', () => {
+        const readme = readFileSync(join(root, 'README.md'), 'utf8');
+        for (const target of targets) {
+            const vsix = pkg.vsixPath(outDir, target);
+            expect(pkg.zipEntryText(vsix, 'extension/readme.md'), target).toBe(readme);
+            expect(pkg.shippedLinkProblems(vsix), target).toEqual([]);
+        }
+        // Not vacuous: the README links to the docs, and each of them ships.
+        const linked = [...readme.matchAll(/\]\((docs\/[\w-]+\.md)/g)].map(m => m[1]!);
+        expect(new Set(linked)).toEqual(new Set(['docs/language.md', 'docs/measurement.md', 'docs/architecture.md']));
+        const entries = pkg.zipEntries(pkg.vsixPath(outDir, targets[0]!));
+        for (const doc of linked) expect(pkg.zipEntryText(pkg.vsixPath(outDir, targets[0]!), `extension/${doc}`)).toBe(readFileSync(join(root, doc), 'utf8'));
+        expect(entries.filter(e => e.startsWith('extension/docs/')).sort()).toEqual(readdirSync(join(root, 'docs')).map(f => `extension/docs/${f}`).sort());
+    });
 });

@@ -177,7 +177,7 @@ model stack(batch = 2, depth = 3) {
         expect(standalone.totals.params.toString()).toBe('272*depth');
         const concrete = services.analysis.Analyzer.atDefaults(model(doc, 'stack'));
         expect(concrete.totals.params.value).toBe(3 * (16 * 16 + 16));
-        expect(concrete.ops.map(o => o.path.join('/'))).toEqual([
+        expect(concrete.ops!.map(o => o.path.join('/'))).toEqual([
             'layer.0/dense.0', 'layer.0/relu.0', 'layer.1/dense.0', 'layer.1/relu.0', 'layer.2/dense.0', 'layer.2/relu.0',
         ]);
         expect(concrete.totals.flops.value).toBe(3 * (2 * 2 * 16 * 16 + 2 * 16 + 2 * 16));
@@ -189,7 +189,7 @@ model stack(batch = 2, depth = 3) {
   output o = dense(x, 10)
 }`);
         const a = services.analysis.Analyzer.atDefaults(model(doc, 'm'));
-        const op = a.ops[0];
+        const op = a.ops![0];
         expect(op.cost.flops.value).toBe(2 * 8 * 100 * 10 + 8 * 10);
         expect(op.cost.macs.value).toBe(8 * 100 * 10);
         expect(op.cost.bytesRead.value).toBe(4 * (8 * 100 + 100 * 10 + 10));

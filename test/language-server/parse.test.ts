@@ -9,7 +9,7 @@ const services = createTenancyServices(EmptyFileSystem).Tenancy;
 const parse = parseHelper<Document>(services);
 
 describe('grammar', () => {
-    test('parses the example of LANGUAGE.md without syntax errors', async () => {
+    test('parses examples/vision-and-nlp.tenancy without syntax errors', async () => {
         const doc = await parse(readFileSync('examples/vision-and-nlp.tenancy', 'utf8'));
         expect(doc.parseResult.lexerErrors).toEqual([]);
         expect(doc.parseResult.parserErrors.map(e => e.message)).toEqual([]);

@@ -49,7 +49,7 @@ workload w { tenant t { model mlp() } tenant u { model mlp() } }`, 'duplicate-na
         expect(await fired('model m(b = 1) { input x: f32[b, 4] output softmax(x, axis: 1) }', 'bad-argument')).toEqual([]);
     });
 
-    test("a tenant's unknown model is unresolved-reference (LANGUAGE.md), an operator's name there too", async () => {
+    test("a tenant's unknown model is unresolved-reference (docs/language.md#tenants), an operator's name there too", async () => {
         const doc = await check('workload w {\n  tenant a { model resnt18() }\n  tenant b { model gelu() }\n}\n');
         // (Other tests of this workspace define models, so the did-you-mean of the second may name one.)
         expect(summary(doc).filter(s => !s.startsWith('slo-') && !s.startsWith('overloaded'))).toEqual([
@@ -193,6 +193,14 @@ describe('workload checks', () => {
         const messages = withCode(doc, 'bad-argument').map(d => d.message);
         expect(messages[2]).toBe("arrival poisson: 'rate' must be a rate (e.g. 20/s), found time 20ms");
         expect(messages[7]).toBe("arrival closed needs argument 'clients: a positive integer'");
+        expect(messages[8]).toBe("arrival periodic: 'every' must be more than 0, found 0ms");
+    });
+
+    test('a think time and a warm-up may be 0; other times must be more than 0', async () => {
+        const ok = await check(`workload w { tenant t { model mlp() arrival closed(clients: 2, think: 0ms) } benchmark { warmup 0ms } }`);
+        expect(withCode(ok, 'bad-argument')).toEqual([]);
+        const zero = await check(`workload w { tenant t { model mlp() } benchmark { duration 0s } }`);
+        expect(withCode(zero, 'bad-argument').map(d => d.message)).toEqual(['benchmark duration must be more than 0, found 0s']);
     });
 
     test('every policy with valid arguments; schedule and benchmark at most once', async () => {

@@ -29,7 +29,7 @@ export async function probeAdapter(): Promise<boolean> {
         why = ` (${(e as Error).message})`;
     }
     if (adapter) return true;
-    const msg = `No WebGPU adapter found${why}: GPU kernel tests cannot run. Install a Vulkan driver (see /work/shared/TESTING.md: mesa-vulkan-drivers from bookworm-backports).`;
+    const msg = `No WebGPU adapter found${why}: GPU kernel tests cannot run. Install a Vulkan driver (README.md, "GPU adapter setup": scripts/setup-system.sh --gpu-only installs Mesa's lavapipe from bookworm-backports).`;
     if (process.env.CI) throw new Error(`${msg} CI is set, so this is a failure.`);
     console.warn(`\n*** SKIPPING GPU TESTS *** ${msg}\n`);
     return false;

@@ -229,6 +229,16 @@ export class Dim {
         return result;
     }
 
+    /**
+     * The dim with every symbol renamed by `rename` (an opaque atom is one symbol: its whole text
+     * is passed). A block analysed once in canonical symbols is read back in a caller's this way.
+     */
+    renameSymbols(rename: (name: string) => string): Dim {
+        if (this.k !== undefined) return this;
+        const keys = this.keys!.map(key => (key === '' ? '' : key.split(SEP).map(rename).sort().join(SEP)));
+        return Dim.fromTerms(keys, [...this.coefs!]);
+    }
+
     /** `2*batch*seq + 3`: highest degree first, then alphabetical, constant last. */
     toString(): string {
         if (this.k !== undefined) return String(this.k);

@@ -10,8 +10,9 @@
  *     expressions: Map<AstNode, ExpressionInfo>   value (tensor type / dim / literal) and cost of
  *                                                every expression of the model's own body
  *     bindings: Map<Binding, Value>               value of each param, dim var, input, let, output
- *     ops: OpRecord[]                             every op after inlining blocks and repeat
- *     memory: ModelMemory                         peak bytes, largest tensor (concrete only; what validation reads)
+ *     ops: OpRecord[] | undefined                 every op after inlining blocks and unrolling repeats (undefined past
+ *                                                limits.ts's maxUnrolledSteps; `size` says how large it is unrolled)
+ *     memory: ModelMemory                         peak bytes (only when unrolled), largest tensor (concrete only; what validation reads)
  *     totals: ModelTotals                         flops, params, bytes, activation/weight bytes,
  *                                                peak memory (concrete only), largest tensor
  *     issues: AnalysisIssue[]                     shape-mismatch, bad-argument, repeat-shape, recursion…
@@ -23,24 +24,32 @@
  *     expression(node)             ExpressionInfo of an expression from its model's standalone analysis
  *     binding(node)                Value of a binding (param, dim var, input, let, output)
  *     memo(key, compute)           any derived result cached the same way (lowering uses it)
+ *     callGraph()                  the graph of model calls (cycles, heights), explored as asked
+ *   A model's own analysis summarises blocks and repeats (evaluate.ts); an instance is unrolled when
+ *   within the limit. Both reuse the block analyses of the workspace state.
+ * - `tooLargeIssues(workload, reading, instanceOf)` (./limits.ts): what cannot be lowered, and why.
  * - `readWorkload(workload)` (./workload.ts): device, tenants, arrival, slos, priority, schedule,
- *   benchmark resolved with LANGUAGE.md's defaults + the issues found (validator and lowering share it).
+ *   benchmark with the defaults of docs/language.md#workloads + the issues found (validator and lowering share it).
  * - Formatting: `formatTensor(t)` → `f32[batch, 512]`, `formatBytes`, `formatFlops`, `formatCount`.
  */
 import { AstUtils, WorkspaceCache, type AstNode } from 'langium';
 import type { LangiumSharedCoreServices } from 'langium';
 import { isModel, isModelProp, type Binding, type Model, type Tenant } from '../generated/ast.js';
-import { analyseModel } from './evaluate.js';
+import { CallGraph } from './calls.js';
+import { Dim } from './dims.js';
+import { analyseModel, BlockMemo } from './evaluate.js';
 import { constantInt } from './workload.js';
 import type { ExpressionInfo, ModelAnalysis, Value } from './types.js';
 
 export { Dim, concreteShape, elementCount, formatShape, type Shape } from './dims.js';
-export { analyseModel, sumCost, type AnalyseOptions } from './evaluate.js';
+export { analyseModel, BlockMemo, type AnalyseOptions } from './evaluate.js';
 export { formatBytes, formatCount, formatFlops } from './format.js';
 export { describeValue, formatTensor } from './operator-rules.js';
 export type * from './types.js';
 export { parseQuantity, type Quantity, type QuantityKind } from './quantities.js';
 export { constantInt, readWorkload, type TenantReading, type WorkloadReading } from './workload.js';
+export { CallGraph, type CallNode } from './calls.js';
+export { describeSize, formatSize, maxCallDepth, maxUnrolledSteps, tooLargeIssues, type UnrolledSize } from './limits.js';
 
 /** A tenant's model call resolved: the model and its parameter values after defaults. */
 export interface TenantModel {
@@ -71,7 +80,18 @@ export class TenancyAnalyzer {
         return value;
     }
 
-    /** The model on its own: every parameter symbolic. */
+    /** The graph of model calls of this workspace state. */
+    callGraph(): CallGraph {
+        return this.shared().calls;
+    }
+
+    /** What every analysis of this workspace state shares: the call graph and the summarised blocks. */
+    private shared(): { calls: CallGraph; blocks: BlockMemo; standalone: (model: Model) => ModelAnalysis } {
+        const { calls, blocks } = this.memo(workspaceShared, () => ({ calls: new CallGraph(), blocks: new BlockMemo() }));
+        return { calls, blocks, standalone: m => this.standalone(m) };
+    }
+
+    /** The model on its own: every parameter symbolic, blocks and repeats summarised. */
     standalone(model: Model): ModelAnalysis {
         const cached = this.cache.get(model);
         if (cached) return cached;
@@ -79,7 +99,7 @@ export class TenancyAnalyzer {
         if (this.inProgress.has(model)) return emptyAnalysis(model);
         this.inProgress.add(model);
         try {
-            const analysis = analyseModel(model, { standalone: m => this.standalone(m) });
+            const analysis = analyseModel(model, { ...this.shared(), summarise: true });
             this.cache.set(model, analysis);
             return analysis;
         } finally {
@@ -104,8 +124,11 @@ export class TenancyAnalyzer {
         }
         let analysis = byArgs.get(key);
         if (!analysis) {
+            // The model's own size formula at these arguments says, before evaluating, whether the instance can be unrolled.
+            const values = new Map([...args].map(([name, value]) => [name, Dim.of(value)]));
+            const estimatedSteps = this.standalone(model).sizeFormula.substitute(values).value;
             // Expression info is read from standalone analyses only (hover, validator): instances skip recording it.
-            analysis = analyseModel(model, { args, standalone: m => this.standalone(m), expressions: false });
+            analysis = analyseModel(model, { ...this.shared(), args, expressions: false, estimatedSteps });
             byArgs.set(key, analysis);
         }
         return analysis;
@@ -135,10 +158,13 @@ export class TenancyAnalyzer {
     }
 }
 
+/** The memo key of what the analyses of one workspace state share. */
+const workspaceShared = {};
+
 /** A tenant's model call resolved: its model and the argument values after defaults. */
 function resolveTenantModel(tenant: Tenant): TenantModel | undefined {
     const prop = tenant.props.find(isModelProp);
-    const model = prop?.call?.callee?.ref;
+    const model = prop?.call?.callee?.ref; // `model` alone, half typed, has no call yet
     if (!prop || !model || !isModel(model)) return undefined;
     const args = new Map<string, number>();
     for (const arg of prop.call.args) {

@@ -1,5 +1,5 @@
 /**
- * Shape, attribute, weight and cost rules of every operator (LANGUAGE.md "Operators"). Pure:
+ * Shape, attribute, weight and cost rules of every operator (docs/language.md#operators). Pure:
  * given the call's arguments already evaluated to values, returns the output tensor type, the
  * resolved attributes (no defaults, no negative axes, no "same" padding when concrete), the
  * implicit weights and the cost — or issues naming expected vs found on the offending argument.
@@ -9,6 +9,7 @@ import { dtypeBytes, type DType, type IrOpKind } from '../../runtime/ir/types.js
 import type { Arg, Call } from '../generated/ast.js';
 import { IssueCodes, type IssueCode } from '../validation/issue-codes.js';
 import { Dim, elementCount, formatShape, type Shape } from './dims.js';
+import { maxUnrolledSteps } from './limits.js';
 import { formatSignature, type OperatorSignature, type ParamKind } from './operators.js';
 import type { AnalysisIssue, AttrValue, Cost, TensorValue, Value, WeightInfo } from './types.js';
 
@@ -752,9 +753,16 @@ const rules: Record<IrOpKind, Rule> = {
         const layerFlops = (input: Dim) => layerMacs(input).scale(2).add(b.mul(s).mul(hidden).scale(10));
         layerWeights(0, i);
         const n = layers.value;
-        if (n !== undefined) {
-            for (let l = 1; l < n; l++) layerWeights(l, hidden);
-        }
+        // Layers after the first have one shape. Listed one by one as the IR needs them, unless there are more than
+        // lowering takes (an instance with them is not lowered: limits.ts): then one stands for the rest, whose bytes
+        // are counted by formula.
+        const listed = n === undefined ? 1 : n <= maxUnrolledSteps ? n : 2;
+        for (let l = 1; l < listed; l++) layerWeights(l, hidden);
+        const unlisted = n === undefined ? 0 : n - listed;
+        const layerBytes = () => bytesOf(x.dtype, [gates, hidden]).scale(2).add(bytesOf(x.dtype, [gates]).scale(2));
+        const extra = unlisted > 0 ? {
+            bytesRead: () => weights.reduce((sum, w) => sum.add(bytesOf(w.dtype, w.shape)), bytesOf(x.dtype, x.shape)).add(layerBytes().scale(unlisted)),
+        } : undefined;
         const arithmetic = () => {
             // Layers after the first (a symbolic count in a standalone analysis scales the cost).
             const rest = layers.sub(1);
@@ -766,6 +774,6 @@ const rules: Record<IrOpKind, Rule> = {
         };
         const shape = [b, s, hidden];
         const out = { dtype: x.dtype, shape };
-        return { ...out, attrs: { hidden, layers }, weights, inputs: [x], cost: cost([x], out, weights, arithmetic) };
+        return { ...out, attrs: { hidden, layers }, weights, inputs: [x], cost: cost([x], out, weights, arithmetic, extra) };
     },
 };

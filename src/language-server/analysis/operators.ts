@@ -1,5 +1,5 @@
 /**
- * The operator table of LANGUAGE.md: names, parameters (order, kind, default), documentation.
+ * The operators (docs/language.md#operators): names, parameters (order, kind, default), documentation.
  * One table feeds validation (arity, names, kinds), shape inference, completion snippets,
  * signature help and hover — no second list anywhere.
  */
@@ -177,7 +177,7 @@ export function findOperator(name: string): OperatorSignature | undefined {
     return byName.get(name);
 }
 
-/** `conv2d(x, filters, kernel, stride: 1, …)` — the signature as LANGUAGE.md writes it. */
+/** `conv2d(x, filters, kernel, stride: 1, …)` — the signature as messages and docs/language.md#operators write it. */
 export function formatSignature(op: OperatorSignature): string {
     const params = op.params.map(p => (p.default === undefined ? p.name : `${p.name}: ${p.default}`));
     if (op.name === 'concat') params[0] = 'a, b, …';

@@ -8,6 +8,7 @@ import type { DType, IrOpKind } from '../../runtime/ir/types.js';
 import type { Binding, Call, Model } from '../generated/ast.js';
 import type { IssueCode } from '../validation/issue-codes.js';
 import type { Dim, Shape } from './dims.js';
+import type { UnrolledSize } from './limits.js';
 
 /** A tensor flowing through a model: an id unique within the analysed instance. */
 export interface TensorValue {
@@ -61,7 +62,7 @@ export interface OpRecord {
     /** The call in the source text. */
     node: Call;
     /**
-     * Input tensors, positional as in LANGUAGE.md: the producers' own objects (an input's, or
+     * Input tensors, positional as in docs/language.md#operators: the producers' own objects (an input's, or
      * another op's output), so a tensor is known by identity (its `id` names it).
      */
     inputs: TensorValue[];
@@ -69,7 +70,11 @@ export interface OpRecord {
     attrs: Record<string, AttrValue>;
     weights: WeightInfo[];
     cost: Cost;
-    /** How many times the op runs: 1, or a symbolic `repeat` count in a standalone analysis. */
+    /**
+     * How many times the op runs per run of the analysis (or summarised block) that lists it: 1
+     * when its repeats are unrolled; the `repeat` count (symbolic, or any count in a summarised
+     * analysis) otherwise.
+     */
     count: Dim;
 }
 
@@ -100,12 +105,13 @@ export interface ModelMemory {
     largestTensor?: { bytes: number; what: string; node: AstNode; weight: boolean };
 }
 
-/** Totals over a model instance. */
+/** Totals over a model instance (peak memory only when it can be unrolled: see ModelAnalysis.ops). */
 export interface ModelTotals extends Cost, ModelMemory {
     /** Sum of all activation (op output) bytes. */
     activationBytes: Dim;
     /** Bytes of all weights. */
     weightBytes: Dim;
+    /** Ops when unrolled (symbolic repeat counts count once). */
     opCount: number;
 }
 
@@ -120,8 +126,20 @@ export interface ModelAnalysis {
     bindings: Map<Binding, Value>;
     inputs: TensorValue[];
     outputs: TensorValue[];
-    /** Every op after inlining, in topological (evaluation) order. */
-    ops: OpRecord[];
+    /**
+     * Every op after inlining blocks and unrolling repeats, in topological (evaluation) order;
+     * undefined when that is more than `maxUnrolledSteps` (limits.ts; `size` says how many). A
+     * summarised analysis (a model's own) unrolls when this is first read.
+     */
+    readonly ops: OpRecord[] | undefined;
+    /** How large the instance is unrolled (a symbolic repeat count counts once), known without unrolling. */
+    size: UnrolledSize;
+    /**
+     * Its steps as a polynomial of the parameters (and dim variables) left symbolic, a symbolic
+     * repeat count times its block: a model's own analysis at a tenant's arguments gives the
+     * instance's size before the instance is evaluated.
+     */
+    sizeFormula: Dim;
     totals: ModelTotals;
     /** The memory part of `totals` alone (no cost sums): what validation reads. */
     memory: ModelMemory;

@@ -1,6 +1,6 @@
 /**
  * Reading a workload: device, tenants (model, arrival, slos, priority), schedule and benchmark
- * resolved to the IR's values with LANGUAGE.md's defaults, plus every problem found on the way
+ * resolved to the IR's values with the defaults of docs/language.md#workloads, plus every problem found on the way
  * (`bad-argument`, `duplicate-name`). One reading serves the validator (which reports the
  * issues) and lowering (which uses the values), so the two never disagree.
  */
@@ -45,7 +45,8 @@ export const policies = ['sequential', 'concurrent', 'layer_block', 'regulated',
 export const benchmarkSettings = ['duration', 'warmup', 'rounds', 'budget', 'min_requests', 'requests', 'seed', 'repetitions'] as const;
 
 /** What an argument accepts. */
-type ArgKind = { quantity: QuantityKind } | 'positive-int' | 'non-negative-int' | 'int-or-auto' | { words: readonly string[] };
+/** `orZero`: a quantity that may be 0 (a think time, a warm-up); others must be more than 0. */
+type ArgKind = { quantity: QuantityKind; orZero?: boolean } | 'positive-int' | 'non-negative-int' | 'int-or-auto' | { words: readonly string[] };
 
 interface ArgSpec {
     kind: ArgKind;
@@ -59,6 +60,12 @@ function kindText(kind: ArgKind): string {
     if (kind === 'int-or-auto') return 'a positive integer or auto';
     if ('quantity' in kind) return quantityKindText(kind.quantity);
     return kind.words.join(' or ');
+}
+
+/** Why a value is not of a kind: "must be a time (…), found rate 2/s", or "must be more than 0, found 0ms" for a quantity of the right kind. */
+function mismatch(kind: ArgKind, e: Expression): string {
+    if (typeof kind === 'object' && 'quantity' in kind && isQuantityLit(e) && parseQuantity(e.value)?.kind === kind.quantity) return `must be more than 0, found ${e.value}`;
+    return `must be ${kindText(kind)}, found ${describeExpression(e)}`;
 }
 
 /** The source text of an expression (for "found …"). */
@@ -76,7 +83,7 @@ function readValue(e: Expression, kind: ArgKind): number | string | undefined {
     if ('quantity' in kind) {
         if (!isQuantityLit(e)) return undefined;
         const q = parseQuantity(e.value);
-        return q && q.kind === kind.quantity && q.value > 0 ? q.value : undefined;
+        return q && q.kind === kind.quantity && (q.value > 0 || (kind.orZero && q.value === 0)) ? q.value : undefined;
     }
     if (isNameRef(e) && kind.words.includes(e.ref.$refText)) return e.ref.$refText;
     return undefined;
@@ -100,7 +107,7 @@ function readArgs(what: string, args: readonly NamedArg[], spec: Record<string, 
         }
         const value = readValue(arg.value, s.kind);
         if (value === undefined) {
-            issues.push(bad(`${what}: '${arg.name}' must be ${kindText(s.kind)}, found ${describeExpression(arg.value)}`, arg.value));
+            issues.push(bad(`${what}: '${arg.name}' ${mismatch(s.kind, arg.value)}`, arg.value));
             out.set(arg.name, NaN);
             continue;
         }
@@ -184,10 +191,10 @@ export function readWorkload(workload: Workload): WorkloadReading {
                     continue;
                 }
                 settings.add(key);
-                const kind: ArgKind = key === 'duration' || key === 'warmup' || key === 'budget' ? { quantity: 'time' } : key === 'seed' ? 'non-negative-int' : 'positive-int';
+                const kind: ArgKind = key === 'duration' || key === 'budget' ? { quantity: 'time' } : key === 'warmup' ? { quantity: 'time', orZero: true } : key === 'seed' ? 'non-negative-int' : 'positive-int';
                 const value = key === 'warmup' && isIntLit(setting.value) && setting.value.value === 0 ? 0 : readValue(setting.value, kind);
                 if (typeof value !== 'number') {
-                    issues.push(bad(`benchmark ${key} must be ${kindText(kind)}, found ${describeExpression(setting.value)}`, setting.value));
+                    issues.push(bad(`benchmark ${key} ${mismatch(kind, setting.value)}`, setting.value));
                     continue;
                 }
                 if (key === 'duration') reading.benchmark.durationMs = value;
@@ -262,7 +269,7 @@ function readTenant(tenant: Tenant, issues: AnalysisIssue[]): TenantReading {
                 const a = readArgs(what, prop.args, { rate: { kind: { quantity: 'rate' }, required: true } }, prop, 'kind', issues);
                 reading.arrival = { kind, ratePerSecond: validNumber(a.get('rate'), 1) };
             } else if (kind === 'closed') {
-                const a = readArgs(what, prop.args, { clients: { kind: 'positive-int', required: true }, think: { kind: { quantity: 'time' } } }, prop, 'kind', issues);
+                const a = readArgs(what, prop.args, { clients: { kind: 'positive-int', required: true }, think: { kind: { quantity: 'time', orZero: true } } }, prop, 'kind', issues);
                 reading.arrival = { kind, clients: validNumber(a.get('clients'), 1), thinkMs: validNumber(a.get('think'), 0) };
             } else {
                 const a = readArgs(what, prop.args, { every: { kind: { quantity: 'time' }, required: true } }, prop, 'kind', issues);

@@ -2,7 +2,7 @@ import type { AstNode, DocumentationProvider } from 'langium';
 import { isModel, isTenant, isWorkload } from '../generated/ast.js';
 
 /**
- * `///` documentation (LANGUAGE.md "Lexical rules"): consecutive `///` lines directly above a
+ * `///` documentation (docs/language.md#lexical-rules): consecutive `///` lines directly above a
  * model, tenant or workload are its markdown docs; a blank line (or any other line) ends the block.
  * The comments are hidden tokens, so they are read from the text above the node's first token.
  */

@@ -1,5 +1,5 @@
 /**
- * The closed word lists of workloads (LANGUAGE.md "Workloads"): arrival kinds, schedule policies,
+ * The closed word lists of workloads (docs/language.md#workloads): arrival kinds, schedule policies,
  * percentiles, priorities, device kinds and benchmark settings. The grammar parses them as names,
  * so the editor features (completion, hover, semantic highlighting) take them from this table.
  */

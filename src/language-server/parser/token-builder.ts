@@ -1,5 +1,5 @@
 /**
- * Soft keywords (LANGUAGE.md: keywords are reserved only where the grammar needs them): every
+ * Soft keywords (docs/language.md#lexical-rules: only `true` and `false` are reserved): every
  * word keyword's token is also in the `ID` category, so wherever the grammar expects an `ID`
  * (a name, a reference) the parser accepts `input`, `model`, `repeat`, … as well. Where a keyword
  * and a name could both start an alternative (`input x: …` against `input = …`), the parser's

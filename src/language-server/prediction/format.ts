@@ -246,7 +246,11 @@ export function opHoverMarkdown(rows: { tenant: string; op: OpPrediction; measur
     };
     let anyMeasured = false;
     const byTenant = new Map<string, typeof rows>();
-    for (const r of rows) byTenant.set(r.tenant, [...(byTenant.get(r.tenant) ?? []), r]);
+    for (const r of rows) {
+        const group = byTenant.get(r.tenant);
+        if (group) group.push(r);
+        else byTenant.set(r.tenant, [r]);
+    }
     let shown = 0;
     for (const [tenant, group] of byTenant) {
         for (const r of group) {

@@ -34,8 +34,10 @@ export function predictionHoverSection(services: Services): HoverSection {
             const range = target.call.$cstNode.range;
             const instances = predictions.opsAt(document.uri.toString(), range, viewsTouching(services, document));
             if (instances.length === 0) return undefined;
+            // Instances from several workloads name their workload (one test, not one per pair: a repeated line has thousands).
+            const severalWorkloads = instances.some(j => j.view !== instances[0].view);
             const rows = instances.map(i => ({
-                tenant: instances.some(j => j.view !== i.view) ? `${i.view.prediction.workload}/${i.tenant.name}` : i.tenant.name,
+                tenant: severalWorkloads ? `${i.view.prediction.workload}/${i.tenant.name}` : i.tenant.name,
                 op: i.op,
                 measured: measuredTenant(i.view.measured, i.tenant.name),
             }));

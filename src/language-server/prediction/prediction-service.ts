@@ -13,7 +13,7 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import { AstUtils, DocumentState, URI, type AstNode, type LangiumDocument } from 'langium';
 import type { LangiumServices } from 'langium/lsp';
-import type { IrOp, WorkloadIR } from '../../runtime/ir/types.js';
+import type { IrGraph, IrOp, WorkloadIR } from '../../runtime/ir/types.js';
 import { locateProfile, profileCacheDir, workspaceProfilePath, type LocatedProfile } from '../../runtime/predict/profile-store.js';
 import { PlanCache } from '../../runtime/plan/plan.js';
 import { predictWorkload, type OpPrediction, type TenantPrediction, type WorkloadPrediction } from '../../runtime/predict/workload.js';
@@ -219,11 +219,10 @@ export class PredictionService {
         const out: OpInstance[] = [];
         for (const view of views) {
             view.prediction.tenants.forEach((tenant, ti) => {
-                const irOps = view.ir.tenants[ti]?.graph.ops ?? [];
+                const graph = view.ir.tenants[ti]?.graph;
                 for (const op of tenant.ops) {
-                    const irOp = irOps.find(o => o.path === op.path);
                     const s = op.source;
-                    if (s && s.uri === documentUri && samePos(s.start, range.start) && samePos(s.end, range.end)) out.push({ view, tenant, op, irOp });
+                    if (s && s.uri === documentUri && samePos(s.start, range.start) && samePos(s.end, range.end)) out.push({ view, tenant, op, irOp: graph && irOpsByPath(graph).get(op.path) });
                 }
             });
         }
@@ -246,6 +245,15 @@ export class PredictionService {
 function workloadsIn(document: LangiumDocument): Workload[] {
     const root = document.parseResult.value as AstNode & { elements?: AstNode[] };
     return (root.elements ?? []).filter(isWorkload);
+}
+
+const opsByPath = new WeakMap<IrGraph, Map<string, IrOp>>();
+
+/** A graph's ops by path, made once per graph (an op lookup per predicted op would be quadratic in a long graph). */
+function irOpsByPath(graph: IrGraph): Map<string, IrOp> {
+    let byPath = opsByPath.get(graph);
+    if (!byPath) opsByPath.set(graph, byPath = new Map(graph.ops.map(o => [o.path, o])));
+    return byPath;
 }
 
 function sameNodes(a: readonly (AstNode | undefined)[], b: readonly (AstNode | undefined)[]): boolean {

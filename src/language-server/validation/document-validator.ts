@@ -1,5 +1,5 @@
 /**
- * Gives every diagnostic a stable code (LANGUAGE.md "Diagnostics"), sent both as the LSP
+ * Gives every diagnostic a stable code (docs/language.md#diagnostics), sent both as the LSP
  * diagnostic `code` and as `data: { code }`: parser and lexer errors become `syntax`; linking
  * errors become `unknown-op` (a callee in a model that is neither an operator nor a model) or
  * `unresolved-reference` (a name, or a tenant's model), with a did-you-mean from what is in scope.
@@ -97,7 +97,7 @@ export class TenancyDocumentValidator extends DefaultDocumentValidator {
             let code: string = IssueCodes.UnresolvedReference;
             let message = own[index].message;
             if (isCall(container) && isModelProp(container.$container)) {
-                // A tenant runs a model: an unknown name there is an unresolved model (LANGUAGE.md), even an operator's.
+                // A tenant runs a model: an unknown name there is an unresolved model (docs/language.md#tenants), even an operator's.
                 const models = this.services.shared.workspace.IndexManager.allElements(Model.$type).map(d => d.name);
                 message = findOperator(name)
                     ? `'${name}' is an operator, not a model; a tenant runs a model (yours, an imported one or the zoo's).${didYouMean(name, models)}`

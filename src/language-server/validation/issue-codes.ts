@@ -1,5 +1,5 @@
 /**
- * Stable diagnostic codes (LANGUAGE.md "Diagnostics"). Sent as `data: { code }` and as the LSP
+ * Stable diagnostic codes (docs/language.md#diagnostics). Sent as `data: { code }` and as the LSP
  * diagnostic `code`; quick fixes and tests match on these, never on message text.
  */
 export namespace IssueCodes {
@@ -15,6 +15,7 @@ export namespace IssueCodes {
     export const ImportCycle = 'import-cycle';
     export const BufferTooLarge = 'buffer-too-large';
     export const OutOfMemory = 'out-of-memory';
+    export const TooLarge = 'too-large';
     export const SloInfeasible = 'slo-infeasible';
     export const Overloaded = 'overloaded';
     export const SloAtRisk = 'slo-at-risk';

@@ -11,7 +11,7 @@
  * carries its IssueCodes code via `report()`.
  */
 import { AstUtils, isReference, type AstNode, type FileSystemProvider, type LangiumDocument, type LangiumDocuments, type ValidationAcceptor, type ValidationChecks } from 'langium';
-import type { TenancyAnalyzer } from '../analysis/index.js';
+import { tooLargeIssues, type TenancyAnalyzer } from '../analysis/index.js';
 import { formatBytes } from '../analysis/format.js';
 import { modelCallsIn } from '../analysis/calls.js';
 import { findOperator } from '../analysis/operators.js';
@@ -162,10 +162,14 @@ export class TenancyValidator {
         }
     }
 
-    /** Workload structure and arguments; out-of-memory across its tenants. */
+    /** Workload structure and arguments; too-large and out-of-memory across its tenants. */
     checkWorkload(workload: Workload, accept: ValidationAcceptor): void {
         const reading = this.reading(workload);
         for (const issue of reading.issues) reportIssue(accept, issue);
+        // What lowering would refuse, said here first (on the tenant or the workload line).
+        const tooLarge = tooLargeIssues(workload, reading, t => this.analyzer.tenant(t));
+        for (const issue of tooLarge) reportIssue(accept, issue);
+        if (tooLarge.length > 0) return; // peak memory is walked op by op: not for these
         const limits = this.limits.current();
         const memory = reading.device.memoryBytes ?? limits.memoryBytes;
         if (memory === undefined) return;
@@ -262,12 +266,14 @@ export class TenancyValidator {
         return model.statements.some(isOutput);
     }
 
-    /** `recursion` on each call to a model from which this model is reachable again. */
+    /** `recursion` on each call to a model from which this model is reachable again (the call graph's cycles: no walk per model). */
     private checkRecursion(model: Model, accept: ValidationAcceptor): void {
-        const callees = (m: Model) => this.analyzer.memo(m.statements, () => modelCalls(m));
-        for (const call of callees(model)) {
+        const graph = this.analyzer.callGraph();
+        const component = graph.of(model).component;
+        for (const call of modelCalls(model)) {
             const callee = call.callee.ref as Model;
-            const path = callPath(callee, model, callees);
+            if (callee !== model && graph.of(callee).component !== component) continue;
+            const path = graph.path(callee, model);
             if (path) report(accept, 'error', IssueCodes.Recursion, `recursion: ${[model.name, ...path.map(m => m.name)].join(' → ')}; a model cannot call itself, directly or through other models`, { node: call, property: 'callee' });
         }
     }
@@ -333,18 +339,6 @@ function referenceTargets(document: LangiumDocument): { all: Set<AstNode>; model
 /** The calls of a model to other models (resolved). */
 function modelCalls(model: Model): Call[] {
     return modelCallsIn(model).filter(call => call.callee.ref !== undefined && isModel(call.callee.ref));
-}
-
-/** The chain of models from `from` to `to` through calls (inclusive), or undefined. */
-function callPath(from: Model, to: Model, callees: (m: Model) => Call[], seen = new Set<Model>()): Model[] | undefined {
-    if (from === to) return [to];
-    if (seen.has(from)) return undefined;
-    seen.add(from);
-    for (const call of callees(from)) {
-        const rest = callPath(call.callee.ref as Model, to, callees, seen);
-        if (rest) return [from, ...rest];
-    }
-    return undefined;
 }
 
 /** Issues of `instance` that `base` does not have (same node and code). */

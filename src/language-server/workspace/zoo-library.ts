@@ -23,7 +23,7 @@ export function isZooUri(uri: URI | string): boolean {
     return text.startsWith(`${ZooScheme}:`) || zooFileUris.has(text);
 }
 
-/** The names of the zoo's public models (those the zoo table of LANGUAGE.md lists, plus any other top-level model). */
+/** The names of the zoo's public models: every top-level model of its files (docs/language.md#the-model-zoo lists them). */
 export function zooModelNames(): string[] {
     return zooSources.flatMap(s => s.models);
 }

@@ -8,7 +8,10 @@
 export type RunPhase = 'tune' | 'compile' | 'solo' | 'corun' | 'report';
 
 export type RunEvent =
-    /** A phase began; solo phases name their tenant; measuring phases their round (0: the warm-up round); co-runs their schedule when a session compares several. */
-    | { type: 'phase'; phase: RunPhase; tenant?: string; round?: number; schedule?: string }
+    /**
+     * A phase began; solo phases name their tenant; measuring phases their round (0: the warm-up
+     * round); co-runs their schedule when a session compares several; capacity probes their load.
+     */
+    | { type: 'phase'; phase: RunPhase; tenant?: string; round?: number; schedule?: string; load?: number }
     /** Overall fraction done, 0…1 (monotonic), with the current phase and, while measuring, the round and the rounds planned so far. */
     | { type: 'progress'; fraction: number; phase: RunPhase; tenant?: string; round?: number; rounds?: number };

@@ -19,7 +19,7 @@ import type { Results } from '../report/schema.js';
 import type { AdapterTuningCache } from '../tune/cache.js';
 import type { TuneOptions } from '../tune/tuner.js';
 import type { RunEvent } from './events.js';
-import { RunSession } from './session.js';
+import { RunSession, type MeasuredRounds, type SessionEnding } from './session.js';
 import { opSummaries, versionVariants } from './summarize.js';
 import { hostCores, stealBetween } from './host.js';
 import packageJson from '../../../package.json' with { type: 'json' };
@@ -98,11 +98,25 @@ export async function runWorkload(options: RunWorkloadOptions): Promise<Results>
     } finally {
         await session.close();
     }
-    const { ending, plans, measured, adapter } = session.outcome();
-    const { before, after } = { before: measured.hostBefore, after: measured.hostAfter };
+    const { ending, measured } = session.outcome();
+    return sessionResults(session, measured, ending, 0, { ...options, ir, policy: resolved.name, ...(resolved.why ? { scheduleWhy: resolved.why } : {}) });
+}
+
+/** What a results document needs beyond the session's measurement: the run's options and the schedule that ran. */
+export interface ResultsContext extends Pick<RunWorkloadOptions, 'ir' | 'fusion' | 'durationMs' | 'predictions'> {
+    policy: string;
+    scheduleWhy?: string;
+}
+
+/** The results document of a session's measurement: its solo phases and the co-runs of schedule `s` (report/build.ts). */
+export function sessionResults(session: RunSession, measured: MeasuredRounds, ending: SessionEnding, s: number, context: ResultsContext): Results {
+    const { plans, adapter } = session.outcome(false);
+    const { ir } = context;
+    const { hostBefore: before, hostAfter: after } = measured;
+    const corun = measured.corun[s];
     return buildResults({
-        ir, irHash: irHash(ir), adapter, policy: resolved.name, ...(resolved.why ? { scheduleWhy: resolved.why } : {}),
-        seed: ir.benchmark.seed, timing: session.timing, fusion: options.fusion ?? true,
+        ir, irHash: irHash(ir), adapter, policy: context.policy, ...(context.scheduleWhy ? { scheduleWhy: context.scheduleWhy } : {}),
+        seed: ir.benchmark.seed, timing: session.timing, fusion: context.fusion ?? true,
         tenancyVersion: packageJson.version, startedAt: session.startedAt, finishedAt: new Date(),
         status: ending.status, reason: ending.reason, failedOp: ending.failedOp,
         tenants: session.tenants.map((tenant, i) => ({
@@ -111,10 +125,10 @@ export async function runWorkload(options: RunWorkloadOptions): Promise<Results>
             versions: plans[i] ? versionVariants(plans[i]) : [],
             memoryBytes: plans[i]?.totalBytes ?? 0,
             solo: measured.solo[i],
-            corun: measured.corun[0]?.tenants[i] ?? [],
+            corun: corun?.tenants[i] ?? [],
         })),
-        corunRuns: measured.corun[0]?.runs ?? [],
-        timeline: measured.corun[0]?.timeline ?? null,
+        corunRuns: corun?.runs ?? [],
+        timeline: corun?.timeline ?? null,
         measurement: {
             plannedRounds: session.protocol.rounds, rounds: measured.rounds,
             roundMs: session.protocol.roundMs ?? null,
@@ -127,12 +141,13 @@ export async function runWorkload(options: RunWorkloadOptions): Promise<Results>
         },
         minRequests: session.protocol.minRequests,
         requests: session.protocol.requests,
-        durationMs: options.durationMs,
-        predictions: options.predictions,
+        durationMs: context.durationMs,
+        predictions: context.predictions,
     });
 }
 
-function selectTenants(ir: WorkloadIR, names: string[] | undefined): IrTenant[] {
+/** The tenants a run measures: all, or those named (in that order). */
+export function selectTenants(ir: WorkloadIR, names: string[] | undefined): IrTenant[] {
     if (!names || names.length === 0) return ir.tenants;
     return names.map(name => {
         const t = ir.tenants.find(x => x.name === name);

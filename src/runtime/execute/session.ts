@@ -40,8 +40,20 @@ import { measurementPlan, requestsNeeded, roundsToAdd, MIN_ROUNDS, type Measurem
 import { formatMs } from '../../protocol/units.js';
 import type { RunWorkloadOptions } from './run.js';
 
+/** What one measurement runs (RunSession.measure). */
+export interface MeasureOptions {
+    /** × every tenant's declared traffic (default 1). */
+    load?: number;
+    /** Measure each tenant alone too (default: the run's option). */
+    solo?: boolean;
+    /** The cap on this measurement, ms (default: the run's budget). */
+    budgetMs?: number;
+    /** The schedules (indices into the session's) whose co-runs it measures (default: all). */
+    schedules?: readonly number[];
+}
+
 /** How a session's run ended so far, and why when it did not complete. */
-interface Ending {
+export interface SessionEnding {
     status: RunStatus;
     reason?: string;
     failedOp?: string;
@@ -55,6 +67,8 @@ export interface MeasuredCorun {
     runs: (OpRun[] | undefined)[];
     /** The kernel timeline of the first measured round (what the report draws). */
     timeline: Results['timeline'];
+    /** Why one of its phases stopped at its time limit with requests still queued (overload), if one did. */
+    overloaded?: string;
 }
 
 /** What the measured rounds gave: per tenant, one entry per round of its solo phase; per schedule, its co-run phases. */
@@ -65,7 +79,7 @@ export interface MeasuredRounds {
     solo: (TenantPhaseData | undefined)[][];
     /** One per schedule measured, in the session's order. */
     corun: MeasuredCorun[];
-    /** Why a phase stopped at its time limit with requests still queued (overload), if one did. */
+    /** Why a solo phase stopped at its time limit with requests still queued (overload), if one did. */
     overloaded?: string;
     /** Rounds measured, added beyond the plan, and whether the budget stopped the run short. */
     rounds: number;
@@ -127,11 +141,11 @@ export class RunSession {
     timing: Results['config']['timing'];
 
     private readonly emit: (event: RunEvent) => void;
-    private readonly progress: RunProgress;
+    private progress: RunProgress;
     /** Aborted by the caller's signal, or by a failure (so every wait stops). */
     private readonly internal = new AbortController();
     private readonly onCallerAbort = () => this.internal.abort(new Error('cancelled'));
-    private readonly ending: Ending = { status: 'complete' };
+    private readonly ending: SessionEnding = { status: 'complete' };
     private gpu: GPU | undefined;
     private closing = false;
     private devices: TenantDevice[] = [];
@@ -142,6 +156,9 @@ export class RunSession {
     /** Per tenant, what schedules read of its plan (built once, on the profile the run predicts with). */
     private views: OpView[][] = [];
     private measured: MeasuredRounds;
+    /** What the measurement under way runs: solo phases or not, and its budget. */
+    private current: { solo: boolean; budgetMs: number; schedules: readonly number[] };
+    private measurements = 0;
 
     /**
      * `schedules`: the schedules whose co-run phases each round runs (one for a run; several for
@@ -155,7 +172,8 @@ export class RunSession {
         this.protocol = measurementPlan(ir.benchmark, options, this.phasesPerRound);
         this.timing = options.timing === 'cpu' ? 'cpu-per-op' : 'gpu-timestamps';
         this.emit = event => options.onEvent?.(event);
-        this.progress = new RunProgress(((this.protocol.warmup.warmupMs > 0 ? 1 : 0) + this.protocol.rounds) * this.phasesPerRound, this.protocol.rounds, this.emit);
+        this.current = { solo: this.measureSolo, budgetMs: this.protocol.budgetMs, schedules: schedules.map((_, i) => i) };
+        this.progress = this.newProgress();
         this.measured = this.freshMeasurement(1);
         if (options.signal?.aborted) this.onCallerAbort();
         options.signal?.addEventListener('abort', this.onCallerAbort);
@@ -241,12 +259,15 @@ export class RunSession {
     /**
      * Step 4: the rounds (./rounds.ts): a warm-up round whose requests are discarded, the planned
      * rounds, then rounds added until every tenant has the requests its SLOs need, within the
-     * budget. Stops early when cancelled or failed. `load` scales every tenant's traffic (capacity
-     * probes measure one session at several loads); each call starts a fresh measurement.
+     * budget. Stops early when cancelled or failed. Each call starts a fresh measurement of the
+     * compiled tenants: capacity probes measure one session at several loads (`load` scales every
+     * tenant's traffic), co-run phases only, each probe with its share of the budget.
      */
-    async measure(load = 1): Promise<MeasuredRounds> {
+    async measure(options: MeasureOptions = {}): Promise<MeasuredRounds> {
         const started = performance.now();
-        const m = this.measured = this.freshMeasurement(load);
+        const m = this.measured = this.freshMeasurement(options.load ?? 1);
+        this.current = { solo: options.solo ?? this.measureSolo, budgetMs: options.budgetMs ?? this.protocol.budgetMs, schedules: options.schedules ?? this.schedules.map((_, i) => i) };
+        if (this.measurements++ > 0) this.progress = this.newProgress();
         m.hostBefore = hostSnapshot();
         try {
             await this.measureRounds(m, started);
@@ -264,7 +285,7 @@ export class RunSession {
         const overBudget = () => {
             const spent = performance.now() - started;
             const next = roundTimes.length ? roundTimes.reduce((a, b) => a + b, 0) / roundTimes.length : 0;
-            return m.rounds >= MIN_ROUNDS && spent + next > this.protocol.budgetMs;
+            return m.rounds >= MIN_ROUNDS && spent + next > this.current.budgetMs;
         };
         const measureRound = async () => {
             const t0 = performance.now();
@@ -276,14 +297,14 @@ export class RunSession {
         for (let r = 0; r < this.protocol.rounds; r++) {
             if (overBudget()) {
                 m.budgetReached = true;
-                m.note = `the budget of ${formatMs(this.protocol.budgetMs)} stopped the run after ${m.rounds} of ${this.protocol.rounds} rounds`;
+                m.note = `the budget of ${formatMs(this.current.budgetMs)} stopped the run after ${m.rounds} of ${this.protocol.rounds} rounds`;
                 return;
             }
             if (await measureRound()) return;
         }
         const needs = () => this.tenants.map((t, i) => {
             // The judged phase: every schedule's co-run (its fewest requests), or solo for one tenant.
-            const phases = this.measureCorun ? m.corun.map(c => c.tenants[i]) : [m.solo[i]];
+            const phases = this.measureCorun ? this.current.schedules.map(s => m.corun[s].tenants[i]) : [m.solo[i]];
             const phase = phases.reduce((a, b) => (b.reduce((x, d) => x + (d?.latenciesMs.length ?? 0), 0) < a.reduce((x, d) => x + (d?.latenciesMs.length ?? 0), 0) ? b : a));
             return { tenant: t.name, needed: requestsNeeded(t, this.protocol.minRequests), measured: phase.reduce((a, d) => a + (d?.latenciesMs.length ?? 0), 0), rounds: m.rounds };
         });
@@ -301,7 +322,7 @@ export class RunSession {
         }
         const still = needs().filter(n => n.measured < n.needed);
         m.note = `extended by ${m.extendedRounds} round${m.extendedRounds === 1 ? '' : 's'} (${short})` +
-            (still.length ? `; the budget of ${formatMs(this.protocol.budgetMs)} stopped it with ${still.map(n => `${n.tenant} at ${n.measured} of ${n.needed}`).join(', ')}` : '');
+            (still.length ? `; the budget of ${formatMs(this.current.budgetMs)} stopped it with ${still.map(n => `${n.tenant} at ${n.measured} of ${n.needed}`).join(', ')}` : '');
     }
 
     /**
@@ -311,8 +332,8 @@ export class RunSession {
     private async round(round: number): Promise<boolean> {
         this.progress.round = round + 1;
         const phases: (() => Promise<boolean>)[] = [];
-        if (this.measureSolo) for (let i = 0; i < this.tenants.length; i++) phases.push(() => this.soloPhase(i, round));
-        if (this.measureCorun) this.schedules.forEach((_, s) => phases.push(() => this.corunPhase(s, round)));
+        if (this.current.solo) for (let i = 0; i < this.tenants.length; i++) phases.push(() => this.soloPhase(i, round));
+        if (this.measureCorun) for (const s of this.current.schedules) phases.push(() => this.corunPhase(s, round));
         if (round % 2 === 1) phases.reverse();
         for (const phase of phases) if (await phase()) return true;
         return false;
@@ -347,22 +368,33 @@ export class RunSession {
         this.gpu = undefined;
     }
 
-    /** What the run measured, per tenant and phase, and how it ended (for report/build.ts). */
-    outcome(): { ending: Readonly<Ending>; plans: readonly TenantPlan[]; measured: Readonly<MeasuredRounds>; adapter: TenantDevice['adapter'] | null } {
-        this.emit({ type: 'phase', phase: 'report' });
+    /** What the run measured, per tenant and phase, and how it ended (for report/build.ts); `report`: say that the report phase began. */
+    outcome(report = true): { ending: Readonly<SessionEnding>; plans: readonly TenantPlan[]; measured: Readonly<MeasuredRounds>; adapter: TenantDevice['adapter'] | null } {
+        if (report) this.emit({ type: 'phase', phase: 'report' });
         return { ending: this.endingOf(this.measured), plans: this.plans, measured: this.measured, adapter: this.devices[0]?.adapter ?? null };
     }
 
-    /** How a measurement ended: the run's failure or cancellation, else partial when a phase was overloaded. */
-    endingOf(m: MeasuredRounds): Ending {
+    /** How a measurement ended (for schedule `s`): the run's failure or cancellation, else partial when one of its phases was overloaded. */
+    endingOf(m: MeasuredRounds, s = 0): SessionEnding {
         if (this.ending.status === 'cancelled') return { ...this.ending, reason: this.ending.reason ?? 'cancelled (SIGINT/SIGTERM or the caller\'s signal)' };
         if (this.ending.status === 'failed') return this.ending;
-        return m.overloaded ? { status: 'partial', reason: m.overloaded } : { status: 'complete' };
+        const overloaded = m.overloaded ?? m.corun[s]?.overloaded;
+        return overloaded ? { status: 'partial', reason: overloaded } : { status: 'complete' };
     }
 
-    /** Phases in one round: each tenant alone (when measured solo) and a co-run per schedule. */
+    /** Phases in one round of the measurement under way: each tenant alone (when measured solo) and a co-run per schedule. */
     get phasesPerRound(): number {
-        return (this.measureSolo ? this.tenants.length : 0) + (this.measureCorun ? this.schedules.length : 0);
+        return ((this.current?.solo ?? this.measureSolo) ? this.tenants.length : 0) + (this.measureCorun ? (this.current?.schedules.length ?? this.schedules.length) : 0);
+    }
+
+    /** Progress of one measurement: its warm-up round and planned rounds of phases. */
+    private newProgress(): RunProgress {
+        return new RunProgress(((this.protocol.warmup.warmupMs > 0 ? 1 : 0) + this.protocol.rounds) * this.phasesPerRound, this.protocol.rounds, this.emit);
+    }
+
+    /** The load of the measurement under way, for its phase events, when it is not the declared one. */
+    private get loadField(): { load?: number } {
+        return this.measured.load !== 1 ? { load: Number(this.measured.load.toFixed(4)) } : {};
     }
 
     private get stepTimeoutMs(): number { return this.options.stepTimeoutMs ?? 60_000; }
@@ -408,7 +440,7 @@ export class RunSession {
     /** Tenant i alone for one round; true when the run must stop. */
     private async soloPhase(i: number, round: number): Promise<boolean> {
         const name = this.tenants[i].name;
-        this.emit({ type: 'phase', phase: 'solo', tenant: name, round: round + 1 });
+        this.emit({ type: 'phase', phase: 'solo', tenant: name, round: round + 1, ...this.loadField });
         const record = await this.runPhase([i], round, f => this.progress.phase('solo', f, name));
         if (round >= 0) this.measured.solo[i][round] = (await summarizePhase(record, [this.runners[i]], false)).tenants[0];
         return this.finishPhase(record, `solo phase of ${name}`);
@@ -416,7 +448,7 @@ export class RunSession {
 
     /** All tenants co-running under schedule s for one round; true when the run must stop. */
     private async corunPhase(s: number, round: number): Promise<boolean> {
-        this.emit({ type: 'phase', phase: 'corun', round: round + 1, ...(this.schedules.length > 1 ? { schedule: this.schedules[s].name } : {}) });
+        this.emit({ type: 'phase', phase: 'corun', round: round + 1, ...(this.schedules.length > 1 ? { schedule: this.schedules[s].name } : {}), ...this.loadField });
         const record = await this.runPhase(this.tenants.map((_, i) => i), round, f => this.progress.phase('corun', f), this.schedules[s]);
         if (round >= 0) {
             const summary = await summarizePhase(record, this.runners, true);
@@ -425,7 +457,7 @@ export class RunSession {
             c.runs[round] = summary.runs;
             c.timeline ??= summary.timeline;
         }
-        return this.finishPhase(record, this.schedules.length > 1 ? `co-run phase under ${this.schedules[s].name}` : 'co-run phase');
+        return this.finishPhase(record, this.schedules.length > 1 ? `co-run phase under ${this.schedules[s].name}` : 'co-run phase', this.measured.corun[s]);
     }
 
     private runPhase(indices: number[], round: number, onProgress: (fraction: number) => void, policy = this.schedules[0]): Promise<PhaseRecord> {
@@ -441,14 +473,14 @@ export class RunSession {
         return runPhase({ tenants, policy, limit, signal: this.signal, maxPhaseMs: this.maxPhaseMs, onProgress });
     }
 
-    /** Folds a phase's ending into the run's; true when the run must stop (failed or cancelled). */
-    private finishPhase(record: PhaseRecord, what: string): boolean {
+    /** Folds a phase's ending into the run's (an overload into the schedule's co-runs, or the measurement's for solo phases); true when the run must stop (failed or cancelled). */
+    private finishPhase(record: PhaseRecord, what: string, overloadOf: { overloaded?: string } = this.measured): boolean {
         this.progress.phaseDone();
         if (record.ending === 'failed') this.fail(record.error);
         else if (record.ending === 'cancelled') {
             if (this.ending.status !== 'failed') this.ending.status = 'cancelled';
         } else if (record.ending === 'time-limit') {
-            this.measured.overloaded ??= `${what} hit its time limit of ${(this.maxPhaseMs / 1000).toFixed(1)} s with requests still queued (overloaded)`;
+            overloadOf.overloaded ??= `${what} hit its time limit of ${(this.maxPhaseMs / 1000).toFixed(1)} s with requests still queued (overloaded)`;
         }
         return record.ending === 'failed' || record.ending === 'cancelled';
     }

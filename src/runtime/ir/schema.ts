@@ -41,7 +41,7 @@ const padding4 = z.tuple([nonNegativeInt, nonNegativeInt, nonNegativeInt, nonNeg
 const bool = z.boolean({ error: 'must be a boolean' });
 const empty = z.object({}).strict();
 
-/** Attribute schemas per op kind (LANGUAGE.md operators, resolved by lowering). */
+/** Attribute schemas per op kind (docs/language.md#operators, resolved by lowering). */
 export const attrSchemas: Record<(typeof OP_KINDS)[number], z.ZodType> = {
     dense: z.object({ units: positiveInt, bias: bool }).strict(),
     matmul: empty,

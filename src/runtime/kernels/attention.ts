@@ -10,9 +10,9 @@
 import type { DeviceCaps, KernelDescription, KernelRequest, LaunchBuffer, OpKernels } from './kernel.js';
 import {
     KernelError, at, bindingList, boolAttr, checkEpilogue, checkLaunch, declareBindings, expectInputs, expectOutputShape,
-    f, fmtShape, ident, numAttr, u, type BindingSpec,
+    f, fmtShape, ident, lazyText, mainStart, numAttr, u, unroll, wgsl, type BindingSpec,
 } from './common.js';
-import { defaultGemmVariant, gemmLaunches, parseGemmVariant, GEMM_VARIANTS } from './matmul.js';
+import { defaultGemmVariant, gemmLaunches, gemmVariantName, parseGemmVariant, GEMM_VARIANTS } from './matmul.js';
 import { softmaxLaunch } from './softmax.js';
 
 /** Strided operand: element (z, r, c) at (z / zDiv)·zsHi + (z % zDiv)·zsLo + r·rs + c·cs + base. */
@@ -50,29 +50,28 @@ function stridedGemm(g: StridedGemm): KernelDescription {
     specs.push({ role: g.out.role, access: 'read_write' });
     const A = ident(g.a.role), B = ident(g.b.role), O = ident(g.out.role);
     const off = (s: Strided) => `${u(s.base)} + (z / ${u(g.zDiv)}) * ${u(s.zsHi)} + (z % ${u(g.zDiv)}) * ${u(s.zsLo)}`;
-    const L: string[] = [declareBindings(specs)];
-    L.push(`@compute @workgroup_size(${WGX}, ${WGY}, 1)`);
-    L.push(`fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {`);
-    L.push(`  let z = wid.z;`, `  let m0 = (wid.y * ${u(WGY)} + lid.y) * ${u(T)};`, `  let n0 = (wid.x * ${u(WGX)} + lid.x) * ${u(T)};`);
-    L.push(`  let aOff = ${off(g.a)};`, `  let bOff = ${off(g.b)};`, `  let oOff = ${off(g.out)};`);
-    for (let r = 0; r < T; r++) L.push(`  let ar${r} = aOff + min(m0 + ${u(r)}, ${u(g.M - 1)}) * ${u(g.a.rs)};`);
-    for (let c = 0; c < T; c++) L.push(`  let bc${c} = bOff + min(n0 + ${u(c)}, ${u(g.N - 1)}) * ${u(g.b.cs)};`);
-    for (let r = 0; r < T; r++) L.push(`  var acc${r} = vec4<f32>(0.0);`);
-    L.push(`  for (var k = 0u; k < ${u(g.K)}; k = k + 1u) {`);
-    L.push(`    let bv = vec4<f32>(${[0, 1, 2, 3].map(c => `${B}[bc${c} + k * ${u(g.b.rs)}]`).join(', ')});`);
-    for (let r = 0; r < T; r++) L.push(`    acc${r} = acc${r} + ${A}[ar${r} + k * ${u(g.a.cs)}] * bv;`);
-    L.push('  }');
-    for (let r = 0; r < T; r++) {
-        for (let c = 0; c < T; c++) {
-            const guard = [`m0 + ${u(r)} < ${u(g.M)}`, `n0 + ${u(c)} < ${u(g.N)}`];
-            const val = g.causal
-                ? `select(acc${r}[${c}] * ${f(g.scale)}, -3.4028234e38, n0 + ${u(c)} > m0 + ${u(r)})`
-                : `acc${r}[${c}] * ${f(g.scale)}`;
-            L.push(`  if (${guard.join(' && ')}) { ${O}[oOff + (m0 + ${u(r)}) * ${u(g.out.rs)} + (n0 + ${u(c)}) * ${u(g.out.cs)}] = ${val}; }`);
-        }
-    }
-    L.push('}');
-    const code = L.join('\n');
+    // Scaled scores; with a causal mask, keys after the query get the lowest f32 (softmax weight 0).
+    const value = (r: number, c: number) => (g.causal
+        ? `select(acc${r}[${c}] * ${f(g.scale)}, -3.4028234e38, n0 + ${u(c)} > m0 + ${u(r)})`
+        : `acc${r}[${c}] * ${f(g.scale)}`);
+    const code = lazyText(() => wgsl`
+        ${declareBindings(specs)}
+        ${mainStart([WGX, WGY, 1])}
+          let z = wid.z;
+          let m0 = (wid.y * ${u(WGY)} + lid.y) * ${u(T)};
+          let n0 = (wid.x * ${u(WGX)} + lid.x) * ${u(T)};
+          let aOff = ${off(g.a)};
+          let bOff = ${off(g.b)};
+          let oOff = ${off(g.out)};
+          ${unroll(T, r => `let ar${r} = aOff + min(m0 + ${u(r)}, ${u(g.M - 1)}) * ${u(g.a.rs)};`)}
+          ${unroll(T, c => `let bc${c} = bOff + min(n0 + ${u(c)}, ${u(g.N - 1)}) * ${u(g.b.cs)};`)}
+          ${unroll(T, r => `var acc${r} = vec4<f32>(0.0);`)}
+          for (var k = 0u; k < ${u(g.K)}; k = k + 1u) {
+            let bv = vec4<f32>(${[0, 1, 2, 3].map(c => `${B}[bc${c} + k * ${u(g.b.rs)}]`).join(', ')});
+            ${unroll(T, r => `acc${r} = acc${r} + ${A}[ar${r} + k * ${u(g.a.cs)}] * bv;`)}
+          }
+          ${unroll(T, r => unroll(T, c => `if (m0 + ${u(r)} < ${u(g.M)} && n0 + ${u(c)} < ${u(g.N)}) { ${O}[oOff + (m0 + ${u(r)}) * ${u(g.out.rs)} + (n0 + ${u(c)}) * ${u(g.out.cs)}] = ${value(r, c)}; }`))}
+        }`);
     const sk = (s: Strided) => `${s.role}@${s.base}:${s.zsHi},${s.zsLo},${s.rs},${s.cs}`;
     const k: KernelDescription = {
         name: g.name,
@@ -80,7 +79,7 @@ function stridedGemm(g: StridedGemm): KernelDescription {
         variant: { variant: 'regblock_4x4' },
         workgroupSize: [WGX, WGY, 1],
         bindings: bindingList(specs),
-        wgsl: () => code,
+        wgsl: code,
         dispatch: [Math.ceil(g.N / (WGX * T)), Math.ceil(g.M / (WGY * T)), g.Z],
         flops: 2 * g.Z * g.M * g.N * g.K,
         bytes: 4 * (g.Z * (g.M * g.K + g.K * g.N + g.M * g.N)),
@@ -103,13 +102,13 @@ export function attentionKernels(req: KernelRequest): OpKernels {
     expectOutputShape(req, x);
     const dh = D / H;
     const M = Bn * S;
-    const vname = req.variant ?? defaultGemmVariant(M, D, D, 1);
-    const v = parseGemmVariant(vname);
-    if (!v) throw new KernelError(`${at(op)}: unknown variant '${vname}'; attention takes a GEMM variant for its projections: ${GEMM_VARIANTS.join(', ')}`);
+    const variant = req.variant === undefined ? defaultGemmVariant(M, D, D, 1) : parseGemmVariant(req.variant);
+    if (!variant) throw new KernelError(`${at(op)}: unknown variant '${req.variant}'; attention takes a GEMM variant for its projections: ${GEMM_VARIANTS.join(', ')}`);
+    const variantName = gemmVariantName(variant);
     const where = at(op);
     const qkvElems = M * 3 * D, scoreElems = Bn * H * S * S;
     const qkv = gemmLaunches({
-        opName: 'attention.qkv', variantName: vname, variant: v, M, N: 3 * D, K: D, batch: 1, outLead: [], aLead: [], bLead: [],
+        opName: 'attention.qkv', variantName, variant, M, N: 3 * D, K: D, batch: 1, outLead: [], aLead: [], bLead: [],
         aRole: 'in0', bRole: 'w_qkv', outRole: 'qkv', ownBias: 'b_qkv', epilogue: [], channel: 'col',
         partialRole: 'qkv_partial', caps: req.caps, where,
     });
@@ -132,7 +131,7 @@ export function attentionKernels(req: KernelRequest): OpKernels {
         scale: 1, causal: false, caps: req.caps,
     });
     const proj = gemmLaunches({
-        opName: 'attention.out', variantName: vname, variant: v, M, N: D, K: D, batch: 1, outLead: [], aLead: [], bLead: [],
+        opName: 'attention.out', variantName, variant, M, N: D, K: D, batch: 1, outLead: [], aLead: [], bLead: [],
         aRole: 'ctx', bRole: 'w_out', outRole: 'out', ownBias: 'b_out', epilogue: req.epilogue, channel: 'col',
         partialRole: 'out_partial', caps: req.caps, where,
     });

@@ -13,12 +13,8 @@ export class KernelError extends Error {
     }
 }
 
-/** Product of dims (1 for a scalar shape). */
-export function numel(shape: readonly number[]): number {
-    let n = 1;
-    for (const d of shape) n *= d;
-    return n;
-}
+/** Product of dims, for the generators beside their other helpers (one definition: ir/types.ts). */
+export { numel } from '../ir/types.js';
 
 /** Row-major strides of a shape. */
 export function stridesOf(shape: readonly number[]): number[] {
@@ -81,6 +77,102 @@ export function lazyText(build: () => string): () => string {
     return () => (text ??= build());
 }
 
+/**
+ * Tagged template for WGSL written as WGSL: the template's lines are taken flush left, a line
+ * that holds only an empty value (`${cond ? '…' : ''}` on a line of its own) is dropped, and so
+ * are the blank lines the template opens and closes with. Values go in as they are, so nested
+ * templates are not re-indented: only the compiler reads the text, and indenting it was a
+ * measurable share of the time to build it.
+ */
+export function wgsl(strings: TemplateStringsArray, ...values: readonly (string | number)[]): string {
+    let t = compiledTemplates.get(strings);
+    if (!t) compiledTemplates.set(strings, t = compileTemplate(strings));
+    let text = t.parts[0];
+    for (let i = 0; i < values.length; i++) {
+        const value = values[i];
+        let next = t.parts[i + 1];
+        if (value === '' && t.alone[i]) {
+            // Drop the line: its line break after it, or before it on the last line.
+            if (next.startsWith('\n')) next = next.slice(1);
+            else if (text.endsWith('\n')) text = text.slice(0, -1);
+        } else {
+            text += value;
+        }
+        text += next;
+    }
+    return text;
+}
+
+/** A template's static text, prepared once per call site: the parts between values, flush left, and whether each value is alone on its line. */
+interface CompiledTemplate { parts: string[]; alone: boolean[] }
+
+const compiledTemplates = new WeakMap<TemplateStringsArray, CompiledTemplate>();
+
+const VALUE = '\u0000';
+
+function compileTemplate(strings: TemplateStringsArray): CompiledTemplate {
+    const lines = strings.join(VALUE).split('\n').map(l => l.trim());
+    if (lines.length > 1 && lines[0] === '') lines.shift();
+    if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop();
+    const alone: boolean[] = [];
+    for (const line of lines) {
+        const count = line.split(VALUE).length - 1;
+        for (let k = 0; k < count; k++) alone.push(line === VALUE);
+    }
+    return { parts: lines.join('\n').split(VALUE), alone };
+}
+
+/** An unrolled loop: the lines (or blocks) `body(0)` … `body(count − 1)`, one after another. */
+export function unroll(count: number, body: (i: number) => string): string {
+    let text = '';
+    for (let i = 0; i < count; i++) text += (i ? '\n' : '') + body(i);
+    return text;
+}
+
+/**
+ * The entry point's header; its body follows and ends with `}`. Every kernel names the
+ * builtins alike: `wid` (workgroup id) and `lid` (local invocation id).
+ */
+export function mainStart(workgroupSize: readonly [number, number, number]): string {
+    return wgsl`
+        @compute @workgroup_size(${workgroupSize.join(', ')})
+        fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {`;
+}
+
+/** A 1-D launch: `groups` workgroups of `workgroupSize` invocations, folded over x and y by fold1D. */
+export interface Grid1D {
+    workgroupSize: number;
+    groups: number;
+    dispatch: [number, number, number];
+}
+
+/** The 1-D launch covering `items` invocations (rounded up to whole workgroups). */
+export function grid1D(items: number, caps: DeviceCaps, where: string, workgroupSize = 64): Grid1D {
+    const groups = Math.ceil(items / workgroupSize);
+    return { workgroupSize, groups, dispatch: fold1D(groups, caps, where) };
+}
+
+/** WGSL expression: the flat workgroup index of a dispatch folded by fold1D. */
+export function flatWorkgroupId(dispatch: readonly [number, number, number]): string {
+    return `wid.x + wid.y * ${u(dispatch[0])}`;
+}
+
+/** WGSL expression: the flat invocation index of a 1-D launch. */
+export function flatInvocationId(grid: Grid1D): string {
+    return `(${flatWorkgroupId(grid.dispatch)}) * ${u(grid.workgroupSize)} + lid.x`;
+}
+
+/**
+ * The shared prologue of a 1-D launch: the entry point, `let <index>` = the flat invocation
+ * index, and a guard that returns past `count` (the invocations of the last, partial workgroup).
+ */
+export function main1D(grid: Grid1D, index: string, count: number): string {
+    return wgsl`
+        ${mainStart([grid.workgroupSize, 1, 1])}
+          let ${index} = ${flatInvocationId(grid)};
+          if (${index} >= ${u(count)}) { return; }`;
+}
+
 /** The contract's binding list (role + access) from specs. */
 export function bindingList(specs: readonly BindingSpec[]): KernelDescription['bindings'] {
     return specs.map(b => ({ role: b.role, access: b.access }));
@@ -135,19 +227,25 @@ export function epilogueKey(epilogue: readonly Epilogue[]): string {
  * index, c its channel. `ownBias` (the op's own bias role, e.g. dense bias) is added first.
  */
 export function epilogueFn(epilogue: readonly Epilogue[], ownBias?: string): string {
-    const lines: string[] = ['fn epilogue(v: f32, i: u32, c: u32) -> f32 {', '  var x = v;'];
-    if (ownBias) lines.push(`  x = x + ${ident(ownBias)}[c];`);
-    for (const e of epilogue) {
-        switch (e.kind) {
-            case 'bias': lines.push(`  x = x + ${ident(e.tensor)}[c];`); break;
-            case 'scale_shift': lines.push(`  x = x * ${ident(e.scale)}[c] + ${ident(e.shift)}[c];`); break;
-            case 'activation': lines.push(`  x = ${ACTIVATION_WGSL[e.fn]};`); break;
-            case 'add': lines.push(`  x = x + ${ident(e.tensor)}[i];`); break;
-            case 'mul': lines.push(`  x = x * ${ident(e.tensor)}[i];`); break;
-        }
+    return wgsl`
+        fn epilogue(v: f32, i: u32, c: u32) -> f32 {
+          var x = v;
+          ${ownBias ? `x = x + ${ident(ownBias)}[c];` : ''}
+          ${epilogue.map(epilogueStep).join('\n')}
+          _ = i; _ = c;
+          return x;
+        }`;
+}
+
+/** One epilogue step as a WGSL statement on `x`. */
+function epilogueStep(e: Epilogue): string {
+    switch (e.kind) {
+        case 'bias': return `x = x + ${ident(e.tensor)}[c];`;
+        case 'scale_shift': return `x = x * ${ident(e.scale)}[c] + ${ident(e.shift)}[c];`;
+        case 'activation': return `x = ${ACTIVATION_WGSL[e.fn]};`;
+        case 'add': return `x = x + ${ident(e.tensor)}[i];`;
+        case 'mul': return `x = x * ${ident(e.tensor)}[i];`;
     }
-    lines.push('  _ = i; _ = c;', '  return x;', '}');
-    return lines.join('\n');
 }
 
 /** Checks that every epilogue entry is well-formed (roles given, activation known). */

@@ -7,8 +7,8 @@ import type { IrOp } from '../ir/types.js';
 import type { DeviceCaps, Epilogue, KernelDescription, KernelRequest, OpKernels } from './kernel.js';
 import {
     ACTIVATION_WGSL, KernelError, at, bindingList, channelAxisFor, checkEpilogue, checkLaunch, declareBindings,
-    epilogueBindings, epilogueFn, epilogueKey, expectInputs, expectOutputShape, fmtShape, fold1D, ident, numel,
-    stridesOf, u, unknownVariant, type BindingSpec,
+    epilogueBindings, epilogueFn, epilogueKey, expectInputs, expectOutputShape, flatInvocationId, fmtShape, grid1D, ident,
+    lazyText, mainStart, numel, stridesOf, u, unknownVariant, wgsl, type BindingSpec,
 } from './common.js';
 import { broadcastLead } from './matmul.js';
 
@@ -47,13 +47,19 @@ function broadcastIndexFn(name: string, inShape: number[], outShape: number[]): 
     if (numel(inShape) === numel(outShape)) return `fn ${name}(i: u32) -> u32 { return i; }`;
     if (numel(inShape) === 1) return `fn ${name}(i: u32) -> u32 { _ = i; return 0u; }`;
     const inStrides = stridesOf(padded);
-    const lines = [`fn ${name}(i: u32) -> u32 {`, '  var r = i;', '  var o = 0u;'];
+    // Walk the output's dims from the innermost; the input's broadcast dims (1) add nothing.
+    const steps: string[] = [];
     for (let d = r - 1; d >= 0; d--) {
-        if (padded[d] !== 1) lines.push(`  o = o + (r % ${u(outShape[d])}) * ${u(inStrides[d])};`);
-        if (d > 0) lines.push(`  r = r / ${u(outShape[d])};`);
+        if (padded[d] !== 1) steps.push(`o = o + (r % ${u(outShape[d])}) * ${u(inStrides[d])};`);
+        if (d > 0) steps.push(`r = r / ${u(outShape[d])};`);
     }
-    lines.push('  return o;', '}');
-    return lines.join('\n');
+    return wgsl`
+        fn ${name}(i: u32) -> u32 {
+          var r = i;
+          var o = 0u;
+          ${steps.join('\n')}
+          return o;
+        }`;
 }
 
 const PER_INV = 4;
@@ -68,36 +74,37 @@ export function mapKernel(m: MapConfig): KernelDescription {
     specs.push(...(m.extraBindings ?? []));
     for (const e of epilogueBindings(m.epilogue)) if (!specs.some(s => s.role === e.role)) specs.push(e);
     specs.push({ role: outRole, access: 'read_write', elem: 'f32' });
-    const groups = Math.ceil(total / (PER_INV * WG));
-    const dispatch = fold1D(groups, m.caps, m.where);
-    const exact = total % (PER_INV * WG) === 0 && dispatch[0] * dispatch[1] === groups;
+    const grid = grid1D(Math.ceil(total / PER_INV), m.caps, m.where, WG);
+    // Exact fit: every invocation of every workgroup has PER_INV elements, so no guard.
+    const exact = total % (PER_INV * WG) === 0 && grid.dispatch[0] * grid.dispatch[1] === grid.groups;
     const C = m.outShape.length ? m.outShape[m.channelAxis] : 1;
     const cStride = m.outShape.length ? stridesOf(m.outShape)[m.channelAxis] : 1;
     const O = ident(outRole);
-    const L: string[] = [declareBindings(specs), epilogueFn(m.epilogue)];
-    if (!m.inPlace) m.inputs.forEach((inp, k) => L.push(broadcastIndexFn(`idx_${k}`, inp.shape, m.outShape)));
-    L.push(`@compute @workgroup_size(${WG}, 1, 1)`);
-    L.push(`fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {`);
-    L.push(`  let base = ((wid.x + wid.y * ${u(dispatch[0])}) * ${u(WG)} + lid.x) * ${u(PER_INV)};`);
-    L.push(`  for (var j = 0u; j < ${u(PER_INV)}; j = j + 1u) {`);
-    L.push(`    let i = base + j;`);
-    if (!exact) L.push(`    if (i >= ${u(total)}) { return; }`);
-    L.push(`    let c = (i / ${u(cStride)}) % ${u(C)};`);
-    if (m.inPlace) L.push(`    let x0 = ${O}[i];`);
-    else m.inputs.forEach((inp, k) => L.push(`    let x${k} = ${ident(inp.role)}[idx_${k}(i)];`));
-    L.push(`    ${O}[i] = epilogue(${m.expr}, i, c);`);
-    L.push('  }', '}');
-    const code = L.join('\n');
+    const inputs = m.inPlace ? [] : m.inputs;
+    const code = lazyText(() => wgsl`
+        ${declareBindings(specs)}
+        ${epilogueFn(m.epilogue)}
+        ${inputs.map((inp, k) => broadcastIndexFn(`idx_${k}`, inp.shape, m.outShape)).join('\n')}
+        ${mainStart([WG, 1, 1])}
+          let base = (${flatInvocationId(grid)}) * ${u(PER_INV)};
+          for (var j = 0u; j < ${u(PER_INV)}; j = j + 1u) {
+            let i = base + j;
+            ${exact ? '' : `if (i >= ${u(total)}) { return; }`}
+            let c = (i / ${u(cStride)}) % ${u(C)};
+            ${m.inPlace ? `let x0 = ${O}[i];` : inputs.map((inp, k) => `let x${k} = ${ident(inp.role)}[idx_${k}(i)];`).join('\n')}
+            ${O}[i] = epilogue(${m.expr}, i, c);
+          }
+        }`);
     const elems: Record<string, number> = { [outRole]: total, ...(m.extraElems ?? {}) };
-    if (!m.inPlace) for (const inp of m.inputs) elems[inp.role] = numel(inp.shape);
+    for (const inp of inputs) elems[inp.role] = numel(inp.shape);
     const k: KernelDescription = {
         name: m.name,
-        cacheKey: `map|${m.key}|in=${m.inputs.map(i => `${i.role}:${i.shape.join('x')}`).join(';')}|out=${m.outShape.join('x')}|ch=${m.channelAxis}|inplace=${!!m.inPlace}${epilogueKey(m.epilogue)}|d=${dispatch.join('x')}`,
+        cacheKey: `map|${m.key}|in=${m.inputs.map(i => `${i.role}:${i.shape.join('x')}`).join(';')}|out=${m.outShape.join('x')}|ch=${m.channelAxis}|inplace=${!!m.inPlace}${epilogueKey(m.epilogue)}|d=${grid.dispatch.join('x')}`,
         variant: { variant: 'map4', elementsPerInvocation: PER_INV, exact },
         workgroupSize: [WG, 1, 1],
         bindings: bindingList(specs),
-        wgsl: () => code,
-        dispatch,
+        wgsl: code,
+        dispatch: grid.dispatch,
         flops: total * (m.flopsPerElement + m.epilogue.length),
         bytes: 4 * (total + (m.inPlace ? total : m.inputs.reduce((s, i) => s + numel(i.shape), 0))),
     };

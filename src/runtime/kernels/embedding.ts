@@ -5,7 +5,7 @@
 import type { KernelDescription, KernelRequest, OpKernels } from './kernel.js';
 import {
     at, bindingList, checkEpilogue, checkLaunch, declareBindings, epilogueBindings, epilogueFn, epilogueKey, expectInputs,
-    expectOutputShape, fold1D, numAttr, numel, u, unknownVariant, type BindingSpec,
+    expectOutputShape, grid1D, lazyText, main1D, numAttr, numel, u, unknownVariant, wgsl, type BindingSpec,
 } from './common.js';
 
 /** embedding: weight [vocab, dim]. */
@@ -19,33 +19,27 @@ export function embeddingKernels(req: KernelRequest): OpKernels {
     const out = [...ids, dim];
     expectOutputShape(req, out);
     const total = numel(out);
-    const WG = 64;
-    const groups = Math.ceil(total / WG);
-    const dispatch = fold1D(groups, req.caps, at(op));
+    const grid = grid1D(total, req.caps, at(op));
     const specs: BindingSpec[] = [
         { role: 'in0', access: 'read', elem: 'i32' }, { role: 'weight', access: 'read' },
         ...epilogueBindings(req.epilogue), { role: 'out', access: 'read_write' },
     ];
-    const code = [
-        declareBindings(specs),
-        epilogueFn(req.epilogue),
-        `@compute @workgroup_size(${WG}, 1, 1)`,
-        `fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {`,
-        `  let i = (wid.x + wid.y * ${u(dispatch[0])}) * ${u(WG)} + lid.x;`,
-        `  if (i >= ${u(total)}) { return; }`,
-        `  let col = i % ${u(dim)};`,
-        `  let id = u32(clamp(t_in0[i / ${u(dim)}], 0, ${vocab - 1}));`,
-        `  t_out[i] = epilogue(t_weight[id * ${u(dim)} + col], i, col);`,
-        '}',
-    ].join('\n');
+    const code = lazyText(() => wgsl`
+        ${declareBindings(specs)}
+        ${epilogueFn(req.epilogue)}
+        ${main1D(grid, 'i', total)}
+          let col = i % ${u(dim)};
+          let id = u32(clamp(t_in0[i / ${u(dim)}], 0, ${vocab - 1}));
+          t_out[i] = epilogue(t_weight[id * ${u(dim)} + col], i, col);
+        }`);
     const k: KernelDescription = {
         name: 'embedding.copy',
-        cacheKey: `embedding|ids=${ids.join('x')},vocab=${vocab},dim=${dim}${epilogueKey(req.epilogue)}|d=${dispatch.join('x')}`,
-        variant: { variant: 'copy', workgroups: groups },
-        workgroupSize: [WG, 1, 1],
+        cacheKey: `embedding|ids=${ids.join('x')},vocab=${vocab},dim=${dim}${epilogueKey(req.epilogue)}|d=${grid.dispatch.join('x')}`,
+        variant: { variant: 'copy', workgroups: grid.groups },
+        workgroupSize: [grid.workgroupSize, 1, 1],
         bindings: bindingList(specs),
-        wgsl: () => code,
-        dispatch,
+        wgsl: code,
+        dispatch: grid.dispatch,
         flops: 0,
         bytes: 4 * (numel(ids) + 2 * total),
     };

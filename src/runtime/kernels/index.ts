@@ -101,8 +101,8 @@ const MAP = ['map4'];
 
 /**
  * The named variants an op supports (the first is the generic default; defaults may also depend
- * on shapes). With `caps` (added for tuning), variants the device cannot run (subgroup variants
- * without a fixed subgroup size) are left out.
+ * on shapes). With `caps`, variants the device cannot run (subgroup variants without a fixed
+ * subgroup size) are left out.
  */
 export function variantsFor(op: IrOp, caps?: DeviceCaps): string[] {
     const all = allVariantsFor(op);

@@ -18,9 +18,8 @@ export interface DeviceCaps {
     maxBufferSize: number;
     shaderF16: boolean;
     /**
-     * Added (tuning/kernel speed): the subgroup size when the device has the `subgroups` feature
-     * and one fixed size (adapter subgroupMinSize = subgroupMaxSize); undefined otherwise. The
-     * `sg_*` GEMM variants need it.
+     * The subgroup size when the device has the `subgroups` feature and one fixed size (adapter
+     * subgroupMinSize = subgroupMaxSize); undefined otherwise. The `sg*` GEMM variants need it.
      */
     subgroupSize?: number;
 }
@@ -50,9 +49,9 @@ export interface KernelDescription {
     /** Group 0 bindings in @binding order. `role` is resolved by the compiler to a buffer. */
     bindings: { role: string; access: BindingAccess }[];
     /**
-     * Uniform data, if a binding has access 'uniform' (packed per WGSL layout rules). Added
-     * note (kernels): each launch gets its own uniform buffer with these bytes (lstm's step
-     * launches share one pipeline and differ only here; see harness.createUniformBuffer).
+     * Uniform data, if a binding has access 'uniform' (packed per WGSL layout rules). Each launch
+     * gets its own uniform buffer with these bytes: lstm's step launches share one pipeline and
+     * differ only here.
      */
     uniforms?: Uint32Array;
     wgsl: () => string;
@@ -89,7 +88,10 @@ export interface KernelRequest {
     inputShapes: number[][];
     outputShape: number[];
     epilogue: Epilogue[];
-    /** A named variant (see each generator's `variants`), or undefined for the default. */
+    /**
+     * A variant name (see `variantsFor`), or undefined for the default. Names are the edge
+     * format (tuning caches and results files store them); each generator parses one once.
+     */
     variant?: string;
     caps: DeviceCaps;
 }

@@ -7,8 +7,8 @@ import type { IrOp } from '../ir/types.js';
 import type { DeviceCaps, Epilogue, KernelDescription, KernelRequest, OpKernels } from './kernel.js';
 import {
     KernelError, at, bindingList, channelAxisFor, checkEpilogue, checkLaunch, declareBindings, epilogueBindings, epilogueFn,
-    epilogueKey, expectInputs, expectOutputShape, fmtShape, fold1D, numAttr, numel, stridesOf, u, unknownVariant,
-    type BindingSpec,
+    epilogueKey, expectInputs, expectOutputShape, fmtShape, grid1D, ident, lazyText, main1D, numAttr, numel, stridesOf, u,
+    unknownVariant, wgsl, type BindingSpec,
 } from './common.js';
 import { mapKernel } from './elementwise.js';
 
@@ -49,31 +49,24 @@ export function reshapeKernels(req: KernelRequest): OpKernels {
  */
 function copyLaunch(name: string, key: string, srcRole: string, srcCount: number, outCount: number, dstFn: string,
     epilogue: readonly Epilogue[], chStride: number, chCount: number, caps: DeviceCaps, where: string): KernelDescription {
-    const WG = 64;
-    const groups = Math.ceil(srcCount / WG);
-    const dispatch = fold1D(groups, caps, where);
+    const grid = grid1D(srcCount, caps, where);
     const specs: BindingSpec[] = [{ role: srcRole, access: 'read' }, ...epilogueBindings(epilogue), { role: 'out', access: 'read_write' }];
-    const src = `t_${srcRole}`;
-    const code = [
-        declareBindings(specs),
-        epilogueFn(epilogue),
-        dstFn,
-        `@compute @workgroup_size(${WG}, 1, 1)`,
-        `fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {`,
-        `  let j = (wid.x + wid.y * ${u(dispatch[0])}) * ${u(WG)} + lid.x;`,
-        `  if (j >= ${u(srcCount)}) { return; }`,
-        `  let i = dst(j);`,
-        `  t_out[i] = epilogue(${src}[j], i, (i / ${u(chStride)}) % ${u(chCount)});`,
-        '}',
-    ].join('\n');
+    const code = lazyText(() => wgsl`
+        ${declareBindings(specs)}
+        ${epilogueFn(epilogue)}
+        ${dstFn}
+        ${main1D(grid, 'j', srcCount)}
+          let i = dst(j);
+          t_out[i] = epilogue(${ident(srcRole)}[j], i, (i / ${u(chStride)}) % ${u(chCount)});
+        }`);
     const k: KernelDescription = {
         name,
-        cacheKey: `${key}${epilogueKey(epilogue)}|d=${dispatch.join('x')}`,
-        variant: { variant: 'copy', workgroups: groups },
-        workgroupSize: [WG, 1, 1],
+        cacheKey: `${key}${epilogueKey(epilogue)}|d=${grid.dispatch.join('x')}`,
+        variant: { variant: 'copy', workgroups: grid.groups },
+        workgroupSize: [grid.workgroupSize, 1, 1],
         bindings: bindingList(specs),
-        wgsl: () => code,
-        dispatch,
+        wgsl: code,
+        dispatch: grid.dispatch,
         flops: 0,
         bytes: 8 * srcCount,
     };
@@ -104,16 +97,23 @@ export function transposeKernels(req: KernelRequest): OpKernels {
     // stride in the output of each input dim
     const dstStride = new Array<number>(x.length).fill(0);
     perm.forEach((p, d) => { dstStride[p] = outStrides[d]; });
-    const lines = ['fn dst(j: u32) -> u32 {', '  var r = j;', '  var o = 0u;'];
+    // Walk the input's dims from the innermost, each adding its place in the output.
+    const steps: string[] = [];
     for (let d = x.length - 1; d >= 0; d--) {
-        lines.push(`  o = o + (r % ${u(x[d])}) * ${u(dstStride[d])};`);
-        if (d > 0) lines.push(`  r = r / ${u(x[d])};`);
+        steps.push(`o = o + (r % ${u(x[d])}) * ${u(dstStride[d])};`);
+        if (d > 0) steps.push(`r = r / ${u(x[d])};`);
     }
-    lines.push('  return o;', '}');
+    const dst = wgsl`
+        fn dst(j: u32) -> u32 {
+          var r = j;
+          var o = 0u;
+          ${steps.join('\n')}
+          return o;
+        }`;
     const [cs, cc] = epilogueChannel(op, out);
     return {
         launches: [copyLaunch('transpose.copy', `transpose|x=${x.join('x')},perm=${perm.join(',')}`, 'in0', numel(x), numel(out),
-            lines.join('\n'), req.epilogue, cs, cc, req.caps, at(op))],
+            dst, req.epilogue, cs, cc, req.caps, at(op))],
         buffers: [],
     };
 }
@@ -141,16 +141,15 @@ export function concatKernels(req: KernelRequest): OpKernels {
     let off = 0;
     const launches = shapes.map((s, i) => {
         const Li = s[axis];
-        const fn = [
-            'fn dst(j: u32) -> u32 {',
-            `  let inner = j % ${u(inner)};`,
-            `  let a = (j / ${u(inner)}) % ${u(Li)};`,
-            `  let outer = j / ${u(inner * Li)};`,
-            `  return (outer * ${u(Lout)} + ${u(off)} + a) * ${u(inner)} + inner;`,
-            '}',
-        ].join('\n');
+        const dst = wgsl`
+            fn dst(j: u32) -> u32 {
+              let inner = j % ${u(inner)};
+              let a = (j / ${u(inner)}) % ${u(Li)};
+              let outer = j / ${u(inner * Li)};
+              return (outer * ${u(Lout)} + ${u(off)} + a) * ${u(inner)} + inner;
+            }`;
         const k = copyLaunch(`concat.copy.${i}`, `concat|in=${s.join('x')},axis=${axis},off=${off},Lout=${Lout},role=in${i}`, `in${i}`,
-            numel(s), numel(out), fn, req.epilogue, cs, cc, req.caps, at(op));
+            numel(s), numel(out), dst, req.epilogue, cs, cc, req.caps, at(op));
         off += Li;
         return k;
     });

@@ -10,9 +10,9 @@
 import type { KernelDescription, KernelRequest, LaunchBuffer, OpKernels } from './kernel.js';
 import {
     KernelError, at, bindingList, checkEpilogue, checkLaunch, declareBindings, expectInputs, expectOutputShape, fmtShape,
-    ident, numAttr, u, type BindingSpec,
+    ident, lazyText, mainStart, numAttr, u, wgsl, type BindingSpec,
 } from './common.js';
-import { defaultGemmVariant, gemmLaunches, parseGemmVariant, GEMM_VARIANTS } from './matmul.js';
+import { defaultGemmVariant, gemmLaunches, gemmVariantName, parseGemmVariant, GEMM_VARIANTS } from './matmul.js';
 import { epilogueLaunch } from './elementwise.js';
 
 /** lstm: weights w_ih.l [in_l, 4h], w_hh.l [h, 4h], b.l [4h] for each layer l. */
@@ -30,9 +30,9 @@ export function lstmKernels(req: KernelRequest): OpKernels {
     }
     expectOutputShape(req, [Bn, S, Hd]);
     const M = Bn * S;
-    const vname = req.variant ?? defaultGemmVariant(M, 4 * Hd, I, 1);
-    const v = parseGemmVariant(vname);
-    if (!v) throw new KernelError(`${at(op)}: unknown variant '${vname}'; lstm takes a GEMM variant for its input projections: ${GEMM_VARIANTS.join(', ')}`);
+    const variant = req.variant === undefined ? defaultGemmVariant(M, 4 * Hd, I, 1) : parseGemmVariant(req.variant);
+    if (!variant) throw new KernelError(`${at(op)}: unknown variant '${req.variant}'; lstm takes a GEMM variant for its input projections: ${GEMM_VARIANTS.join(', ')}`);
+    const variantName = gemmVariantName(variant);
     const where = at(op);
     const launches: KernelDescription[] = [];
     const buffers: LaunchBuffer[] = [];
@@ -52,7 +52,7 @@ export function lstmKernels(req: KernelRequest): OpKernels {
         const inRole = l === 0 ? 'in0' : `hseq${(l - 1) % 2}`;
         const outRole = l === layers - 1 ? 'out' : `hseq${l % 2}`;
         const g = gemmLaunches({
-            opName: `lstm.input_proj.${l}`, variantName: vname, variant: v, M, N: 4 * Hd, K: l === 0 ? I : Hd, batch: 1,
+            opName: `lstm.input_proj.${l}`, variantName, variant, M, N: 4 * Hd, K: l === 0 ? I : Hd, batch: 1,
             outLead: [], aLead: [], bLead: [], aRole: inRole, bRole: `w_ih.${l}`, outRole: 'gx', ownBias: `b.${l}`,
             epilogue: [], channel: 'col', partialRole: 'gx_partial', caps: req.caps, where,
         });
@@ -72,40 +72,38 @@ function stepLaunch(l: number, t: number, Bn: number, S: number, Hd: number, hRo
     ];
     const W = ident(`w_hh.${l}`), Hs = ident(hRole);
     const G = 4 * Hd;
-    const code = [
-        'struct Step { t: u32, pad0: u32, pad1: u32, pad2: u32 }',
-        declareBindings(specs),
-        'fn sigm(x: f32) -> f32 { return 1.0 / (1.0 + exp(-x)); }',
-        'fn tanh_c(x: f32) -> f32 { return tanh(clamp(x, -15.0, 15.0)); }',
-        `@compute @workgroup_size(${WG}, 1, 1)`,
-        `fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {`,
-        `  let j = wid.x * ${u(WG)} + lid.x;`,
-        `  let b = wid.y;`,
-        `  if (j >= ${u(Hd)}) { return; }`,
-        `  let t = t_step.t;`,
-        `  let gb = (b * ${u(S)} + t) * ${u(G)};`,
-        `  var gi = t_gx[gb + j];`,
-        `  var gf = t_gx[gb + ${u(Hd)} + j];`,
-        `  var gg = t_gx[gb + ${u(2 * Hd)} + j];`,
-        `  var go = t_gx[gb + ${u(3 * Hd)} + j];`,
-        `  var cPrev = 0.0;`,
-        `  if (t > 0u) {`,
-        `    let hb = (b * ${u(S)} + t - 1u) * ${u(Hd)};`,
-        `    for (var k = 0u; k < ${u(Hd)}; k = k + 1u) {`,
-        `      let h = ${Hs}[hb + k];`,
-        `      let wr = k * ${u(G)} + j;`,
-        `      gi = gi + h * ${W}[wr];`,
-        `      gf = gf + h * ${W}[wr + ${u(Hd)}];`,
-        `      gg = gg + h * ${W}[wr + ${u(2 * Hd)}];`,
-        `      go = go + h * ${W}[wr + ${u(3 * Hd)}];`,
-        `    }`,
-        `    cPrev = t_c[b * ${u(Hd)} + j];`,
-        `  }`,
-        `  let cNew = sigm(gf) * cPrev + sigm(gi) * tanh_c(gg);`,
-        `  t_c[b * ${u(Hd)} + j] = cNew;`,
-        `  ${Hs}[(b * ${u(S)} + t) * ${u(Hd)} + j] = sigm(go) * tanh_c(cNew);`,
-        '}',
-    ].join('\n');
+    const code = lazyText(() => wgsl`
+        struct Step { t: u32, pad0: u32, pad1: u32, pad2: u32 }
+        ${declareBindings(specs)}
+        fn sigm(x: f32) -> f32 { return 1.0 / (1.0 + exp(-x)); }
+        fn tanh_c(x: f32) -> f32 { return tanh(clamp(x, -15.0, 15.0)); }
+        ${mainStart([WG, 1, 1])}
+          let j = wid.x * ${u(WG)} + lid.x;
+          let b = wid.y;
+          if (j >= ${u(Hd)}) { return; }
+          let t = t_step.t;
+          let gb = (b * ${u(S)} + t) * ${u(G)};
+          var gi = t_gx[gb + j];
+          var gf = t_gx[gb + ${u(Hd)} + j];
+          var gg = t_gx[gb + ${u(2 * Hd)} + j];
+          var go = t_gx[gb + ${u(3 * Hd)} + j];
+          var cPrev = 0.0;
+          if (t > 0u) {
+            let hb = (b * ${u(S)} + t - 1u) * ${u(Hd)};
+            for (var k = 0u; k < ${u(Hd)}; k = k + 1u) {
+              let h = ${Hs}[hb + k];
+              let wr = k * ${u(G)} + j;
+              gi = gi + h * ${W}[wr];
+              gf = gf + h * ${W}[wr + ${u(Hd)}];
+              gg = gg + h * ${W}[wr + ${u(2 * Hd)}];
+              go = go + h * ${W}[wr + ${u(3 * Hd)}];
+            }
+            cPrev = t_c[b * ${u(Hd)} + j];
+          }
+          let cNew = sigm(gf) * cPrev + sigm(gi) * tanh_c(gg);
+          t_c[b * ${u(Hd)} + j] = cNew;
+          ${Hs}[(b * ${u(S)} + t) * ${u(Hd)} + j] = sigm(go) * tanh_c(cNew);
+        }`);
     const k: KernelDescription = {
         name: `lstm.step.${l}`,
         cacheKey: `lstm.step|B=${Bn},S=${S},H=${Hd},w=w_hh.${l},h=${hRole}`,
@@ -113,7 +111,7 @@ function stepLaunch(l: number, t: number, Bn: number, S: number, Hd: number, hRo
         workgroupSize: [WG, 1, 1],
         bindings: bindingList(specs),
         uniforms: new Uint32Array([t, 0, 0, 0]),
-        wgsl: () => code,
+        wgsl: code,
         dispatch: [Math.ceil(Hd / WG), Bn, 1],
         flops: 2 * Bn * Hd * G + 10 * Bn * Hd,
         bytes: 4 * (Hd * G + Bn * (G + 3 * Hd)),

@@ -24,59 +24,93 @@
 import type { IrOp } from '../ir/types.js';
 import type { DeviceCaps, Epilogue, KernelDescription, KernelRequest, LaunchBuffer, OpKernels } from './kernel.js';
 import {
-    KernelError, at, boolAttr, checkEpilogue, checkLaunch, declareBindings, bindingList, epilogueBindings,
-    epilogueFn, epilogueKey, expectInputs, expectOutputShape, fmtShape, fold1D, intSuffix, numAttr, numel,
-    lazyText, u, unknownVariant, type BindingSpec,
+    KernelError, at, boolAttr, checkEpilogue, checkLaunch, declareBindings, bindingList, epilogueBindings, epilogueFn,
+    epilogueKey, expectInputs, expectOutputShape, fmtShape, grid1D, ident, intSuffix, lazyText, main1D, mainStart, numAttr,
+    numel, u, unknownVariant, unroll, wgsl, type BindingSpec,
 } from './common.js';
 
 /** Named variants every GEMM-shaped op accepts (capped_<W> and splitk_<S> take any positive integer). */
 export const GEMM_VARIANTS = ['vec4_4x8', 'vec4_4x4', 'wgmem_16x16', 'wgmem_8x8', 'splitk_4', 'capped_1', 'capped_4', 'capped_16', 'sgrow_8x4', 'sg_8x4', 'sg_4x4', 'sgsplitk_4'] as const;
 
-/** True for variants that need subgroups of a fixed size (DeviceCaps.subgroupSize). */
-export function needsSubgroups(variant: string): boolean {
-    return /(?:^|_)sg(?:row|splitk)?_\d/.test(variant);
-}
-
-/** A parsed GEMM variant. */
+/**
+ * A GEMM variant as the generators use it: parsed from its name once, where a request enters
+ * (parseGemmVariant), and named again only to label launches (gemmVariantName).
+ */
 export type GemmVariant =
-    | { kind: 'regblock'; tm: number; tn: number; cap: number; splits: number; subgroup?: boolean; rowLoads?: boolean }
-    | { kind: 'wgmem'; tile: number };
+    | { family: 'vec4'; tm: number; tn: number }
+    | { family: 'sg'; tm: number; tn: number }
+    | { family: 'sgrow'; tm: number; tn: number }
+    | { family: 'capped'; workgroups: number }
+    | { family: 'splitk'; splits: number }
+    | { family: 'sgsplitk'; splits: number }
+    | { family: 'wgmem'; tile: number };
+
+/** The variants that keep a register tile per invocation: every family but wgmem. */
+export type RegisterGemmVariant = Exclude<GemmVariant, { family: 'wgmem' }>;
 
 /** Parses a GEMM variant name; undefined if it is not one. */
 export function parseGemmVariant(name: string): GemmVariant | undefined {
-    const rb = /^vec4_(\d+)x(\d+)$/.exec(name);
-    if (rb) {
-        const tm = Number(rb[1]), tn = Number(rb[2]);
-        if (tm >= 1 && tm <= 8 && (tn === 4 || tn === 8)) return { kind: 'regblock', tm, tn, cap: 0, splits: 1 };
-        return undefined;
+    const tiles = /^(vec4|sg|sgrow)_(\d+)x(\d+)$/.exec(name);
+    if (tiles) {
+        const family = tiles[1] as 'vec4' | 'sg' | 'sgrow', tm = Number(tiles[2]), tn = Number(tiles[3]);
+        const maxRows = family === 'vec4' ? 8 : 16;
+        return tm >= 1 && tm <= maxRows && (tn === 4 || tn === 8) ? { family, tm, tn } : undefined;
     }
-    const sg = /^sg_(\d+)x(\d+)$/.exec(name);
-    if (sg) {
-        const tm = Number(sg[1]), tn = Number(sg[2]);
-        if (tm >= 1 && tm <= 16 && (tn === 4 || tn === 8)) return { kind: 'regblock', tm, tn, cap: 0, splits: 1, subgroup: true };
-        return undefined;
-    }
-    const sgr = /^sgrow_(\d+)x(\d+)$/.exec(name);
-    if (sgr) {
-        const tm = Number(sgr[1]), tn = Number(sgr[2]);
-        if (tm >= 1 && tm <= 16 && (tn === 4 || tn === 8)) return { kind: 'regblock', tm, tn, cap: 0, splits: 1, subgroup: true, rowLoads: true };
-        return undefined;
-    }
-    const sgs = intSuffix(name, 'sgsplitk');
-    if (sgs !== undefined && sgs >= 2) return { kind: 'regblock', tm: 8, tn: 4, cap: 0, splits: sgs, subgroup: true, rowLoads: true };
+    const sgSplits = intSuffix(name, 'sgsplitk');
+    if (sgSplits !== undefined) return sgSplits >= 2 ? { family: 'sgsplitk', splits: sgSplits } : undefined;
     const wg = /^wgmem_(\d+)x(\d+)$/.exec(name);
-    if (wg && wg[1] === wg[2]) return { kind: 'wgmem', tile: Number(wg[1]) };
+    if (wg) return wg[1] === wg[2] ? { family: 'wgmem', tile: Number(wg[1]) } : undefined;
     const cap = intSuffix(name, 'capped');
-    if (cap !== undefined && cap >= 1) return { kind: 'regblock', tm: 4, tn: 8, cap, splits: 1 };
-    const s = intSuffix(name, 'splitk');
-    if (s !== undefined && s >= 2) return { kind: 'regblock', tm: 4, tn: 4, cap: 0, splits: s };
+    if (cap !== undefined) return cap >= 1 ? { family: 'capped', workgroups: cap } : undefined;
+    const splits = intSuffix(name, 'splitk');
+    if (splits !== undefined) return splits >= 2 ? { family: 'splitk', splits } : undefined;
     return undefined;
+}
+
+/** The name of a GEMM variant (the inverse of parseGemmVariant). */
+export function gemmVariantName(v: GemmVariant): string {
+    switch (v.family) {
+        case 'vec4': case 'sg': case 'sgrow': return `${v.family}_${v.tm}x${v.tn}`;
+        case 'capped': return `capped_${v.workgroups}`;
+        case 'splitk': case 'sgsplitk': return `${v.family}_${v.splits}`;
+        case 'wgmem': return `wgmem_${v.tile}x${v.tile}`;
+    }
+}
+
+/** True for the variants that share loads across a subgroup (need DeviceCaps.subgroupSize). */
+function usesSubgroups(v: GemmVariant): boolean {
+    return v.family === 'sg' || v.family === 'sgrow' || v.family === 'sgsplitk';
+}
+
+/** True for variant names (of any op: `im2col_sg_8x4`, `winograd_sgrow_8x4`, …) that need subgroups of a fixed size. */
+export function needsSubgroups(variant: string): boolean {
+    const gemm = parseGemmVariant(variant.replace(/^(?:im2col|pointwise|winograd)_/, ''));
+    return gemm !== undefined && usesSubgroups(gemm);
+}
+
+/**
+ * How a register-blocked variant computes: TM×TN outputs per invocation, at most `cap`
+ * workgroups (0: one per tile), K cut into `splits` slices; with `subgroup`, lanes share their
+ * A loads by broadcast, and with `rowLoads` each lane loads a row's next k-values as vec4s.
+ */
+interface RegisterTiling { tm: number; tn: number; cap: number; splits: number; subgroup: boolean; rowLoads: boolean }
+
+function registerTiling(v: RegisterGemmVariant): RegisterTiling {
+    switch (v.family) {
+        case 'vec4': return { tm: v.tm, tn: v.tn, cap: 0, splits: 1, subgroup: false, rowLoads: false };
+        case 'sg': return { tm: v.tm, tn: v.tn, cap: 0, splits: 1, subgroup: true, rowLoads: false };
+        case 'sgrow': return { tm: v.tm, tn: v.tn, cap: 0, splits: 1, subgroup: true, rowLoads: true };
+        case 'capped': return { tm: 4, tn: 8, cap: v.workgroups, splits: 1, subgroup: false, rowLoads: false };
+        case 'splitk': return { tm: 4, tn: 4, cap: 0, splits: v.splits, subgroup: false, rowLoads: false };
+        case 'sgsplitk': return { tm: 8, tn: 4, cap: 0, splits: v.splits, subgroup: true, rowLoads: true };
+    }
 }
 
 /** One GEMM problem set: out[b] (M×N) = A[b] (M×K) · B[b] (K×N), row-major, then epilogue. */
 export interface GemmConfig {
     /** Launch name prefix, e.g. "dense" → "dense.vec4_4x8". */
     opName: string;
+    /** The op's variant name, for launch names and records (a conv's "im2col_vec4_4x8"). */
     variantName: string;
     variant: GemmVariant;
     M: number;
@@ -115,27 +149,34 @@ function batchOffsetFn(name: string, outLead: number[], lead: number[], matSize:
     const padded = new Array<number>(r - lead.length).fill(1).concat(lead);
     if (padded.every((d, i) => d === outLead[i])) return `fn ${name}(b: u32) -> u32 { return b * ${u(matSize)}; }`;
     if (padded.every(d => d === 1)) return `fn ${name}(b: u32) -> u32 { _ = b; return 0u; }`;
-    const lines = [`fn ${name}(b: u32) -> u32 {`, '  var r = b;', '  var o = 0u;'];
+    // Walk the output's leading dims from the innermost; the operand's broadcast dims (1) add nothing.
+    const steps: string[] = [];
     let stride = matSize;
     for (let i = r - 1; i >= 0; i--) {
-        if (padded[i] !== 1) lines.push(`  o = o + (r % ${u(outLead[i])}) * ${u(stride)};`);
-        lines.push(`  r = r / ${u(outLead[i])};`);
+        if (padded[i] !== 1) steps.push(`o = o + (r % ${u(outLead[i])}) * ${u(stride)};`);
+        steps.push(`r = r / ${u(outLead[i])};`);
         stride *= padded[i];
     }
-    lines.push('  return o;', '}');
-    return lines.join('\n');
+    return wgsl`
+        fn ${name}(b: u32) -> u32 {
+          var r = b;
+          var o = 0u;
+          ${steps.join('\n')}
+          return o;
+        }`;
 }
 
-function gemmKeyBase(c: GemmConfig): string {
+/** The cache key's part for the problem; `epilogue` false for a launch that does not apply it (split-K's partial products). */
+function gemmKeyBase(c: GemmConfig, epilogue = true): string {
     return `M=${c.M},N=${c.N},K=${c.K},ldb=${c.ldb ?? c.N},cg=${c.channelGroups ?? 1},lead=${c.outLead.join('x')}/${c.aLead.join('x')}/${c.bLead.join('x')},`
-        + `roles=${c.aRole},${c.bRole},${c.outRole},bias=${c.ownBias ?? '-'},ch=${c.channel}${epilogueKey(c.epilogue)}`;
+        + `roles=${c.aRole},${c.bRole},${c.outRole},bias=${c.ownBias ?? '-'},ch=${c.channel}${epilogue ? epilogueKey(c.epilogue) : ''}`;
 }
 
 /** The launches (and scratch buffers) of one GEMM config. */
 export function gemmLaunches(c: GemmConfig): { launches: KernelDescription[]; buffers: LaunchBuffer[] } {
     if (c.M < 1 || c.N < 1 || c.K < 1) throw new KernelError(`${c.where}: GEMM dims must be ≥ 1, found M=${c.M} N=${c.N} K=${c.K}`);
-    if (c.ldb !== undefined && (c.variant.kind !== 'regblock' || c.ldb < c.N)) throw new KernelError(`${c.where}: internal: a B row stride (${c.ldb}) needs a register-blocked variant and ldb ≥ N = ${c.N}`);
-    return c.variant.kind === 'wgmem' ? wgmemGemm(c, c.variant.tile) : regblockGemm(c, c.variant);
+    if (c.ldb !== undefined && (c.variant.family === 'wgmem' || c.ldb < c.N)) throw new KernelError(`${c.where}: internal: a B row stride (${c.ldb}) needs a register-blocked variant and ldb ≥ N = ${c.N}`);
+    return c.variant.family === 'wgmem' ? wgmemGemm(c, c.variant.tile) : regblockGemm(c, registerTiling(c.variant));
 }
 
 function baseSpecs(c: GemmConfig, aElem: 'f32' | 'vec4<f32>', bElem: 'f32' | 'vec4<f32>'): BindingSpec[] {
@@ -155,9 +196,20 @@ function operandElems(c: GemmConfig): Record<string, number> {
     return e;
 }
 
-function regblockGemm(c: GemmConfig, v: Extract<GemmVariant, { kind: 'regblock' }>): { launches: KernelDescription[]; buffers: LaunchBuffer[] } {
+/** WGSL expression: the bias/scale channel of output (row, col) of problem b. */
+function channelExpr(c: GemmConfig, col: string, row: string): string {
+    if (c.channel === 'col') return col;
+    return (c.channelGroups ?? 1) > 1 ? `${row} + (b % ${u(c.channelGroups!)}) * ${u(c.M)}` : row;
+}
+
+/**
+ * Register-blocked GEMM. Invocation (lx, ly) of workgroup (tc, tr, z) owns rows row0 … row0+TM−1
+ * and columns col0 … col0+TN−1 of problem z % batch (K slice z / batch when split) and keeps
+ * them in TM × TN/4 vec4 accumulators.
+ */
+function regblockGemm(c: GemmConfig, v: RegisterTiling): { launches: KernelDescription[]; buffers: LaunchBuffer[] } {
     const { M, N, K, batch } = c;
-    const sg = v.subgroup === true;
+    const sg = v.subgroup;
     // Subgroup variants: one subgroup = one row of the workgroup (S lanes sharing their rows).
     const SG = sg ? c.caps.subgroupSize : undefined;
     if (sg && (SG === undefined || SG < 1 || SG > 64 || (SG & (SG - 1)) !== 0)) {
@@ -172,10 +224,10 @@ function regblockGemm(c: GemmConfig, v: Extract<GemmVariant, { kind: 'regblock' 
     const kAlign = sg ? Math.max(4, WGX) : 4;
     const KC = split ? Math.ceil(K / Math.min(v.splits, Math.ceil(K / kAlign)) / kAlign) * kAlign : K;
     const S = split ? Math.ceil(K / KC) : 1;
-    // Subgroup variants load A one element per lane (not vec4-aligned), except sgrow_*: lane r
+    // Subgroup variants load A one element per lane (not vec4-aligned), except rowLoads: lane r
     // loads row r's next S k-values as vec4s (needs TM = S rows and K a multiple of 4; else it
     // is plain sg_*).
-    const rowLoads = sg && v.rowLoads === true && TM === WGX && K % 4 === 0 && WGX % 4 === 0;
+    const rowLoads = sg && v.rowLoads && TM === WGX && K % 4 === 0 && WGX % 4 === 0;
     const LDB = c.ldb ?? N;
     const aVec = (!sg || rowLoads) && K % 4 === 0, bVec = LDB % 4 === 0, outVec = N % 4 === 0;
     const rowsExact = M % (WGY * TM) === 0;
@@ -189,145 +241,130 @@ function regblockGemm(c: GemmConfig, v: Extract<GemmVariant, { kind: 'regblock' 
     const specs = baseSpecs(c, aVec ? 'vec4<f32>' : 'f32', bVec ? 'vec4<f32>' : 'f32');
     if (!split) specs.push(...epilogueBindings(c.epilogue));
     specs.push({ role: storeRole, access: 'read_write', elem: outVec ? 'vec4<f32>' : 'f32' });
-    const A = `t_${c.aRole.replace(/[^A-Za-z0-9_]/g, '_')}`;
-    const B = `t_${c.bRole.replace(/[^A-Za-z0-9_]/g, '_')}`;
-    const O = `t_${storeRole.replace(/[^A-Za-z0-9_]/g, '_')}`;
+    const A = ident(c.aRole), B = ident(c.bRole), O = ident(storeRole);
 
-    const dispatch: [number, number, number] = cap > 0 ? [cap, 1, 1] : [tilesN, tilesM, batch * S];
-    // The WGSL text is built when first asked for (compiling a kernel): planning and prediction read only the description.
-    const buildCode = (): string => {
-        const L: string[] = [];
-        if (sg) L.push('enable subgroups;');
-        L.push(declareBindings(specs));
-        L.push(batchOffsetFn('a_off', c.outLead, c.aLead, M * K));
-        L.push(batchOffsetFn('b_off', c.outLead, c.bLead, K * LDB));
-        if (!split) L.push(epilogueFn(c.epilogue, c.ownBias));
-        L.push(`fn mm_tile(b: u32, tr: u32, tc: u32, ks: u32, lx: u32, ly: u32) {`);
-        L.push(`  let row0 = (tr * ${u(WGY)} + ly) * ${u(TM)};`);
-        L.push(`  let col0 = (tc * ${u(WGX)} + lx) * ${u(TN)};`);
-        L.push(`  let aBase = a_off(b);`, `  let bBase = b_off(b);`);
-        // Clamp rows/cols for loads so every read stays in bounds; stores are guarded below.
-        for (let r = 0; r < TM; r++) {
-            L.push(rowsExact ? `  let ar${r} = aBase + (row0 + ${u(r)}) * ${u(K)};` : `  let ar${r} = aBase + min(row0 + ${u(r)}, ${u(M - 1)}) * ${u(K)};`);
-        }
-        for (let cv = 0; cv < CV; cv++) {
-            if (colsExact) L.push(`  let bc${cv} = col0 + ${u(4 * cv)};`);
-            else if (bVec) L.push(`  let bc${cv} = min(col0 + ${u(4 * cv)}, ${u(LDB - 4)});`);
-            else L.push(`  let bc${cv} = col0 + ${u(4 * cv)};`);
-        }
-        for (let r = 0; r < TM; r++) for (let cv = 0; cv < CV; cv++) L.push(`  var acc${r}_${cv} = vec4<f32>(0.0);`);
-        const loadB = (kExpr: string, cv: number): string => {
-            if (bVec) return `${B}[(bBase + (${kExpr}) * ${u(LDB)} + bc${cv}) >> 2u]`;
-            const idx = (j: number) => `${B}[bBase + (${kExpr}) * ${u(LDB)} + min(bc${cv} + ${u(j)}, ${u(N - 1)})]`;
-            return `vec4<f32>(${idx(0)}, ${idx(1)}, ${idx(2)}, ${idx(3)})`;
-        };
-        const loadA4 = (r: number): string => aVec
-            ? `${A}[(ar${r} + k) >> 2u]`
-            : `vec4<f32>(${A}[ar${r} + k], ${A}[ar${r} + k + 1u], ${A}[ar${r} + k + 2u], ${A}[ar${r} + k + 3u])`;
-        if (split) {
-            L.push(`  let kBegin = ks * ${u(KC)};`, `  let kEnd = min(kBegin + ${u(KC)}, ${u(K)});`);
-        } else {
-            L.push(`  _ = ks;`, `  let kBegin = 0u;`, `  let kEnd = ${u(K)};`);
-        }
-        if (sg) {
-            // Blocks of WGX k-steps: lane lx loads A[row][k + lx] for each of its rows; step kk
-            // broadcasts lane kk's value, so each A element is loaded once per subgroup.
-            L.push(`  let kEnd4 = kBegin + ((kEnd - kBegin) / ${u(WGX)}) * ${u(WGX)};`);
-            if (rowLoads) L.push(rowsExact ? `  let arL = aBase + (row0 + lx) * ${u(K)};` : `  let arL = aBase + min(row0 + lx, ${u(M - 1)}) * ${u(K)};`);
-            L.push(`  for (var k = kBegin; k < kEnd4; k = k + ${u(WGX)}) {`);
-            if (rowLoads) for (let h = 0; h < WGX / 4; h++) L.push(`    let al${h} = ${A}[(arL + k + ${u(4 * h)}) >> 2u];`);
-            else for (let r = 0; r < TM; r++) L.push(`    let a${r} = ${A}[ar${r} + k + lx];`);
-            for (let kk = 0; kk < WGX; kk++) {
-                for (let cv = 0; cv < CV; cv++) L.push(`    let b${kk}_${cv} = ${loadB(`k + ${u(kk)}`, cv)};`);
-                for (let r = 0; r < TM; r++) {
-                    L.push(rowLoads ? `    let s${kk}_${r} = subgroupBroadcast(al${kk >> 2}.${'xyzw'[kk & 3]}, ${u(r)});` : `    let s${kk}_${r} = subgroupBroadcast(a${r}, ${u(kk)});`);
-                    for (let cv = 0; cv < CV; cv++) L.push(`    acc${r}_${cv} = acc${r}_${cv} + s${kk}_${r} * b${kk}_${cv};`);
-                }
-            }
-            L.push('  }');
-        } else {
-            L.push(`  let kEnd4 = kBegin + ((kEnd - kBegin) / 4u) * 4u;`);
-            L.push(`  for (var k = kBegin; k < kEnd4; k = k + 4u) {`);
-            for (let r = 0; r < TM; r++) L.push(`    let a${r} = ${loadA4(r)};`);
-            for (let kk = 0; kk < 4; kk++) for (let cv = 0; cv < CV; cv++) L.push(`    let b${kk}_${cv} = ${loadB(`k + ${u(kk)}`, cv)};`);
-            for (let r = 0; r < TM; r++) for (let cv = 0; cv < CV; cv++) {
-                L.push(`    acc${r}_${cv} = acc${r}_${cv} + a${r}.x * b0_${cv} + a${r}.y * b1_${cv} + a${r}.z * b2_${cv} + a${r}.w * b3_${cv};`);
-            }
-            L.push('  }');
-        }
-        if (K % kAlign !== 0 || split) {
-            L.push(`  for (var k = kEnd4; k < kEnd; k = k + 1u) {`);
-            for (let cv = 0; cv < CV; cv++) L.push(`    let b_${cv} = ${loadB('k', cv)};`);
-            for (let r = 0; r < TM; r++) {
-                L.push(`    let a${r} = ${aVec ? `${A}[(ar${r} + k) >> 2u][k & 3u]` : `${A}[ar${r} + k]`};`);
-                for (let cv = 0; cv < CV; cv++) L.push(`    acc${r}_${cv} = acc${r}_${cv} + a${r} * b_${cv};`);
-            }
-            L.push('  }');
-        }
-        // Stores.
-        L.push(split ? `  let oBase = (ks * ${u(batch)} + b) * ${u(M * N)};` : `  let oBase = b * ${u(M * N)};`);
-        const rowCh = (c.channelGroups ?? 1) > 1 ? `row + (b % ${u(c.channelGroups!)}) * ${u(M)}` : 'row';
-        const ch = (j: number) => c.channel === 'col' ? `col + ${u(j)}` : rowCh;
-        for (let r = 0; r < TM; r++) {
-            L.push(`  {`, `    let row = row0 + ${u(r)};`);
-            for (let cv = 0; cv < CV; cv++) {
-                L.push(`    {`, `      let col = col0 + ${u(4 * cv)};`, `      let i = oBase + row * ${u(N)} + col;`);
-                const val = (j: number) => split ? `acc${r}_${cv}[${j}]` : `epilogue(acc${r}_${cv}[${j}], i + ${u(j)}, ${ch(j)})`;
-                const guard: string[] = [];
-                if (!rowsExact) guard.push(`row < ${u(M)}`);
-                if (outVec) {
-                    if (!colsExact) guard.push(`col < ${u(N)}`);
-                    const st = `${O}[i >> 2u] = vec4<f32>(${val(0)}, ${val(1)}, ${val(2)}, ${val(3)});`;
-                    L.push(guard.length ? `      if (${guard.join(' && ')}) { ${st} }` : `      ${st}`);
-                } else {
-                    for (let j = 0; j < 4; j++) {
-                        const g = [...guard, `col + ${u(j)} < ${u(N)}`];
-                        L.push(`      if (${g.join(' && ')}) { ${O}[i + ${u(j)}] = ${val(j)}; }`);
-                    }
-                }
-                L.push('    }');
-            }
-            L.push('  }');
-        }
-        L.push('}');
-
-        L.push(`@compute @workgroup_size(${WGX}, ${WGY}, 1)`);
-        L.push(`fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {`);
-        if (cap > 0) {
-            // Persistent loop: `cap` workgroups walk all tiles; the loop bound is workgroup-uniform.
-            L.push(`  for (var t = wid.x; t < ${u(totalTiles)}; t = t + ${u(cap)}) {`);
-            L.push(`    let tc = t % ${u(tilesN)};`, `    let tr = (t / ${u(tilesN)}) % ${u(tilesM)};`);
-            L.push(`    let z = t / ${u(tilesN * tilesM)};`);
-            L.push(`    mm_tile(z % ${u(batch)}, tr, tc, z / ${u(batch)}, lid.x, lid.y);`, '  }');
-        } else {
-            L.push(`  mm_tile(wid.z % ${u(batch)}, wid.y, wid.x, wid.z / ${u(batch)}, lid.x, lid.y);`);
-        }
-        L.push('}');
-        return L.join('\n');
+    // Loads clamp rows and columns so every read stays in bounds; stores are guarded.
+    const aRow = (row: string) => (rowsExact ? `(${row})` : `min(${row}, ${u(M - 1)})`);
+    const bCol = (cv: number) => (!colsExact && bVec ? `min(col0 + ${u(4 * cv)}, ${u(LDB - 4)})` : `col0 + ${u(4 * cv)}`);
+    const loadB = (k: string, cv: number): string => {
+        if (bVec) return `${B}[(bBase + (${k}) * ${u(LDB)} + bc${cv}) >> 2u]`;
+        const column = (j: number) => `${B}[bBase + (${k}) * ${u(LDB)} + min(bc${cv} + ${u(j)}, ${u(N - 1)})]`;
+        return `vec4<f32>(${column(0)}, ${column(1)}, ${column(2)}, ${column(3)})`;
     };
-    const code = lazyText(buildCode);
-    const variantName = c.variantName;
-    const name = `${c.opName}.${variantName}`;
-    const flops = 2 * batch * M * N * K;
+    const loadA4 = (r: number): string => aVec
+        ? `${A}[(ar${r} + k) >> 2u]`
+        : `vec4<f32>(${A}[ar${r} + k], ${A}[ar${r} + k + 1u], ${A}[ar${r} + k + 2u], ${A}[ar${r} + k + 3u])`;
+    const kSlice = split
+        ? wgsl`
+            let kBegin = ks * ${u(KC)};
+            let kEnd = min(kBegin + ${u(KC)}, ${u(K)});`
+        : wgsl`
+            _ = ks;
+            let kBegin = 0u;
+            let kEnd = ${u(K)};`;
+    // Blocks of 4 k-steps, each lane loading its own rows of A as vec4s.
+    const vec4Loop = () => wgsl`
+        let kEnd4 = kBegin + ((kEnd - kBegin) / 4u) * 4u;
+        for (var k = kBegin; k < kEnd4; k = k + 4u) {
+          ${unroll(TM, r => `let a${r} = ${loadA4(r)};`)}
+          ${unroll(4, kk => unroll(CV, cv => `let b${kk}_${cv} = ${loadB(`k + ${u(kk)}`, cv)};`))}
+          ${unroll(TM, r => unroll(CV, cv => `acc${r}_${cv} = acc${r}_${cv} + a${r}.x * b0_${cv} + a${r}.y * b1_${cv} + a${r}.z * b2_${cv} + a${r}.w * b3_${cv};`))}
+        }`;
+    // Blocks of WGX k-steps: lane lx loads A[row][k + lx] for each of its rows (or, rowLoads,
+    // row lx's WGX k-values); step kk broadcasts lane kk's value, so each A element is loaded
+    // once per subgroup.
+    const broadcast = (kk: number, r: number) => (rowLoads ? `subgroupBroadcast(al${kk >> 2}.${'xyzw'[kk & 3]}, ${u(r)})` : `subgroupBroadcast(a${r}, ${u(kk)})`);
+    const subgroupLoop = () => wgsl`
+        let kEnd4 = kBegin + ((kEnd - kBegin) / ${u(WGX)}) * ${u(WGX)};
+        ${rowLoads ? `let arL = aBase + ${aRow('row0 + lx')} * ${u(K)};` : ''}
+        for (var k = kBegin; k < kEnd4; k = k + ${u(WGX)}) {
+          ${rowLoads ? unroll(WGX / 4, h => `let al${h} = ${A}[(arL + k + ${u(4 * h)}) >> 2u];`) : unroll(TM, r => `let a${r} = ${A}[ar${r} + k + lx];`)}
+          ${unroll(WGX, kk => wgsl`
+            ${unroll(CV, cv => `let b${kk}_${cv} = ${loadB(`k + ${u(kk)}`, cv)};`)}
+            ${unroll(TM, r => wgsl`
+              let s${kk}_${r} = ${broadcast(kk, r)};
+              ${unroll(CV, cv => `acc${r}_${cv} = acc${r}_${cv} + s${kk}_${r} * b${kk}_${cv};`)}`)}`)}
+        }`;
+    // The k-steps left after the blocks (K not a multiple of the block, or a K slice's end).
+    const tailLoop = () => wgsl`
+        for (var k = kEnd4; k < kEnd; k = k + 1u) {
+          ${unroll(CV, cv => `let b_${cv} = ${loadB('k', cv)};`)}
+          ${unroll(TM, r => wgsl`
+            let a${r} = ${aVec ? `${A}[(ar${r} + k) >> 2u][k & 3u]` : `${A}[ar${r} + k]`};
+            ${unroll(CV, cv => `acc${r}_${cv} = acc${r}_${cv} + a${r} * b_${cv};`)}`)}
+        }`;
+    const value = (r: number, cv: number, j: number) => split
+        ? `acc${r}_${cv}[${j}]`
+        : `epilogue(acc${r}_${cv}[${j}], i + ${u(j)}, ${channelExpr(c, `col + ${u(j)}`, 'row')})`;
+    const store = (r: number, cv: number): string => {
+        const guard = rowsExact ? [] : [`row < ${u(M)}`];
+        if (!outVec) return unroll(4, j => `if (${[...guard, `col + ${u(j)} < ${u(N)}`].join(' && ')}) { ${O}[i + ${u(j)}] = ${value(r, cv, j)}; }`);
+        if (!colsExact) guard.push(`col < ${u(N)}`);
+        const st = `${O}[i >> 2u] = vec4<f32>(${value(r, cv, 0)}, ${value(r, cv, 1)}, ${value(r, cv, 2)}, ${value(r, cv, 3)});`;
+        return guard.length ? `if (${guard.join(' && ')}) { ${st} }` : st;
+    };
+    const stores = () => unroll(TM, r => wgsl`
+        {
+          let row = row0 + ${u(r)};
+          ${unroll(CV, cv => wgsl`
+            {
+              let col = col0 + ${u(4 * cv)};
+              let i = oBase + row * ${u(N)} + col;
+              ${store(r, cv)}
+            }`)}
+        }`);
+    // Persistent loop: `cap` workgroups walk all tiles; the loop bound is workgroup-uniform.
+    const persistentLoop = () => wgsl`
+        for (var t = wid.x; t < ${u(totalTiles)}; t = t + ${u(cap)}) {
+          let tc = t % ${u(tilesN)};
+          let tr = (t / ${u(tilesN)}) % ${u(tilesM)};
+          let z = t / ${u(tilesN * tilesM)};
+          mm_tile(z % ${u(batch)}, tr, tc, z / ${u(batch)}, lid.x, lid.y);
+        }`;
+
+    const code = lazyText(() => wgsl`
+        ${sg ? 'enable subgroups;' : ''}
+        ${declareBindings(specs)}
+        ${batchOffsetFn('a_off', c.outLead, c.aLead, M * K)}
+        ${batchOffsetFn('b_off', c.outLead, c.bLead, K * LDB)}
+        ${split ? '' : epilogueFn(c.epilogue, c.ownBias)}
+        fn mm_tile(b: u32, tr: u32, tc: u32, ks: u32, lx: u32, ly: u32) {
+          let row0 = (tr * ${u(WGY)} + ly) * ${u(TM)};
+          let col0 = (tc * ${u(WGX)} + lx) * ${u(TN)};
+          let aBase = a_off(b);
+          let bBase = b_off(b);
+          ${unroll(TM, r => `let ar${r} = aBase + ${aRow(`row0 + ${u(r)}`)} * ${u(K)};`)}
+          ${unroll(CV, cv => `let bc${cv} = ${bCol(cv)};`)}
+          ${unroll(TM, r => unroll(CV, cv => `var acc${r}_${cv} = vec4<f32>(0.0);`))}
+          ${kSlice}
+          ${sg ? subgroupLoop() : vec4Loop()}
+          ${K % kAlign !== 0 || split ? tailLoop() : ''}
+          let oBase = ${split ? `(ks * ${u(batch)} + b) * ${u(M * N)}` : `b * ${u(M * N)}`};
+          ${stores()}
+        }
+        ${mainStart([WGX, WGY, 1])}
+          ${cap > 0 ? persistentLoop() : `mm_tile(wid.z % ${u(batch)}, wid.y, wid.x, wid.z / ${u(batch)}, lid.x, lid.y);`}
+        }`);
+    const name = `${c.opName}.${c.variantName}`;
     const elems = operandElems(c);
     const launches: KernelDescription[] = [];
     const buffers: LaunchBuffer[] = [];
-    const k1: KernelDescription = {
+    const tiles: KernelDescription = {
         name: split ? `${name}.partial` : name,
-        cacheKey: `gemm.regblock|tm=${TM},tn=${TN},cap=${cap},S=${S},KC=${KC},sg=${sg ? WGX : 0},wgy=${WGY},rows=${rowLoads}|${gemmKeyBase(c)}|store=${storeRole}`,
-        // gemmOutputs (additive, for the prediction model's tile padding, plan/launch.ts launchEffectiveFlops): the
-        // useful outputs this launch computes — batch·M·N per K slice — whatever buffer it writes (Winograd's Mt, split-K's partials).
-        variant: { variant: variantName, tileM: TM, tileN: TN, workgroups: cap > 0 ? cap : totalTiles, cap, splits: S, exactRows: rowsExact, exactCols: colsExact, gemmOutputs: S * batch * M * N, ...(sg ? { subgroupSize: WGX } : {}) },
+        cacheKey: `gemm.regblock|tm=${TM},tn=${TN},cap=${cap},S=${S},KC=${KC},sg=${sg ? WGX : 0},wgy=${WGY},rows=${rowLoads}|${gemmKeyBase(c, !split)}|store=${storeRole}`,
+        // gemmOutputs: the useful outputs this launch computes (batch·M·N per K slice) whatever buffer it writes
+        // (Winograd's Mt, split-K's partials), for the prediction model's tile padding (plan/launch.ts launchEffectiveFlops).
+        variant: { variant: c.variantName, tileM: TM, tileN: TN, workgroups: cap > 0 ? cap : totalTiles, cap, splits: S, exactRows: rowsExact, exactCols: colsExact, gemmOutputs: S * batch * M * N, ...(sg ? { subgroupSize: WGX } : {}) },
         workgroupSize: [WGX, WGY, 1],
         bindings: bindingList(specs),
         wgsl: code,
-        dispatch,
-        flops,
+        dispatch: cap > 0 ? [cap, 1, 1] : [tilesN, tilesM, batch * S],
+        flops: 2 * batch * M * N * K,
         bytes: 4 * (elems[c.aRole] + elems[c.bRole] + (split ? S : 1) * batch * M * N),
     };
     if (split) elems[partialRole] = S * batch * M * N;
-    checkLaunch(k1, specs, elems, c.caps);
-    launches.push(k1);
+    checkLaunch(tiles, specs, elems, c.caps);
+    launches.push(tiles);
     if (split) {
         buffers.push({ role: partialRole, kind: 'scratch', shape: [S, batch, M, N], dtype: 'f32' });
         launches.push(splitReduce(c, S, partialRole, name));
@@ -335,39 +372,33 @@ function regblockGemm(c: GemmConfig, v: Extract<GemmVariant, { kind: 'regblock' 
     return { launches, buffers };
 }
 
+/** Split-K's second launch: sums the S partial products of each output and applies the epilogue. */
 function splitReduce(c: GemmConfig, S: number, partialRole: string, name: string): KernelDescription {
     const total = c.batch * c.M * c.N;
-    const WG = 64;
-    const dispatch = fold1D(Math.ceil(total / WG), c.caps, c.where);
+    const grid = grid1D(total, c.caps, c.where);
     const specs: BindingSpec[] = [{ role: partialRole, access: 'read', elem: 'f32' }];
     if (c.ownBias) specs.push({ role: c.ownBias, access: 'read', elem: 'f32' });
     specs.push(...epilogueBindings(c.epilogue));
     specs.push({ role: c.outRole, access: 'read_write', elem: 'f32' });
-    const P = `t_${partialRole.replace(/[^A-Za-z0-9_]/g, '_')}`;
-    const O = `t_${c.outRole.replace(/[^A-Za-z0-9_]/g, '_')}`;
     const G = c.channelGroups ?? 1;
-    const chExpr = c.channel === 'col' ? `i % ${u(c.N)}`
+    const channel = c.channel === 'col' ? `i % ${u(c.N)}`
         : G > 1 ? `(i / ${u(c.N)}) % ${u(c.M)} + ((i / ${u(c.M * c.N)}) % ${u(G)}) * ${u(c.M)}` : `(i / ${u(c.N)}) % ${u(c.M)}`;
-    const code = [
-        declareBindings(specs),
-        epilogueFn(c.epilogue, c.ownBias),
-        `@compute @workgroup_size(${WG}, 1, 1)`,
-        `fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {`,
-        `  let i = (wid.x + wid.y * ${u(dispatch[0])}) * ${u(WG)} + lid.x;`,
-        `  if (i >= ${u(total)}) { return; }`,
-        `  var s = 0.0;`,
-        `  for (var p = 0u; p < ${u(S)}; p = p + 1u) { s = s + ${P}[p * ${u(total)} + i]; }`,
-        `  ${O}[i] = epilogue(s, i, ${chExpr});`,
-        '}',
-    ].join('\n');
+    const code = lazyText(() => wgsl`
+        ${declareBindings(specs)}
+        ${epilogueFn(c.epilogue, c.ownBias)}
+        ${main1D(grid, 'i', total)}
+          var s = 0.0;
+          for (var p = 0u; p < ${u(S)}; p = p + 1u) { s = s + ${ident(partialRole)}[p * ${u(total)} + i]; }
+          ${ident(c.outRole)}[i] = epilogue(s, i, ${channel});
+        }`);
     const k: KernelDescription = {
         name: `${name}.reduce`,
-        cacheKey: `gemm.splitk_reduce|S=${S},total=${total},M=${c.M},N=${c.N},cg=${c.channelGroups ?? 1},roles=${partialRole},${c.outRole},bias=${c.ownBias ?? '-'},ch=${c.channel}${epilogueKey(c.epilogue)}|d=${dispatch.join('x')}`,
+        cacheKey: `gemm.splitk_reduce|S=${S},total=${total},M=${c.M},N=${c.N},cg=${c.channelGroups ?? 1},roles=${partialRole},${c.outRole},bias=${c.ownBias ?? '-'},ch=${c.channel}${epilogueKey(c.epilogue)}|d=${grid.dispatch.join('x')}`,
         variant: { variant: c.variantName, splits: S },
-        workgroupSize: [WG, 1, 1],
+        workgroupSize: [grid.workgroupSize, 1, 1],
         bindings: bindingList(specs),
-        wgsl: () => code,
-        dispatch,
+        wgsl: code,
+        dispatch: grid.dispatch,
         flops: total * S,
         bytes: 4 * total * (S + 1),
     };
@@ -375,47 +406,46 @@ function splitReduce(c: GemmConfig, S: number, partialRole: string, name: string
     return k;
 }
 
+/** Workgroup-memory tiled GEMM: a T×T workgroup stages T×T tiles of A and B, one output per invocation. */
 function wgmemGemm(c: GemmConfig, T: number): { launches: KernelDescription[]; buffers: LaunchBuffer[] } {
     const { M, N, K, batch } = c;
     const specs = baseSpecs(c, 'f32', 'f32');
     specs.push(...epilogueBindings(c.epilogue));
     specs.push({ role: c.outRole, access: 'read_write', elem: 'f32' });
-    const A = `t_${c.aRole.replace(/[^A-Za-z0-9_]/g, '_')}`;
-    const B = `t_${c.bRole.replace(/[^A-Za-z0-9_]/g, '_')}`;
-    const O = `t_${c.outRole.replace(/[^A-Za-z0-9_]/g, '_')}`;
+    const A = ident(c.aRole), B = ident(c.bRole), O = ident(c.outRole);
     const exactM = M % T === 0, exactN = N % T === 0, exactK = K % T === 0;
+    // Past the edges the tiles hold zeros (clamped loads, selected away).
     const guardA = [exactM ? '' : `r < ${u(M)}`, exactK ? '' : `ka < ${u(K)}`].filter(Boolean).join(' && ');
     const guardB = [exactK ? '' : `kb < ${u(K)}`, exactN ? '' : `col < ${u(N)}`].filter(Boolean).join(' && ');
-    const code = [
-        declareBindings(specs),
-        batchOffsetFn('a_off', c.outLead, c.aLead, M * K),
-        batchOffsetFn('b_off', c.outLead, c.bLead, K * N),
-        epilogueFn(c.epilogue, c.ownBias),
-        `var<workgroup> As: array<array<f32, ${T}>, ${T}>;`,
-        `var<workgroup> Bs: array<array<f32, ${T}>, ${T}>;`,
-        `@compute @workgroup_size(${T}, ${T}, 1)`,
-        `fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {`,
-        `  let b = wid.z;`,
-        `  let r = wid.y * ${u(T)} + lid.y;`,
-        `  let col = wid.x * ${u(T)} + lid.x;`,
-        `  let aBase = a_off(b);`, `  let bBase = b_off(b);`,
-        `  var acc = 0.0;`,
-        `  for (var k0 = 0u; k0 < ${u(K)}; k0 = k0 + ${u(T)}) {`,
-        `    let ka = k0 + lid.x;`,
-        `    let kb = k0 + lid.y;`,
-        guardA ? `    As[lid.y][lid.x] = select(0.0, ${A}[aBase + min(r, ${u(M - 1)}) * ${u(K)} + min(ka, ${u(K - 1)})], ${guardA});`
-            : `    As[lid.y][lid.x] = ${A}[aBase + r * ${u(K)} + ka];`,
-        guardB ? `    Bs[lid.y][lid.x] = select(0.0, ${B}[bBase + min(kb, ${u(K - 1)}) * ${u(N)} + min(col, ${u(N - 1)})], ${guardB});`
-            : `    Bs[lid.y][lid.x] = ${B}[bBase + kb * ${u(N)} + col];`,
-        `    workgroupBarrier();`,
-        `    for (var kk = 0u; kk < ${u(T)}; kk = kk + 1u) { acc = acc + As[lid.y][kk] * Bs[kk][lid.x]; }`,
-        `    workgroupBarrier();`,
-        `  }`,
-        exactM && exactN ? '' : `  if (r >= ${u(M)} || col >= ${u(N)}) { return; }`,
-        `  let i = b * ${u(M * N)} + r * ${u(N)} + col;`,
-        `  ${O}[i] = epilogue(acc, i, ${c.channel === 'col' ? 'col' : (c.channelGroups ?? 1) > 1 ? `r + (b % ${u(c.channelGroups!)}) * ${u(M)}` : 'r'});`,
-        '}',
-    ].join('\n');
+    const loadA = guardA ? `select(0.0, ${A}[aBase + min(r, ${u(M - 1)}) * ${u(K)} + min(ka, ${u(K - 1)})], ${guardA})` : `${A}[aBase + r * ${u(K)} + ka]`;
+    const loadB = guardB ? `select(0.0, ${B}[bBase + min(kb, ${u(K - 1)}) * ${u(N)} + min(col, ${u(N - 1)})], ${guardB})` : `${B}[bBase + kb * ${u(N)} + col]`;
+    const code = lazyText(() => wgsl`
+        ${declareBindings(specs)}
+        ${batchOffsetFn('a_off', c.outLead, c.aLead, M * K)}
+        ${batchOffsetFn('b_off', c.outLead, c.bLead, K * N)}
+        ${epilogueFn(c.epilogue, c.ownBias)}
+        var<workgroup> As: array<array<f32, ${T}>, ${T}>;
+        var<workgroup> Bs: array<array<f32, ${T}>, ${T}>;
+        ${mainStart([T, T, 1])}
+          let b = wid.z;
+          let r = wid.y * ${u(T)} + lid.y;
+          let col = wid.x * ${u(T)} + lid.x;
+          let aBase = a_off(b);
+          let bBase = b_off(b);
+          var acc = 0.0;
+          for (var k0 = 0u; k0 < ${u(K)}; k0 = k0 + ${u(T)}) {
+            let ka = k0 + lid.x;
+            let kb = k0 + lid.y;
+            As[lid.y][lid.x] = ${loadA};
+            Bs[lid.y][lid.x] = ${loadB};
+            workgroupBarrier();
+            for (var kk = 0u; kk < ${u(T)}; kk = kk + 1u) { acc = acc + As[lid.y][kk] * Bs[kk][lid.x]; }
+            workgroupBarrier();
+          }
+          ${exactM && exactN ? '' : `if (r >= ${u(M)} || col >= ${u(N)}) { return; }`}
+          let i = b * ${u(M * N)} + r * ${u(N)} + col;
+          ${O}[i] = epilogue(acc, i, ${channelExpr(c, 'col', 'r')});
+        }`);
     const elems = operandElems(c);
     const k: KernelDescription = {
         name: `${c.opName}.${c.variantName}`,
@@ -423,7 +453,7 @@ function wgmemGemm(c: GemmConfig, T: number): { launches: KernelDescription[]; b
         variant: { variant: c.variantName, tile: T, workgroups: Math.ceil(N / T) * Math.ceil(M / T) * batch, exactRows: exactM, exactCols: exactN },
         workgroupSize: [T, T, 1],
         bindings: bindingList(specs),
-        wgsl: () => code,
+        wgsl: code,
         dispatch: [Math.ceil(N / T), Math.ceil(M / T), batch],
         flops: 2 * batch * M * N * K,
         bytes: 4 * (elems[c.aRole] + elems[c.bRole] + elems[c.outRole]),
@@ -437,18 +467,19 @@ function wgmemGemm(c: GemmConfig, T: number): { launches: KernelDescription[]; b
  * subgroup-broadcast tiles when the device has a fixed subgroup size and there are rows to
  * share, split-K when there are too few tiles to keep the device busy.
  */
-export function defaultGemmVariant(M: number, N: number, K: number, batch: number, caps?: DeviceCaps): string {
+export function defaultGemmVariant(M: number, N: number, K: number, batch: number, caps?: DeviceCaps): GemmVariant {
     const sg = caps?.subgroupSize !== undefined && M >= 8;
     const tiles = sg ? Math.ceil(M / 64) * Math.ceil(N / (4 * caps!.subgroupSize!)) * batch : Math.ceil(M / 32) * Math.ceil(N / 64) * batch;
-    if (tiles < 4 && K >= 1024) return sg ? 'sgsplitk_4' : 'splitk_4';
-    return sg ? 'sgrow_8x4' : 'vec4_4x8';
+    if (tiles < 4 && K >= 1024) return sg ? { family: 'sgsplitk', splits: 4 } : { family: 'splitk', splits: 4 };
+    return sg ? { family: 'sgrow', tm: 8, tn: 4 } : { family: 'vec4', tm: 4, tn: 8 };
 }
 
-function resolveVariant(op: IrOp, name: string | undefined, M: number, N: number, K: number, batch: number, caps: DeviceCaps): [string, GemmVariant] {
-    const vname = name ?? defaultGemmVariant(M, N, K, batch, caps);
-    const v = parseGemmVariant(vname);
-    if (!v) throw unknownVariant(op, vname, [...GEMM_VARIANTS, 'vec4_<1..8>x<4|8>', 'sg_<1..16>x<4|8>', 'sgrow_<1..16>x<4|8>', 'capped_<W>', 'splitk_<S>', 'sgsplitk_<S>', 'wgmem_<T>x<T>']);
-    return [vname, v];
+/** The requested GEMM variant (a name from the request, parsed here), or the default for the shape. */
+function resolveVariant(op: IrOp, name: string | undefined, M: number, N: number, K: number, batch: number, caps: DeviceCaps): GemmVariant {
+    if (name === undefined) return defaultGemmVariant(M, N, K, batch, caps);
+    const v = parseGemmVariant(name);
+    if (!v) throw unknownVariant(op, name, [...GEMM_VARIANTS, 'vec4_<1..8>x<4|8>', 'sg_<1..16>x<4|8>', 'sgrow_<1..16>x<4|8>', 'capped_<W>', 'splitk_<S>', 'sgsplitk_<S>', 'wgmem_<T>x<T>']);
+    return v;
 }
 
 /** Weight and scratch roles of dense: weight [k, units], bias [units] when attrs.bias. */
@@ -463,9 +494,9 @@ export function denseKernels(req: KernelRequest): OpKernels {
     const hasBias = boolAttr(op, 'bias', true);
     expectOutputShape(req, [...x.slice(0, -1), units]);
     const M = numel(x.slice(0, -1));
-    const [vname, v] = resolveVariant(op, req.variant, M, units, K, 1, req.caps);
+    const variant = resolveVariant(op, req.variant, M, units, K, 1, req.caps);
     const g = gemmLaunches({
-        opName: op.kind, variantName: vname, variant: v, M, N: units, K, batch: 1, outLead: [], aLead: [], bLead: [],
+        opName: op.kind, variantName: gemmVariantName(variant), variant, M, N: units, K, batch: 1, outLead: [], aLead: [], bLead: [],
         aRole: 'in0', bRole: 'weight', outRole: 'out', ownBias: hasBias ? 'bias' : undefined, epilogue: req.epilogue,
         channel: 'col', caps: req.caps, where: at(op),
     });
@@ -501,9 +532,9 @@ export function matmulKernels(req: KernelRequest): OpKernels {
     const outLead = broadcastLead(op, aLead, bLead);
     expectOutputShape(req, [...outLead, M, N]);
     const batch = numel(outLead);
-    const [vname, v] = resolveVariant(op, req.variant, M, N, K, batch, req.caps);
+    const variant = resolveVariant(op, req.variant, M, N, K, batch, req.caps);
     const g = gemmLaunches({
-        opName: op.kind, variantName: vname, variant: v, M, N, K, batch, outLead, aLead, bLead,
+        opName: op.kind, variantName: gemmVariantName(variant), variant, M, N, K, batch, outLead, aLead, bLead,
         aRole: 'in0', bRole: 'in1', outRole: 'out', epilogue: req.epilogue, channel: 'col', caps: req.caps, where: at(op),
     });
     return { launches: g.launches, buffers: g.buffers };

@@ -6,7 +6,8 @@
 import type { KernelDescription, KernelRequest, OpKernels } from './kernel.js';
 import {
     KernelError, at, bindingList, channelAxisFor, checkEpilogue, checkLaunch, declareBindings, epilogueBindings, epilogueFn,
-    epilogueKey, expectInputs, expectOutputShape, f, fmtShape, fold1D, numel, u, unknownVariant, type BindingSpec,
+    epilogueKey, expectInputs, expectOutputShape, f, flatWorkgroupId, fmtShape, fold1D, lazyText, mainStart, numel, u,
+    unknownVariant, wgsl, type BindingSpec,
 } from './common.js';
 
 /** layer_norm epsilon (PyTorch's default). */
@@ -18,13 +19,12 @@ export const WG = 64;
 /** WGSL that reduces `part` (a workgroup array of WG f32) to part[0]; all invocations must reach it. */
 export function treeReduce(op: 'sum' | 'max'): string {
     const comb = op === 'sum' ? 'part[lid.x] + part[lid.x + w]' : 'max(part[lid.x], part[lid.x + w])';
-    return [
-        `  workgroupBarrier();`,
-        `  for (var w = ${u(WG / 2)}; w > 0u; w = w >> 1u) {`,
-        `    if (lid.x < w) { part[lid.x] = ${comb}; }`,
-        `    workgroupBarrier();`,
-        `  }`,
-    ].join('\n');
+    return wgsl`
+        workgroupBarrier();
+        for (var w = ${u(WG / 2)}; w > 0u; w = w >> 1u) {
+          if (lid.x < w) { part[lid.x] = ${comb}; }
+          workgroupBarrier();
+        }`;
 }
 
 /** layer_norm(x): normalises the last dim. */
@@ -43,33 +43,33 @@ export function layerNormKernels(req: KernelRequest): OpKernels {
         { role: 'in0', access: 'read' }, { role: 'gamma', access: 'read' }, { role: 'beta', access: 'read' },
         ...epilogueBindings(req.epilogue), { role: 'out', access: 'read_write' },
     ];
-    const code = [
-        declareBindings(specs),
-        epilogueFn(req.epilogue),
-        `var<workgroup> part: array<f32, ${WG}>;`,
-        `@compute @workgroup_size(${WG}, 1, 1)`,
-        `fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {`,
-        `  let row = wid.x + wid.y * ${u(dispatch[0])};`,
-        `  let inRange = row < ${u(rows)};`,
-        `  let base = min(row, ${u(rows - 1)}) * ${u(D)};`,
-        `  var s = 0.0;`,
-        `  for (var j = lid.x; j < ${u(D)}; j = j + ${u(WG)}) { s = s + t_in0[base + j]; }`,
-        `  part[lid.x] = s;`,
-        treeReduce('sum'),
-        `  let mean = part[0] / ${f(D)};`,
-        `  workgroupBarrier();`,
-        `  var q = 0.0;`,
-        `  for (var j = lid.x; j < ${u(D)}; j = j + ${u(WG)}) { let d = t_in0[base + j] - mean; q = q + d * d; }`,
-        `  part[lid.x] = q;`,
-        treeReduce('sum'),
-        `  let rstd = inverseSqrt(part[0] / ${f(D)} + ${f(LAYER_NORM_EPS)});`,
-        `  if (!inRange) { return; }`,
-        `  for (var j = lid.x; j < ${u(D)}; j = j + ${u(WG)}) {`,
-        `    let i = base + j;`,
-        `    t_out[i] = epilogue((t_in0[i] - mean) * rstd * t_gamma[j] + t_beta[j], i, j);`,
-        `  }`,
-        '}',
-    ].join('\n');
+    // One workgroup per row; a workgroup past the last row (folded dispatch) reduces the last
+    // row again and skips the store, so every invocation reaches the barriers.
+    const code = lazyText(() => wgsl`
+        ${declareBindings(specs)}
+        ${epilogueFn(req.epilogue)}
+        var<workgroup> part: array<f32, ${WG}>;
+        ${mainStart([WG, 1, 1])}
+          let row = ${flatWorkgroupId(dispatch)};
+          let inRange = row < ${u(rows)};
+          let base = min(row, ${u(rows - 1)}) * ${u(D)};
+          var s = 0.0;
+          for (var j = lid.x; j < ${u(D)}; j = j + ${u(WG)}) { s = s + t_in0[base + j]; }
+          part[lid.x] = s;
+          ${treeReduce('sum')}
+          let mean = part[0] / ${f(D)};
+          workgroupBarrier();
+          var q = 0.0;
+          for (var j = lid.x; j < ${u(D)}; j = j + ${u(WG)}) { let d = t_in0[base + j] - mean; q = q + d * d; }
+          part[lid.x] = q;
+          ${treeReduce('sum')}
+          let rstd = inverseSqrt(part[0] / ${f(D)} + ${f(LAYER_NORM_EPS)});
+          if (!inRange) { return; }
+          for (var j = lid.x; j < ${u(D)}; j = j + ${u(WG)}) {
+            let i = base + j;
+            t_out[i] = epilogue((t_in0[i] - mean) * rstd * t_gamma[j] + t_beta[j], i, j);
+          }
+        }`);
     const total = numel(x);
     const k: KernelDescription = {
         name: 'layer_norm.workgroup_reduce',
@@ -77,7 +77,7 @@ export function layerNormKernels(req: KernelRequest): OpKernels {
         variant: { variant: 'workgroup_reduce', workgroups: rows },
         workgroupSize: [WG, 1, 1],
         bindings: bindingList(specs),
-        wgsl: () => code,
+        wgsl: code,
         dispatch,
         flops: 8 * total,
         bytes: 4 * (2 * total + 2 * D),

@@ -6,7 +6,8 @@
 import type { KernelDescription, KernelRequest, OpKernels } from './kernel.js';
 import {
     KernelError, at, bindingList, checkEpilogue, checkLaunch, declareBindings, epilogueBindings, epilogueFn, epilogueKey,
-    expectInputs, expectOutputShape, fmtShape, fold1D, tupleAttr, u, unknownVariant, type BindingSpec,
+    expectInputs, expectOutputShape, f, flatWorkgroupId, fmtShape, fold1D, grid1D, lazyText, main1D, mainStart, tupleAttr, u,
+    unknownVariant, wgsl, type BindingSpec,
 } from './common.js';
 // global_avg_pool reduces a plane like layer_norm reduces a row: same width, same tree.
 import { WG as REDUCE_WG, treeReduce } from './norm.js';
@@ -31,47 +32,43 @@ export function poolKernels(req: KernelRequest): OpKernels {
     expectOutputShape(req, [N, C, Ho, Wo]);
     const isMax = op.kind === 'max_pool2d';
     const total = N * C * Ho * Wo;
-    const WG = 64;
-    const groups = Math.ceil(total / WG);
-    const dispatch = fold1D(groups, req.caps, at(op));
+    const grid = grid1D(total, req.caps, at(op));
     const specs: BindingSpec[] = [{ role: 'in0', access: 'read' }, ...epilogueBindings(req.epilogue), { role: 'out', access: 'read_write' }];
-    const code = [
-        declareBindings(specs),
-        epilogueFn(req.epilogue),
-        `@compute @workgroup_size(${WG}, 1, 1)`,
-        `fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {`,
-        `  let i = (wid.x + wid.y * ${u(dispatch[0])}) * ${u(WG)} + lid.x;`,
-        `  if (i >= ${u(total)}) { return; }`,
-        `  let ox = i % ${u(Wo)};`,
-        `  let oy = (i / ${u(Wo)}) % ${u(Ho)};`,
-        `  let plane = i / ${u(Ho * Wo)};`,
-        `  let base = plane * ${u(H * W)};`,
-        `  let y0 = i32(oy * ${u(sh)}) - ${pt};`,
-        `  let x0 = i32(ox * ${u(sw)}) - ${pl};`,
-        isMax ? `  var acc = -3.4028234e38;` : `  var acc = 0.0;`,
-        `  var cnt = 0u;`,
-        `  for (var ky = 0; ky < ${KH}; ky = ky + 1) {`,
-        `    let y = y0 + ky;`,
-        `    if (y < 0 || y >= ${H}) { continue; }`,
-        `    for (var kx = 0; kx < ${KW}; kx = kx + 1) {`,
-        `      let x = x0 + kx;`,
-        `      if (x < 0 || x >= ${W}) { continue; }`,
-        `      let v = t_in0[base + u32(y) * ${u(W)} + u32(x)];`,
-        isMax ? `      acc = max(acc, v);` : `      acc = acc + v;`,
-        `      cnt = cnt + 1u;`,
-        '    }', '  }',
-        isMax ? `  _ = cnt;` : `  acc = acc / f32(max(cnt, 1u));`,
-        `  t_out[i] = epilogue(acc, i, (i / ${u(Ho * Wo)}) % ${u(C)});`,
-        '}',
-    ].join('\n');
+    // avg divides by the taps inside the image (padding excluded).
+    const code = lazyText(() => wgsl`
+        ${declareBindings(specs)}
+        ${epilogueFn(req.epilogue)}
+        ${main1D(grid, 'i', total)}
+          let ox = i % ${u(Wo)};
+          let oy = (i / ${u(Wo)}) % ${u(Ho)};
+          let plane = i / ${u(Ho * Wo)};
+          let base = plane * ${u(H * W)};
+          let y0 = i32(oy * ${u(sh)}) - ${pt};
+          let x0 = i32(ox * ${u(sw)}) - ${pl};
+          ${isMax ? 'var acc = -3.4028234e38;' : 'var acc = 0.0;'}
+          var cnt = 0u;
+          for (var ky = 0; ky < ${KH}; ky = ky + 1) {
+            let y = y0 + ky;
+            if (y < 0 || y >= ${H}) { continue; }
+            for (var kx = 0; kx < ${KW}; kx = kx + 1) {
+              let x = x0 + kx;
+              if (x < 0 || x >= ${W}) { continue; }
+              let v = t_in0[base + u32(y) * ${u(W)} + u32(x)];
+              ${isMax ? 'acc = max(acc, v);' : 'acc = acc + v;'}
+              cnt = cnt + 1u;
+            }
+          }
+          ${isMax ? '_ = cnt;' : 'acc = acc / f32(max(cnt, 1u));'}
+          t_out[i] = epilogue(acc, i, (i / ${u(Ho * Wo)}) % ${u(C)});
+        }`);
     const k: KernelDescription = {
         name: `${op.kind}.direct`,
-        cacheKey: `pool.${isMax ? 'max' : 'avg'}|x=${x.join('x')},k=${KH}x${KW},s=${sh}x${sw},p=${pt},${pl},${pb},${pr}${epilogueKey(req.epilogue)}|d=${dispatch.join('x')}`,
-        variant: { variant: 'direct', workgroups: groups },
-        workgroupSize: [WG, 1, 1],
+        cacheKey: `pool.${isMax ? 'max' : 'avg'}|x=${x.join('x')},k=${KH}x${KW},s=${sh}x${sw},p=${pt},${pl},${pb},${pr}${epilogueKey(req.epilogue)}|d=${grid.dispatch.join('x')}`,
+        variant: { variant: 'direct', workgroups: grid.groups },
+        workgroupSize: [grid.workgroupSize, 1, 1],
         bindings: bindingList(specs),
-        wgsl: () => code,
-        dispatch,
+        wgsl: code,
+        dispatch: grid.dispatch,
         flops: total * KH * KW,
         bytes: 4 * (N * C * H * W + total),
     };
@@ -92,29 +89,28 @@ export function globalAvgPoolKernels(req: KernelRequest): OpKernels {
     const HW = H * W, planes = N * C;
     const dispatch = fold1D(planes, req.caps, at(op));
     const specs: BindingSpec[] = [{ role: 'in0', access: 'read' }, ...epilogueBindings(req.epilogue), { role: 'out', access: 'read_write' }];
-    const code = [
-        declareBindings(specs),
-        epilogueFn(req.epilogue),
-        `var<workgroup> part: array<f32, ${REDUCE_WG}>;`,
-        `@compute @workgroup_size(${REDUCE_WG}, 1, 1)`,
-        `fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {`,
-        `  let plane = wid.x + wid.y * ${u(dispatch[0])};`,
-        `  let inRange = plane < ${u(planes)};`,
-        `  let base = min(plane, ${u(planes - 1)}) * ${u(HW)};`,
-        `  var s = 0.0;`,
-        `  for (var j = lid.x; j < ${u(HW)}; j = j + ${u(REDUCE_WG)}) { s = s + t_in0[base + j]; }`,
-        `  part[lid.x] = s;`,
-        treeReduce('sum'),
-        `  if (lid.x == 0u && inRange) { t_out[plane] = epilogue(part[0] / ${f32(HW)}, plane, plane % ${u(C)}); }`,
-        '}',
-    ].join('\n');
+    // One workgroup per plane (as layer_norm's rows: past the last plane, reduce it again and skip the store).
+    const code = lazyText(() => wgsl`
+        ${declareBindings(specs)}
+        ${epilogueFn(req.epilogue)}
+        var<workgroup> part: array<f32, ${REDUCE_WG}>;
+        ${mainStart([REDUCE_WG, 1, 1])}
+          let plane = ${flatWorkgroupId(dispatch)};
+          let inRange = plane < ${u(planes)};
+          let base = min(plane, ${u(planes - 1)}) * ${u(HW)};
+          var s = 0.0;
+          for (var j = lid.x; j < ${u(HW)}; j = j + ${u(REDUCE_WG)}) { s = s + t_in0[base + j]; }
+          part[lid.x] = s;
+          ${treeReduce('sum')}
+          if (lid.x == 0u && inRange) { t_out[plane] = epilogue(part[0] / ${f(HW)}, plane, plane % ${u(C)}); }
+        }`);
     const k: KernelDescription = {
         name: 'global_avg_pool.workgroup_reduce',
         cacheKey: `pool.global_avg|x=${x.join('x')}${epilogueKey(req.epilogue)}|d=${dispatch.join('x')}`,
         variant: { variant: 'workgroup_reduce', workgroups: planes },
         workgroupSize: [REDUCE_WG, 1, 1],
         bindings: bindingList(specs),
-        wgsl: () => code,
+        wgsl: code,
         dispatch,
         flops: N * C * HW,
         bytes: 4 * (N * C * HW + planes),
@@ -123,6 +119,3 @@ export function globalAvgPoolKernels(req: KernelRequest): OpKernels {
     return { launches: [k], buffers: [] };
 }
 
-function f32(n: number): string {
-    return Number.isInteger(n) ? `${n}.0` : String(n);
-}

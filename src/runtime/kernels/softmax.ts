@@ -8,7 +8,8 @@
 import type { DeviceCaps, Epilogue, KernelDescription, KernelRequest, OpKernels } from './kernel.js';
 import {
     KernelError, at, bindingList, checkEpilogue, checkLaunch, declareBindings, epilogueBindings, epilogueFn, epilogueKey,
-    expectInputs, expectOutputShape, fmtShape, fold1D, ident, numAttr, numel, u, unknownVariant, type BindingSpec,
+    expectInputs, expectOutputShape, flatWorkgroupId, fmtShape, grid1D, ident, lazyText, main1D, mainStart, numAttr, numel, u,
+    unknownVariant, wgsl, type BindingSpec,
 } from './common.js';
 import { treeReduce } from './norm.js';
 
@@ -37,73 +38,69 @@ export function softmaxLaunch(s: SoftmaxConfig): KernelDescription {
     const total = rows * L;
     const specs: BindingSpec[] = [{ role: s.inRole, access: 'read' }, ...epilogueBindings(s.epilogue), { role: s.outRole, access: 'read_write' }];
     const X = ident(s.inRole), O = ident(s.outRole);
-    const lastDim = s.lastDim;
     const WG = 64;
-    const dispatch = s.variant === 'workgroup_reduce' ? fold1D(rows, s.caps, s.where) : fold1D(Math.ceil(rows / WG), s.caps, s.where);
-    const head = [
-        declareBindings(specs),
-        epilogueFn(s.epilogue),
-    ];
-    const rowBase = [
-        `  let ro = row / ${u(inner)};`,
-        `  let ri = row % ${u(inner)};`,
-        `  let base = ro * ${u(L * inner)} + ri;`,
-    ];
-    let body: string[];
-    if (s.variant === 'workgroup_reduce') {
-        body = [
-            `var<workgroup> part: array<f32, ${WG}>;`,
-            `@compute @workgroup_size(${WG}, 1, 1)`,
-            `fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {`,
-            `  let rowRaw = wid.x + wid.y * ${u(dispatch[0])};`,
-            `  let inRange = rowRaw < ${u(rows)};`,
-            `  let row = min(rowRaw, ${u(rows - 1)});`,
-            ...rowBase,
-            `  var m = -3.4028234e38;`,
-            `  for (var j = lid.x; j < ${u(L)}; j = j + ${u(WG)}) { m = max(m, ${X}[base + j * ${u(inner)}]); }`,
-            `  part[lid.x] = m;`,
-            treeReduce('max'),
-            `  let mx = part[0];`,
-            `  workgroupBarrier();`,
-            `  var sum = 0.0;`,
-            `  for (var j = lid.x; j < ${u(L)}; j = j + ${u(WG)}) { sum = sum + exp(${X}[base + j * ${u(inner)}] - mx); }`,
-            `  part[lid.x] = sum;`,
-            treeReduce('sum'),
-            `  let inv = 1.0 / part[0];`,
-            `  if (!inRange) { return; }`,
-            `  for (var j = lid.x; j < ${u(L)}; j = j + ${u(WG)}) {`,
-            `    let i = base + j * ${u(inner)};`,
-            `    ${O}[i] = epilogue(exp(${X}[i] - mx) * inv, i, i % ${u(lastDim)});`,
-            `  }`,
-            '}',
-        ];
-    } else {
-        body = [
-            `@compute @workgroup_size(${WG}, 1, 1)`,
-            `fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {`,
-            `  let row = (wid.x + wid.y * ${u(dispatch[0])}) * ${u(WG)} + lid.x;`,
-            `  if (row >= ${u(rows)}) { return; }`,
-            ...rowBase,
-            `  var m = -3.4028234e38;`,
-            `  for (var j = 0u; j < ${u(L)}; j = j + 1u) { m = max(m, ${X}[base + j * ${u(inner)}]); }`,
-            `  var sum = 0.0;`,
-            `  for (var j = 0u; j < ${u(L)}; j = j + 1u) { sum = sum + exp(${X}[base + j * ${u(inner)}] - m); }`,
-            `  let inv = 1.0 / sum;`,
-            `  for (var j = 0u; j < ${u(L)}; j = j + 1u) {`,
-            `    let i = base + j * ${u(inner)};`,
-            `    ${O}[i] = epilogue(exp(${X}[i] - m) * inv, i, i % ${u(lastDim)});`,
-            `  }`,
-            '}',
-        ];
-    }
-    const code = [...head, ...body].join('\n');
+    const wide = s.variant === 'workgroup_reduce';
+    // workgroup_reduce: a workgroup per row; thread_row: an invocation per row.
+    const grid = grid1D(wide ? rows * WG : rows, s.caps, s.where, WG);
+    const dispatch = grid.dispatch;
+    // Row `row` of the [outer, L, inner] view starts at `base`; its elements are `inner` apart.
+    const rowBase = wgsl`
+        let ro = row / ${u(inner)};
+        let ri = row % ${u(inner)};
+        let base = ro * ${u(L * inner)} + ri;`;
+    const store = (max: string, inv: string) => `${O}[i] = epilogue(exp(${X}[i] - ${max}) * ${inv}, i, i % ${u(s.lastDim)});`;
+    // One workgroup per row: max, then sum of exponentials, reduced in workgroup memory. A
+    // workgroup past the last row (folded dispatch) reduces the last row again and skips the
+    // store, so every invocation reaches the barriers.
+    const workgroupRow = () => wgsl`
+        var<workgroup> part: array<f32, ${WG}>;
+        ${mainStart([WG, 1, 1])}
+          let rowRaw = ${flatWorkgroupId(dispatch)};
+          let inRange = rowRaw < ${u(rows)};
+          let row = min(rowRaw, ${u(rows - 1)});
+          ${rowBase}
+          var m = -3.4028234e38;
+          for (var j = lid.x; j < ${u(L)}; j = j + ${u(WG)}) { m = max(m, ${X}[base + j * ${u(inner)}]); }
+          part[lid.x] = m;
+          ${treeReduce('max')}
+          let mx = part[0];
+          workgroupBarrier();
+          var sum = 0.0;
+          for (var j = lid.x; j < ${u(L)}; j = j + ${u(WG)}) { sum = sum + exp(${X}[base + j * ${u(inner)}] - mx); }
+          part[lid.x] = sum;
+          ${treeReduce('sum')}
+          let inv = 1.0 / part[0];
+          if (!inRange) { return; }
+          for (var j = lid.x; j < ${u(L)}; j = j + ${u(WG)}) {
+            let i = base + j * ${u(inner)};
+            ${store('mx', 'inv')}
+          }
+        }`;
+    // One invocation per row, three passes over it.
+    const threadRow = () => wgsl`
+        ${main1D(grid, 'row', rows)}
+          ${rowBase}
+          var m = -3.4028234e38;
+          for (var j = 0u; j < ${u(L)}; j = j + 1u) { m = max(m, ${X}[base + j * ${u(inner)}]); }
+          var sum = 0.0;
+          for (var j = 0u; j < ${u(L)}; j = j + 1u) { sum = sum + exp(${X}[base + j * ${u(inner)}] - m); }
+          let inv = 1.0 / sum;
+          for (var j = 0u; j < ${u(L)}; j = j + 1u) {
+            let i = base + j * ${u(inner)};
+            ${store('m', 'inv')}
+          }
+        }`;
+    const code = lazyText(() => wgsl`
+        ${declareBindings(specs)}
+        ${epilogueFn(s.epilogue)}
+        ${wide ? workgroupRow() : threadRow()}`);
     const k: KernelDescription = {
         name: s.name,
         cacheKey: `softmax.${s.variant}|outer=${outer},L=${L},inner=${inner},roles=${s.inRole},${s.outRole}${epilogueKey(s.epilogue)}|d=${dispatch.join('x')}`,
         variant: { variant: s.variant, workgroups: dispatch[0] * dispatch[1] },
         workgroupSize: [WG, 1, 1],
         bindings: bindingList(specs),
-        wgsl: () => code,
+        wgsl: code,
         dispatch,
         flops: 5 * total,
         bytes: 8 * total,

@@ -1,6 +1,7 @@
 /**
  * The tuning seam: which kernel variant an op uses on an adapter. The best variant is a
- * property of the adapter (DESIGN.md), so choices are keyed by the adapter's identity
+ * property of the adapter (one matmul's variants span 25× on the software adapter, in an order a
+ * GPU with fast workgroup memory need not share: BENCHMARKS.md, "Kernels"), so choices are keyed by the adapter's identity
  * (vendor/architecture/device/driver description) and the op's signature (kind, shapes,
  * epilogue). Calibration (`tenancy calibrate`) fills a cache; without an entry the kernel
  * generator's default variant is used. Pure.

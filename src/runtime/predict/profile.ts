@@ -188,8 +188,8 @@ function point(flops: number, bytes: number, ms: number, shape: string, workgrou
 /**
  * The default profile used when no calibration exists (`uncalibrated: true`, hovers say so).
  * Its numbers are deliberately round figures of the order measured on the reference software
- * adapter (Mesa lavapipe on two cores: register-blocked matmul ≈ 8 GFLOP/s, workgroup-memory
- * tiled ≈ 0.5 GFLOP/s — DESIGN.md), so an uncalibrated prediction is within a small factor on
+ * adapter (Mesa lavapipe on two cores: register-blocked vec4 matmul ≈ 7–11 GFLOP/s, workgroup-memory
+ * tiled ≈ 0.7 — BENCHMARKS.md, "Kernels"), so an uncalibrated prediction is within a small factor on
  * that class of machine and merely an order of magnitude anywhere else.
  */
 export function defaultProfile(): DeviceProfile {

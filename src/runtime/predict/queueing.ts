@@ -22,7 +22,7 @@
  *   delay station, R(n) = S·(1 + Q(n − 1)), X(n) = n / (R(n) + Z), Q(n) = X(n)·R(n).
  */
 
-/** The percentiles LANGUAGE.md's `slo` accepts, as quantiles. */
+/** The percentiles `slo` accepts (docs/language.md#slos), as quantiles. */
 export const PERCENTILE_Q = { mean: NaN, p50: 0.5, p90: 0.9, p95: 0.95, p99: 0.99, p999: 0.999 } as const;
 export type Percentile = keyof typeof PERCENTILE_Q;
 export const PERCENTILES: readonly Percentile[] = ['mean', 'p50', 'p90', 'p95', 'p99', 'p999'];
@@ -172,8 +172,22 @@ export function openLoopLatency(serviceMs: number, cv: number, ratePerSecond: nu
     return { figures, utilisation: rho, meanWaitMs: w };
 }
 
-/** Mean-value analysis of N closed-loop clients with think time Z on one server of mean service S. */
+/** Clients past which MVA's recursion (one step per client) gives way to Schweitzer's approximation (closed form). */
+const exactMvaClients = 10_000;
+
+/**
+ * Mean-value analysis of N closed-loop clients with think time Z on one server of mean service S.
+ * Exact up to exactMvaClients; beyond, Schweitzer's approximation Q(N−1) ≈ Q(N)·(N−1)/N, which for
+ * one server solves in closed form (R² + (Z − S·N)·R − S·Z = 0), so a client count of 10⁹ costs
+ * what 10 does.
+ */
 export function closedLoopMva(clients: number, serviceMs: number, thinkMs: number): { responseMs: number; throughputPerMs: number; utilisation: number; queueLength: number } {
+    if (clients > exactMvaClients) {
+        const b = serviceMs * clients - thinkMs;
+        const r = (b + Math.sqrt(b * b + 4 * serviceMs * thinkMs)) / 2;
+        const x = clients / (r + thinkMs);
+        return { responseMs: r, throughputPerMs: x, utilisation: Math.min(1, x * serviceMs), queueLength: x * r };
+    }
     let q = 0, r = serviceMs, x = 0;
     for (let n = 1; n <= clients; n++) {
         r = serviceMs * (1 + q);

@@ -132,25 +132,35 @@ export function phaseStats(roundsOf: readonly (TenantPhaseData | undefined)[], r
     };
 }
 
-/** Rounds where both phases measured the tenant, as paired sample lists. */
-function pairedRounds(t: TenantRunData, samples: (d: TenantPhaseData) => number[]): { solo: number[][]; corun: number[][] } {
-    const solo: number[][] = [], corun: number[][] = [];
-    for (let r = 0; r < Math.min(t.solo.length, t.corun.length); r++) {
-        const s = t.solo[r], c = t.corun[r];
-        if (!s || !c) continue;
-        solo.push(samples(s));
-        corun.push(samples(c));
+/** Rounds where both sides measured something, as paired sample lists. */
+function pairedRounds(a: readonly (TenantPhaseData | undefined)[], b: readonly (TenantPhaseData | undefined)[], samples: (d: TenantPhaseData) => number[]): { a: number[][]; b: number[][] } {
+    const pairedA: number[][] = [], pairedB: number[][] = [];
+    for (let r = 0; r < Math.min(a.length, b.length); r++) {
+        const x = a[r], y = b[r];
+        if (!x || !y) continue;
+        pairedA.push(samples(x));
+        pairedB.push(samples(y));
     }
-    return { solo, corun };
+    return { a: pairedA, b: pairedB };
 }
 
-/** A co-run / solo ratio of a statistic with its interval, or null when a phase is missing or (percentiles) the requests cannot bound it. */
-function slowdownOf(t: TenantRunData, statistic: IrPercentile, random: Random, iterations = ITERATIONS, samples = (d: TenantPhaseData) => d.latenciesMs): Ratio | null {
-    const { solo, corun } = pairedRounds(t, samples);
+/**
+ * b / a of a statistic over the rounds both measured, with its interval (two-stage bootstrap),
+ * or null when a side is missing or (percentiles) the requests cannot bound it. A slowdown is
+ * co-run / solo; a schedule's gain is the baseline's co-run / its own.
+ */
+export function pairedRatio(a: readonly (TenantPhaseData | undefined)[], b: readonly (TenantPhaseData | undefined)[], statistic: IrPercentile, random: Random,
+    iterations = ITERATIONS, samples = (d: TenantPhaseData) => d.latenciesMs): Ratio | null {
+    const paired = pairedRounds(a, b, samples);
     const needs = statistic === 'mean' ? 2 : requiredSamples(statistic);
-    if (concat(solo).length < needs || concat(corun).length < needs) return null;
-    const interval = ratioInterval(solo, corun, statistic, { random, iterations });
+    if (concat(paired.a).length < needs || concat(paired.b).length < needs) return null;
+    const interval = ratioInterval(paired.a, paired.b, statistic, { random, iterations });
     return interval ? { ...interval, verdict: ratioVerdict(interval) } : null;
+}
+
+/** A co-run / solo ratio of a statistic with its interval (pairedRatio). */
+function slowdownOf(t: TenantRunData, statistic: IrPercentile, random: Random, iterations = ITERATIONS, samples = (d: TenantPhaseData) => d.latenciesMs): Ratio | null {
+    return pairedRatio(t.solo, t.corun, statistic, random, iterations, samples);
 }
 
 /** Mean and median of one op's per-request times over a phase's rounds (null when it measured none). */
@@ -194,8 +204,11 @@ export function buildResults(run: RunData): Results {
     const tenants: TenantResult[] = run.tenants.map((t, ti) => {
         const solo = phaseStats(t.solo, random.fork(`${t.tenant.name}/solo`));
         const corun = phaseStats(t.corun, random.fork(`${t.tenant.name}/corun`));
-        const judged = corun ?? solo;
-        const judgedLatencies = concat(present(corun ? t.corun : t.solo).map(r => r.latenciesMs));
+        // SLOs are judged on the co-run when one ran, even if the tenant completed nothing in it
+        // (starved: too few requests, never the solo figures); on the solo phase otherwise.
+        const coran = present(t.corun).length > 0;
+        const judged = coran ? corun : solo;
+        const judgedLatencies = concat(present(coran ? t.corun : t.solo).map(r => r.latenciesMs));
         const ops: OpResult[] = t.ops.map((op, i) => {
             const s = opTimes(t.solo, i), c = opTimes(t.corun, i);
             return {

@@ -1,12 +1,15 @@
 /**
- * The "interference table" printed by `tenancy run`: per tenant, requests, co-run p50 and p99
- * with their bounds (or how many requests a percentile still needs), slowdowns with their 95 %
- * intervals, SLO verdicts; then what the rounds did, the host's noise, where the time went, who
- * slowed whom, and whether the figures are valid. Pure.
+ * The tables the measuring commands print. `tenancy run`'s interference table: per tenant,
+ * requests, co-run p50 and p99 with their bounds (or how many requests a percentile still
+ * needs), slowdowns with their 95 % intervals, SLO verdicts; then what the rounds did, the
+ * host's noise, where the time went, who slowed whom, and whether the figures are valid.
+ * `tenancy compare`'s: the same per schedule, with each schedule's gain over the baseline beside
+ * the predicted one. `tenancy capacity`'s: each schedule's measured capacity and its probes. Pure.
  */
-import { formatNeeds, formatRange, formatSlowdown, sloMark } from '../../protocol/figures.js';
+import { formatGain, formatNeeds, formatPredictedMeasured, formatRange, formatSlowdown, sloMark } from '../../protocol/figures.js';
 import { formatMs, formatPercent, formatRatio, msValue, plural } from '../../protocol/units.js';
-import type { PhaseStats, Results, TenantResult } from './schema.js';
+import type { Capacity, CapacityReport, Comparison } from './compare.js';
+import type { PhaseStats, Results, SloResult, TenantResult } from './schema.js';
 import { requiredSamples } from './statistics.js';
 
 /** Renders rows as an aligned text table (first column left-aligned, the rest right-aligned). */
@@ -30,7 +33,7 @@ function slowdownCell(t: TenantResult, s: 'p50' | 'p99'): string {
     return s === 'p99' ? `n/a: needs ${requiredSamples('p99')} requests a phase` : '—';
 }
 
-function sloCell(t: TenantResult): string {
+function sloCell(t: { slos: readonly SloResult[] }): string {
     if (t.slos.length === 0) return '—';
     return t.slos.map(s => {
         const target = `${s.percentile}≤${msValue(s.targetMs)}`;
@@ -79,4 +82,66 @@ export function interferenceTable(results: Results): string {
     if (results.status !== 'complete') lines.push(`status: ${results.status}${results.reason ? ` — ${results.reason}` : ''}`);
     lines.push(results.valid ? 'valid: every SLO verdict is bounded' : `not valid: ${results.invalidReasons.join('; ')}`);
     return lines.join('\n');
+}
+
+/** `tenancy compare`'s table: per schedule and tenant the co-run figures with bounds, SLO verdicts and the gain over the baseline. */
+export function comparisonTable(c: Comparison): string {
+    const header = ['schedule', 'tenant', 'requests', 'p50', 'p99', 'SLO', `vs ${c.baseline}`];
+    const rows = [header];
+    for (const s of c.schedules) {
+        s.tenants.forEach((t, i) => {
+            const cell = (p: 'p50' | 'p99') => {
+                if (!t.latencyMs || !t.boundsMs) return '—';
+                const b = t.boundsMs[p];
+                return b && b.high !== null ? `${msValue(t.latencyMs[p])} (${formatRange(b.low, b.high)})` : formatNeeds(requiredSamples(p), t.requests);
+            };
+            rows.push([
+                i === 0 ? `${s.name}${s.baseline ? ' (baseline)' : ''}` : '', t.name, String(t.requests), cell('p50'), cell('p99'), sloCell(t),
+                s.baseline ? '—' : t.gain ? `${t.gainStatistic} ${formatGain(t.gain)}` : `${t.gainStatistic} —`,
+            ]);
+        });
+    }
+    const m = c.measurement;
+    const lines = [
+        `workload ${c.workload} — ${plural(c.schedules.length, 'schedule')} measured in turn, ${plural(m.rounds, 'round')}${m.roundMs !== null ? ` of ${formatMs(m.roundMs)} per phase` : ''}, seed ${c.config.seed}` + (c.adapter ? ` — ${c.adapter.vendor} ${c.adapter.device}`.trimEnd() : ''),
+        alignTable(rows),
+        `latencies in ms with 95 % confidence bounds; a gain is ${c.baseline}'s latency / the schedule's (above 1: better) with its 95 % interval`,
+    ];
+    for (const s of c.schedules) {
+        if (!s.gain) continue;
+        const what = s.gain.metric === 'capacity' ? 'capacity' : `${s.gain.tenant}'s ${s.gain.statistic}`;
+        lines.push(`${s.name}: ${what} ${formatPredictedMeasured(s.gain.predicted, s.gain.measured)}`);
+    }
+    const capacities = c.schedules.filter(s => s.capacity);
+    if (capacities.length) lines.push('', capacityRows(capacities.map(s => ({ name: s.name, capacity: s.capacity!, predictedThroughput: s.predicted.qosThroughput }))));
+    lines.push(c.best ? `best: ${c.bestWhy}` : `best: ${c.baseline} stays — ${c.bestWhy}`);
+    if (m.note) lines.push(`rounds: ${m.note}`);
+    if (c.host.warning) lines.push(`warning: ${c.host.warning}`);
+    if (c.status !== 'complete') lines.push(`status: ${c.status}${c.reason ? ` — ${c.reason}` : ''}`);
+    lines.push(c.valid ? 'valid: every SLO verdict is bounded' : `not valid: ${c.invalidReasons.join('; ')}`);
+    return lines.join('\n');
+}
+
+/** `tenancy capacity`'s table: per schedule the measured capacity (the load bracket and the throughput) beside the predicted, then the probes. */
+export function capacityTable(r: CapacityReport): string {
+    const searched = r.schedules.filter(s => s.capacity);
+    const lines = [
+        `workload ${r.workload} — capacity: the highest load (× every tenant's traffic) at which every SLO was met` + (r.adapter ? ` — ${r.adapter.vendor} ${r.adapter.device}`.trimEnd() : ''),
+        searched.length ? capacityRows(searched.map(s => ({ name: s.name, capacity: s.capacity!, predictedThroughput: s.predicted.qosThroughput }))) : 'no schedule was searched',
+    ];
+    for (const s of searched) {
+        lines.push(`${s.name} probes: ${s.capacity!.probes.map(p => `${p.load.toFixed(2)}× ${p.verdict === 'met' ? '✓' : p.verdict === 'violated' ? '✗' : '~'}${p.reason ? ` (${p.reason})` : ''}`).join(', ')}`);
+        if (s.why) lines.push(`${s.name}: ${s.why}`);
+    }
+    if (r.status !== 'complete') lines.push(`status: ${r.status}${r.reason ? ` — ${r.reason}` : ''}`);
+    return lines.join('\n');
+}
+
+function capacityRows(list: readonly { name: string; capacity: Capacity; predictedThroughput: number }[]): string {
+    const rows = [['schedule', 'capacity (load)', 'QoS throughput', 'predicted', 'probes']];
+    for (const { name, capacity: c, predictedThroughput } of list) {
+        const load = c.load === 0 ? `< ${(c.failedLoad ?? 0).toFixed(2)}× (no load met)` : `${c.load.toFixed(2)}×${c.failedLoad !== null ? ` (< ${c.failedLoad.toFixed(2)}×)` : ' (none failed)'}`;
+        rows.push([name, load, `${c.throughputPerSecond.toFixed(1)}/s`, `${predictedThroughput.toFixed(1)}/s at ${c.predictedLoad.toFixed(2)}×`, `${c.probes.length}${c.budgetReached ? ' (budget reached)' : ''}`]);
+    }
+    return alignTable(rows);
 }

@@ -52,12 +52,13 @@ export function sourcePathOf(uri: string): string | undefined {
  * Results paths for a workload of a source file; `resultsDir` overrides `<workspace>/.tenancy/results`.
  * A run of some of the workload's tenants (`tenants`, e.g. ▶ Run solo) has files of its own,
  * `<stem>.<workload>.solo-<tenant>.json` or `….tenants-<a>+<b>.json`, so it never replaces the
- * workload's co-run results the editor shows.
+ * workload's co-run results the editor shows. `kind` 'compare': `tenancy compare`'s file,
+ * `<stem>.<workload>.compare.json` (report/compare.ts).
  */
-export function resultsPathsFor(sourceFile: string, workload: string, resultsDir?: string, tenants?: readonly string[]): ResultsPaths {
+export function resultsPathsFor(sourceFile: string, workload: string, resultsDir?: string, tenants?: readonly string[], kind?: 'compare'): ResultsPaths {
     const dir = resolve(resultsDir ?? join(workspaceFolderOf(sourceFile), '.tenancy', 'results'));
     const part = !tenants || tenants.length === 0 ? '' : tenants.length === 1 ? `.solo-${tenants[0]}` : `.tenants-${tenants.join('+')}`;
-    const name = `${basename(sourceFile, extname(sourceFile))}.${workload}${part}`;
+    const name = `${basename(sourceFile, extname(sourceFile))}.${workload}${part}${kind ? `.${kind}` : ''}`;
     const historyDir = join(dir, 'history');
     return {
         latest: join(dir, `${name}.json`),

@@ -1,5 +1,5 @@
 /**
- * Arrival processes of LANGUAGE.md (poisson, closed, periodic) as deterministic functions of a
+ * Arrival processes of docs/language.md#arrivals (poisson, closed, periodic) as deterministic functions of a
  * seeded random stream. Times are milliseconds from the start of a phase. A phase is a warm-up
  * window [0, warmupMs) whose requests are not measured, then either a measured window of
  * `durationMs` or (request-count mode) `requests` measured arrivals.

@@ -1,5 +1,5 @@
 /**
- * `schedule layer_block(size: N | auto)` — VELTAIR-style layer-block scheduling (DESIGN.md).
+ * `schedule layer_block(size: N | auto)` — VELTAIR-style layer-block scheduling (docs/language.md#schedules).
  *
  * What a "layer" is: one op of the tenant's plan as the executor runs it — after fusion, so a
  * convolution with its folded batch norm and fused activation/residual is one layer — that

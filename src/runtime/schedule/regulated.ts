@@ -1,6 +1,6 @@
 /**
  * `schedule regulated(split: N | auto, sync: auto | none)` — GACER-style concurrency regulation
- * (DESIGN.md), with the knobs WebGPU has:
+ * (docs/language.md#schedules), with the knobs WebGPU has:
  *
  * - Spatial: each tenant's request is cut into `split` chunks of about equal predicted GPU time,
  *   each a submission of its own. WebGPU cannot preempt a dispatch nor confine one to part of the

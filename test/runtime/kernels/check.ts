@@ -27,7 +27,6 @@ export function randomArray(n: number, seed: number, scale = 1): Float32Array {
     return a;
 }
 
-
 /** ‖gpu − ref‖ / max(‖ref‖, tiny). */
 export function relErr(got: ArrayLike<number>, want: ArrayLike<number>): number {
     let num = 0, den = 0;

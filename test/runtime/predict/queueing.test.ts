@@ -78,6 +78,22 @@ describe('closed loop (MVA)', () => {
     it('long think times approach the service time', () => {
         expect(closedLoopMva(4, 5, 1e6).responseMs).toBeCloseTo(5, 3);
     });
+    it('a client count of 10^12 costs no more than a small one (closed form past 10,000 clients, continuous with the exact recursion)', () => {
+        // The exact recursion, as a reference.
+        const exact = (n: number, s: number, z: number) => {
+            let q = 0, r = s, x = 0;
+            for (let k = 1; k <= n; k++) { r = s * (1 + q); x = k / (r + z); q = x * r; }
+            return r;
+        };
+        for (const [s, z] of [[5, 0], [2, 50_000], [0.01, 1e6]]) {
+            const approx = closedLoopMva(10_001, s, z).responseMs;
+            expect(Math.abs(approx - exact(10_001, s, z)) / exact(10_001, s, z)).toBeLessThan(1e-3);
+        }
+        const huge = closedLoopMva(1e12, 5, 100);
+        expect(huge.responseMs).toBeCloseTo(1e12 * 5 - 100, -3);
+        expect(huge.utilisation).toBeCloseTo(1, 9);
+        expect(Number.isFinite(huge.queueLength)).toBe(true);
+    });
     it('one client: every percentile is a service percentile', () => {
         const f = closedLoopLatency(1, 0, 10, 0).figures;
         for (const p of PERCENTILES) expect(f[p]).toBeCloseTo(10, 9);

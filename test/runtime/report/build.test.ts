@@ -106,6 +106,13 @@ describe('tenant figures over rounds', () => {
         expect(p999.invalidReasons[0]).toMatch(/its p999 SLO needs 2995 requests, it has 400 \(the highest percentile they bound is p99\)/);
     });
 
+    it('judge a tenant starved in the co-run on the co-run (nothing completed: invalid), never on its solo figures', () => {
+        const starved = buildResults(run([{ tenant: withSlos([{ percentile: 'p50', ms: 1000 }]), ops, memoryBytes: 0, solo: exponentialRounds(2, 100, 10, 's'), corun: [round([]), round([])] }], 2)).tenants[0];
+        expect(starved.corun).toBeNull();
+        expect(starved.slos[0]).toMatchObject({ verdict: 'invalid', measuredMs: null, requestsNeeded: 5 });
+        expect(starved.invalidReasons[0]).toBe('a: its p50 SLO needs 5 requests, it has 0');
+    });
+
     it('are invalid below min_requests, and the document says so', () => {
         const results = buildResults(run([{ tenant, ops, memoryBytes: 0, solo: exponentialRounds(2, 10, 10, 's'), corun: exponentialRounds(2, 10, 10, 'c') }], 2, 50));
         expect(results.valid).toBe(false);

@@ -1,6 +1,7 @@
 /**
  * The `tenancy run` command end to end in a child process: progress JSON lines, results files,
- * exit codes, SIGTERM → cancelled results and exit 130. The CLI is bundled from source here.
+ * exit codes, SIGTERM → cancelled results and exit 130; `tenancy compare` and `capacity`'s
+ * refusals and comparison file. The CLI is bundled from source here.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
@@ -10,6 +11,7 @@ import { bundleCli } from '../../fixtures/bundle-cli.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { isProgressEvent, type ProgressEvent } from '../../../src/protocol/progress.js';
 import { parseResults } from '../../../src/runtime/report/schema.js';
+import { comparisonSchema } from '../../../src/runtime/report/compare.js';
 import { hasAdapter } from '../execute/gpu-helper.js';
 
 const root = join(import.meta.dirname, '../../..');
@@ -164,5 +166,35 @@ describe.skipIf(!gpu)('tenancy run on the software adapter (CLI)', () => {
         expect(results.status).toBe('cancelled');
         expect(results.tenants[0].solo!.requests).toBeGreaterThan(0);
         expect(signalledAt).toBeGreaterThan(0);
+    });
+});
+
+describe('tenancy compare and capacity (CLI)', () => {
+    it('refuse a schedule they cannot read or run, and a one-tenant workload, before measuring', async () => {
+        const bad = await runCli(['compare', '--ir', fixture, '--schedules', 'layer_blocks']);
+        expect(bad.code).toBe(64);
+        expect(bad.stderr).toContain("tenancy compare: --schedules: schedule 'layer_blocks': unknown schedule 'layer_blocks'");
+        const refused = await runCli(['compare', '--ir', fixture, '--schedules', 'co_tuned(variants: 2)', '--progress', 'jsonl']);
+        expect(refused.code).toBe(1);
+        expect(refused.events.at(-1)).toMatchObject({ type: 'error', exitCode: 1 });
+        const one = await runCli(['compare', '--ir', fixture, '--tenant', 'small']);
+        expect(one.code).toBe(64);
+        expect(one.stderr).toContain('one tenant is selected: schedules differ only when tenants share the GPU');
+        expect((await runCli(['capacity', '--ir', fixture, '--capacity-budget', 'long'])).code).toBe(64);
+    });
+});
+
+describe.skipIf(!gpu)('tenancy compare on the software adapter (CLI)', () => {
+    it('writes the comparison file and its history, prints the table with gains, exit 0', async () => {
+        const dir = join(work, 'results-compare');
+        const r = await runCli(['compare', '--ir', fixture, '--schedules', 'sequential', '--duration', '400ms', '--warmup', '50ms', '--rounds', '2', '--results-dir', dir]);
+        expect(r.code, r.stderr).toBe(0);
+        expect(r.stdout).toMatch(/^concurrent \(baseline\)\s+small/m);
+        expect(r.stdout).toMatch(/^sequential\s+small/m);
+        const file = join(dir, 'two-mlps.two_mlps.compare.json');
+        expect(r.stderr).toContain(`comparison: ${file}`);
+        const comparison = comparisonSchema.parse(JSON.parse(readFileSync(file, 'utf8')));
+        expect(comparison.schedules.map(s => s.name)).toEqual(['concurrent', 'sequential']);
+        expect(readdirSync(join(dir, 'history'))).toHaveLength(1);
     });
 });

@@ -1,0 +1,239 @@
+/**
+ * Schedules measured against each other, and capacities (`tenancy compare`, `tenancy capacity`).
+ *
+ * A comparison is one session (./session.ts): the tenants compiled once, every round running
+ * each tenant alone and then the co-run under every schedule in turn, with the same arrivals and
+ * seed, the order reversed on odd rounds, so that drift of the host hits every schedule alike.
+ * A capacity is the highest load (× every tenant's traffic) at which every SLO is met, found by
+ * bisection from the load the simulation predicts, each probe a short measurement of the same
+ * compiled session (co-runs only) with its share of the budget.
+ */
+import type { IrSchedule, WorkloadIR } from '../ir/types.js';
+import { policyFor, RUNNABLE_SCHEDULES, scheduleName, ScheduleNotImplementedError } from '../schedule/policy.js';
+import { CANDIDATE_SCHEDULES, compareSchedules, resolveSchedule, type ResolvedSchedule, type ScheduleEvaluation } from '../predict/schedules.js';
+import { defaultProfile } from '../predict/profile.js';
+import { buildComparison, gainStatisticOf, CAPACITY_SCHEMA_VERSION, type Capacity, type CapacityReport, type Comparison, type ScheduleRunData } from '../report/compare.js';
+import type { Results } from '../report/schema.js';
+import type { RunEvent } from './events.js';
+import { hostCores } from './host.js';
+import { irHash, selectTenants, sessionResults, type ResultsContext, type RunWorkloadOptions } from './run.js';
+import { RunSession, type MeasuredRounds } from './session.js';
+import packageJson from '../../../package.json' with { type: 'json' };
+
+export interface CompareOptions extends RunWorkloadOptions {
+    /**
+     * compareWorkload: the schedules to measure beside the workload's own (the baseline; default:
+     * the candidates `auto` chooses among). capacityWorkload: the schedules to search (default: the workload's own).
+     */
+    schedules?: readonly IrSchedule[];
+    /** Also search each schedule's capacity, within this budget per schedule. */
+    capacity?: { budgetMs?: number };
+}
+
+/** A schedule as compared: as asked, as it runs, and what the simulation said of it. */
+interface Candidate {
+    asked: IrSchedule;
+    resolved: ResolvedSchedule;
+    predicted: ScheduleEvaluation;
+}
+
+/** The budget of one schedule's capacity search when none is given, ms. */
+export const DEFAULT_CAPACITY_BUDGET_MS = 60_000;
+/** Most probes of one capacity search, and the bracket (failed / met load) narrow enough to stop. */
+const MAX_PROBES = 7, NARROW = 1.15;
+/** Loads a search never leaves (× the declared traffic). */
+const MIN_LOAD = 1 / 64, MAX_LOAD = 64;
+
+/**
+ * The schedules to measure, each resolved on the profile (`auto` and searched arguments) and
+ * kept once by what runs, in the order given. A schedule the runtime does not run is refused
+ * (ScheduleNotImplementedError) before anything is measured.
+ */
+function candidatesOf(ir: WorkloadIR, options: CompareOptions, asked: readonly IrSchedule[]): Candidate[] {
+    const profile = options.profile ?? defaultProfile();
+    for (const s of asked) if (!RUNNABLE_SCHEDULES.includes(s.policy)) throw new ScheduleNotImplementedError(s.policy);
+    const seen = new Set<string>();
+    const kept: { asked: IrSchedule; resolved: ResolvedSchedule }[] = [];
+    for (const s of asked) {
+        const resolved = resolveSchedule({ ...ir, schedule: s }, profile);
+        if (seen.has(resolved.name)) continue;
+        seen.add(resolved.name);
+        kept.push({ asked: s, resolved });
+    }
+    const predicted = compareSchedules(ir, profile, kept.map(k => k.resolved.schedule));
+    return kept.map((k, i) => ({ ...k, predicted: predicted[i] }));
+}
+
+/** Maps the session's per-measurement progress into stages of one overall fraction (monotonic). */
+class StagedProgress {
+    private from = 0;
+    private to = 1;
+    private last = 0;
+    constructor(private readonly emit: (event: RunEvent) => void) {}
+
+    /** The next measurements report within [from, to] of the whole. */
+    stage(from: number, to: number): void {
+        this.from = from;
+        this.to = to;
+    }
+
+    readonly onEvent = (event: RunEvent): void => {
+        if (event.type !== 'progress') return this.emit(event);
+        this.last = Math.min(1, Math.max(this.last, this.from + (this.to - this.from) * event.fraction));
+        this.emit({ ...event, fraction: Number(this.last.toFixed(4)) });
+    };
+}
+
+/** Measures the workload under every schedule in one session and returns the comparison (report/compare.ts). */
+export async function compareWorkload(options: CompareOptions): Promise<Comparison> {
+    const { ir } = options;
+    const profile = options.profile ?? defaultProfile();
+    // The workload's own schedule first: the baseline.
+    const candidates = candidatesOf(ir, options, [ir.schedule, ...(options.schedules ?? CANDIDATE_SCHEDULES)]);
+    const progress = new StagedProgress(event => options.onEvent?.(event));
+    const versions = options.versions ?? candidates.some(c => c.resolved.schedule.policy === 'layer_block');
+    const session = new RunSession({ ...options, profile, versions, onEvent: progress.onEvent }, candidates.map(c => policyFor(c.resolved.schedule, c.resolved.settings)), selectTenants(ir, options.tenants));
+    const startedAt = new Date();
+    const capacities: (Capacity | null)[] = candidates.map(() => null);
+    let measured: MeasuredRounds | undefined;
+    const context = (c: Candidate): ResultsContext => ({ ...options, policy: c.resolved.name, ...(c.resolved.why ? { scheduleWhy: c.resolved.why } : {}) });
+    try {
+        await session.openDevices();
+        await session.plan();
+        await session.compile();
+        const share = options.capacity ? 0.5 : 1;
+        progress.stage(0, share);
+        measured = await session.measure();
+        if (options.capacity && session.status === 'complete') {
+            for (let s = 0; s < candidates.length && session.status === 'complete'; s++) {
+                progress.stage(share + (1 - share) * s / candidates.length, share + (1 - share) * (s + 1) / candidates.length);
+                capacities[s] = await searchCapacity(session, s, candidates[s].predicted.capacityLoad, options.capacity.budgetMs ?? DEFAULT_CAPACITY_BUDGET_MS, context(candidates[s]));
+            }
+        }
+    } catch (error) {
+        session.stoppedBy(error);
+    } finally {
+        await session.close();
+    }
+    const outcome = session.outcome();
+    const main = measured ?? outcome.measured;
+    const schedules: ScheduleRunData[] = candidates.map((c, s) => ({
+        name: c.resolved.name, asked: scheduleName(c.asked), ...(c.resolved.why ? { why: c.resolved.why } : {}), baseline: s === 0,
+        predicted: predictedOf(c.predicted, session),
+        results: sessionResults(session, main, session.endingOf(main, s), s, context(c)),
+        corun: main.corun[s]?.tenants ?? [],
+        capacity: capacities[s],
+    }));
+    return buildComparison({ tenants: session.tenants, seed: ir.benchmark.seed, schedules, startedAt, finishedAt: new Date() });
+}
+
+function predictedOf(e: ScheduleEvaluation, session: RunSession): ScheduleRunData['predicted'] {
+    return {
+        sloMet: e.sloMet, qosThroughput: e.qosThroughput, capacityLoad: e.capacityLoad,
+        tenants: session.tenants.map(t => {
+            const f = e.tenants.find(x => x.name === t.name);
+            const statistic = gainStatisticOf(t);
+            const ms = f ? (f.slos.find(s => s.percentile === statistic)?.predictedMs ?? f.p99Ms) : NaN;
+            return { name: t.name, p50Ms: f?.p50Ms ?? NaN, p99Ms: f?.p99Ms ?? NaN, statisticMs: ms };
+        }),
+    };
+}
+
+/**
+ * Bisection of the load for schedule `s` of the session: start at the predicted capacity; a met
+ * probe raises the floor (doubling until one fails), any other lowers the ceiling (halving until
+ * one is met); then the geometric middle until the bracket is within NARROW, MAX_PROBES were
+ * taken, or the budget is spent. An inconclusive probe counts as not met: the capacity is one
+ * the measurements show.
+ */
+export async function searchCapacity(session: RunSession, s: number, predictedLoad: number, budgetMs: number, context: ResultsContext): Promise<Capacity> {
+    const started = performance.now();
+    const probes: Capacity['probes'] = [];
+    let low = 0, high: number | null = null, throughputAtLow = 0, budgetReached = false;
+    let load = clampLoad(predictedLoad > 0 ? predictedLoad : 1);
+    for (let n = 0; n < MAX_PROBES; n++) {
+        const left = budgetMs - (performance.now() - started);
+        if (n > 0 && left <= 0) { budgetReached = true; break; }
+        // One tenant has no co-run: its capacity is measured alone.
+        const m = await session.measure({ load, solo: session.tenants.length === 1, schedules: [s], budgetMs: Math.max(1, left / (MAX_PROBES - n)) });
+        const ending = session.endingOf(m, s);
+        if (ending.status === 'failed' || ending.status === 'cancelled') break;
+        const probe = probeOf(sessionResults(session, m, ending, s, context), load, m.elapsedMs);
+        probes.push(probe);
+        if (probe.verdict === 'met') {
+            low = load;
+            throughputAtLow = probe.throughputPerSecond;
+        } else {
+            high = Math.min(high ?? Infinity, load);
+        }
+        if (high !== null && low > 0 && high / low <= NARROW) break;
+        const next = high === null ? load * 2 : low === 0 ? load / 2 : Math.sqrt(low * high);
+        if (next < MIN_LOAD || next > MAX_LOAD) break;
+        load = next;
+    }
+    return { load: low, failedLoad: high, throughputPerSecond: throughputAtLow, predictedLoad, probes, budgetReached };
+}
+
+const clampLoad = (load: number) => Math.min(MAX_LOAD, Math.max(MIN_LOAD, load));
+
+/** A probe's verdict from its results: every SLO met, or what kept it from being met. */
+function probeOf(results: Results, load: number, elapsedMs: number): Capacity['probes'][number] {
+    const judged = results.tenants.map(t => t.corun ?? t.solo);
+    const throughput = judged.reduce((a, p) => a + (p?.throughputPerSecond ?? 0), 0);
+    const requests = judged.reduce((a, p) => a + (p?.requests ?? 0), 0);
+    const base = { load, throughputPerSecond: throughput, requests, elapsedMs };
+    if (results.status === 'partial') return { ...base, verdict: 'violated', reason: results.reason ?? 'overloaded' };
+    const slos = results.tenants.flatMap(t => t.slos.map(slo => ({ tenant: t.name, slo })));
+    const violated = slos.find(x => x.slo.verdict === 'violated');
+    if (violated) return { ...base, verdict: 'violated', reason: `${violated.tenant} ${violated.slo.percentile} ${violated.slo.measuredMs?.toFixed(1)} ms > ${violated.slo.targetMs} ms` };
+    const open = slos.find(x => x.slo.verdict !== 'met');
+    if (open) return { ...base, verdict: 'inconclusive', reason: `${open.tenant} ${open.slo.percentile} is ${open.slo.verdict}${open.slo.requestsNeeded ? ` (needs ${open.slo.requestsNeeded} requests)` : ''}` };
+    return { ...base, verdict: 'met' };
+}
+
+/** Each schedule's capacity (`tenancy capacity`): co-runs only, one search per schedule in one session. */
+export async function capacityWorkload(options: CompareOptions): Promise<CapacityReport> {
+    const { ir } = options;
+    if (!ir.tenants.some(t => t.slos.length > 0)) throw new CapacityInputError(`workload ${ir.workload} has no SLO: a capacity is the highest load at which every SLO holds; add one to a tenant, e.g. slo p99 <= 50ms`);
+    const profile = options.profile ?? defaultProfile();
+    const candidates = candidatesOf(ir, options, options.schedules ?? [ir.schedule]);
+    const progress = new StagedProgress(event => options.onEvent?.(event));
+    const versions = options.versions ?? candidates.some(c => c.resolved.schedule.policy === 'layer_block');
+    const session = new RunSession({ ...options, profile, versions, solo: false, onEvent: progress.onEvent }, candidates.map(c => policyFor(c.resolved.schedule, c.resolved.settings)), selectTenants(ir, options.tenants));
+    const startedAt = new Date();
+    const capacities: (Capacity | null)[] = candidates.map(() => null);
+    const budgetMs = options.capacity?.budgetMs ?? DEFAULT_CAPACITY_BUDGET_MS;
+    try {
+        await session.openDevices();
+        await session.plan();
+        await session.compile();
+        for (let s = 0; s < candidates.length && session.status === 'complete'; s++) {
+            progress.stage(s / candidates.length, (s + 1) / candidates.length);
+            const c = candidates[s];
+            capacities[s] = await searchCapacity(session, s, c.predicted.capacityLoad, budgetMs, { ...options, policy: c.resolved.name });
+        }
+    } catch (error) {
+        session.stoppedBy(error);
+    } finally {
+        await session.close();
+    }
+    const { ending, adapter } = session.outcome();
+    return {
+        schemaVersion: CAPACITY_SCHEMA_VERSION, kind: 'capacity', status: ending.status, ...(ending.reason ? { reason: ending.reason } : {}),
+        workload: ir.workload, sourceUri: ir.sourceUri, startedAt: startedAt.toISOString(), finishedAt: new Date().toISOString(),
+        adapter, irHash: irHash(ir), tenancyVersion: packageJson.version, cores: hostCores(), budgetMs,
+        schedules: candidates.map((c, s) => ({
+            name: c.resolved.name, asked: scheduleName(c.asked), ...(c.resolved.why ? { why: c.resolved.why } : {}),
+            predicted: { qosThroughput: c.predicted.qosThroughput, capacityLoad: c.predicted.capacityLoad },
+            capacity: capacities[s],
+        })),
+    };
+}
+
+/** A workload a capacity cannot be measured for (no SLO). */
+export class CapacityInputError extends Error {
+    constructor(message: string) {
+        super(message);
+        this.name = 'CapacityInputError';
+    }
+}

@@ -1,0 +1,74 @@
+/**
+ * Schedules measured against each other in one session, and capacity searches, on the software
+ * adapter: the rounds interleave the schedules' co-runs (reversed on odd rounds), every schedule
+ * gets figures beside the same solo phases, and a capacity brackets the loads its probes met.
+ */
+import { describe, expect, it } from 'vitest';
+import { capacityWorkload, compareWorkload, CapacityInputError } from '../../../src/runtime/execute/compare.js';
+import { comparisonSchema, capacityReportSchema } from '../../../src/runtime/report/compare.js';
+import { capacityTable, comparisonTable } from '../../../src/runtime/report/table.js';
+import { ScheduleNotImplementedError } from '../../../src/runtime/schedule/policy.js';
+import type { RunEvent } from '../../../src/runtime/execute/events.js';
+import { mlpTenant, workloadOf } from '../../fixtures/ir/builders.js';
+import { hasAdapter } from './gpu-helper.js';
+
+const gpu = await hasAdapter();
+
+const tenants = [
+    mlpTenant('a', { batch: 8, inputs: 64, hidden: 128, arrival: { kind: 'poisson', ratePerSecond: 50 }, slos: [{ percentile: 'p50', ms: 2000 }], priority: 'high' }),
+    mlpTenant('b', { batch: 8, inputs: 64, hidden: 128 }),
+];
+
+describe('compare and capacity refuse before measuring', () => {
+    it('a schedule the runtime does not run', async () => {
+        const ir = workloadOf('w', tenants);
+        await expect(compareWorkload({ ir, schedules: [{ policy: 'co_tuned', variants: 2 }] })).rejects.toThrow(ScheduleNotImplementedError);
+    });
+
+    it('a capacity without an SLO', async () => {
+        const ir = workloadOf('w', [mlpTenant('a'), mlpTenant('b')]);
+        await expect(capacityWorkload({ ir })).rejects.toThrow(CapacityInputError);
+        await expect(capacityWorkload({ ir })).rejects.toThrow(/has no SLO: a capacity is the highest load at which every SLO holds/);
+    });
+});
+
+describe.skipIf(!gpu)('compare on the software adapter', () => {
+    it('measures every schedule in each round, in turn, beside the same solo phases', async () => {
+        const ir = workloadOf('cmp', tenants, { benchmark: { durationMs: 600, warmupMs: 100, rounds: 2 } });
+        const events: RunEvent[] = [];
+        const c = await compareWorkload({ ir, schedules: [{ policy: 'sequential' }, { policy: 'concurrent' }], onEvent: e => events.push(e), budgetMs: 60_000 });
+        console.log(comparisonTable(c));
+        expect(() => comparisonSchema.parse(JSON.parse(JSON.stringify(c)))).not.toThrow();
+        // The workload's own schedule (concurrent) is the baseline and is measured once.
+        expect(c.schedules.map(s => [s.name, s.baseline])).toEqual([['concurrent', true], ['sequential', false]]);
+        const corun = events.flatMap(e => (e.type === 'phase' && e.phase === 'corun' && e.round! > 0 ? [`${e.round}:${e.schedule}`] : []));
+        // Round 1 in order, round 2 reversed.
+        expect(corun.slice(0, 4)).toEqual(['1:concurrent', '1:sequential', '2:sequential', '2:concurrent']);
+        for (const s of c.schedules) {
+            for (const t of s.tenants) expect(t.requests).toBeGreaterThan(0);
+            expect(s.tenants[0].slowdown.p50).not.toBeNull();
+        }
+        expect(c.schedules[1].tenants[0].gain).not.toBeNull();
+        expect(c.schedules[1].gain).toMatchObject({ metric: 'latency', tenant: 'a', statistic: 'p50' });
+        const progress = events.filter(e => e.type === 'progress').map(e => (e as { fraction: number }).fraction);
+        expect(progress.every((f, i) => i === 0 || f >= progress[i - 1])).toBe(true);
+    });
+
+    it('brackets a capacity by its probes: the highest load met below the lowest not met', async () => {
+        // An SLO of 3 ms on the median at 50 requests/s: met at low loads, missed as the queue grows.
+        const ir = workloadOf('cap', [{ ...tenants[0], slos: [{ percentile: 'p50', ms: 3 }] }, tenants[1]], { benchmark: { durationMs: 400, warmupMs: 100, rounds: 2 } });
+        const report = await capacityWorkload({ ir, capacity: { budgetMs: 30_000 } });
+        console.log(capacityTable(report));
+        expect(() => capacityReportSchema.parse(JSON.parse(JSON.stringify(report)))).not.toThrow();
+        const cap = report.schedules[0].capacity!;
+        expect(cap.probes.length).toBeGreaterThan(0);
+        expect(cap.probes.length).toBeLessThanOrEqual(7);
+        const met = cap.probes.filter(p => p.verdict === 'met').map(p => p.load);
+        const notMet = cap.probes.filter(p => p.verdict !== 'met').map(p => p.load);
+        expect(cap.load).toBe(met.length ? Math.max(...met) : 0);
+        expect(cap.failedLoad).toBe(notMet.length ? Math.min(...notMet) : null);
+        // The first probe is the predicted capacity; every probe says why it was not met.
+        expect(cap.probes[0].load).toBeCloseTo(Math.min(64, Math.max(1 / 64, cap.predictedLoad)));
+        for (const p of cap.probes) if (p.verdict !== 'met') expect(p.reason).toBeTruthy();
+    });
+});

@@ -1,0 +1,70 @@
+/** Pure tests of variant names, the edge format, and the typed values the generators use. No GPU. */
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_CAPS, kernelsFor, variantsFor } from '../../../src/runtime/kernels/index.js';
+import { GEMM_VARIANTS, gemmVariantName, needsSubgroups, parseGemmVariant } from '../../../src/runtime/kernels/matmul.js';
+import { CONV_VARIANTS, WINOGRAD_VARIANTS, convVariantName, parseConvVariant } from '../../../src/runtime/kernels/conv2d.js';
+import { makeOp } from './check.js';
+
+describe('GEMM variant names', () => {
+    it('parse to typed values and print back to the same name', () => {
+        for (const name of [...GEMM_VARIANTS, 'vec4_1x4', 'vec4_8x8', 'sg_16x8', 'sgrow_4x4', 'capped_3', 'splitk_7', 'sgsplitk_2', 'wgmem_4x4']) {
+            const v = parseGemmVariant(name);
+            expect(v, name).toBeDefined();
+            expect(gemmVariantName(v!)).toBe(name);
+        }
+        expect(parseGemmVariant('sgrow_8x4')).toEqual({ family: 'sgrow', tm: 8, tn: 4 });
+        expect(parseGemmVariant('capped_16')).toEqual({ family: 'capped', workgroups: 16 });
+    });
+
+    it('reject names outside each family\'s range', () => {
+        for (const name of ['vec4_9x4', 'vec4_4x5', 'vec4_0x4', 'sg_17x4', 'sgrow_8x2', 'wgmem_8x4', 'splitk_1', 'sgsplitk_1', 'capped_0', 'bogus', 'im2col_vec4_4x8']) {
+            expect(parseGemmVariant(name), name).toBeUndefined();
+        }
+    });
+
+    it('say which need subgroups, for every op that takes a GEMM variant', () => {
+        for (const name of ['sg_8x4', 'sgrow_8x4', 'sgsplitk_4', 'im2col_sg_4x4', 'pointwise_sgrow_8x4', 'winograd_sgrow_8x4']) expect(needsSubgroups(name), name).toBe(true);
+        for (const name of ['vec4_4x8', 'splitk_4', 'capped_4', 'wgmem_16x16', 'im2col_vec4_4x8', 'winograd_vec4_4x8', 'gemm_4x4', 'direct', 'pix4', 'map4']) expect(needsSubgroups(name), name).toBe(false);
+    });
+});
+
+describe('conv2d variant names', () => {
+    it('parse to typed values and print back to the same name', () => {
+        const pointwise = GEMM_VARIANTS.map(v => `pointwise_${v}`);
+        for (const name of [...CONV_VARIANTS, ...WINOGRAD_VARIANTS, ...pointwise, 'gemm_1x4', 'gemm_8x8', 'capped_1', 'im2col_wgmem_8x8', 'im2col_splitk_2', 'winograd_splitk_2', 'winograd_capped_3']) {
+            const v = parseConvVariant(name);
+            expect(v, name).toBeDefined();
+            expect(convVariantName(v!)).toBe(name);
+        }
+        expect(parseConvVariant('im2col_sgsplitk_4')).toEqual({ family: 'im2col', gemm: { family: 'sgsplitk', splits: 4 } });
+    });
+
+    it('reject unknown tiles, unknown GEMM parts and a Winograd GEMM without register tiles', () => {
+        for (const name of ['gemm_3x4', 'gemm_4x5', 'capped_0', 'im2col_bogus', 'pointwise_vec4_9x9', 'winograd_wgmem_8x8', 'pix4', 'bogus']) {
+            expect(parseConvVariant(name), name).toBeUndefined();
+        }
+    });
+
+    it('explain a bad name by what its prefix asks of the conv, before what is unknown in it', () => {
+        const conv3x3 = makeOp('conv2d', { filters: 8, kernel: [3, 3], stride: [1, 1], padding: [1, 1, 1, 1], bias: false });
+        const conv5x5 = makeOp('conv2d', { filters: 8, kernel: [5, 5], stride: [1, 1], padding: [2, 2, 2, 2], bias: false });
+        const request = (op: typeof conv3x3, variant: string) => () => kernelsFor({ op, inputShapes: [[1, 4, 8, 8]], outputShape: [1, 8, 8, 8], epilogue: [], variant, caps: DEFAULT_CAPS });
+        expect(request(conv5x5, 'winograd_bogus')).toThrow(/variant 'winograd_bogus' needs a 3×3, stride-1, undilated, ungrouped conv2d; this one has kernel \[5, 5\]/);
+        expect(request(conv3x3, 'winograd_bogus')).toThrow(/variant 'winograd_bogus': 'bogus' is not a register-blocked GEMM variant/);
+        expect(request(conv3x3, 'winograd_wgmem_8x8')).toThrow(/'wgmem_8x8' is not a register-blocked GEMM variant/);
+        expect(request(conv3x3, 'pointwise_bogus')).toThrow(/variant 'pointwise_bogus' needs a 1×1, stride-1, unpadded, ungrouped conv2d/);
+        expect(request(conv3x3, 'im2col_bogus')).toThrow(/unknown variant 'im2col_bogus'; this op supports gemm_4x4, .*winograd_vec4_4x8/);
+    });
+
+    it('label launches with the name the request gave, and the default by its name', () => {
+        const op = makeOp('conv2d', { filters: 32, kernel: [3, 3], stride: [1, 1], padding: [1, 1, 1, 1], bias: true });
+        const names = (variant?: string, caps = DEFAULT_CAPS) => kernelsFor({ op, inputShapes: [[1, 16, 14, 14]], outputShape: [1, 32, 14, 14], epilogue: [], variant, caps }).launches.map(l => [l.name, l.variant.variant]);
+        expect(names('im2col_splitk_2')).toEqual([
+            ['conv2d.im2col_splitk_2.im2col', 'im2col_splitk_2'], ['conv2d.im2col_splitk_2.partial', 'im2col_splitk_2'], ['conv2d.im2col_splitk_2.reduce', 'im2col_splitk_2'],
+        ]);
+        expect(names(undefined, { ...DEFAULT_CAPS, subgroupSize: 8 }).map(([n]) => n)).toEqual([
+            'conv2d.winograd_sgrow_8x4.weights', 'conv2d.winograd_sgrow_8x4.input', 'conv2d.winograd_sgrow_8x4', 'conv2d.winograd_sgrow_8x4.output',
+        ]);
+        for (const variant of variantsFor(op, { ...DEFAULT_CAPS, subgroupSize: 8 })) expect(names(variant, { ...DEFAULT_CAPS, subgroupSize: 8 })[0][1]).toBe(variant);
+    });
+});

@@ -1,0 +1,97 @@
+/**
+ * The comparison document (report/compare.ts) from synthetic rounds: gains against the baseline
+ * with their intervals, the headline tenant, the measured best, capacities, statuses.
+ */
+import { describe, expect, it } from 'vitest';
+import { buildResults, type RunData, type TenantPhaseData } from '../../../src/runtime/report/build.js';
+import { buildComparison, comparisonSchema, type Capacity, type ScheduleRunData } from '../../../src/runtime/report/compare.js';
+import { comparisonTable } from '../../../src/runtime/report/table.js';
+import { createRandom } from '../../../src/runtime/plan/random.js';
+import type { IrTenant } from '../../../src/runtime/ir/types.js';
+import { mlpTenant, workloadOf } from '../../fixtures/ir/builders.js';
+
+const critical = mlpTenant('critical', { priority: 'high', slos: [{ percentile: 'p95', ms: 25 }] });
+const batch = mlpTenant('batch', { priority: 'low' });
+const tenants = [critical, batch];
+const ir = workloadOf('mix', tenants);
+
+/** `rounds` rounds of `n` exponential latencies with mean `meanMs`. */
+function rounds(count: number, n: number, meanMs: number, seed: string): TenantPhaseData[] {
+    const r = createRandom(5, seed);
+    return Array.from({ length: count }, () => {
+        const latenciesMs = Array.from({ length: n }, () => r.exponential(meanMs));
+        return { latenciesMs, windowMs: 1000, unfinished: 0, opTimesMs: [], breakdown: [] };
+    });
+}
+
+/** One schedule's data: its co-run rounds (critical, batch) beside the shared solo rounds. */
+function schedule(name: string, corun: TenantPhaseData[][], options: { baseline?: boolean; predictedMs?: number; capacity?: Capacity | null; status?: RunData['status'] } = {}): ScheduleRunData {
+    const solo = [rounds(8, 80, 5, 'solo/critical'), rounds(8, 80, 20, 'solo/batch')];
+    const run: RunData = {
+        ir, irHash: 'x', adapter: null, policy: name, seed: 0, timing: 'gpu-timestamps', fusion: true, tenancyVersion: '0.0.0',
+        startedAt: new Date(0), finishedAt: new Date(1000), status: options.status ?? 'complete', ...(options.status === 'partial' ? { reason: `co-run phase under ${name} overloaded` } : {}),
+        tenants: tenants.map((tenant: IrTenant, i) => ({ tenant, ops: [], memoryBytes: 0, solo: solo[i], corun: corun[i] })),
+        corunRuns: [], timeline: null, minRequests: 0,
+        measurement: { plannedRounds: 8, rounds: 8, roundMs: 100, warmupMs: 100, budgetMs: 30_000, budgetReached: false, extendedRounds: 0, elapsedMs: 1000 },
+        host: { loadBefore: 0.5, loadAfter: 0.6, cores: 2, stealFraction: 0 },
+    };
+    return {
+        name, asked: name, baseline: options.baseline ?? false,
+        predicted: { sloMet: false, qosThroughput: 10, capacityLoad: 1, tenants: [{ name: 'critical', p50Ms: 1, p99Ms: 1, statisticMs: options.predictedMs ?? 60 }, { name: 'batch', p50Ms: 1, p99Ms: 1, statisticMs: 40 }] },
+        results: buildResults(run), corun, capacity: options.capacity ?? null,
+    };
+}
+
+const concurrent = schedule('concurrent', [rounds(8, 80, 40, 'c/critical'), rounds(8, 80, 25, 'c/batch')], { baseline: true, predictedMs: 60 });
+const blocks = schedule('layer_block(size: 4)', [rounds(8, 80, 8, 'l/critical'), rounds(8, 80, 27, 'l/batch')], { predictedMs: 15 });
+const same = schedule('sequential', [rounds(8, 80, 40, 's/critical'), rounds(8, 80, 25, 's/batch')], { predictedMs: 50 });
+
+describe('a comparison of schedules', () => {
+    it('gives each tenant its gain over the baseline on its SLO statistic, with an interval, and the headline beside the prediction', () => {
+        const c = buildComparison({ tenants, seed: 0, schedules: [concurrent, blocks, same], startedAt: new Date(0), finishedAt: new Date(1) });
+        expect(() => comparisonSchema.parse(JSON.parse(JSON.stringify(c)))).not.toThrow();
+        expect(c.baseline).toBe('concurrent');
+        const lb = c.schedules[1];
+        const crit = lb.tenants[0];
+        // 40 ms against 8 ms mean exponential latencies: a p95 about 5× lower.
+        expect(crit.gainStatistic).toBe('p95');
+        expect(crit.gain).toMatchObject({ verdict: 'better' });
+        expect(crit.gain!.estimate).toBeGreaterThan(3);
+        expect(crit.gain!.low!).toBeGreaterThan(1);
+        // The batch tenant has no SLO: compared on p99, which 640 requests bound; nearly the same.
+        expect(lb.tenants[1].gainStatistic).toBe('p99');
+        expect(lb.tenants[1].gain!.low!).toBeLessThan(1.2);
+        // The headline is about the tenant whose SLO the baseline missed by most; predicted 60 / 15.
+        expect(lb.gain).toMatchObject({ metric: 'latency', tenant: 'critical', statistic: 'p95', predicted: 4 });
+        expect(c.schedules[0].gain).toBeNull();
+        expect(c.schedules[2].tenants[0].gain!.verdict).toBe('no-change');
+        expect(c.best).toBe('layer_block(size: 4)');
+        expect(c.bestWhy).toMatch(/^layer_block\(size: 4\): critical's p95 \d\.\d\d× better \(\d\.\d\d–\d+\.\d\d\) than under concurrent$/);
+        const table = comparisonTable(c);
+        expect(table).toContain('concurrent (baseline)');
+        expect(table).toMatch(/layer_block\(size: 4\): critical's p95 predicted 4\.00×, measured \d\.\d\d× \(\d\.\d\d–\d+\.\d\d\)/);
+    });
+
+    it('names no best when nothing beats the baseline beyond its interval', () => {
+        const c = buildComparison({ tenants, seed: 0, schedules: [concurrent, same], startedAt: new Date(0), finishedAt: new Date(1) });
+        expect(c.best).toBeNull();
+        expect(c.bestWhy).toBe('no schedule did better than concurrent beyond its interval');
+    });
+
+    it('with capacities, the headline is the capacity ratio bracketed by both searches', () => {
+        const cap = (load: number, failedLoad: number | null): Capacity => ({ load, failedLoad, throughputPerSecond: 10 * load, predictedLoad: 1, probes: [], budgetReached: false });
+        const base = { ...concurrent, capacity: cap(1, 1.1) };
+        const better = { ...blocks, capacity: cap(2, 2.2), predicted: { ...blocks.predicted, qosThroughput: 25 } };
+        const c = buildComparison({ tenants, seed: 0, schedules: [base, better], startedAt: new Date(0), finishedAt: new Date(1) });
+        expect(c.schedules[1].gain).toEqual({ metric: 'capacity', measured: { estimate: 2, low: 2 / 1.1, high: 2.2, verdict: 'better' }, predicted: 2.5 });
+        expect(comparisonTable(c)).toMatch(/layer_block\(size: 4\)\s+2\.00× \(< 2\.20×\)\s+20\.0\/s/);
+    });
+
+    it('takes the worst status of its schedules and says an overload once, under the schedule it hit', () => {
+        const overloaded = schedule('sequential', [rounds(8, 80, 40, 's/critical'), rounds(8, 80, 25, 's/batch')], { status: 'partial' });
+        const c = buildComparison({ tenants, seed: 0, schedules: [concurrent, overloaded], startedAt: new Date(0), finishedAt: new Date(1) });
+        expect(c.status).toBe('partial');
+        expect(c.valid).toBe(false);
+        expect(c.invalidReasons.filter(r => r.includes('overloaded'))).toEqual(['sequential: the run is partial: co-run phase under sequential overloaded']);
+    });
+});
