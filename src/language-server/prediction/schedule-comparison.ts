@@ -16,7 +16,10 @@ import {
 } from '../../runtime/predict/schedules.js';
 import { scheduleName } from '../../runtime/schedule/policy.js';
 import { alignTable } from '../../runtime/report/table.js';
+import type { Comparison } from '../../runtime/report/compare.js';
+import { formatPredictedMeasured } from '../../protocol/figures.js';
 import { formatMs, formatRatio, msValue, significant } from '../../protocol/units.js';
+import { measuredGainOf, type MeasuredGain } from '../lsp/measured-comparison.js';
 
 /**
  * How far a predicted gain must go before the editor suggests another schedule: the predictor's
@@ -98,13 +101,6 @@ export function compareWorkloadSchedules(ir: WorkloadIR, profile: DeviceProfile,
     return assembleComparison(ir, figures, declaredAmongCandidates(ir.schedule) ? undefined : completeSteps(declaredSteps(ir.schedule, figures.input)));
 }
 
-/** A measured gain of a schedule over the declared one (`tenancy compare`), with its 95 % interval. */
-export interface MeasuredGain {
-    gain: number;
-    low: number;
-    high: number;
-}
-
 /** An SLO the suggested schedule is predicted to meet and the declared one to miss, at the declared load. */
 export interface RescuedSlo {
     tenant: string;
@@ -123,8 +119,42 @@ export interface ScheduleHint {
     rescued: RescuedSlo[];
     /** The costliest colliding ops, when the current schedule lets tenants' ops overlap. */
     collisions: OpCollision[];
+    /** `tenancy compare`'s measured gain of the suggested schedule over the declared one, when it measured both. */
+    measured: MeasuredGain | undefined;
+    /** Why the hint is withdrawn: the measurement contradicts it (no gain, or worse). Then it suggests nothing. */
+    withdrawn: string | undefined;
     /** The diagnostic's text. */
     message: string;
+}
+
+/**
+ * The measured gain of `schedule` over the declared schedule in the latest `tenancy compare` of the
+ * workload (its baseline is the schedule the workload declared when it ran); undefined when
+ * there is none, it measured against another schedule (the line changed since), or not `schedule`.
+ */
+export function measuredAgainstDeclared(c: ScheduleComparison, schedule: string, measured: Comparison | undefined): MeasuredGain | undefined {
+    if (!measured || measured.baseline.replace(/\s+/g, '') !== scheduleName(c.declared).replace(/\s+/g, '')) return undefined;
+    return measuredGainOf(measured, schedule);
+}
+
+/**
+ * Whether a measurement withdraws a hint, and the words: a complete, valid comparison whose
+ * interval shows no gain ruling out the predicted one, or a loss (measured-comparison.ts
+ * betterThanBaseline). `measured: no gain (0.90–1.10×) in nlp's p99, hint withdrawn`.
+ */
+function withdrawal(m: MeasuredGain | undefined): string | undefined {
+    if (!m?.measured || m.betterThanBaseline !== 'contradicted' || !m.complete || !m.valid) return undefined;
+    const g = m.measured;
+    const interval = g.low !== null && g.high !== null ? `${g.low.toFixed(2)}–${g.high.toFixed(2)}×` : `${g.estimate.toFixed(2)}×`;
+    const word = g.verdict === 'worse' ? 'worse' : 'no gain';
+    return `measured: ${word} (${interval}) in ${m.what} against ${m.baseline}, hint withdrawn`;
+}
+
+/** The measured part of a hint: `predicted 1.60×, measured 1.40× (1.20–1.70)`, marked when the comparison is not complete or valid. */
+function measuredText(m: MeasuredGain, predictedGain: number): string {
+    // A capacity gain measures the very ratio the hint predicts (QoS-satisfied throughput); a latency gain is the compare's own prediction of that statistic.
+    const text = m.metric === 'capacity' && Number.isFinite(predictedGain) ? formatPredictedMeasured(predictedGain, m.measured) : `${m.what} ${m.text}`;
+    return text + (m.complete ? '' : ', comparison incomplete') + (m.valid ? '' : ', not valid');
 }
 
 /**
@@ -136,10 +166,11 @@ export interface ScheduleHint {
  * Never for one tenant (nothing to schedule between), a workload without SLOs (no quality to
  * serve: the QoS-satisfied throughput is then plain throughput at the search's highest load, and
  * which schedule is "better" depends on what the user wants), `auto` (it already runs the best),
- * or a declared schedule the simulation cannot run. `measured` (from `tenancy compare`, by
- * schedule name) is shown beside the predicted gain.
+ * or a declared schedule the simulation cannot run. `measured`, the workload's latest
+ * `tenancy compare`, puts the measured gain beside the predicted one, and withdraws the hint
+ * when it contradicts it (see withdrawal).
  */
-export function scheduleHint(c: ScheduleComparison, options: { band?: number; measured?: ReadonlyMap<string, MeasuredGain> } = {}): ScheduleHint | undefined {
+export function scheduleHint(c: ScheduleComparison, options: { band?: number; measured?: Comparison } = {}): ScheduleHint | undefined {
     const band = options.band ?? HINT_BAND;
     const current = c.current;
     const suggested = c.best;
@@ -162,25 +193,31 @@ export function scheduleHint(c: ScheduleComparison, options: { band?: number; me
     });
     // Under sequential no two tenants' ops overlap: nothing collides.
     const collisions = current.schedule.policy === 'sequential' ? [] : c.collisions;
-    const measured = options.measured?.get(suggested.name);
-    return { suggested, current, gain, rescued, collisions, message: hintMessage(suggested, current, gain, rescued, collisions[0], measured) };
+    const measured = measuredAgainstDeclared(c, suggested.name, options.measured);
+    const withdrawn = withdrawal(measured);
+    return { suggested, current, gain, rescued, collisions, measured, withdrawn, message: hintMessage(suggested, current, gain, rescued, collisions[0], measured, withdrawn) };
 }
 
-function hintMessage(suggested: ScheduleEvaluation, current: ScheduleEvaluation, gain: number, rescued: RescuedSlo[], collision: OpCollision | undefined, measured: MeasuredGain | undefined): string {
+function hintMessage(
+    suggested: ScheduleEvaluation, current: ScheduleEvaluation, gain: number, rescued: RescuedSlo[], collision: OpCollision | undefined,
+    measured: MeasuredGain | undefined, withdrawn: string | undefined,
+): string {
     const meets = rescued.slice(0, 2).map(r => `${r.tenant}'s ${r.percentile} (${formatMs(r.suggestedMs)} vs ${formatMs(r.currentMs)})`);
     const more = rescued.length > 2 ? ` and ${rescued.length - 2} more SLO${rescued.length > 3 ? 's' : ''}` : '';
     const qos = (e: ScheduleEvaluation) => `${significant(e.qosThroughput)}/s`;
-    const predicted = measured
-        ? `predicted ${formatRatio(gain)}, measured ${formatRatio(measured.gain)} (${measured.low.toFixed(2)}–${measured.high.toFixed(2)})`
-        : `${qos(suggested)} vs ${qos(current)}`;
+    const capacityMeasured = measured?.metric === 'capacity' && !withdrawn && Number.isFinite(gain);
+    const predicted = capacityMeasured ? measuredText(measured, gain) : `${qos(suggested)} vs ${qos(current)}`;
+    const was = withdrawn ? 'was' : 'is';
     let text: string;
     if (!Number.isFinite(gain)) {
-        text = `${suggested.name} is predicted to meet ${meets.length ? `${meets.join(' and ')}${more}` : 'every SLO'} at the declared load; ${current.name} meets them at no load`;
+        text = `${suggested.name} ${was} predicted to meet ${meets.length ? `${meets.join(' and ')}${more}` : 'every SLO'} at the declared load; ${current.name} meets them at no load`;
     } else if (meets.length) {
-        text = `${suggested.name} is predicted to meet ${meets.join(' and ')}${more} at ${formatRatio(gain)} the QoS-satisfied throughput (${predicted})`;
+        text = `${suggested.name} ${was} predicted to meet ${meets.join(' and ')}${more} at ${formatRatio(gain)} the QoS-satisfied throughput (${predicted})`;
     } else {
-        text = `${suggested.name} is predicted to serve ${formatRatio(gain)} the QoS-satisfied throughput of ${current.name} (${predicted})`;
+        text = `${suggested.name} ${was} predicted to serve ${formatRatio(gain)} the QoS-satisfied throughput of ${current.name} (${predicted})`;
     }
+    if (withdrawn) return `${text}; ${withdrawn}`;
+    if (measured?.measured && !capacityMeasured) text += `; ${measuredText(measured, gain)}`;
     if (collision) text += `; ${collision.ops[0]} and ${collision.ops[1]} collide`;
     return text;
 }
@@ -224,22 +261,40 @@ export function comparisonRows(c: ScheduleComparison): string[][] {
     return rows;
 }
 
-/** What the comparison concludes, in sentences (hover and CLI): the best and why, the hint or why there is none, the collisions. */
-export function comparisonNotes(c: ScheduleComparison, band = HINT_BAND): string[] {
-    const hint = scheduleHint(c, { band });
+/**
+ * What the comparison concludes, in sentences (hover and CLI): the best and why, the hint or why
+ * there is none (withdrawn by a measurement), what the workload's latest `tenancy compare`
+ * measured (`measured`), the collisions.
+ */
+export function comparisonNotes(c: ScheduleComparison, band = HINT_BAND, measured?: Comparison): string[] {
+    const hint = scheduleHint(c, { band, measured });
     const notes = [`Best: ${c.best.name} — ${c.why}.`];
     if (c.current === undefined) notes.push(`The declared schedule is not compared: ${c.currentMissing}.`);
-    if (hint) notes.push(`Hint: ${hint.message}.`);
+    if (hint?.withdrawn) notes.push(`Hint withdrawn: ${hint.message}.`);
+    else if (hint) notes.push(`Hint: ${hint.message}.`);
     else if (c.tenantCount < 2) notes.push('No hint: one tenant has nothing to be scheduled against.');
     else if (!c.hasSlos) notes.push('No hint: no tenant declares an SLO, so no schedule is better for it in a way the predictor can tell (add `slo` lines).');
     else if (c.declared.policy === 'auto') notes.push(`No hint: auto runs the best, ${c.best.resolved.name}.`);
     else if (c.current && c.current.name !== c.best.name) notes.push(`No hint: ${c.best.name}'s predicted advantage is within the predictor's error (a hint needs more than ${formatRatio(1 + band)} the QoS-satisfied throughput, or every SLO met with that margin where ${c.current.name} meets none).`);
+    if (measured) notes.push(measuredNote(c, measured));
     if (c.collisions.length > 0) notes.push(`Ops that collide most (their share of the pair's mutual slowdown): ${c.collisions.map(x => `${x.ops[0]} and ${x.ops[1]} (${Math.round(x.share * 100)}%)`).join('; ')}.`);
     return notes;
 }
 
-/** The comparison as markdown (the hover on `schedule`). */
-export function comparisonMarkdown(c: ScheduleComparison, profileLabel: string, band = HINT_BAND): string {
+/** What the latest `tenancy compare` measured, per schedule against the declared one: `Measured (tenancy compare, …): layer_block(size: 4): nlp's p99 predicted 1.60×, measured 1.40× (1.20–1.70); …`. */
+function measuredNote(c: ScheduleComparison, measured: Comparison): string {
+    const when = `tenancy compare, ${measured.finishedAt}${measured.status === 'complete' ? '' : `, ${measured.status}`}${measured.valid ? '' : ', not valid'}`;
+    const declared = scheduleName(c.declared);
+    if (measured.baseline.replace(/\s+/g, '') !== declared.replace(/\s+/g, '')) {
+        return `Measured (${when}) against ${measured.baseline}, not ${declared}: compare again for measured gains over ${declared}.`;
+    }
+    const gains = measured.schedules.filter(s => !s.baseline).map(s => measuredGainOf(measured, s.name)).filter(g => g !== undefined);
+    const listed = gains.map(g => `${g.schedule === g.asked ? g.schedule : `${g.asked} → ${g.schedule}`}: ${g.what} ${g.text}`);
+    return `Measured (${when}) against ${declared}: ${listed.length ? listed.join('; ') : 'no other schedule'}.`;
+}
+
+/** The comparison as markdown (the hover on `schedule`); `measured`, the workload's latest `tenancy compare`. */
+export function comparisonMarkdown(c: ScheduleComparison, profileLabel: string, band = HINT_BAND, measured?: Comparison): string {
     const rows = comparisonRows(c);
     const cell = (s: string) => s.replace(/\|/g, '\\|');
     const table = [
@@ -247,7 +302,7 @@ export function comparisonMarkdown(c: ScheduleComparison, profileLabel: string, 
         `|${rows[0].map((_, i) => (i === 0 ? '---' : '---:')).join('|')}|`,
         ...rows.slice(1).map(r => `| ${r.map(cell).join(' | ')} |`),
     ];
-    return [`**Schedules compared** (predicted by simulating each schedule's policy over the ops' predicted times; ${profileLabel})`, '', ...table, '', ...comparisonNotes(c, band)].join('\n');
+    return [`**Schedules compared** (predicted by simulating each schedule's policy over the ops' predicted times; ${profileLabel})`, '', ...table, '', ...comparisonNotes(c, band, measured)].join('\n');
 }
 
 /** The comparison as plain data (`tenancy predict --json`): per schedule its figures, the marks, why, the hint. */

@@ -18,6 +18,10 @@
  * - when a workload's comparison is done and the document is still at the version it was asked
  *   for, the job merges the document's hint diagnostics into its diagnostics and publishes them
  *   (the validator's own publication on the next build shows the same, from the cache).
+ * After a `tenancy compare` of the workload (its `.compare.json`, read through ResultsWatch like
+ * every results file), a hint shows the measured gain beside the predicted one; a hint the
+ * measurement contradicts is withdrawn: it becomes a diagnostic of severity hint that says so and
+ * offers no quick fix.
  * Langium supports this directly: the builder's onUpdate (an edit came) and onBuildPhase
  * (Validated: a build finished) events, the documents' versions, and a diagnostics push through
  * the connection; the workspace lock is not taken, since the job reads only its own plain data
@@ -31,22 +35,24 @@ import type { DeviceProfile } from '../../runtime/predict/profile.js';
 import { isScheduleDecl, isWorkload, type ScheduleDecl, type Workload } from '../generated/ast.js';
 import { IssueCodes } from '../validation/issue-codes.js';
 import type { PredictionService } from './prediction-service.js';
+import type { ResultsWatch } from '../lsp/results-watch.js';
 import type { HoverSection, HoverTarget } from '../lsp/hover-provider.js';
 import { profileLabel } from './format.js';
 import {
     assembleComparison, candidateSteps, comparisonMarkdown, declaredAmongCandidates, declaredSteps, HINT_BAND, scheduleHint,
-    type CandidateFigures, type MeasuredGain, type ScheduleComparison, type ScheduleHint,
+    type CandidateFigures, type ScheduleComparison, type ScheduleHint,
 } from './schedule-comparison.js';
 import { scheduleName } from '../../runtime/schedule/policy.js';
 import type { ScheduleEvaluation } from '../../runtime/predict/schedules.js';
+import type { Comparison } from '../../runtime/report/compare.js';
 
-type Services = LangiumServices & { prediction: { Predictions: PredictionService } };
+type Services = LangiumServices & { prediction: { Predictions: PredictionService }; results: { ResultsWatch: ResultsWatch } };
 
 /** What a `schedule-hint` diagnostic carries for its quick fix. */
 export interface ScheduleHintData {
     code: typeof IssueCodes.ScheduleHint;
-    /** The suggested schedule as written after `schedule`: `layer_block(size: auto)`. */
-    schedule: string;
+    /** The suggested schedule as written after `schedule`: `layer_block(size: auto)`; null when a measurement withdrew the hint (no quick fix). */
+    schedule: string | null;
 }
 
 /** Published hint diagnostics of a document (for tests and the benchmark). */
@@ -98,11 +104,6 @@ export class ScheduleHintService {
     enabled = true;
     /** The predictor's error band a gain must exceed (schedule-comparison.ts HINT_BAND; `tenancy compare`'s measurements may set it). */
     band = HINT_BAND;
-    /**
-     * Measured gains of schedules over a workload's declared one (`tenancy compare` results), by
-     * schedule name: shown in the hint beside the predicted gain. Unset until compare results are read.
-     */
-    measuredGains: ((documentUri: string, workload: string) => ReadonlyMap<string, MeasuredGain> | undefined) | undefined;
     /** What the jobs did (tests and the benchmark read it): comparisons begun, simulation steps run, jobs stopped by an edit, longest step (ms). */
     readonly stats = { comparisons: 0, steps: 0, cancelled: 0, longestStepMs: 0 };
 
@@ -135,7 +136,7 @@ export class ScheduleHintService {
     checkWorkload(workload: Workload, accept: ValidationAcceptor): void {
         if (!this.enabled) return;
         const known = this.known(workload, true);
-        if (known?.hint) accept('info', known.hint.message, { node: known.node, property: known.property, code: IssueCodes.ScheduleHint, data: hintData(known.hint) });
+        if (known?.hint) accept(known.hint.withdrawn ? 'hint' : 'info', known.hint.message, { node: known.node, property: known.property, code: IssueCodes.ScheduleHint, data: hintData(known.hint) });
     }
 
     /** The comparison of a workload's current IR, if computed (no stale figures). */
@@ -194,7 +195,7 @@ export class ScheduleHintService {
             if (!known?.hint) continue;
             out.push({
                 range: getDiagnosticRange({ node: known.node, property: known.property }),
-                severity: DiagnosticSeverity.Information,
+                severity: known.hint.withdrawn ? DiagnosticSeverity.Hint : DiagnosticSeverity.Information,
                 message: known.hint.message,
                 code: IssueCodes.ScheduleHint,
                 data: hintData(known.hint),
@@ -222,7 +223,12 @@ export class ScheduleHintService {
         const comparison = entry && this.assemble(entry, view.ir);
         const decl = workload.members.find(isScheduleDecl);
         const place = decl ? { node: decl } : { node: workload, property: 'name' as const };
-        return { ...place, hint: comparison && scheduleHint(comparison, { band: this.band, measured: this.measuredGains?.(uri, workload.name) }) };
+        return { ...place, hint: comparison && scheduleHint(comparison, { band: this.band, measured: this.measured(uri, workload.name) }) };
+    }
+
+    /** The workload's latest measured comparison of schedules (`tenancy compare`), if any is usable. */
+    measured(documentUri: string, workload: string): Comparison | undefined {
+        return this.services.results.ResultsWatch.measuredComparison(documentUri, workload);
     }
 
     /** The comparison of an entry for a workload's IR, when its figures (and the declared schedule's) are computed. */
@@ -408,7 +414,7 @@ function requestKey(uri: string, workload: string): string {
 }
 
 function hintData(hint: ScheduleHint): ScheduleHintData {
-    return { code: IssueCodes.ScheduleHint, schedule: hint.suggested.name };
+    return { code: IssueCodes.ScheduleHint, schedule: hint.withdrawn ? null : hint.suggested.name };
 }
 
 function sameDiagnostics(a: readonly Diagnostic[], b: readonly Diagnostic[]): boolean {
@@ -427,7 +433,9 @@ export function scheduleHoverSection(services: Services & { prediction: { Schedu
         const { comparison, why } = await services.prediction.ScheduleHints.comparisonSoon(workload);
         if (!comparison) return `**Schedules compared:** ${why}.`;
         const view = services.prediction.Predictions.forWorkload(workload);
-        return comparisonMarkdown(comparison, view ? profileLabel(view.prediction) : 'profile unknown', services.prediction.ScheduleHints.band);
+        const hints = services.prediction.ScheduleHints;
+        const measured = hints.measured(AstUtils.getDocument(workload).uri.toString(), workload.name);
+        return comparisonMarkdown(comparison, view ? profileLabel(view.prediction) : 'profile unknown', hints.band, measured);
     };
 }
 

@@ -1,14 +1,18 @@
 /**
  * The hint rule and its text (schedule-comparison.ts) on hand-made evaluations: when a hint fires
  * (beyond the band, or rescuing SLOs the declared schedule meets at no load), when it does not
- * (within the band, one tenant, no SLOs, auto, already the best, not simulated), what it says.
+ * (within the band, one tenant, no SLOs, auto, already the best, not simulated), what it says;
+ * beside `tenancy compare`'s measurement (comparison files built by the runtime's own builders):
+ * the measured gain shown, the hint withdrawn when the measurement contradicts it.
  */
-import { describe, expect, test } from 'vitest';
+import { beforeAll, describe, expect, test } from 'vitest';
 import type { IrSchedule } from '../../../src/runtime/ir/types.js';
 import type { ScheduleEvaluation, ScheduledTenant } from '../../../src/runtime/predict/schedules.js';
 import { bestSchedule } from '../../../src/runtime/predict/schedules.js';
 import { scheduleName } from '../../../src/runtime/schedule/policy.js';
-import { comparisonNotes, comparisonRows, HINT_BAND, scheduleHint, type ScheduleComparison } from '../../../src/language-server/prediction/schedule-comparison.js';
+import { comparisonMarkdown, comparisonNotes, comparisonRows, HINT_BAND, scheduleHint, type ScheduleComparison } from '../../../src/language-server/prediction/schedule-comparison.js';
+import type { Comparison } from '../../../src/runtime/report/compare.js';
+import { makeComparison } from '../../fixtures/results/make-comparison.js';
 
 /** A tenant with a p99 (ms) and, optionally, a p99 SLO. */
 function tenant(name: string, p99: number, sloMs?: number): ScheduledTenant {
@@ -97,9 +101,72 @@ describe('schedule hint rule', () => {
         expect(scheduleHint({ ...nlpMix(80, { policy: 'co_tuned', variants: 2 }), current: undefined, currentMissing: 'co_tuned(variants: 2) cannot be simulated' })).toBeUndefined();
     });
 
+});
+
+describe('schedule hint beside tenancy compare', () => {
+    // Measured comparisons of concurrent (the baseline), layer_block(size: auto) (ran as size 4) and
+    // sequential: layer_block's headline (a's p99) better, no better, worse. Each bootstraps its intervals: built once.
+    let better: Comparison, noGain: Comparison, worse: Comparison;
+    beforeAll(() => {
+        better = makeComparison('file:///w/mix.tenancy', 'w', { layerBlockMs: 8 });
+        noGain = makeComparison('file:///w/mix.tenancy', 'w', { layerBlockMs: 40 });
+        worse = makeComparison('file:///w/mix.tenancy', 'w', { layerBlockMs: 60 });
+    }, 120_000);
+    /** `better` with `tenancy compare --capacity`'s headline for layer_block: the ratio the hint predicts. */
+    const capacity = (measured: { estimate: number; low: number; high: number; verdict: 'better' | 'no-change' | 'worse' }): Comparison => ({
+        ...better,
+        schedules: better.schedules.map(s => (s.asked === 'layer_block(size: auto)' ? { ...s, gain: { metric: 'capacity' as const, measured, predicted: 1.6 } } : s)),
+    });
+
     test('a measured gain is shown beside the predicted one', () => {
-        const measured = new Map([['layer_block(size: auto)', { gain: 1.4, low: 1.2, high: 1.7 }]]);
-        expect(scheduleHint(nlpMix(80), { measured })?.message).toContain('at 1.60× the QoS-satisfied throughput (predicted 1.60×, measured 1.40× (1.20–1.70))');
+        const hint = scheduleHint(nlpMix(80), { measured: capacity({ estimate: 1.4, low: 1.2, high: 1.7, verdict: 'better' }) });
+        expect(hint?.message).toContain('at 1.60× the QoS-satisfied throughput (predicted 1.60×, measured 1.40× (1.20–1.70))');
+        expect(hint?.withdrawn).toBeUndefined();
+        // A latency headline is the compare's own prediction of that statistic, named, beside its measurement.
+        const latency = scheduleHint(nlpMix(80), { measured: better })!;
+        expect(latency.measured).toMatchObject({ schedule: 'layer_block(size: 4)', what: "a's p99", predicted: 4, betterThanBaseline: 'confirmed' });
+        expect(latency.message).toMatch(/^layer_block\(size: auto\) is predicted to meet nlp's p99 \(38 ms vs 61 ms\) at 1\.60× the QoS-satisfied throughput \(80\/s vs 50\/s\); a's p99 predicted 4\.00×, measured \d+\.\d\d× \((\d+\.\d\d)–\d+\.\d\d\); vision\/resnet\/conv2d\.7 and nlp\/bert\/attention collide$/);
+        expect(latency.withdrawn).toBeUndefined();
+    });
+
+    test('a measurement that contradicts the hint withdraws it and says so: no gain ruling the predicted one out, or worse', () => {
+        const none = scheduleHint(nlpMix(80), { measured: noGain })!;
+        expect(none.measured?.betterThanBaseline).toBe('contradicted');
+        expect(none.withdrawn).toMatch(/^measured: no gain \(0\.\d\d–1\.\d\d×\) in a's p99 against concurrent, hint withdrawn$/);
+        expect(none.message).toBe(`layer_block(size: auto) was predicted to meet nlp's p99 (38 ms vs 61 ms) at 1.60× the QoS-satisfied throughput (80/s vs 50/s); ${none.withdrawn}`);
+        const lost = scheduleHint(nlpMix(80), { measured: worse })!;
+        expect(lost.withdrawn).toMatch(/^measured: worse \(0\.\d\d–0\.\d\d×\) in a's p99 against concurrent, hint withdrawn$/);
+        // Capacity: the interval holds 1 and lies below the predicted 1.6×.
+        expect(scheduleHint(nlpMix(80), { measured: capacity({ estimate: 1.05, low: 0.9, high: 1.1, verdict: 'no-change' }) })!.withdrawn)
+            .toBe('measured: no gain (0.90–1.10×) in capacity against concurrent, hint withdrawn');
+        // An interval that holds both 1 and the predicted gain rules nothing out: the hint stays, with the measurement.
+        const wide = scheduleHint(nlpMix(80), { measured: capacity({ estimate: 1.3, low: 0.9, high: 1.8, verdict: 'no-change' }) })!;
+        expect(wide.withdrawn).toBeUndefined();
+        expect(wide.message).toContain('(predicted 1.60×, measured 1.30× (0.90–1.80))');
+    });
+
+    test('withdrawn only by a complete, valid comparison against the declared schedule', () => {
+        const cancelled = scheduleHint(nlpMix(80), { measured: { ...noGain, status: 'cancelled' } })!;
+        expect(cancelled.withdrawn).toBeUndefined();
+        expect(cancelled.message).toMatch(/; a's p99 predicted 4\.00×, measured [\d.]+× \([\d.]+–[\d.]+\), comparison incomplete; vision/);
+        expect(scheduleHint(nlpMix(80), { measured: { ...noGain, valid: false } })!.message).toMatch(/measured [\d.]+× \([\d.]+–[\d.]+\), not valid; vision/);
+        // Measured against concurrent; the workload now declares sequential: no measured gain over it.
+        const other = nlpMix(80, sequential);
+        const hint = scheduleHint(other, { measured: noGain })!;
+        expect(hint.measured).toBeUndefined();
+        expect(hint.withdrawn).toBeUndefined();
+        expect(hint.message).not.toContain('measured');
+        expect(comparisonNotes(other, HINT_BAND, noGain)).toContain('Measured (tenancy compare, 2026-12-01T10:01:00.000Z) against concurrent, not sequential: compare again for measured gains over sequential.');
+    });
+
+    test('the hover\'s notes: the hint (or its withdrawal) and every schedule measured, predicted beside measured', () => {
+        const notes = comparisonNotes(nlpMix(80), HINT_BAND, better);
+        expect(notes[1]).toMatch(/^Hint: layer_block\(size: auto\) is predicted to meet nlp's p99 .*; a's p99 predicted 4\.00×, measured/);
+        expect(notes[2]).toMatch(/^Measured \(tenancy compare, 2026-12-01T10:01:00\.000Z\) against concurrent: layer_block\(size: auto\) → layer_block\(size: 4\): a's p99 predicted 4\.00×, measured [\d.]+× \([\d.]+–[\d.]+\); sequential: a's p99 predicted 1\.20×, measured [\d.]+× \([\d.]+–[\d.]+\)\.$/);
+        expect(comparisonNotes(nlpMix(80), HINT_BAND, noGain)[1]).toMatch(/^Hint withdrawn: layer_block\(size: auto\) was predicted .*, hint withdrawn\.$/);
+        expect(comparisonMarkdown(nlpMix(80), 'profile p', HINT_BAND, worse)).toMatch(/\n\nBest: .*\nHint withdrawn: .*measured: worse .*\nMeasured \(tenancy compare/);
+        // Without a comparison, as before.
+        expect(comparisonNotes(nlpMix(80)).some(n => n.startsWith('Measured'))).toBe(false);
     });
 });
 

@@ -2,13 +2,16 @@
  * Schedule hints in the language server (schedule-hints.ts) on open documents, edited as the
  * server edits them (TextDocuments + the builder's update, as on didChange): the hint arrives
  * after the build, off the check; where it goes; the quick fix and its formatted result; the
- * hover table; debounce, cancellation by an edit and resumption; no flicker while recomputing.
+ * hover table; debounce, cancellation by an edit and resumption; no flicker while recomputing;
+ * after a `tenancy compare` (its file on disk, read by ResultsWatch), the measured gain in the
+ * hint and the hover, and a hint withdrawn by a measurement that contradicts it.
  * Figures come from the uncalibrated default profile (the one schedule simulation).
  */
 import { EmptyFileSystem, URI, type LangiumDocument } from 'langium';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { CodeAction, type Diagnostic } from 'vscode-languageserver';
 import { TextDocument } from 'vscode-languageserver-textdocument';
@@ -17,6 +20,8 @@ import { isWorkload, type Document } from '../../../src/language-server/generate
 import { IssueCodes } from '../../../src/language-server/validation/issue-codes.js';
 import { HINT_BAND } from '../../../src/language-server/prediction/schedule-comparison.js';
 import { resolveSchedule } from '../../../src/runtime/predict/schedules.js';
+import type { Comparison } from '../../../src/runtime/report/compare.js';
+import { makeComparison } from '../../fixtures/results/make-comparison.js';
 
 const { shared, Tenancy } = createTenancyServices(EmptyFileSystem);
 const hints = Tenancy.prediction.ScheduleHints;
@@ -43,8 +48,7 @@ ${schedule}}
 `;
 
 /** Opens a document in the editor (TextDocuments) and builds it as didOpen does. */
-async function open(text: string): Promise<LangiumDocument<Document>> {
-    const uri = `file:///hints/doc${count++}.tenancy`;
+async function open(text: string, uri = `file:///hints/doc${count++}.tenancy`): Promise<LangiumDocument<Document>> {
     shared.workspace.TextDocuments!.set(TextDocument.create(uri, 'tenancy', 1, text));
     await shared.workspace.DocumentBuilder.update([URI.parse(uri)], []);
     return shared.workspace.LangiumDocuments.getDocument(URI.parse(uri)) as LangiumDocument<Document>;
@@ -252,4 +256,54 @@ describe('schedule hints', () => {
             hints.enabled = true;
         }
     }, 60_000);
+});
+
+describe('schedule hints after tenancy compare', () => {
+    let dir: string;
+    // tenancy compare of the rescue workload: sequential (its schedule) against regulated, which beat it (a's p99 better) or did not.
+    let confirmed: Comparison, contradicted: Comparison;
+    beforeAll(() => {
+        dir = mkdtempSync(path.join(tmpdir(), 'tenancy-hints-compare-'));
+        mkdirSync(path.join(dir, '.tenancy', 'results'), { recursive: true });
+        const schedules = { baseline: 'sequential', candidate: 'regulated(split: 4, sync: auto)', candidateAsked: 'regulated(split: auto, sync: auto)', other: 'concurrent' };
+        const uri = pathToFileURL(path.join(dir, 'mix.tenancy')).toString();
+        confirmed = makeComparison(uri, 'rescue', { schedules, layerBlockMs: 8 });
+        contradicted = makeComparison(uri, 'rescue', { schedules, layerBlockMs: 40 });
+    }, 120_000);
+    afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+    /** Writes the workload's comparison file as `tenancy compare` does and rebuilds the document as a results change does. */
+    async function compared(doc: LangiumDocument, comparison: Comparison): Promise<void> {
+        const file = path.join(dir, '.tenancy', 'results', 'mix.rescue.compare.json');
+        writeFileSync(file, JSON.stringify(comparison));
+        Tenancy.results.ResultsWatch.invalidate([pathToFileURL(file).toString()]);
+        await shared.workspace.DocumentBuilder.update([doc.uri], []);
+    }
+
+    test('the hint and the hover show the measured gain beside the predicted one; a contradicting measurement withdraws the hint, which says so and offers no fix', async () => {
+        const doc = await open(rescue('  schedule sequential\n', '39/s'), pathToFileURL(path.join(dir, 'mix.tenancy')).toString());
+        await hints.idle();
+        expect(hintsOf(doc)[0].message).not.toContain('measured');
+
+        const steps = hints.stats.steps;
+        await compared(doc, confirmed);
+        const [hint] = hintsOf(doc);
+        expect(hint.severity).toBe(3);
+        expect(hint.data).toEqual({ code: IssueCodes.ScheduleHint, schedule: 'regulated(split: auto, sync: auto)' });
+        expect(hint.message).toMatch(/^regulated\(split: auto, sync: auto\) is predicted to meet small's p95 .* the QoS-satisfied throughput \([\d.]+\/s vs [\d.]+\/s\); a's p99 predicted 4\.00×, measured \d+\.\d\d× \(\d+\.\d\d–\d+\.\d\d\)/);
+        const hover = await hoverAt(doc, 'schedule');
+        expect(hover).toMatch(/\nMeasured \(tenancy compare, 2026-12-01T10:01:00\.000Z\) against sequential: regulated\(split: auto, sync: auto\) → regulated\(split: 4, sync: auto\): a's p99 predicted 4\.00×, measured [\d.]+× \([\d.]+–[\d.]+\); concurrent: /);
+        expect((await fixes(doc, hint)).map(f => f.title)).toEqual(["Change to 'schedule regulated(split: auto, sync: auto)'"]);
+
+        await compared(doc, contradicted);
+        const [withdrawn] = hintsOf(doc);
+        expect(withdrawn.severity).toBe(4);
+        expect(textAt(doc, withdrawn)).toBe('schedule sequential');
+        expect(withdrawn.message).toMatch(/^regulated\(split: auto, sync: auto\) was predicted to meet small's p95 .*; measured: no gain \(0\.\d\d–1\.\d\d×\) in a's p99 against sequential, hint withdrawn$/);
+        expect(withdrawn.data).toEqual({ code: IssueCodes.ScheduleHint, schedule: null });
+        expect(await fixes(doc, withdrawn)).toEqual([]);
+        expect(await hoverAt(doc, 'schedule')).toMatch(/\nHint withdrawn: regulated.*hint withdrawn\.\n/);
+        // The measurement is read, not simulated again.
+        expect(hints.stats.steps).toBe(steps);
+    }, 180_000);
 });
