@@ -105,13 +105,13 @@ describe('schedule hint rule', () => {
 
 describe('schedule hint beside tenancy compare', () => {
     // Measured comparisons of concurrent (the baseline), layer_block(size: auto) (ran as size 4) and
-    // sequential: layer_block's headline (a's p99) better, no better, worse. Each bootstraps its intervals: built once.
+    // sequential: layer_block's headline (a's p99) better, no better, worse. Each bootstraps its intervals (seconds each, minutes on a loaded host): built once.
     let better: Comparison, noGain: Comparison, worse: Comparison;
     beforeAll(() => {
         better = makeComparison('file:///w/mix.tenancy', 'w', { layerBlockMs: 8 });
         noGain = makeComparison('file:///w/mix.tenancy', 'w', { layerBlockMs: 40 });
         worse = makeComparison('file:///w/mix.tenancy', 'w', { layerBlockMs: 60 });
-    }, 120_000);
+    }, 600_000);
     /** `better` with `tenancy compare --capacity`'s headline for layer_block: the ratio the hint predicts. */
     const capacity = (measured: { estimate: number; low: number; high: number; verdict: 'better' | 'no-change' | 'worse' }): Comparison => ({
         ...better,

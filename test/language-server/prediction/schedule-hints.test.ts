@@ -269,7 +269,7 @@ describe('schedule hints after tenancy compare', () => {
         const uri = pathToFileURL(path.join(dir, 'mix.tenancy')).toString();
         confirmed = makeComparison(uri, 'rescue', { schedules, layerBlockMs: 8 });
         contradicted = makeComparison(uri, 'rescue', { schedules, layerBlockMs: 40 });
-    }, 120_000);
+    }, 600_000);
     afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
     /** Writes the workload's comparison file as `tenancy compare` does and rebuilds the document as a results change does. */
