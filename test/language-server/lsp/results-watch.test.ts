@@ -281,13 +281,13 @@ describe('results location', () => {
 });
 
 describe('comparisons of schedules', () => {
-    // Each comparison bootstraps its intervals (seconds each): built once, given the test's document.
+    // Each comparison bootstraps its intervals (seconds each, minutes on a loaded host): built once, given the test's document.
     let better: Comparison, noGain: Comparison, worse: Comparison;
     beforeAll(() => {
         better = makeComparison('file:///fixture/demo.tenancy', 'w', { layerBlockMs: 8 });
         noGain = makeComparison('file:///fixture/demo.tenancy', 'w', { layerBlockMs: 40 });
         worse = makeComparison('file:///fixture/demo.tenancy', 'w', { layerBlockMs: 60 });
-    }, 120_000);
+    }, 600_000);
     const writeComparison = (comparison: Comparison | object) =>
         writeResults('demo.w.compare.json', 'schedules' in comparison ? { ...comparison, sourceUri: uri } : comparison);
 
