@@ -41,8 +41,8 @@ async function open({ shared }: Services, uri: string, text: string): Promise<La
     return shared.workspace.LangiumDocuments.getDocument(URI.parse(uri))!;
 }
 
-// (a) Latency on the examples, and on zoo-mix declared sequential (where a hint shows and is re-published).
-const examples = ['quick-start', 'vision-and-nlp', 'schedules', 'zoo-mix'].map(name => ({ name, text: readFileSync(`examples/${name}.tenancy`, 'utf8') }));
+// (a) Latency on the examples (a hint shows on schedule-hint), and on zoo-mix declared sequential (where one shows and is re-published).
+const examples = ['quick-start', 'vision-and-nlp', 'schedules', 'zoo-mix', 'schedule-hint'].map(name => ({ name, text: readFileSync(`examples/${name}.tenancy`, 'utf8') }));
 const zooMix = examples.find(e => e.name === 'zoo-mix')!.text;
 examples.push({ name: 'zoo-mix, schedule sequential', text: zooMix.replace('schedule concurrent', 'schedule sequential') });
 const latency: { example: string; workloads: number; openMs: number; settledMs: number[]; publishedMs: number[]; hints: number; workMsPerComparison: number; longestStepMs: number }[] = [];

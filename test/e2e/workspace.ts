@@ -7,8 +7,15 @@ import { projectRoot, workRoot } from './code-server.js';
 export const exampleName = 'quick-start.tenancy';
 export const workloadName = 'quick_start';
 export const resultsName = 'quick-start.quick_start.json';
-/** The example whose schedule line gets a hint (sequential; concurrent predicted to meet vision's SLO). */
+/** The example whose schedule line gets a hint (sequential; regulated predicted to meet vision's SLO). */
 export const hintExampleName = 'schedule-hint.tenancy';
+
+/** The workspace's settings: a short run (`durationSeconds`), and a comparison of the workload's schedule with the one the hint suggests. */
+export function writeSettings(dir: string, durationSeconds: number): void {
+    writeFileSync(path.join(dir, '.vscode', 'settings.json'), JSON.stringify({
+        'tenancy.run.duration': durationSeconds, 'tenancy.compare.schedules': ['regulated(split: auto, sync: auto)'],
+    }, null, 2));
+}
 
 export function makeWorkspace(): string {
     mkdirSync(workRoot, { recursive: true });
@@ -20,8 +27,8 @@ export function makeWorkspace(): string {
 }
 `);
     mkdirSync(path.join(dir, '.vscode'), { recursive: true });
-    // A short run, and a comparison of the workload's schedule with one other: the e2e checks the flow, not the numbers.
-    writeFileSync(path.join(dir, '.vscode', 'settings.json'), JSON.stringify({ 'tenancy.run.duration': 1, 'tenancy.compare.schedules': ['concurrent'] }, null, 2));
+    // A short run: the e2e checks the flow, not the numbers.
+    writeSettings(dir, 1);
     // A marker so that the CLI's workspace rule (nearest .tenancy/.git/...) picks this folder.
     mkdirSync(path.join(dir, '.tenancy'), { recursive: true });
     return dir;
