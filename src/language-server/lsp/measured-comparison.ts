@@ -47,6 +47,11 @@ function normalized(schedule: string): string {
     return schedule.replace(/\s+/g, '');
 }
 
+/** Whether two schedules are written alike (spaces aside). */
+export function sameSchedule(a: string, b: string): boolean {
+    return normalized(a) === normalized(b);
+}
+
 /** The compared schedule named `schedule`, as it ran or as it was asked for (`layer_block(size: auto)`). */
 export function comparedSchedule(comparison: Comparison, schedule: string): ComparedSchedule | undefined {
     const wanted = normalized(schedule);

@@ -19,7 +19,7 @@ import { alignTable } from '../../runtime/report/table.js';
 import type { Comparison } from '../../runtime/report/compare.js';
 import { formatPredictedMeasured } from '../../protocol/figures.js';
 import { formatMs, formatRatio, msValue, significant } from '../../protocol/units.js';
-import { measuredGainOf, type MeasuredGain } from '../lsp/measured-comparison.js';
+import { measuredGainOf, sameSchedule, type MeasuredGain } from '../lsp/measured-comparison.js';
 
 /**
  * How far a predicted gain must go before the editor suggests another schedule: the predictor's
@@ -133,7 +133,7 @@ export interface ScheduleHint {
  * there is none, it measured against another schedule (the line changed since), or not `schedule`.
  */
 export function measuredAgainstDeclared(c: ScheduleComparison, schedule: string, measured: Comparison | undefined): MeasuredGain | undefined {
-    if (!measured || measured.baseline.replace(/\s+/g, '') !== scheduleName(c.declared).replace(/\s+/g, '')) return undefined;
+    if (!measured || !sameSchedule(measured.baseline, scheduleName(c.declared))) return undefined;
     return measuredGainOf(measured, schedule);
 }
 
@@ -285,7 +285,7 @@ export function comparisonNotes(c: ScheduleComparison, band = HINT_BAND, measure
 function measuredNote(c: ScheduleComparison, measured: Comparison): string {
     const when = `tenancy compare, ${measured.finishedAt}${measured.status === 'complete' ? '' : `, ${measured.status}`}${measured.valid ? '' : ', not valid'}`;
     const declared = scheduleName(c.declared);
-    if (measured.baseline.replace(/\s+/g, '') !== declared.replace(/\s+/g, '')) {
+    if (!sameSchedule(measured.baseline, declared)) {
         return `Measured (${when}) against ${measured.baseline}, not ${declared}: compare again for measured gains over ${declared}.`;
     }
     const gains = measured.schedules.filter(s => !s.baseline).map(s => measuredGainOf(measured, s.name)).filter(g => g !== undefined);
