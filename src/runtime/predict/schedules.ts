@@ -185,6 +185,12 @@ const MIN_WINDOW_MS = 2_000, MAX_WINDOW_MS = 60_000;
 const CLOSED_REQUESTS = 3_000;
 /** Load factors the capacity search tries between, and its steps. */
 const MAX_LOAD = 16, SEARCH_STEPS = 7;
+/**
+ * Open-loop requests one simulation may hold: each is an event and a latency kept in memory, so
+ * an absurd rate (`poisson(rate: 99999999999/s)`) is refused, not simulated (it would exhaust
+ * the process's memory). 2 s at 16× the load of 60,000 requests/s fit.
+ */
+export const MAX_SIMULATED_REQUESTS = 2_000_000;
 
 /** The tenants of a workload as the simulation runs them: planned ops with predicted times, contention between their demand mixes. */
 export function simulationInput(ir: WorkloadIR, profile: DeviceProfile, options: EvaluateOptions = {}): SimulationInput {
@@ -218,8 +224,26 @@ export function simulationInput(ir: WorkloadIR, profile: DeviceProfile, options:
     };
 }
 
-/** Simulates a resolved schedule at a load factor (a shorter window for searches). */
+/** A load factor for a message: `1`, `0.25`, `16`. */
+function significantLoad(load: number): string {
+    return String(Number(load.toPrecision(3)));
+}
+
+/** Open-loop requests per second of a simulated tenant (0 for a closed loop). */
+function openRate(t: SimulatedTenant): number {
+    return t.arrival.kind === 'poisson' ? t.arrival.ratePerSecond : t.arrival.kind === 'periodic' ? 1000 / t.arrival.everyMs : 0;
+}
+
+/** Simulates a resolved schedule at a load factor (a shorter window for searches); refuses more than MAX_SIMULATED_REQUESTS open-loop requests. */
 export function simulateSchedule(input: SimulationInput, resolved: ResolvedSchedule, load = 1, window = 1): SimulatedFigures[] {
+    const perSecond = input.tenants.reduce((sum, t) => sum + openRate(t), 0) * load;
+    const seconds = (input.durationMs * window + input.warmupMs) / 1000;
+    if (perSecond * seconds > MAX_SIMULATED_REQUESTS) {
+        const fastest = input.tenants.reduce((a, b) => (openRate(b) > openRate(a) ? b : a));
+        const rate = perSecond >= 1e6 ? perSecond.toExponential(2) : String(Math.round(perSecond));
+        throw new Error(`the open-loop arrivals (${rate} requests/s at ${significantLoad(load)}× the load; tenant ${fastest.name} the fastest) are too many to simulate: `
+            + `over ${MAX_SIMULATED_REQUESTS.toLocaleString('en-US')} requests in ${seconds} s; lower the rates`);
+    }
     return simulate(input.tenants, {
         policy: policyFor(resolved.schedule, resolved.settings), contention: input.contention, serviceCv: input.serviceCv,
         seed: input.seed, warmupMs: input.warmupMs, durationMs: input.durationMs * window, load,
