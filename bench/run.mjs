@@ -1,7 +1,7 @@
 // `npm run bench`: runs every benchmark suite on this machine and writes BENCHMARKS.md with the
 // adapter, the commit and the date. Each suite prints its markdown tables on stdout (progress on
 // stderr) and its raw numbers to bench/.work/<suite>.json.
-// Usage: node bench/run.mjs [--only language,pathological,kernels,interference,verdicts,schedules,accuracy] [--quick] [--out FILE]
+// Usage: node bench/run.mjs [--only language,hints,pathological,kernels,interference,verdicts,schedules,accuracy] [--quick] [--out FILE]
 import { spawn, spawnSync } from 'node:child_process';
 import { cpus } from 'node:os';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
@@ -18,6 +18,7 @@ const out = path.resolve(root, option('--out') ?? (partial ? 'bench/.work/BENCHM
 
 const suites = [
     { name: 'language', title: 'Language server: build and hover', entry: 'bench/language/main.ts' },
+    { name: 'hints', title: 'Language server: schedule hints', entry: 'bench/language/hints.ts' },
     { name: 'pathological', title: 'Pathological documents: work bounded by the text', entry: 'bench/pathological/main.ts' },
     { name: 'kernels', title: 'Kernels: throughput vs TF.js WebGPU and native BLAS; dispatch overhead', entry: 'bench/kernels/run.ts' },
     { name: 'interference', title: 'Interference: co-run slowdown matrix', entry: 'bench/interference/main.ts' },

@@ -5,22 +5,21 @@
  */
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
-import type { WorkloadRef } from '../protocol/commands.js';
 import {
     deviceProfilePath, isMeasuredChangedParams, isWorkspaceStatusResult, MeasuredChangedNotification,
     ResultsChangedNotification, WorkspaceStatusRequest, type ResultsChangedParams, type ResultsFileChangeKind,
 } from '../protocol/messages.js';
 import { createLanguageClient, showErrorWithLog } from './client.js';
-import { registerCommands, type ExtensionServices } from './commands.js';
+import { registerCommands, type ExtensionServices, type RunFinished } from './commands.js';
 import { Config } from './config.js';
 import { ReportPanels } from './report-view/panel.js';
-import { queryAdapter, resolveCliNode, RunRegistry, type RunOutcome } from './run.js';
+import { queryAdapter, resolveCliNode, RunRegistry } from './run.js';
 import { TenancyStatus } from './status.js';
 
 /** What activate returns: used by the integration tests to observe the extension. */
 export interface TenancyApi {
     client: () => LanguageClient | undefined;
-    onRunFinished: vscode.Event<{ ref: WorkloadRef; tenant?: string; outcome: RunOutcome }>;
+    onRunFinished: vscode.Event<RunFinished>;
     reports: ReportPanels;
     status: TenancyStatus;
     /** Whether a workload has a run in progress. */
@@ -41,7 +40,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Tenanc
     runs = new RunRegistry();
     const status = new TenancyStatus();
     const reports = new ReportPanels(context.extensionUri, () => client, output);
-    const onRunFinished = new vscode.EventEmitter<{ ref: WorkloadRef; tenant?: string; outcome: RunOutcome }>();
+    const onRunFinished = new vscode.EventEmitter<RunFinished>();
     context.subscriptions.push(output, status, reports, onRunFinished);
 
     const api = (): TenancyApi => ({

@@ -3,6 +3,7 @@
  * files (it may read the runtime's results schema; the extension and the webview may not), the
  * extension passes it to the webview unchanged. No dependencies but the protocol's own.
  */
+import type { ComparisonReportModel } from './comparison-report.js';
 import type { RatioVerdictWord } from './figures.js';
 
 /** Sent with the custom request below; the server answers a {@link ReportResult}. */
@@ -138,9 +139,10 @@ export interface ReportModel {
     resultsPath: string;
 }
 
-/** Messages from the extension to the webview. */
+/** Messages from the extension to the webview: a run's report, a comparison of schedules, or why neither can be shown. */
 export type ReportViewMessage =
     | { type: 'report'; report: ReportModel }
+    | { type: 'comparison'; comparison: ComparisonReportModel }
     | { type: 'error'; message: string };
 
 /** Messages from the webview to the extension. */

@@ -6,7 +6,7 @@ import { formatSignature } from '../analysis/operators.js';
 import {
     isArg, isArrivalProp, isBenchmarkSetting, isCall, isDeviceDecl, isDimVar, isInput, isLet, isModel, isNamedArg,
     isNameRef, isOutput, isParam, isPriorityProp, isScheduleDecl, isSloProp, isTenant, isWorkload,
-    type Binding, type Call, type Model, type Tenant, type Workload,
+    type Binding, type Call, type Model, type ScheduleDecl, type Tenant, type Workload,
 } from '../generated/ast.js';
 import { callTarget, inputType, modelSignature, type CallTarget } from './call-target.js';
 import { findWord, wordSignature, type Word, type WordContext } from './workload-words.js';
@@ -23,7 +23,8 @@ export type HoverTarget =
     | { kind: 'argument'; name: string; call: Call; target: CallTarget }
     | { kind: 'tenant'; tenant: Tenant }
     | { kind: 'workload'; workload: Workload }
-    | { kind: 'word'; context: WordContext; word: Word };
+    | { kind: 'schedule'; schedule: ScheduleDecl }
+    | { kind: 'word'; context: WordContext; word: Word; node: AstNode };
 
 /**
  * One part of a hover: markdown, or undefined when it has nothing to say about the target.
@@ -103,6 +104,7 @@ export function hoverTarget(leaf: CstNode): HoverTarget | undefined {
     }
     // `output relu(x)` has no name: the keyword stands for the output.
     if (isOutput(node) && leaf.text === 'output' && !node.name) return { kind: 'binding', binding: node };
+    if (isScheduleDecl(node) && leaf.text === 'schedule' && !feature) return { kind: 'schedule', schedule: node };
     return wordTarget(node, feature);
 }
 
@@ -120,7 +122,7 @@ function documentedNode(target: HoverTarget): AstNode | undefined {
 function wordTarget(node: AstNode, feature: string | undefined): HoverTarget | undefined {
     const pick = (context: WordContext, text: string | undefined) => {
         const word = text === undefined ? undefined : findWord(context, text);
-        return word ? { kind: 'word' as const, context, word } : undefined;
+        return word ? { kind: 'word' as const, context, word, node } : undefined;
     };
     if (isArrivalProp(node) && feature === 'kind') return pick('arrival', node.kind);
     if (isScheduleDecl(node) && feature === 'policy') return pick('schedule', node.policy);
@@ -136,7 +138,7 @@ function wordArgTarget(node: AstNode & { name: string; $container: AstNode }): H
     const context: WordContext | undefined = isArrivalProp(owner) ? 'arrival' : isScheduleDecl(owner) ? 'schedule' : isDeviceDecl(owner) ? 'device' : undefined;
     const text = isArrivalProp(owner) || isDeviceDecl(owner) ? owner.kind : isScheduleDecl(owner) ? owner.policy : undefined;
     const word = context && text !== undefined ? findWord(context, text) : undefined;
-    return context && word ? { kind: 'word', context, word } : undefined;
+    return context && word ? { kind: 'word', context, word, node: owner } : undefined;
 }
 
 const code = (text: string) => '```tenancy\n' + text + '\n```';
@@ -153,6 +155,7 @@ export function signatureSection(target: HoverTarget): string | undefined {
         case 'tenant': return code(`tenant ${target.tenant.name}`);
         case 'workload': return code(`workload ${target.workload.name}`);
         case 'word': return code(wordSignature(target.word));
+        case 'schedule': return code(target.schedule.$cstNode?.text.replace(/\s+/g, ' ').trim() ?? 'schedule');
         case 'binding': return code(bindingText(target.binding));
     }
 }
@@ -181,6 +184,10 @@ export function detailSection(target: HoverTarget): string | undefined {
         case 'tenant': return tenantDetails(target.tenant);
         case 'workload': return `Tenants: ${target.workload.members.filter(isTenant).filter(t => t.name).map(t => `\`${t.name}\``).join(', ') || 'none'}`;
         case 'word': return wordDetails(target.word);
+        case 'schedule': {
+            const word = target.schedule.policy === undefined ? undefined : findWord('schedule', target.schedule.policy);
+            return word && wordDetails(word);
+        }
         case 'binding': {
             const b = target.binding;
             if (isDimVar(b)) return 'A dim variable: binds by unification when the model is called as a block.';

@@ -13,7 +13,7 @@ import { formatGain } from '../../protocol/figures.js';
 import type { ScheduleEvaluation } from '../predict/schedules.js';
 import { pairedRatio, type TenantPhaseData } from './build.js';
 import {
-    adapterInfoSchema, boundsSchema, hostSchema, measurementSchema, runStatusSchema, sloResultSchema, slowdownSchema,
+    adapterInfoSchema, boundsSchema, hostSchema, measurementSchema, parseVersioned, runStatusSchema, sloResultSchema, slowdownSchema,
     type Ratio, type Results,
 } from './schema.js';
 
@@ -152,6 +152,11 @@ export const comparisonSchema = z.object({
     schedules: z.array(comparedScheduleSchema),
 });
 export type Comparison = z.infer<typeof comparisonSchema>;
+
+/** Validates a parsed comparison file; throws a readable error naming the field (or the version) on mismatch. */
+export function parseComparison(value: unknown): Comparison {
+    return parseVersioned(value, comparisonSchema, COMPARISON_SCHEMA_VERSION, { name: 'comparison', again: 'compare the schedules again' });
+}
 
 export const CAPACITY_SCHEMA_VERSION = 1;
 
