@@ -9,7 +9,7 @@ import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import {
     CommandIds, CommandNames, describePayload, isTenantRef, isWorkloadRef,
-    type CommandName, type TenantRef, type WorkloadRef,
+    type CommandName, type WorkloadRef,
 } from '../protocol/commands.js';
 import { ResultsChangedNotification, type ResultsChangedParams } from '../protocol/messages.js';
 import type { Config } from './config.js';
@@ -279,4 +279,3 @@ async function calibrate(s: ExtensionServices, documentUri: string): Promise<Run
     return outcome;
 }
 
-export type { TenantRef };

@@ -374,10 +374,6 @@ export function expectOutputShape(req: KernelRequest, expected: readonly number[
     }
 }
 
-/** Bytes of f32 tensors read and written once. */
-export function f32Bytes(...counts: number[]): number {
-    return 4 * counts.reduce((a, b) => a + b, 0);
-}
 
 /**
  * Parses "name_<int>" variant names (e.g. "capped_8", "splitk_4"); returns undefined if

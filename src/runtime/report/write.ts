@@ -3,7 +3,7 @@
  * folder, fsync, rename), so a reader (the language server, the extension) never sees half a
  * file, plus a timestamped copy in `history/`. Node fs only; no webgpu.
  */
-import { existsSync, statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import envPaths from 'env-paths';
 import atomicWrite from 'write-file-atomic';
@@ -88,7 +88,3 @@ export async function writeResultsFiles(paths: ResultsPaths, results: unknown, f
     return { latest: paths.latest, history };
 }
 
-/** True if `path` is an existing directory. */
-export function isDirectory(path: string): boolean {
-    try { return statSync(path).isDirectory(); } catch { return false; }
-}
