@@ -14,10 +14,11 @@ import {
 import type { HoverSection, HoverTarget } from '../lsp/hover-provider.js';
 import { IssueCodes } from '../validation/issue-codes.js';
 import {
-    formatMs, formatPercent, measuredFigure, measuredTenant, opHint, opHintTooltip, opHoverMarkdown, tenantHint,
+    measuredFigure, measuredTenant, opHint, opHintTooltip, opHoverMarkdown, tenantHint,
     tenantHoverMarkdown, workloadHoverMarkdown, type OpInstanceFigures,
 } from './format.js';
 import type { PredictionService, WorkloadPredictionView } from './prediction-service.js';
+import { formatMs, formatPercent } from '../../protocol/units.js';
 
 type Services = LangiumServices & { prediction: { Predictions: PredictionService } };
 

@@ -86,7 +86,7 @@ describe('hover sections', () => {
         ['a tenant: its properties, defaults marked', source, 6, '- `model mlp_small(batch: 8)`\n- `arrival poisson(rate: 20/s)`\n- `slo p99 <= 40ms`\n- `priority normal` (default)'],
         ['a zoo model: its header', zoo, 0, '```tenancy\nmodel bert_base(batch = 1, seq = 128, layers = 12)\n```'],
         ['a zoo model: where it comes from', zoo, 0, '*From the built-in model zoo.*'],
-        ['a zoo model: totals as the tenant instantiates it', zoo, 0, '**As this tenant instantiates it:** 3.74 GFLOP · 38.0 M params (145 MiB) · 22 ops'],
+        ['a zoo model: totals as the tenant instantiates it', zoo, 0, '**As this tenant instantiates it:** 3.74 GFLOP · 38 M params (145 MiB) · 22 ops'],
     ])('%s', async (_title, text, index, expected) => {
         expect((await hoverAt(text, index)).split('\n\n')).toContain(expected);
     });

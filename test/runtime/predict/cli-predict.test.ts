@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bundleCli } from '../../fixtures/bundle-cli.js';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { formatMs } from '../../../src/language-server/prediction/format.js';
+import { formatMs } from '../../../src/protocol/units.js';
 import { defaultProfile } from '../../../src/runtime/predict/profile.js';
 
 const root = join(import.meta.dirname, '../../..');
