@@ -185,10 +185,8 @@ export function checkWorkloadPredictions(services: Services, workload: Workload,
     }
 }
 
-/** Registers the hover section and the validation checks of predictions. Call once when creating the services. */
+/** Registers the validation checks of predictions. Call once when creating the services. */
 export function registerPredictionFeatures(services: Services): void {
-    const hover = services.lsp.HoverProvider as unknown as { addSection?: (s: HoverSection) => void } | undefined;
-    hover?.addSection?.(predictionHoverSection(services));
     const checks: ValidationChecks<TenancyAstType> = {
         Workload: (workload, accept) => checkWorkloadPredictions(services, workload, accept),
     };
