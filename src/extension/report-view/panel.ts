@@ -5,7 +5,8 @@
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import type { WorkloadRef } from '../../protocol/commands.js';
-import { isReportResult, isReportViewReply, ReportRequest, type ReportViewMessage } from '../../protocol/report.js';
+import { isReportResult, isReportViewReply, type ReportViewMessage } from '../../protocol/report.js';
+import { report } from '../messages.js';
 import { makeNonce, reportHtml } from './html.js';
 
 interface OpenReport {
@@ -93,7 +94,8 @@ export class ReportPanels implements vscode.Disposable {
             message = { type: 'error', message: 'The Tenancy language server is not running, so the results cannot be read. See the Tenancy output.' };
         } else {
             try {
-                const result: unknown = await client.sendRequest(ReportRequest.method, entry.ref);
+                // Checked all the same: the server may be another version than this extension.
+                const result: unknown = await client.sendRequest(report, entry.ref);
                 if (!isReportResult(result)) {
                     message = { type: 'error', message: `The language server answered the report request with an unexpected payload.` };
                 } else if ('error' in result) {
