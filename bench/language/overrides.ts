@@ -14,7 +14,7 @@
 import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import {
-    DefaultAstNodeDescriptionProvider, DefaultReferenceDescriptionProvider, DefaultScopeComputation, EmptyFileSystem, inject, URI,
+    DefaultReferenceDescriptionProvider, DefaultScopeComputation, EmptyFileSystem, inject, URI,
     type Module,
 } from 'langium';
 import { createDefaultModule, createDefaultSharedModule, type LangiumServices, type PartialLangiumServices } from 'langium/lsp';
@@ -33,7 +33,6 @@ type Restore = Module<LangiumServices, PartialLangiumServices>;
 const variants: { name: string; restore: Restore }[] = [
     { name: 'as shipped', restore: {} },
     { name: 'ScopeComputation: default', restore: { references: { ScopeComputation: s => new DefaultScopeComputation(s) } } },
-    { name: 'AstNodeDescriptionProvider: default', restore: { workspace: { AstNodeDescriptionProvider: s => new DefaultAstNodeDescriptionProvider(s) } } },
     { name: 'ReferenceDescriptionProvider: default', restore: { workspace: { ReferenceDescriptionProvider: s => new DefaultReferenceDescriptionProvider(s) } } },
 ];
 
