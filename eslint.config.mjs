@@ -3,6 +3,7 @@
 // TypeScript program per run and more than doubles the lint time on this codebase, and `tsc`
 // (npm run typecheck / build) already checks types.
 import js from '@eslint/js';
+import { defineConfig } from 'eslint/config';
 import tseslint from 'typescript-eslint';
 
 // Node's globals for the plain .mjs scripts (TypeScript files get theirs from @types/node).
@@ -12,7 +13,7 @@ const nodeGlobals = Object.fromEntries([
     'structuredClone', 'queueMicrotask', 'fetch',
 ].map(name => [name, 'readonly']));
 
-export default tseslint.config(
+export default defineConfig(
     {
         ignores: [
             'src/language-server/generated/**',
@@ -23,7 +24,7 @@ export default tseslint.config(
     },
     {
         files: ['{src,test,bench,scripts}/**/*.{ts,mjs}'],
-        extends: [js.configs.recommended, ...tseslint.configs.recommended],
+        extends: [js.configs.recommended, tseslint.configs.recommended],
         languageOptions: { ecmaVersion: 2023, sourceType: 'module', globals: nodeGlobals },
         rules: {
             // A parameter an interface requires but this implementation does not read is named `_x`;
