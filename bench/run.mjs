@@ -1,7 +1,7 @@
 // `npm run bench`: runs every benchmark suite on this machine and writes BENCHMARKS.md with the
 // adapter, the commit and the date. Each suite prints its markdown tables on stdout (progress on
 // stderr) and its raw numbers to bench/.work/<suite>.json.
-// Usage: node bench/run.mjs [--only language,pathological,kernels,interference,accuracy] [--quick] [--out FILE]
+// Usage: node bench/run.mjs [--only language,pathological,kernels,interference,verdicts,schedules,accuracy] [--quick] [--out FILE]
 import { spawn, spawnSync } from 'node:child_process';
 import { cpus } from 'node:os';
 import { mkdirSync, readFileSync } from 'node:fs';
@@ -22,6 +22,10 @@ const suites = [
     { name: 'pathological', title: 'Pathological documents: work bounded by the text', entry: 'bench/pathological/main.ts' },
     { name: 'kernels', title: 'Kernels: throughput vs TF.js WebGPU and native BLAS; dispatch overhead', entry: 'bench/kernels/run.ts' },
     { name: 'interference', title: 'Interference: co-run slowdown matrix', entry: 'bench/interference/main.ts' },
+    // How often a run's slowdown verdicts are wrong: A/A false positives and A/B power.
+    { name: 'verdicts', title: 'Verdicts: A/A false positives and A/B power', entry: 'bench/verdicts/main.ts' },
+    // Mixes of zoo models under every runnable schedule: capacity, violations, latency; the seeds' findings.
+    { name: 'schedules', title: "Schedules: do the seeds' findings reproduce?", entry: 'bench/schedules/main.ts' },
     // Calibrates this adapter first (writes .tenancy/device-profile.json), then scores the model
     // on other shapes than calibration used.
     { name: 'accuracy', title: 'Prediction accuracy: predicted vs measured', entry: 'bench/accuracy/run.ts', before: ['calibrate'] },

@@ -5,8 +5,10 @@
  * exit code. Each command adds only what it does with the measurement.
  */
 import type { Command } from 'commander';
+import { writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { tmpdir } from 'node:os';
+import { basename, join, resolve } from 'node:path';
 import { exitCodes } from '../protocol/exit-codes.js';
 import type { AdapterPreference } from '../protocol/adapter.js';
 import { PROGRESS_PROTOCOL_VERSION, type ProgressEvent } from '../protocol/progress.js';
@@ -17,11 +19,14 @@ import { NoAdapterError } from '../runtime/gpu/adapter.js';
 import { CompileError } from '../runtime/plan/tenant-plan.js';
 import { MemoryLimitError } from '../runtime/plan/memory.js';
 import { ScheduleNotImplementedError } from '../runtime/schedule/policy.js';
+import { IncompatibleSchedulesError } from '../runtime/execute/compare.js';
 import type { RunEvent } from '../runtime/execute/events.js';
 import type { RunWorkloadOptions } from '../runtime/execute/run.js';
-import { sourcePathOf, workspaceFolderOf } from '../runtime/report/write.js';
+import { ResultsWriteError, sourcePathOf, workspaceFolderOf, writeResultsFiles, type ResultsPaths } from '../runtime/report/write.js';
 import { locateProfile, type LocatedProfile } from '../runtime/predict/profile-store.js';
 import { loadTuningCache } from '../runtime/tune/cache.js';
+import { loadCoTunedCache } from '../runtime/tune/co-tuned-cache.js';
+import type { DeviceProfile } from '../runtime/predict/profile.js';
 import { adapterOptionHelp, parseAdapterOption } from './adapter-option.js';
 import { loadWorkloadIr, WorkspaceInputError } from './load-workspace.js';
 
@@ -147,8 +152,16 @@ export async function readMeasureInput(command: string, file: string | undefined
             }),
             // The profile the editor predicts with: schedules resolve (auto) and cut blocks by it, as the editor does.
             profile: located.profile,
+            // co_tuned's searched configurations, per adapter as that profile names it.
+            coTunedCache: await coTunedCacheFor(located.profile, warnTuning),
         },
     };
+}
+
+/** The co_tuned cache of a profile's adapter, ready for RunWorkloadOptions. */
+async function coTunedCacheFor(profile: DeviceProfile, onWarning: (message: string) => void): Promise<NonNullable<RunWorkloadOptions['coTunedCache']>> {
+    const cache = await loadCoTunedCache({ adapter: profile.adapter, onWarning });
+    return { store: cache, save: () => cache.save(), onWarning };
 }
 
 /** Reads workload IR JSON (one workload, an array of them, or { workloads: [...] }) and picks one. */
@@ -251,11 +264,35 @@ export function inputErrorCode(error: unknown, out: CommandOutput): number {
     throw error;
 }
 
-/** The exit code of what a measurement threw (nothing was written). */
+/**
+ * Writes a measurement's document and its history copy (report/write.ts). When the results
+ * folder cannot take it (disk full, read-only), the document is kept in the temp folder instead
+ * and the ResultsWriteError, which says where, is rethrown for measureErrorCode.
+ */
+export async function writeMeasured(paths: ResultsPaths, value: unknown, finishedAt: Date): Promise<{ latest: string; history: string }> {
+    try {
+        return await writeResultsFiles(paths, value, finishedAt);
+    } catch (error) {
+        if (!(error instanceof ResultsWriteError)) throw error;
+        const kept = join(tmpdir(), `${basename(paths.latest, '.json')}.${finishedAt.toISOString().replace(/:/g, '-')}.${process.pid}.json`);
+        try {
+            writeFileSync(kept, `${JSON.stringify(value, null, 2)}\n`);
+            error.kept = kept;
+        } catch {
+            // The temp folder is full too: the message says the document is lost.
+        }
+        throw error;
+    }
+}
+
+/** The exit code of what a measurement threw (nothing was written, or, for ResultsWriteError, not where it belongs). */
 export function measureErrorCode(error: unknown, out: CommandOutput, signal: AbortSignal): number {
     if (error instanceof NoAdapterError) return out.fail(exitCodes.environment, error.message);
+    if (error instanceof ResultsWriteError) {
+        return out.fail(exitCodes.environment, `${error.message}; the results already there are unchanged; ${error.kept ? `this run's results are kept in ${error.kept}` : "this run's results could not be kept anywhere"} — free space or choose another folder with --results-dir`);
+    }
     if (error instanceof CompileError || error instanceof MemoryLimitError) return out.fail(exitCodes.inputErrors, error.message, error.opPath);
-    if (error instanceof ScheduleNotImplementedError) return out.fail(exitCodes.inputErrors, error.message);
+    if (error instanceof ScheduleNotImplementedError || error instanceof IncompatibleSchedulesError) return out.fail(exitCodes.inputErrors, error.message);
     if (signal.aborted) return out.fail(exitCodes.cancelled, 'cancelled before anything was measured; nothing written');
     if (error instanceof Error && /has no tenant/.test(error.message)) return out.fail(exitCodes.usage, error.message);
     return out.fail(exitCodes.internal, `internal error: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);

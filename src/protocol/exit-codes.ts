@@ -3,7 +3,7 @@ export const exitCodes = {
     ok: 0,
     /** The input has errors (diagnostics of severity error), or a run violated nothing but failed a check. */
     inputErrors: 1,
-    /** No GPU adapter, or the environment cannot run the command. */
+    /** No GPU adapter, or the environment cannot run the command (the GPU failed, the results cannot be written). */
     environment: 2,
     /** `tenancy run --fail-on slo`: a measured SLO verdict is violated (✗). */
     sloViolated: 3,

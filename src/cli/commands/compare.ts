@@ -12,10 +12,10 @@ import { exitCodes } from '../../protocol/exit-codes.js';
 import type { IrSchedule } from '../../runtime/ir/types.js';
 import { compareWorkload, DEFAULT_CAPACITY_BUDGET_MS } from '../../runtime/execute/compare.js';
 import { comparisonTable } from '../../runtime/report/table.js';
-import { resultsPathsFor, writeResultsFiles } from '../../runtime/report/write.js';
+import { resultsPathsFor } from '../../runtime/report/write.js';
 import { scheduleName } from '../../runtime/schedule/policy.js';
 import {
-    addMeasureOptions, CommandOutput, inputErrorCode, measureErrorCode, parseDuration, readMeasureInput, UsageError, withCancellation, type MeasureFlags, type MeasureInput,
+    addMeasureOptions, CommandOutput, writeMeasured, inputErrorCode, measureErrorCode, parseDuration, readMeasureInput, UsageError, withCancellation, type MeasureFlags, type MeasureInput,
 } from '../measure-options.js';
 import { parseSchedules, splitScheduleList } from '../schedule-option.js';
 
@@ -72,7 +72,7 @@ async function compareCommand(file: string | undefined, opts: CompareFlags): Pro
                 ...(opts.capacity ? { capacity: { budgetMs: capacityBudgetMs } } : {}),
             });
             const paths = resultsPathsFor(sourceFile, ir.workload, opts.resultsDir, undefined, 'compare');
-            const written = await writeResultsFiles(paths, comparison, new Date(comparison.finishedAt));
+            const written = await writeMeasured(paths, comparison, new Date(comparison.finishedAt));
             if (opts.json) process.stdout.write(`${JSON.stringify(comparison, null, 2)}\n`);
             out.table(comparisonTable(comparison));
             console.error(`comparison: ${written.latest}`);

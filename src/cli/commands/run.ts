@@ -7,7 +7,8 @@
  * stderr); `--progress jsonl` puts progress events (src/protocol/progress.ts) on stdout, one
  * per line, and the table on stderr. Exit codes (src/protocol/exit-codes.ts): 0 complete or
  * partial, 1 input errors (IR, unsupported op, too large, schedule not implemented), 2 no
- * adapter or the GPU failed during the run (results marked failed), 3/4 with --fail-on, 130
+ * adapter, the GPU failed during the run (results marked failed) or the results folder cannot
+ * take the file (disk full, read-only: kept in the temp folder instead), 3/4 with --fail-on, 130
  * cancelled (results marked cancelled), 64 usage.
  *
  * Kernel variants: each op uses the variant its signature has in the
@@ -23,10 +24,10 @@ import { scheduleName } from '../../runtime/schedule/policy.js';
 import { runWorkload } from '../../runtime/execute/run.js';
 import { interferenceTable } from '../../runtime/report/table.js';
 import type { Results } from '../../runtime/report/schema.js';
-import { resultsPathsFor, writeResultsFiles } from '../../runtime/report/write.js';
+import { resultsPathsFor } from '../../runtime/report/write.js';
 import { recordedPredictions } from '../../runtime/predict/record.js';
 import {
-    addMeasureOptions, CommandOutput, inputErrorCode, measureErrorCode, readMeasureInput, UsageError, withCancellation, type MeasureFlags, type MeasureInput,
+    addMeasureOptions, CommandOutput, writeMeasured, inputErrorCode, measureErrorCode, readMeasureInput, UsageError, withCancellation, type MeasureFlags, type MeasureInput,
 } from '../measure-options.js';
 
 interface RunFlags extends MeasureFlags {
@@ -70,7 +71,7 @@ async function runCommand(file: string | undefined, opts: RunFlags): Promise<num
             // A run of some of the tenants (▶ Run solo) has results of its own: the workload's co-run results stay.
             const some = opts.tenant && opts.tenant.length > 0 && opts.tenant.length < ir.tenants.length ? opts.tenant : undefined;
             const paths = resultsPathsFor(sourceFile, ir.workload, opts.resultsDir, some);
-            const written = await writeResultsFiles(paths, results, new Date(results.finishedAt));
+            const written = await writeMeasured(paths, results, new Date(results.finishedAt));
             if (opts.json) process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
             out.table(interferenceTable(results));
             console.error(`results: ${written.latest}`);

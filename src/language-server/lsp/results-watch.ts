@@ -10,13 +10,13 @@
  * {@link registerResultsHandlers} wires the custom messages of src/protocol/messages.ts and
  * asks the client to refresh lenses and inlay hints when results change.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import { AstUtils, URI, type LangiumDocument, type ValidationChecks } from 'langium';
 import type { LangiumServices } from 'langium/lsp';
 import type { Connection } from 'vscode-languageserver';
 import { parseResults, type Results } from '../../runtime/report/schema.js';
-import { resultsPathsFor, workspaceFolderOf } from '../../runtime/report/write.js';
+import { historyFiles, resultsPathsFor, workspaceFolderOf } from '../../runtime/report/write.js';
 import { isDocument, isSloProp, isTenant, isWorkload, type TenancyAstType, type Tenant, type Workload } from '../generated/ast.js';
 import {
     defaultResultsFolder, deviceProfilePath, isResultsChangedParams, MeasuredChangedNotification, ResultsChangedNotification,
@@ -95,16 +95,8 @@ export class ResultsWatch {
         const paths = this.paths(documentUri, workload);
         const latest = paths && this.read(paths.latest);
         if (!paths || latest?.kind !== 'ok') return undefined;
-        const prefix = `${path.basename(paths.latest, '.json')}.`;
-        let names: string[];
-        try {
-            // `<stem>.<workload>.<time>.json`: not the history of a run of some tenants (`….solo-a.<time>.json`).
-            names = readdirSync(paths.historyDir).filter(n => n.startsWith(prefix) && /^\d{4}-/.test(n.slice(prefix.length)) && n.endsWith('.json')).sort().reverse();
-        } catch {
-            return undefined;
-        }
-        for (const name of names) {
-            const entry = this.read(path.join(paths.historyDir, name));
+        for (const file of historyFiles(paths)) {
+            const entry = this.read(file);
             // The newest history entry is a copy of the latest run: skip it by its finish time.
             if (entry.kind === 'ok' && entry.results.finishedAt !== latest.results.finishedAt) return entry.results;
         }

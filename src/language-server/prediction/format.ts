@@ -192,7 +192,17 @@ export function tenantHint(t: TenantPrediction, measured: TenantResult | undefin
             const predicted = measuredPhase === 'corun' ? t.corun.p99 : t.solo.p99;
             text += ` · measured p99 ${formatBoundedMs(stats.latencyMs.p99, bounds.low, bounds.high)}${label} (${formatError(predicted, stats.latencyMs.p99)})`;
         } else {
-            text += ` · measured p99 ${formatNeeds(requiredSamples('p99'), stats.requests)}${label}`;
+            // Too few requests to bound p99: the highest percentile they do bound, and what p99 still needs.
+            const fallback = stats.boundedUpTo && stats.boundedUpTo !== 'p99' && stats.boundedUpTo !== 'p999' ? stats.boundedUpTo : undefined;
+            const fb = fallback ? stats.boundsMs[fallback] : undefined;
+            if (fallback && fb) {
+                const value = stats.latencyMs[fallback];
+                const predictedP50 = measuredPhase === 'corun' ? t.corun.p50 : t.solo.p50;
+                const error = fallback === 'p50' ? ` (${formatError(predictedP50, value)})` : '';
+                text += ` · measured ${fallback} ${formatBoundedMs(value, fb.low, fb.high)}${label}${error}; p99 ${formatNeeds(requiredSamples('p99'), stats.requests)}`;
+            } else {
+                text += ` · measured p99 ${formatNeeds(requiredSamples('p99'), stats.requests)}${label}`;
+            }
         }
     }
     return text;

@@ -9,14 +9,15 @@
  * compiled session (co-runs only) with its share of the budget.
  */
 import type { IrSchedule, WorkloadIR } from '../ir/types.js';
-import { policyFor, RUNNABLE_SCHEDULES, scheduleName, ScheduleNotImplementedError } from '../schedule/policy.js';
+import { policyFor, RUNNABLE_SCHEDULES, scheduleName, ScheduleNotImplementedError, type SchedulePolicy } from '../schedule/policy.js';
+import { firstShareVersion } from '../plan/versions.js';
 import { CANDIDATE_SCHEDULES, compareSchedules, resolveSchedule, type ResolvedSchedule, type ScheduleEvaluation } from '../predict/schedules.js';
 import { defaultProfile } from '../predict/profile.js';
 import { buildComparison, gainStatisticOf, CAPACITY_SCHEMA_VERSION, type Capacity, type CapacityReport, type Comparison, type ScheduleRunData } from '../report/compare.js';
 import type { Results } from '../report/schema.js';
 import type { RunEvent } from './events.js';
 import { hostCores } from './host.js';
-import { irHash, selectTenants, sessionResults, type ResultsContext, type RunWorkloadOptions } from './run.js';
+import { irHash, saveCoTunedCache, scheduleContext, selectTenants, sessionResults, type ResultsContext, type RunWorkloadOptions } from './run.js';
 import { RunSession, type MeasuredRounds } from './session.js';
 import packageJson from '../../../package.json' with { type: 'json' };
 
@@ -55,12 +56,12 @@ function candidatesOf(ir: WorkloadIR, options: CompareOptions, asked: readonly I
     const seen = new Set<string>();
     const kept: { asked: IrSchedule; resolved: ResolvedSchedule }[] = [];
     for (const s of asked) {
-        const resolved = resolveSchedule({ ...ir, schedule: s }, profile);
+        const resolved = resolveSchedule({ ...ir, schedule: s }, profile, { coTunedStore: options.coTunedCache?.store });
         if (seen.has(resolved.name)) continue;
         seen.add(resolved.name);
         kept.push({ asked: s, resolved });
     }
-    const predicted = compareSchedules(ir, profile, kept.map(k => k.resolved.schedule));
+    const predicted = compareSchedules(ir, profile, kept.map(k => k.resolved.schedule), { coTunedStore: options.coTunedCache?.store });
     return kept.map((k, i) => ({ ...k, predicted: predicted[i] }));
 }
 
@@ -91,12 +92,13 @@ export async function compareWorkload(options: CompareOptions): Promise<Comparis
     // The workload's own schedule first: the baseline.
     const candidates = candidatesOf(ir, options, [ir.schedule, ...(options.schedules ?? CANDIDATE_SCHEDULES)]);
     const progress = new StagedProgress(event => options.onEvent?.(event));
-    const versions = options.versions ?? candidates.some(c => c.resolved.schedule.policy === 'layer_block');
-    const session = new RunSession({ ...options, profile, versions, onEvent: progress.onEvent }, candidates.map(c => policyFor(c.resolved.schedule, c.resolved.settings)), selectTenants(ir, options.tenants));
+    const { versions, shareWorkgroups, policies } = sessionSchedules(candidates, options);
+    await saveCoTunedCache(options);
+    const session = new RunSession({ ...options, profile, versions, shareWorkgroups, onEvent: progress.onEvent }, policies, selectTenants(ir, options.tenants));
     const startedAt = new Date();
     const capacities: (Capacity | null)[] = candidates.map(() => null);
     let measured: MeasuredRounds | undefined;
-    const context = (c: Candidate): ResultsContext => ({ ...options, policy: c.resolved.name, ...(c.resolved.why ? { scheduleWhy: c.resolved.why } : {}) });
+    const context = (c: Candidate): ResultsContext => ({ ...options, ...scheduleContext(c.resolved, versions) });
     try {
         await session.openDevices();
         await session.plan();
@@ -125,6 +127,22 @@ export async function compareWorkload(options: CompareOptions): Promise<Comparis
         capacity: capacities[s],
     }));
     return buildComparison({ tenants: session.tenants, seed: ir.benchmark.seed, schedules, startedAt, finishedAt: new Date() });
+}
+
+/**
+ * The versions a session of these schedules compiles (layer_block's tolerant ones, co_tuned's
+ * shares) and each schedule's policy on them. Every co_tuned schedule of one session must share
+ * its versions (one compiled set per tenant): two with different shares are refused.
+ */
+function sessionSchedules(candidates: readonly { resolved: ResolvedSchedule }[], options: CompareOptions): { versions: boolean; shareWorkgroups?: readonly number[]; policies: SchedulePolicy[] } {
+    const versions = options.versions ?? candidates.some(c => c.resolved.schedule.policy === 'layer_block');
+    const coTuned = candidates.flatMap(c => c.resolved.settings.coTuned ? [{ name: c.resolved.name, workgroups: c.resolved.settings.coTuned.workgroups }] : []);
+    const other = coTuned.find(c => c.workgroups.join(',') !== coTuned[0].workgroups.join(','));
+    if (other) {
+        throw new IncompatibleSchedulesError(`${coTuned[0].name} and ${other.name} need different kernel versions (capped at ${coTuned[0].workgroups.join(', ')} and at ${other.workgroups.join(', ')} workgroups); measure one co_tuned(variants: N) at a time`);
+    }
+    const layout = { firstShareVersion: firstShareVersion({ tolerant: versions }) };
+    return { versions, shareWorkgroups: coTuned[0]?.workgroups, policies: candidates.map(c => policyFor(c.resolved.schedule, c.resolved.settings, layout)) };
 }
 
 function predictedOf(e: ScheduleEvaluation, session: RunSession): ScheduleRunData['predicted'] {
@@ -198,8 +216,9 @@ export async function capacityWorkload(options: CompareOptions): Promise<Capacit
     const profile = options.profile ?? defaultProfile();
     const candidates = candidatesOf(ir, options, options.schedules ?? [ir.schedule]);
     const progress = new StagedProgress(event => options.onEvent?.(event));
-    const versions = options.versions ?? candidates.some(c => c.resolved.schedule.policy === 'layer_block');
-    const session = new RunSession({ ...options, profile, versions, solo: false, onEvent: progress.onEvent }, candidates.map(c => policyFor(c.resolved.schedule, c.resolved.settings)), selectTenants(ir, options.tenants));
+    const { versions, shareWorkgroups, policies } = sessionSchedules(candidates, options);
+    await saveCoTunedCache(options);
+    const session = new RunSession({ ...options, profile, versions, shareWorkgroups, solo: false, onEvent: progress.onEvent }, policies, selectTenants(ir, options.tenants));
     const startedAt = new Date();
     const capacities: (Capacity | null)[] = candidates.map(() => null);
     const budgetMs = options.capacity?.budgetMs ?? DEFAULT_CAPACITY_BUDGET_MS;
@@ -210,7 +229,7 @@ export async function capacityWorkload(options: CompareOptions): Promise<Capacit
         for (let s = 0; s < candidates.length && session.status === 'complete'; s++) {
             progress.stage(s / candidates.length, (s + 1) / candidates.length);
             const c = candidates[s];
-            capacities[s] = await searchCapacity(session, s, c.predicted.capacityLoad, budgetMs, { ...options, policy: c.resolved.name });
+            capacities[s] = await searchCapacity(session, s, c.predicted.capacityLoad, budgetMs, { ...options, ...scheduleContext(c.resolved, versions) });
         }
     } catch (error) {
         session.stoppedBy(error);
@@ -230,7 +249,16 @@ export async function capacityWorkload(options: CompareOptions): Promise<Capacit
     };
 }
 
+/** Raised before measuring when schedules cannot share one session (they need different kernel versions). */
+export class IncompatibleSchedulesError extends Error {
+    constructor(message: string) {
+        super(message);
+        this.name = 'IncompatibleSchedulesError';
+    }
+}
+
 /** A workload a capacity cannot be measured for (no SLO). */
+
 export class CapacityInputError extends Error {
     constructor(message: string) {
         super(message);

@@ -12,7 +12,10 @@ import type { KernelProvider } from '../plan/plan.js';
 import type { AdapterIdentity, TuningCache } from '../plan/tuning.js';
 import type { AdapterPreference } from '../../protocol/adapter.js';
 import { policyFor, RUNNABLE_SCHEDULES, ScheduleNotImplementedError } from '../schedule/policy.js';
-import { resolveSchedule } from '../predict/schedules.js';
+import { firstShareVersion } from '../plan/versions.js';
+import { resolveSchedule, type ResolvedSchedule } from '../predict/schedules.js';
+import type { CoTunedStore } from '../predict/co-tuned.js';
+import { coTunedVersionRule } from '../schedule/co-tuned.js';
 import { defaultProfile, type DeviceProfile } from '../predict/profile.js';
 import { buildResults } from '../report/build.js';
 import type { Results } from '../report/schema.js';
@@ -61,8 +64,16 @@ export interface RunWorkloadOptions {
     kernels?: KernelProvider;
     /** Limit for one submission to finish (default 60 s). */
     stepTimeoutMs?: number;
-    /** Compile hot ops in several versions and let the schedule switch them (default: under layer_block). */
+    /** Compile hot ops in layer_block's tolerant versions and let the schedule switch them (default: under layer_block). */
     versions?: boolean;
+    /**
+     * co_tuned's searched configurations for the profile's adapter (tune/co-tuned-cache.ts): a
+     * stored one skips the search; a new one is recorded and the cache saved (a failure to save
+     * goes to `onWarning`).
+     */
+    coTunedCache?: { store: CoTunedStore; save: () => Promise<unknown>; onWarning?: (message: string) => void };
+    /** Compile hot ops in co_tuned's share versions too, capped at these workgroups (set from the resolved co_tuned schedule). */
+    shareWorkgroups?: readonly number[];
     /** Overrides of the benchmark block: measured rounds, the budget of the whole measurement, requests each tenant needs per phase. */
     rounds?: number;
     budgetMs?: number;
@@ -84,10 +95,12 @@ export async function runWorkload(options: RunWorkloadOptions): Promise<Results>
     // `auto` and a schedule's `auto` arguments, resolved on the profile the editor predicts with: the runtime runs what it predicted.
     const profile = options.profile ?? defaultProfile();
     if (!RUNNABLE_SCHEDULES.includes(ir.schedule.policy)) throw new ScheduleNotImplementedError(ir.schedule.policy);
-    const resolved = resolveSchedule(ir, profile);
-    const policy = policyFor(resolved.schedule, resolved.settings);
+    const resolved = resolveSchedule(ir, profile, { coTunedStore: options.coTunedCache?.store });
+    await saveCoTunedCache(options);
     const versions = options.versions ?? resolved.schedule.policy === 'layer_block';
-    const session = new RunSession({ ...options, profile, versions }, [policy], selectTenants(ir, options.tenants));
+    const shareWorkgroups = resolved.settings.coTuned?.workgroups;
+    const policy = policyFor(resolved.schedule, resolved.settings, { firstShareVersion: firstShareVersion({ tolerant: versions }) });
+    const session = new RunSession({ ...options, profile, versions, shareWorkgroups }, [policy], selectTenants(ir, options.tenants));
     try {
         await session.openDevices();
         await session.plan();
@@ -99,13 +112,34 @@ export async function runWorkload(options: RunWorkloadOptions): Promise<Results>
         await session.close();
     }
     const { ending, measured } = session.outcome();
-    return sessionResults(session, measured, ending, 0, { ...options, ir, policy: resolved.name, ...(resolved.why ? { scheduleWhy: resolved.why } : {}) });
+    return sessionResults(session, measured, ending, 0, { ...options, ir, ...scheduleContext(resolved, versions) });
+}
+
+/** Saves the co_tuned cache after schedules were resolved (a failure is a warning: the cache only saves a search). */
+export async function saveCoTunedCache(options: Pick<RunWorkloadOptions, 'coTunedCache'>): Promise<void> {
+    const cache = options.coTunedCache;
+    if (!cache) return;
+    try {
+        await cache.save();
+    } catch (error) {
+        cache.onWarning?.(`could not save the co_tuned cache: ${error instanceof Error ? error.message : String(error)}`);
+    }
 }
 
 /** What a results document needs beyond the session's measurement: the run's options and the schedule that ran. */
 export interface ResultsContext extends Pick<RunWorkloadOptions, 'ir' | 'fusion' | 'durationMs' | 'predictions'> {
     policy: string;
     scheduleWhy?: string;
+    versionRule?: string;
+}
+
+/** What the results say of a resolved schedule: its name, why it runs so, and (co_tuned) the versions it runs; `tolerant`: the session compiles layer_block's versions too. */
+export function scheduleContext(resolved: ResolvedSchedule, tolerant: boolean): Pick<ResultsContext, 'policy' | 'scheduleWhy' | 'versionRule'> {
+    const coTuned = resolved.settings.coTuned;
+    return {
+        policy: resolved.name, ...(resolved.why ? { scheduleWhy: resolved.why } : {}),
+        ...(coTuned ? { versionRule: coTunedVersionRule(coTuned, firstShareVersion({ tolerant })) } : {}),
+    };
 }
 
 /** The results document of a session's measurement: its solo phases and the co-runs of schedule `s` (report/build.ts). */
@@ -116,6 +150,7 @@ export function sessionResults(session: RunSession, measured: MeasuredRounds, en
     const corun = measured.corun[s];
     return buildResults({
         ir, irHash: irHash(ir), adapter, policy: context.policy, ...(context.scheduleWhy ? { scheduleWhy: context.scheduleWhy } : {}),
+        ...(context.versionRule ? { versionRule: context.versionRule } : {}),
         seed: ir.benchmark.seed, timing: session.timing, fusion: context.fusion ?? true,
         tenancyVersion: packageJson.version, startedAt: session.startedAt, finishedAt: new Date(),
         status: ending.status, reason: ending.reason, failedOp: ending.failedOp,

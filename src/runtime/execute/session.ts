@@ -406,8 +406,10 @@ export class RunSession {
         const options: TenantPlanOptions = {
             kernels, caps, tuning, adapterKey: adapterKey(this.devices[0].adapter), fusion: this.options.fusion ?? true, onTuningWarning: this.options.tune?.onWarning,
             limits: { maxStorageBufferBindingSize: caps.maxStorageBufferBindingSize, maxBufferSize: caps.maxBufferSize },
-            // Multi-version kernels where a schedule switches them (layer_block): the hot ops by predicted time.
-            ...(this.options.versions ? { versions: versionsOfHotOps(ops => ops.map(op => opServiceMs(profile, op) ?? 0)) } : {}),
+            // Multi-version kernels where a schedule switches them (layer_block's tolerant versions, co_tuned's shares): the hot ops by predicted time.
+            ...(this.options.versions || this.options.shareWorkgroups ? {
+                versions: versionsOfHotOps(ops => ops.map(op => opServiceMs(profile, op) ?? 0), { tolerant: this.options.versions ?? false, shareWorkgroups: this.options.shareWorkgroups }),
+            } : {}),
         };
         return planWorkload(this.tenants, () => options, this.options.ir.device.memoryBytes);
     }

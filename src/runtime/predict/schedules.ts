@@ -15,6 +15,7 @@ import { opTiming } from './latency.js';
 import { opViews } from './op-views.js';
 import { capsForProfile, type DeviceProfile } from './profile.js';
 import { simulate, simulatedStatistic, type SimulatedFigures, type SimulatedTenant } from './simulate.js';
+import { cachedCoTuned, simulateCoTuned, type CoTunedStore } from './co-tuned.js';
 
 /** A tenant's figures under one schedule. */
 export interface ScheduledTenant {
@@ -43,13 +44,20 @@ export interface ScheduleEvaluation {
     capacityLoad: number;
 }
 
-/** The schedules `auto` and the editor's hints choose among. */
+/** The schedules `tenancy compare` measures beside the workload's own by default. */
 export const CANDIDATE_SCHEDULES: readonly IrSchedule[] = [
     { policy: 'concurrent' },
     { policy: 'sequential' },
     { policy: 'layer_block', size: 'auto' },
     { policy: 'regulated', split: 'auto', sync: 'auto' },
 ];
+
+/**
+ * The schedules `auto` chooses among: compare's, and co_tuned with 3 versions (its search is
+ * bounded like regulated's; compare leaves it out by default because its versions add pipelines
+ * to compile, seconds each on a software adapter, to every comparison).
+ */
+export const AUTO_CANDIDATES: readonly IrSchedule[] = [...CANDIDATE_SCHEDULES, { policy: 'co_tuned', variants: 3 }];
 
 /** A schedule as it runs: `auto` replaced by the schedule it chose, `auto` arguments by the values the search found, and why. */
 export interface ResolvedSchedule {
@@ -69,13 +77,17 @@ export interface ResolvedSchedule {
  * editor resolve a workload alike on one profile.
  */
 export function resolveSchedule(ir: WorkloadIR, profile: DeviceProfile, options: EvaluateOptions = {}): ResolvedSchedule {
-    if (ir.schedule.policy !== 'auto') return resolveWith(simulationInput(ir, profile, options), ir.schedule);
-    const { best, why } = bestSchedule(compareSchedules(ir, profile, CANDIDATE_SCHEDULES, { ...options, capacity: options.capacity ?? true }));
+    if (ir.schedule.policy !== 'auto') return resolveWith(simulationInput(ir, profile, options), ir.schedule, options);
+    const { best, why } = bestSchedule(compareSchedules(ir, profile, AUTO_CANDIDATES, { ...options, capacity: options.capacity ?? true }));
     return { ...best.resolved, why: `auto chose ${best.resolved.name}: ${why}${best.resolved.why ? `; ${best.resolved.why}` : ''}` };
 }
 
 /** Resolves one (non-auto) schedule on a simulation input. */
-function resolveWith(input: SimulationInput, schedule: IrSchedule): ResolvedSchedule {
+function resolveWith(input: SimulationInput, schedule: IrSchedule, options: EvaluateOptions): ResolvedSchedule {
+    if (schedule.policy === 'co_tuned') {
+        const { coTuned, why } = cachedCoTuned(input, schedule.variants, options.coTunedStore);
+        return { schedule, settings: { coTuned }, name: policyFor(schedule, { coTuned }).name, why };
+    }
     if (schedule.policy === 'regulated' && (schedule.split === 'auto' || schedule.sync === 'auto')) {
         const { regulated, why } = searchRegulated(input, schedule);
         const resolved = { schedule, settings: { regulated }, name: '', why };
@@ -146,10 +158,16 @@ export interface EvaluateOptions {
     seed?: number;
     /** Search the QoS-satisfied throughput (several simulations; default true). */
     capacity?: boolean;
+    /** Configurations co_tuned's search found before (the runtime's per-adapter cache); absent: always search. */
+    coTunedStore?: CoTunedStore;
 }
 
 /** What simulating a workload on a profile needs, computed once for all schedules compared. */
 export interface SimulationInput {
+    /** The workload, profile and plan cache it was built from (co_tuned plans its versions from them). */
+    ir: WorkloadIR;
+    profile: DeviceProfile;
+    cache: PlanCache;
     tenants: SimulatedTenant[];
     contention: number[][];
     serviceCv: number;
@@ -194,13 +212,15 @@ export function simulationInput(ir: WorkloadIR, profile: DeviceProfile, options:
     const closedMs = tenants.filter(t => t.arrival.kind === 'closed').map(t => CLOSED_REQUESTS * t.ops.reduce((s, o) => s + (o.predictedMs ?? 0), t.submitMs));
     const durationMs = Math.min(MAX_WINDOW_MS, ...closedMs, Math.max(MIN_WINDOW_MS, openMs, 200 * requestMs));
     return {
-        tenants, contention: pairCoefficients(profile, mixes), serviceCv: profile.serviceCv,
+        ir, profile, cache, tenants, contention: pairCoefficients(profile, mixes), serviceCv: profile.serviceCv,
         warmupMs: Math.min(1000, durationMs / 10), durationMs, seed: options.seed ?? ir.benchmark.seed,
     };
 }
 
 /** Simulates a resolved schedule at a load factor (a shorter window for searches). */
 export function simulateSchedule(input: SimulationInput, resolved: ResolvedSchedule, load = 1, window = 1): SimulatedFigures[] {
+    // co_tuned runs its tenants' chosen versions, with their own times and contention.
+    if (resolved.settings.coTuned) return simulateCoTuned(input, resolved.settings.coTuned, load, window);
     return simulate(input.tenants, {
         policy: policyFor(resolved.schedule, resolved.settings), contention: input.contention, serviceCv: input.serviceCv,
         seed: input.seed, warmupMs: input.warmupMs, durationMs: input.durationMs * window, load,
@@ -225,7 +245,7 @@ function allSlosMet(input: SimulationInput, figures: readonly SimulatedFigures[]
 
 /** Evaluates one schedule on a workload: figures at the declared load, and (unless asked not to) the QoS-satisfied throughput. */
 export function evaluateSchedule(ir: WorkloadIR, profile: DeviceProfile, schedule: IrSchedule, options: EvaluateOptions = {}, input = simulationInput(ir, profile, options)): ScheduleEvaluation {
-    const resolved = resolveWith(input, schedule);
+    const resolved = resolveWith(input, schedule, options);
     const figures = simulateSchedule(input, resolved);
     const tenants = input.tenants.map((t, i) => tenantFigures(t, figures[i]));
     const sloMet = tenants.every(t => t.slos.every(s => s.met));

@@ -250,6 +250,38 @@ describe('report and status', () => {
         const status = workspaceStatus(services.results.ResultsWatch, document, uri);
         expect(status).toMatchObject({ calibrated: false, adapter: 'mesa llvmpipe (software)', lastRun: { workload: 'w', status: 'complete' } });
     });
+    it('treat results and profile files as untrusted: malformed or hostile ones are reported, never thrown, and names come back as plain one-line text', async () => {
+        const document = await open();
+        const watch = services.results.ResultsWatch;
+        const hostile = '<img src=x onerror=alert(1)> [run](command:workbench.action.terminal.new) $(alert)\n'.repeat(200);
+        // Not JSON: an unreadable-results lens, the report says why in text.
+        writeFileSync(path.join(dir, '.tenancy', 'results', 'demo.w.json'), hostile);
+        watch.invalidate([pathToFileURL(path.join(dir, '.tenancy', 'results', 'demo.w.json')).toString()]);
+        expect(await lensTitles(document)).toContain('⚠ Results unreadable — show report for details');
+        expect(reportFor(watch, { uri, workload: 'w' })).toEqual({ error: expect.stringMatching(/^The results file .*demo\.w\.json cannot be read: /) });
+        // Valid JSON of the wrong shape, and numbers where strings belong: reported, not thrown.
+        for (const value of [null, [], 'text', { schemaVersion: '1', tenants: 'all' }, { ...makeResults(uri, 'w', twoTenants(uri)), tenants: [{ name: 42 }] }]) {
+            writeResults('demo.w.json', value);
+            watch.invalidate([pathToFileURL(path.join(dir, '.tenancy', 'results', 'demo.w.json')).toString()]);
+            expect(await lensTitles(document)).toContain('⚠ Results unreadable — show report for details');
+            expect('error' in reportFor(watch, { uri, workload: 'w' })).toBe(true);
+        }
+        // Schema-valid, hostile strings: the adapter's name is one plain line without icon syntax.
+        const results = makeResults(uri, 'w', twoTenants(uri));
+        writeResults('demo.w.json', { ...results, adapter: { ...results.adapter, vendor: hostile, device: hostile, description: hostile }, reason: hostile });
+        watch.invalidate([pathToFileURL(path.join(dir, '.tenancy', 'results', 'demo.w.json')).toString()]);
+        const report = reportFor(watch, { uri, workload: 'w' });
+        expect('report' in report).toBe(true);
+        const shown = workspaceStatus(watch, document, uri).adapter!;
+        expect(shown).not.toMatch(/[\n\r]|\$\(/);
+        expect(shown.length).toBeLessThanOrEqual(80);
+        // The device profile: malformed (it exists, no adapter is named), then hostile.
+        writeFileSync(path.join(dir, '.tenancy', 'device-profile.json'), '{"adapter": ');
+        expect(watch.deviceProfile(uri)).toEqual({ exists: true, adapter: undefined });
+        writeFileSync(path.join(dir, '.tenancy', 'device-profile.json'), JSON.stringify({ adapter: { vendor: hostile, architecture: hostile } }));
+        expect(watch.deviceProfile(uri).adapter).not.toMatch(/[\n\r]|\$\(/);
+    });
+
     it('say how to get results when there are none', () => {
         expect(reportFor(services.results.ResultsWatch, { uri, workload: 'w' })).toEqual({ error: expect.stringMatching(/^No results for workload w yet \(expected .*demo\.w\.json\): run it/) });
     });

@@ -391,9 +391,18 @@ workload w {
         const m = solo.solo!.latencyMs.p99, b = solo.solo!.boundsMs.p99!;
         // A solo run (▶ Run solo) of a co-running workload: graded against the solo prediction, and labelled solo; the measured p99 with its 95 % bounds.
         expect(await hintAt(d, 7)).toBe(` ≈ p50 ${formatMs(t.corun.p50)} · p99 ${formatMs(t.corun.p99)} co-run (uncalibrated) · measured p99 ${formatBoundedMs(m, b.low, b.high)} solo (${formatError(t.solo.p99, m)})`);
-        // From 100 requests a p99 cannot be bounded: the hint says what it needs.
-        await measure(d, [{ ...tenantResult('a', { requests: 100, soloBase: 5, corunBase: 5, uri: d.uri.toString() }), corun: null }]);
-        expect(await hintAt(d, 7)).toMatch(/ · measured p99 n\/a: needs 299 requests \(has 100\) solo$/);
+        // From 100 requests a p99 cannot be bounded: the hint shows the highest percentile they bound (p95) and what p99 needs.
+        const few = { ...tenantResult('a', { requests: 100, soloBase: 5, corunBase: 5, uri: d.uri.toString() }), corun: null };
+        await measure(d, [few]);
+        const p95 = few.solo!.latencyMs.p95, b95 = few.solo!.boundsMs.p95!;
+        expect(few.solo!.boundedUpTo).toBe('p95');
+        expect(await hintAt(d, 7)).toBe(` ≈ p50 ${formatMs(t.corun.p50)} · p99 ${formatMs(t.corun.p99)} co-run (uncalibrated) · measured p95 ${formatBoundedMs(p95, b95.low, b95.high)} solo; p99 n/a: needs 299 requests (has 100)`);
+        // From 20 requests only the median is bounded: graded against the predicted median.
+        const fewer = { ...tenantResult('a', { requests: 20, soloBase: 5, corunBase: 5, uri: d.uri.toString() }), corun: null };
+        await measure(d, [fewer]);
+        const p50 = fewer.solo!.latencyMs.p50, b50 = fewer.solo!.boundsMs.p50!;
+        expect(fewer.solo!.boundedUpTo).toBe('p50');
+        expect(await hintAt(d, 7)).toMatch(` · measured p50 ${formatBoundedMs(p50, b50.low, b50.high)} solo (${formatError(t.solo.p50, p50)}); p99 n/a: needs 299 requests (has 20)`);
     });
 });
 

@@ -1,7 +1,7 @@
 /** Schedules evaluated by simulation with the runtime's own policies (predict/simulate.ts, schedules.ts). Pure. */
 import { describe, expect, it } from 'vitest';
 import { simulate, type SimulatedTenant } from '../../../src/runtime/predict/simulate.js';
-import { bestSchedule, compareSchedules, evaluateSchedule, resolveSchedule } from '../../../src/runtime/predict/schedules.js';
+import { AUTO_CANDIDATES, bestSchedule, compareSchedules, evaluateSchedule, resolveSchedule } from '../../../src/runtime/predict/schedules.js';
 import { defaultProfile } from '../../../src/runtime/predict/profile.js';
 import { policyFor } from '../../../src/runtime/schedule/policy.js';
 import type { IrArrival } from '../../../src/runtime/ir/types.js';
@@ -70,10 +70,14 @@ describe('schedules compared', () => {
         expect(why.length).toBeGreaterThan(10);
         // Deterministic: the same seed gives the same figures.
         expect(evaluateSchedule(ir, defaultProfile(), evaluations[0].schedule).tenants).toEqual(evaluations[0].tenants);
-        // auto resolves to the best candidate and says why.
+        // auto resolves to the best of its candidates (compare's and co_tuned) and says why.
+        const candidates = compareSchedules(ir, defaultProfile(), AUTO_CANDIDATES);
+        expect(candidates.slice(0, evaluations.length).map(e => e.tenants)).toEqual(evaluations.map(e => e.tenants));
+        expect(candidates.at(-1)!.resolved.name).toMatch(/^co_tuned\(variants: 3; a: C \d+%, b: C \d+%\)$/);
+        const autoBest = bestSchedule(candidates).best;
         const auto = resolveSchedule({ ...ir, schedule: { policy: 'auto' } }, defaultProfile());
-        expect(auto.name).toBe(best.resolved.name);
-        expect(auto.why).toMatch(new RegExp(`^auto chose ${best.resolved.name.replace(/[()[\]{}.*+?^$|\\]/g, '\\$&')}: `));
+        expect(auto.name).toBe(autoBest.resolved.name);
+        expect(auto.why).toMatch(new RegExp(`^auto chose ${autoBest.resolved.name.replace(/[()[\]{}.*+?^$|\\]/g, '\\$&')}: `));
         console.log(`compareSchedules: ${took.toFixed(0)} ms`, evaluations.map(e => `${e.name}: qos ${e.qosThroughput.toFixed(1)}/s load ${e.capacityLoad.toFixed(2)} p99 ${e.tenants.map(t => t.p99Ms.toFixed(1)).join('/')}`), why);
     });
 });

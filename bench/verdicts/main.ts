@@ -1,0 +1,88 @@
+/**
+ * Verdicts benchmark: how often the run's slowdown verdicts are wrong.
+ *
+ * - A/A false-positive rate: the victim beside an idle co-runner (workload `aa`: its co-run phase
+ *   has nothing else running), N runs with different seeds; a run claims a slowdown when a
+ *   slowdown verdict (mean, p50, or p99 when bounded) is `slower`. Goal ≤ 5 %.
+ * - A/B power: the same victim beside a closed-loop aggressor (workload `ab`), N runs; detected
+ *   when its mean slowdown verdict is `slower`. Goal ≥ 95 %.
+ * Runs alternate A/A and A/B, so the host's drift hits both alike. Each verdict's run time is
+ * the whole run's wall time (compile included).
+ *
+ * Run: node bench/bundle-and-run.mjs bench/verdicts/main.ts [--runs 20] [--quick]
+ * Writes bench/.work/verdicts.json and prints markdown.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { availableParallelism, loadavg } from 'node:os';
+import { join } from 'node:path';
+import { loadWorkspace } from '../../src/cli/load-workspace.js';
+import { runWorkload } from '../../src/runtime/execute/run.js';
+import type { WorkloadIR } from '../../src/runtime/ir/types.js';
+import type { Ratio, Results } from '../../src/runtime/report/schema.js';
+
+const argv = process.argv.slice(2);
+const flag = (name: string) => { const i = argv.indexOf(name); return i >= 0 ? argv[i + 1] : undefined; };
+const runs = Number(flag('--runs') ?? (argv.includes('--quick') ? 6 : 20));
+const file = 'bench/verdicts/workloads.tenancy';
+const workspace = await loadWorkspace([file]);
+const aa = workspace.lower('aa', file), ab = workspace.lower('ab', file);
+
+type Statistic = 'mean' | 'p50' | 'p99';
+interface Outcome { seed: number; wallMs: number; verdicts: Record<Statistic, Ratio['verdict'] | 'n/a'>; estimate: number | null; coRunnerRequests: number; valid: boolean; status: Results['status'] }
+
+async function once(ir: WorkloadIR, seed: number): Promise<Outcome> {
+    const t0 = performance.now();
+    const r = await runWorkload({ ir: { ...ir, benchmark: { ...ir.benchmark, seed } } });
+    const victim = r.tenants.find(t => t.name === 'victim')!;
+    const other = r.tenants.find(t => t.name !== 'victim');
+    const verdict = (s: Statistic) => victim.slowdown[s]?.verdict ?? 'n/a';
+    return {
+        seed, wallMs: performance.now() - t0, status: r.status, valid: victim.valid,
+        verdicts: { mean: verdict('mean'), p50: verdict('p50'), p99: verdict('p99') },
+        estimate: victim.slowdown.mean?.estimate ?? null,
+        coRunnerRequests: other?.corun?.requests ?? 0,
+    };
+}
+
+const started = performance.now();
+const loadAtStart = loadavg()[0];
+const results: { aa: Outcome[]; ab: Outcome[] } = { aa: [], ab: [] };
+for (let i = 0; i < runs; i++) {
+    // Alternate which goes first, so neither always follows the other.
+    const order: ('aa' | 'ab')[] = i % 2 === 0 ? ['aa', 'ab'] : ['ab', 'aa'];
+    for (const which of order) {
+        const o = await once(which === 'aa' ? aa : ab, 1000 + i);
+        results[which].push(o);
+        process.stderr.write(`${which} run ${i + 1}/${runs}: mean ${o.verdicts.mean} (${o.estimate?.toFixed(2) ?? 'n/a'}×), p50 ${o.verdicts.p50}, p99 ${o.verdicts.p99}, co-runner ${o.coRunnerRequests} req, ${(o.wallMs / 1000).toFixed(1)} s\n`);
+    }
+}
+
+/** Wilson's 95 % score interval of a proportion, as percentages. */
+function wilson(k: number, n: number): string {
+    const z = 1.959964, p = k / n, d = 1 + z * z / n;
+    const c = (p + z * z / (2 * n)) / d, h = z * Math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d;
+    return `${(100 * Math.max(0, c - h)).toFixed(0)}–${(100 * Math.min(1, c + h)).toFixed(0)} %`;
+}
+const seconds = (o: Outcome[]) => (o.reduce((a, x) => a + x.wallMs, 0) / o.length / 1000).toFixed(1);
+
+// A/A runs where the idle co-runner did run are no A/A: left out and counted.
+const clean = results.aa.filter(o => o.coRunnerRequests === 0);
+const claimed = clean.filter(o => Object.values(o.verdicts).includes('slower'));
+const claimedBy = (s: Statistic) => clean.filter(o => o.verdicts[s] === 'slower').length;
+const detected = results.ab.filter(o => o.verdicts.mean === 'slower');
+const fp = clean.length ? claimed.length / clean.length : NaN;
+const power = results.ab.length ? detected.length / results.ab.length : NaN;
+const lines = [
+    `${runs} runs each of A/A and A/B, alternated; ${((performance.now() - started) / 1000).toFixed(0)} s; host load ${loadAtStart.toFixed(1)} at start, ${loadavg()[0].toFixed(1)} at the end, on ${availableParallelism()} cores. Workloads: ${file}.`,
+    '',
+    '| measure | runs | claimed / detected | rate (Wilson 95 %) | goal | met | run time per verdict |',
+    '|---|---:|---:|---|---|---|---:|',
+    `| A/A false positives (any of mean, p50, p99 slower) | ${clean.length}${clean.length < results.aa.length ? ` (${results.aa.length - clean.length} left out: the idle tenant ran)` : ''} | ${claimed.length} (mean ${claimedBy('mean')}, p50 ${claimedBy('p50')}, p99 ${claimedBy('p99')}) | ${(100 * fp).toFixed(0)} % (${wilson(claimed.length, clean.length)}) | ≤ 5 % | ${fp <= 0.05 ? 'yes' : 'no'} | ${seconds(results.aa)} s |`,
+    `| A/B power (mean slower) | ${results.ab.length} | ${detected.length} | ${(100 * power).toFixed(0)} % (${wilson(detected.length, results.ab.length)}) | ≥ 95 % | ${power >= 0.95 ? 'yes' : 'no'} | ${seconds(results.ab)} s |`,
+    '',
+    `A/B mean slowdowns: ${results.ab.map(o => o.estimate?.toFixed(2) ?? 'n/a').join(', ')}. A/A: ${results.aa.map(o => o.estimate?.toFixed(2) ?? 'n/a').join(', ')}.`,
+];
+const dir = join(process.cwd(), 'bench', '.work');
+mkdirSync(dir, { recursive: true });
+writeFileSync(join(dir, 'verdicts.json'), JSON.stringify({ results, fp, power, lines }, null, 2));
+console.log(lines.join('\n'));
