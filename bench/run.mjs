@@ -4,9 +4,10 @@
 // Usage: node bench/run.mjs [--only language,hints,pathological,kernels,interference,verdicts,schedules,accuracy] [--quick] [--out FILE]
 import { spawn, spawnSync } from 'node:child_process';
 import { cpus } from 'node:os';
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import writeFileAtomic from 'write-file-atomic';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const argv = process.argv.slice(2);
@@ -94,8 +95,6 @@ const fuzzSection = (() => {
     }
 })();
 mkdirSync(path.dirname(out), { recursive: true });
-const temp = `${out}.tmp`;
-writeFileSync(temp, [header, ...sections, ...(fuzzSection ? [fuzzSection] : [])].join('\n'));
-renameSync(temp, out);
+writeFileAtomic.sync(out, [header, ...sections, ...(fuzzSection ? [fuzzSection] : [])].join('\n'), { fsync: true });
 console.error(`\nbench: wrote ${path.relative(root, out)}${failed ? ` (${failed} suite(s) failed)` : ''}`);
 process.exit(failed ? 1 : 0);

@@ -9,9 +9,8 @@ import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import {
     CommandIds, CommandNames, describePayload, isCompareRef, isTenantRef, isWorkloadRef,
-    type CommandName, type CompareRef, type TenantRef, type WorkloadRef,
+    type CommandName, type CompareRef, type WorkloadRef,
 } from '../protocol/commands.js';
-import { ResultsChangedNotification, type ResultsChangedParams } from '../protocol/messages.js';
 import type { Config } from './config.js';
 import type { ReportPanels } from './report-view/panel.js';
 import { buildCompareArgs, buildRunArgs, CliRun, RunRegistry, type NodeCandidate, type RunEvent, type RunOutcome } from './run.js';
@@ -27,6 +26,8 @@ export interface ExtensionServices {
     runs: RunRegistry;
     status: TenancyStatus;
     reports: ReportPanels;
+    /** Tells the server that these results or profile files changed (the file watcher may lag behind). */
+    notifyResults: (files: string[]) => Promise<void>;
     /** Called after each run or comparison with its outcome (tests and the status item listen). */
     onRunFinished: vscode.EventEmitter<RunFinished>;
 }
@@ -260,7 +261,7 @@ async function measure(s: ExtensionServices, ref: WorkloadRef, m: Measurement): 
         }
     });
     s.output.appendLine(`run ${label}: ${outcome.status}${outcome.status === 'failed' ? ` (${outcome.kind}, exit ${outcome.exitCode ?? outcome.signal})` : ''}`);
-    if (outcome.status !== 'failed' && outcome.resultsPath) await notifyResults(s, [outcome.resultsPath]);
+    if (outcome.status !== 'failed' && outcome.resultsPath) await s.notifyResults([outcome.resultsPath]);
     s.onRunFinished.fire({ ...m.finished, outcome });
     void reportOutcome(s, ref, label, outcome, m.report);
     return outcome;
@@ -278,13 +279,6 @@ function logEvent(output: vscode.OutputChannel, event: RunEvent): void {
     else output.appendLine(`  ${event.line}`);
 }
 
-/** Tells the server about new results at once (the file watcher may lag behind). */
-async function notifyResults(s: ExtensionServices, files: string[]): Promise<void> {
-    const client = s.client();
-    if (!client?.isRunning()) return;
-    const params: ResultsChangedParams = { changes: files.map(f => ({ uri: vscode.Uri.file(f).toString(), kind: 'changed' })) };
-    await client.sendNotification(ResultsChangedNotification.method, params);
-}
 
 async function reportOutcome(s: ExtensionServices, ref: WorkloadRef, label: string, outcome: RunOutcome, report: 'run' | 'comparison' = 'run'): Promise<void> {
     if (outcome.status === 'succeeded') {
@@ -342,7 +336,7 @@ async function calibrate(s: ExtensionServices, documentUri: string): Promise<Run
     });
     s.output.appendLine(`calibrate: ${outcome.status}`);
     if (outcome.status === 'succeeded') {
-        await notifyResults(s, [path.join(cwd, '.tenancy', 'device-profile.json')]);
+        await s.notifyResults([path.join(cwd, '.tenancy', 'device-profile.json')]);
         void vscode.window.showInformationMessage('Tenancy: the device is calibrated; predictions now use its profile.');
     } else if (outcome.status === 'failed') {
         void reportOutcome(s, { uri: documentUri, workload: 'calibration' }, 'calibration', outcome);
@@ -350,4 +344,3 @@ async function calibrate(s: ExtensionServices, documentUri: string): Promise<Run
     return outcome;
 }
 
-export type { TenantRef };

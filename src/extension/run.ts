@@ -6,6 +6,7 @@
  */
 import { execFile, spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { createInterface } from 'node:readline';
 import { exitCodes } from '../protocol/exit-codes.js';
 import { adapterDisplayName } from '../protocol/adapter.js';
 import { isProgressEvent, type ProgressEvent, type RunPhase } from '../protocol/progress.js';
@@ -113,26 +114,6 @@ export function buildCompareArgs(request: CompareRequest): string[] {
     return args;
 }
 
-/** Splits a byte stream into lines, keeping a partial last line until its newline arrives. */
-export class LineSplitter {
-    private pending = '';
-
-    /** Feeds a chunk; returns the complete lines it finished (without line terminators). */
-    push(chunk: string): string[] {
-        this.pending += chunk;
-        const parts = this.pending.split(/\r?\n/);
-        this.pending = parts.pop() ?? '';
-        return parts;
-    }
-
-    /** The unterminated rest, at end of stream. */
-    flush(): string[] {
-        const rest = this.pending;
-        this.pending = '';
-        return rest === '' ? [] : [rest];
-    }
-}
-
 /** One event of a run as the extension shows it. */
 export type RunEvent =
     | { kind: 'progress'; phase: string; message: string; /** 0–100, when known. */ percent?: number }
@@ -141,7 +122,7 @@ export type RunEvent =
     | { kind: 'unparsed'; line: string; reason: string };
 
 const phaseTitles: Record<RunPhase, string> = {
-    tune: 'Tuning kernels', // added with the 'tune' phase (tenancy run --tune)
+    tune: 'Tuning kernels',
     compile: 'Compiling kernels',
     solo: 'Measuring solo',
     corun: 'Co-running tenants',
@@ -308,7 +289,6 @@ export class CliRun {
     }
 
     private watch(): Promise<RunOutcome> {
-        const stdout = new LineSplitter();
         const progress = new ProgressReader();
         let stderrTail = '';
         let errorMessage: string | undefined;
@@ -321,9 +301,10 @@ export class CliRun {
             if (event.kind === 'log' && event.level === 'error') errorMessage = event.message;
             this.options.onEvent(event);
         };
-        this.child.stdout?.setEncoding('utf8');
+        // readline keeps a line split across chunks until its newline (or the stream's end, which
+        // comes before the child's 'close'), and strips \r\n as well as \n.
+        if (this.child.stdout) createInterface({ input: this.child.stdout, crlfDelay: Infinity }).on('line', handle);
         this.child.stderr?.setEncoding('utf8');
-        this.child.stdout?.on('data', (chunk: string) => stdout.push(chunk).forEach(handle));
         this.child.stderr?.on('data', (chunk: string) => {
             stderrTail = (stderrTail + chunk).slice(-4000);
             this.options.onStderr(chunk);
@@ -343,7 +324,6 @@ export class CliRun {
                 if (settled) return;
                 settled = true;
                 clearTimeout(this.killTimer);
-                stdout.flush().forEach(handle);
                 resolve(interpretExit({ code, signal, cancelRequested: this.cancelRequested, resultsPath, stderrTail, errorMessage, usageAdvice: this.options.usageAdvice }));
             });
         });

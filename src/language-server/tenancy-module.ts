@@ -7,7 +7,6 @@ import {
 import { TenancyAnalyzer } from './analysis/index.js';
 import { TenancyGeneratedModule, TenancyGeneratedSharedModule } from './generated/module.js';
 import { TenancyLinker } from './references/linker.js';
-import { TenancyAstNodeDescriptionProvider } from './references/node-descriptions.js';
 import { TenancyReferenceDescriptionProvider } from './references/reference-descriptions.js';
 import { TenancyReferences } from './references/references.js';
 import { TenancyScopeComputation } from './references/scope-computation.js';
@@ -77,7 +76,6 @@ export const TenancyModule: Module<TenancyServices, PartialLangiumServices & Ten
         References: (services) => new TenancyReferences(services),
     },
     workspace: {
-        AstNodeDescriptionProvider: (services) => new TenancyAstNodeDescriptionProvider(services),
         ReferenceDescriptionProvider: (services) => new TenancyReferenceDescriptionProvider(services),
     },
     analysis: {

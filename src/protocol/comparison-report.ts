@@ -10,6 +10,8 @@ import type { ReportParams, ReportRatio } from './report.js';
 /** Client → server: the latest comparison of a workload's schedules; the server answers a {@link ComparisonReportResult}. */
 export namespace ComparisonReportRequest {
     export const method = 'tenancy/comparisonReport';
+    export type Params = ComparisonReportParams;
+    export type Result = ComparisonReportResult;
 }
 
 /** The parameters of {@link ComparisonReportRequest}: the same as a report's. */

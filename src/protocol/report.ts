@@ -18,6 +18,8 @@ export type ReportResult = { report: ReportModel } | { error: string };
 /** Client → server: the report of a workload's latest run (and its comparison with the previous one). */
 export namespace ReportRequest {
     export const method = 'tenancy/report';
+    export type Params = ReportParams;
+    export type Result = ReportResult;
 }
 
 /** A co-run / solo ratio with its 95 % interval and what it says (figures.ts formatSlowdown writes it). */

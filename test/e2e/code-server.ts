@@ -13,7 +13,6 @@ import * as path from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 
 export const projectRoot = path.resolve(import.meta.dirname, '../..');
-export const codeServerVersion = process.env.CODE_SERVER_VERSION ?? '4.139.1';
 export const workRoot = path.join(projectRoot, 'test', 'e2e', '.work');
 const node = path.join(projectRoot, 'node_modules', '.bin', 'node');
 

@@ -11,10 +11,11 @@
  * It runs the extension installed from the .vsix (TENANCY_E2E_VSIX, default this machine's
  * dist/tenancy-<platform>-<arch>.vsix from `npm run package -- --host`).
  */
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { BrowserContext, Frame, Page } from 'playwright-core';
+import { writeFileAtomic } from '../../src/runtime/report/write.js';
 import { launchChromium } from './chromium.js';
 import { openWorkbench, projectRoot, startCodeServer, type CodeServer } from './code-server.js';
 import { exampleName, hintExampleName, makeWorkspace, resultsName, writeSettings } from './workspace.js';
@@ -185,7 +186,7 @@ describe(`the user's path (installed ${path.basename(vsix)})`, () => {
         expect(tenantHints.length).toBeGreaterThan(0);
         // p99 when the run bounded it, else the highest percentile it did bound.
         expect(tenantHints.filter(t => !/ · measured p\d+ [\d.]+ (ms|µs|s) \(/.test(t))).toEqual([]);
-        // Nothing else draws measured figures: no decoration text after the lines (the extension's old view).
+        // Nothing else draws measured figures: no decoration text after the lines.
         const decorations = await page.evaluate(() => [...document.querySelectorAll('.view-lines span')]
             .map(el => getComputedStyle(el, '::after').content).filter(c => c !== 'none' && c !== 'normal' && c !== '""'));
         expect(decorations).toEqual([]);
@@ -193,7 +194,7 @@ describe(`the user's path (installed ${path.basename(vsix)})`, () => {
     });
 
     it('updates the inline figures when a run from a terminal rewrites the results', async () => {
-        // As `tenancy run` in a terminal: a new results file (temp file + rename), nothing said to the extension.
+        // As `tenancy run` in a terminal: a new results file (written as the CLI writes it), nothing said to the extension.
         const file = path.join(workspace, '.tenancy', 'results', resultsName);
         const results = JSON.parse(readFileSync(file, 'utf8')) as { finishedAt: string; tenants: { ops: { path: string; soloMs: number | null; corunMs: number | null; slowdown: unknown; soloP50Ms?: number | null; corunP50Ms?: number | null }[] }[] };
         const logits = results.tenants.flatMap(t => t.ops).find(o => o.path.endsWith('/logits'));
@@ -202,8 +203,7 @@ describe(`the user's path (installed ${path.basename(vsix)})`, () => {
         // The hints show the median per request (the mean carries the host's stalls): 7.77 ms, not the mean.
         Object.assign(logits!, { soloMs: 8.88, corunMs: 11.1, slowdown: { estimate: 11.1 / 8.88, low: 1.1, high: 1.4, verdict: 'slower' }, soloP50Ms: 7.77, corunP50Ms: 9.99 });
         results.finishedAt = new Date().toISOString();
-        writeFileSync(`${file}.tmp`, JSON.stringify(results));
-        renameSync(`${file}.tmp`, file);
+        await writeFileAtomic(file, JSON.stringify(results));
         const expected = 'measured 7.77 ms';
         await expect.poll(async () => page.evaluate(() => [...document.querySelectorAll('.monaco-editor .view-line span[class*="dyn-rule"]')]
             .map(el => (el.textContent ?? '').replace(/\u00a0/g, ' '))), { timeout: 30_000 })

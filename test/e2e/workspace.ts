@@ -5,7 +5,6 @@ import { projectRoot, workRoot } from './code-server.js';
 
 /** Sized to run in seconds on a software adapter; its ops are defined in the file, so inline figures appear. */
 export const exampleName = 'quick-start.tenancy';
-export const workloadName = 'quick_start';
 export const resultsName = 'quick-start.quick_start.json';
 /** The example whose schedule line gets a hint (sequential; regulated predicted to meet vision's SLO). */
 export const hintExampleName = 'schedule-hint.tenancy';

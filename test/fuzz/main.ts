@@ -8,9 +8,10 @@
  * Exit code 1 when anything was found.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
+import writeFileAtomic from 'write-file-atomic';
 import { quantile, runCampaign, type CampaignResult } from './fuzz.js';
 
 const argv = process.argv.slice(2);
@@ -73,7 +74,7 @@ function formatReport(r: CampaignResult, o: typeof options & { loadBefore: numbe
         '|---|---|---|---|---|---|---|---|---|---|---|',
         `| ${count('crash')} | ${count('hang')} | ${count('error-response')} | ${count('internal-error')} | ${count('malformed')} | ${ms(quantile(r.latencies, 0.5))} | ${ms(quantile(r.latencies, 0.99))} | ${ms(r.latencies.reduce((a, b) => Math.max(a, b), 0))} | ${ms(quantile(r.diagnostics, 0.5))} | ${ms(quantile(r.diagnostics, 0.99))} | ${mib(r.peakMemoryBytes)} |`,
         '',
-        'Pathological documents, each through a fresh server (✱: work bounded by the text, the other half of issue 17):',
+        'Pathological documents, each through a fresh server (✱: a class that tests the bounds on work by the size of the text):',
         '',
         '| class | lines | size | diagnostics (server CPU) | slowest request | peak memory | findings |',
         '|---|---|---|---|---|---|---|',
@@ -101,6 +102,5 @@ function recordInBenchmarks(path: string, report: string): void {
     const section = `${begin}\n## Fuzzing: the language server under mutated and pathological documents\n\n${report}\n${end}`;
     const i = text.indexOf(begin), j = text.indexOf(end);
     const next = i >= 0 && j > i ? text.slice(0, i) + section + text.slice(j + end.length) : `${text.trimEnd()}\n\n${section}\n`;
-    writeFileSync(`${path}.tmp`, next);
-    renameSync(`${path}.tmp`, path);
+    writeFileAtomic.sync(path, next, { fsync: true });
 }

@@ -14,7 +14,8 @@ import { locateProfile, readProfileFile, type LocatedProfile } from '../../runti
 import { predictWorkload, type WorkloadPrediction } from '../../runtime/predict/workload.js';
 import { alignTable } from '../../runtime/report/table.js';
 import { workspaceFolderOf } from '../../runtime/report/write.js';
-import { formatBytes, formatError, formatFlops, formatMs, formatPercent, profileLabel, typicalOpMs } from '../../language-server/prediction/format.js';
+import { formatError, profileLabel, typicalOpMs } from '../../language-server/prediction/format.js';
+import { formatBytes, formatFlops, formatMs, formatPercent } from '../../protocol/units.js';
 import { comparisonJson, comparisonText, compareWorkloadSchedules } from '../../language-server/prediction/schedule-comparison.js';
 import { PlanCache } from '../../runtime/plan/plan.js';
 import { exitCodes } from '../../protocol/exit-codes.js';

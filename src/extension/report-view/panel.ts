@@ -7,8 +7,9 @@
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import type { WorkloadRef } from '../../protocol/commands.js';
-import { ComparisonReportRequest, isComparisonReportResult } from '../../protocol/comparison-report.js';
-import { isReportResult, isReportViewReply, ReportRequest, type ReportViewMessage } from '../../protocol/report.js';
+import { isComparisonReportResult } from '../../protocol/comparison-report.js';
+import { isReportResult, isReportViewReply, type ReportViewMessage } from '../../protocol/report.js';
+import { comparisonReport, report } from '../messages.js';
 import { makeNonce, reportHtml } from './html.js';
 
 /** Which report of a workload: its latest run's, or its latest comparison of schedules. */
@@ -114,13 +115,14 @@ export class ReportPanels implements vscode.Disposable {
     }
 
     private async requestReport(client: LanguageClient, ref: WorkloadRef): Promise<ReportViewMessage> {
-        const result: unknown = await client.sendRequest(ReportRequest.method, ref);
+        // Checked all the same: the server may be another version than this extension.
+        const result: unknown = await client.sendRequest(report, ref);
         if (!isReportResult(result)) return { type: 'error', message: 'The language server answered the report request with an unexpected payload.' };
         return 'error' in result ? { type: 'error', message: result.error } : { type: 'report', report: result.report };
     }
 
     private async requestComparison(client: LanguageClient, ref: WorkloadRef): Promise<ReportViewMessage> {
-        const result: unknown = await client.sendRequest(ComparisonReportRequest.method, ref);
+        const result: unknown = await client.sendRequest(comparisonReport, ref);
         if (!isComparisonReportResult(result)) return { type: 'error', message: 'The language server answered the comparison request with an unexpected payload.' };
         return 'error' in result ? { type: 'error', message: result.error } : { type: 'comparison', comparison: result.comparison };
     }

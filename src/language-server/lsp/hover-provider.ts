@@ -1,5 +1,5 @@
 import { AstUtils, CstUtils, GrammarUtils, type AstNode, type CstNode, type LangiumDocument, type MaybePromise } from 'langium';
-import type { HoverProvider, LangiumServices } from 'langium/lsp';
+import type { HoverProvider } from 'langium/lsp';
 import type { Hover, HoverParams } from 'vscode-languageserver';
 import type { OperatorParam, OperatorSignature } from '../analysis/operators.js';
 import { formatSignature } from '../analysis/operators.js';
@@ -12,6 +12,7 @@ import { callTarget, inputType, modelSignature, type CallTarget } from './call-t
 import { findWord, wordSignature, type Word, type WordContext } from './workload-words.js';
 import { isZooModel } from './zoo-uri.js';
 import { analysisHoverSection } from './analysis-hover.js';
+import { predictionHoverSection } from '../prediction/prediction-features.js';
 import { resolveDimVar } from '../references/bindings.js';
 import type { TenancyServices } from '../tenancy-module.js';
 
@@ -28,19 +29,21 @@ export type HoverTarget =
 
 /**
  * One part of a hover: markdown, or undefined when it has nothing to say about the target.
- * Sections are joined in order; other features (predicted latency) append their own.
+ * Sections are joined in order.
  */
 export type HoverSection = (target: HoverTarget, document: LangiumDocument) => MaybePromise<string | undefined>;
 
 /**
- * Hover = a list of sections over one resolved target. The defaults render docs and signatures;
- * `addSection` appends another (e.g. the prediction's latency) without touching this file.
+ * Hover = a list of sections over one resolved target, in order: what it is, its docs, its
+ * details, the analysis (shapes, costs) and the predictions (services.prediction.Predictions).
  */
 export class TenancyHoverProvider implements HoverProvider {
     protected readonly sections: HoverSection[];
 
-    constructor(protected readonly services: LangiumServices) {
+    constructor(protected readonly services: TenancyServices) {
         const docs = services.documentation.DocumentationProvider;
+        // Made on first use: the prediction service is wired to services that may not exist yet.
+        let prediction: HoverSection | undefined;
         this.sections = [
             target => signatureSection(target),
             target => {
@@ -48,13 +51,9 @@ export class TenancyHoverProvider implements HoverProvider {
                 return documented && docs.getDocumentation(documented);
             },
             target => detailSection(target),
-            analysisHoverSection(() => (services as TenancyServices).analysis.Analyzer),
+            analysisHoverSection(() => services.analysis.Analyzer),
+            (target, document) => (prediction ??= predictionHoverSection(services))(target, document),
         ];
-    }
-
-    /** Appends a section rendered after the existing ones. */
-    addSection(section: HoverSection): void {
-        this.sections.push(section);
     }
 
     async getHoverContent(document: LangiumDocument, params: HoverParams): Promise<Hover | undefined> {

@@ -4,6 +4,8 @@
  * so the editor features (completion, hover, semantic highlighting) take them from this table.
  */
 
+import { quantityUnits, type QuantityKind } from '../analysis/quantities.js';
+
 /** The kind of value a workload argument or setting takes. */
 export type WordValueKind = 'rate' | 'time' | 'memory' | 'int' | 'int-or-auto' | 'auto-or-none';
 
@@ -113,8 +115,12 @@ export function wordSignature(w: Word): string {
 }
 
 /** Units that make sense for a value kind, in completion order. */
-export const unitsByKind: Readonly<Record<'time' | 'rate' | 'memory', readonly string[]>> = {
-    time: ['ms', 's', 'us'],
-    rate: ['/s'],
-    memory: ['MiB', 'GiB', 'KiB', 'MB', 'GB', 'KB'],
+export const unitsByKind: Readonly<Record<QuantityKind, readonly string[]>> = {
+    time: unitsOf('time'),
+    rate: unitsOf('rate'),
+    memory: unitsOf('memory'),
 };
+
+function unitsOf(kind: QuantityKind): string[] {
+    return quantityUnits.filter(u => u.kind === kind).map(u => u.unit);
+}

@@ -8,42 +8,12 @@ import { describeAttribution } from '../../runtime/report/attribution.js';
 import { requiredSamples } from '../../runtime/report/statistics.js';
 import { formatBoundedMs, formatNeeds, formatRange, formatSlowdown as formatInterval, sloMark } from '../../protocol/figures.js';
 import type { OpPrediction, TenantPrediction, WorkloadPrediction } from '../../runtime/predict/workload.js';
-
-/** `0.42 ms`, `12.3 ms`, `1.25 s`, `∞` — three significant figures, unit chosen by size. */
-export function formatMs(ms: number): string {
-    if (!Number.isFinite(ms)) return '∞';
-    if (ms >= 1000) return `${(ms / 1000).toFixed(ms >= 10_000 ? 1 : 2)} s`;
-    if (ms >= 100) return `${ms.toFixed(0)} ms`;
-    if (ms >= 10) return `${ms.toFixed(1)} ms`;
-    if (ms >= 0.1) return `${ms.toFixed(2)} ms`;
-    return `${(ms * 1000).toFixed(ms >= 0.01 ? 0 : 1)} µs`;
-}
+import { formatBytes, formatFlops, formatMs, formatPercent, formatSignedPercent } from '../../protocol/units.js';
 
 /** `+8%` / `−12%`: (measured − predicted) / measured, the error of the prediction relative to the measurement. */
 export function formatError(predicted: number, measured: number): string {
     if (!(measured > 0) || !Number.isFinite(predicted)) return 'n/a';
-    const e = ((predicted - measured) / measured) * 100;
-    const r = Math.abs(e) >= 10 ? Math.round(e) : Math.round(e * 10) / 10;
-    return `${r >= 0 ? '+' : '−'}${Math.abs(r)}%`;
-}
-
-/** 1.2 GFLOP, 340 MFLOP, … */
-export function formatFlops(flops: number): string {
-    const units: [number, string][] = [[1e12, 'TFLOP'], [1e9, 'GFLOP'], [1e6, 'MFLOP'], [1e3, 'kFLOP']];
-    for (const [scale, unit] of units) if (flops >= scale) return `${(flops / scale).toPrecision(3)} ${unit}`;
-    return `${flops} FLOP`;
-}
-
-/** Bytes in binary units. */
-export function formatBytes(bytes: number): string {
-    const units: [number, string][] = [[2 ** 30, 'GiB'], [2 ** 20, 'MiB'], [2 ** 10, 'KiB']];
-    for (const [scale, unit] of units) if (bytes >= scale) return `${(bytes / scale).toPrecision(3)} ${unit}`;
-    return `${bytes} B`;
-}
-
-/** `75%` (utilisation). */
-export function formatPercent(x: number): string {
-    return Number.isFinite(x) ? `${(x * 100).toFixed(x >= 0.1 ? 0 : 1)}%` : '∞';
+    return formatSignedPercent((predicted - measured) / measured);
 }
 
 /** The profile label every predicted figure carries: calibrated device or "uncalibrated". */

@@ -14,10 +14,11 @@ import {
 import type { HoverSection, HoverTarget } from '../lsp/hover-provider.js';
 import { IssueCodes } from '../validation/issue-codes.js';
 import {
-    formatMs, formatPercent, measuredFigure, measuredTenant, opHint, opHintTooltip, opHoverMarkdown, tenantHint,
+    measuredFigure, measuredTenant, opHint, opHintTooltip, opHoverMarkdown, tenantHint,
     tenantHoverMarkdown, workloadHoverMarkdown, type OpInstanceFigures,
 } from './format.js';
 import type { PredictionService, WorkloadPredictionView } from './prediction-service.js';
+import { formatMs, formatPercent } from '../../protocol/units.js';
 
 type Services = LangiumServices & { prediction: { Predictions: PredictionService } };
 
@@ -184,10 +185,8 @@ export function checkWorkloadPredictions(services: Services, workload: Workload,
     }
 }
 
-/** Registers the hover section and the validation checks of predictions. Call once when creating the services. */
+/** Registers the validation checks of predictions. Call once when creating the services. */
 export function registerPredictionFeatures(services: Services): void {
-    const hover = services.lsp.HoverProvider as unknown as { addSection?: (s: HoverSection) => void } | undefined;
-    hover?.addSection?.(predictionHoverSection(services));
     const checks: ValidationChecks<TenancyAstType> = {
         Workload: (workload, accept) => checkWorkloadPredictions(services, workload, accept),
     };

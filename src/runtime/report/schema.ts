@@ -218,7 +218,6 @@ export const hostSchema = z.object({
     /** Why `busy`, in words. */
     warning: z.string().optional(),
 });
-export type HostReport = z.infer<typeof hostSchema>;
 
 export const resultsSchema = z.object({
     schemaVersion: z.literal(RESULTS_SCHEMA_VERSION),

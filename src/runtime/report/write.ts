@@ -3,7 +3,7 @@
  * folder, fsync, rename), so a reader (the language server, the extension) never sees half a
  * file, plus a timestamped copy in `history/`. Node fs only; no webgpu.
  */
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { mkdir, open, rm } from 'node:fs/promises';
 import envPaths from 'env-paths';
 import atomicWrite from 'write-file-atomic';
@@ -156,9 +156,4 @@ async function claimHistoryFile(paths: ResultsPaths, finishedAt: Date): Promise<
             if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw new ResultsWriteError(candidate, error);
         }
     }
-}
-
-/** True if `path` is an existing directory. */
-export function isDirectory(path: string): boolean {
-    try { return statSync(path).isDirectory(); } catch { return false; }
 }

@@ -51,7 +51,6 @@ export const sweepRunSchema = z.object({
     /** Use the node's tuning cache (its adapter's tuned variants), or ignore it. */
     tuning: z.enum(['cache', 'off']),
 });
-export type SweepRun = z.infer<typeof sweepRunSchema>;
 
 export const sweepWorkloadSchema = z.object({
     name: z.string(),

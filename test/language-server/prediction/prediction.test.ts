@@ -10,7 +10,8 @@ import type { Diagnostic, InlayHint } from 'vscode-languageserver';
 import { IssueCodes } from '../../../src/language-server/validation/issue-codes.js';
 import { createTenancyServices } from '../../../src/language-server/tenancy-module.js';
 import { defaultProfile, type DeviceProfile } from '../../../src/runtime/predict/profile.js';
-import { formatError, formatMs } from '../../../src/language-server/prediction/format.js';
+import { formatError } from '../../../src/language-server/prediction/format.js';
+import { formatMs } from '../../../src/protocol/units.js';
 import { makeResults, tenantResult } from '../../fixtures/results/make-results.js';
 
 let dir: string;
@@ -197,7 +198,7 @@ workload w {
         expect(text).toMatch(/\| solo \|/);
         expect(text).toMatch(/co-run \(concurrent\)/);
         expect(text).toMatch(/utilisation/);
-        expect(text).toMatch(/SLO p99 ≤ 1\.00 s: ✓ met/);
+        expect(text).toMatch(/SLO p99 ≤ 1 s: ✓ met/);
     });
 
     it('inlay hints per op line and per tenant', async () => {
@@ -342,10 +343,10 @@ workload w {
         await measure(d, [tenantResult('a', { requests: 10, soloBase: 5, corunBase: 5, uri: d.uri.toString(), ops: ops.map((o, i) => ({ path: o.path, line: 2, soloMs: 1 + i, corunMs: 2 + 2 * i })) })]);
         // 1 + 2 + 3 = 6 ms solo, 2 + 4 + 6 = 12 ms co-run: means per request, summed over the line's instances.
         const predicted = ops.reduce((s, o) => s + o.soloMs, 0);
-        expect(await hintAt(d, 2)).toBe(` ≈${formatMs(predicted)}? · measured 6.00 ms (${formatError(predicted, 6)}) · co-run 12.0 ms, 2.00× solo in 3 instances`);
+        expect(await hintAt(d, 2)).toBe(` ≈${formatMs(predicted)}? · measured 6 ms (${formatError(predicted, 6)}) · co-run 12 ms, 2.00× solo in 3 instances`);
         const hover = await hoverAt(d, 'dense(x, c)');
         expect(hover).toContain(`| **a, 3 instances** | | | | | ${formatMs(predicted)} |`);
-        expect(hover).toContain(`| 6.00 ms (${formatError(predicted, 6)}) | 12.0 ms, 2.00× (`);
+        expect(hover).toContain(`| 6 ms (${formatError(predicted, 6)}) | 12 ms, 2.00× (`);
         expect(hover).toMatch(/\| a · blk\.1 \|/);
     });
 
@@ -358,7 +359,7 @@ workload w { tenant a { model m(batch: 8) } }
         const results = tenantResult('a', { requests: 10, soloBase: 5, corunBase: 5, uri: d.uri.toString(), ops: [{ path: first.path, line: 2, soloMs: 1, corunMs: 1 }] });
         results.ops[0]!.fused = [second.path];
         await measure(d, [results]);
-        expect(await hintAt(d, 2)).toMatch(/ · measured 1\.00 ms /);
+        expect(await hintAt(d, 2)).toMatch(/ · measured 1 ms /);
         expect(await hintAt(d, 3)).toBe(` ≈${formatMs(second.soloMs)}? · run fused it into ${first.path.split('/').pop()}`);
     });
 
@@ -374,7 +375,7 @@ workload w {
         a.ops[0]!.soloMs = null;
         a.ops[0]!.soloP50Ms = null;
         await measure(d, [a], 'cancelled');
-        expect(await hintAt(d, 2)).toBe(` ≈${formatMs(op.soloMs)}? · measured co-run 2.00 ms (${formatError(op.corunMs, 2)}) (cancelled run) (a; 1 more tenant)`);
+        expect(await hintAt(d, 2)).toBe(` ≈${formatMs(op.soloMs)}? · measured co-run 2 ms (${formatError(op.corunMs, 2)}) (cancelled run) (a; 1 more tenant)`);
     });
 
     it('compares a tenant\'s measured p99 with the prediction of the phase it was measured in', async () => {

@@ -14,7 +14,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { CodeAction, type Diagnostic } from 'vscode-languageserver';
-import { TextDocument } from 'vscode-languageserver-textdocument';
+import { TextDocument } from 'langium';
 import { createTenancyServices } from '../../../src/language-server/tenancy-module.js';
 import { isWorkload, type Document } from '../../../src/language-server/generated/ast.js';
 import { IssueCodes } from '../../../src/language-server/validation/issue-codes.js';

@@ -8,10 +8,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bundleCli } from '../../fixtures/bundle-cli.js';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { formatMs } from '../../../src/language-server/prediction/format.js';
+import { formatMs } from '../../../src/protocol/units.js';
 import { defaultProfile } from '../../../src/runtime/predict/profile.js';
 import { EmptyFileSystem, URI } from 'langium';
-import { TextDocument } from 'vscode-languageserver-textdocument';
+import { TextDocument } from 'langium';
 import { createTenancyServices } from '../../../src/language-server/tenancy-module.js';
 
 const root = join(import.meta.dirname, '../../..');
