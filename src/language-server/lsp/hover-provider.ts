@@ -13,6 +13,7 @@ import { findWord, wordSignature, type Word, type WordContext } from './workload
 import { isZooModel } from './zoo-uri.js';
 import { analysisHoverSection } from './analysis-hover.js';
 import { predictionHoverSection } from '../prediction/prediction-features.js';
+import { scheduleHoverSection } from '../prediction/schedule-hints.js';
 import { resolveDimVar } from '../references/bindings.js';
 import type { TenancyServices } from '../tenancy-module.js';
 
@@ -35,15 +36,17 @@ export type HoverSection = (target: HoverTarget, document: LangiumDocument) => M
 
 /**
  * Hover = a list of sections over one resolved target, in order: what it is, its docs, its
- * details, the analysis (shapes, costs) and the predictions (services.prediction.Predictions).
+ * details, the analysis (shapes, costs), the predictions (services.prediction.Predictions) and,
+ * on a schedule, the schedules compared (services.prediction.ScheduleHints).
  */
 export class TenancyHoverProvider implements HoverProvider {
     protected readonly sections: HoverSection[];
 
     constructor(protected readonly services: TenancyServices) {
         const docs = services.documentation.DocumentationProvider;
-        // Made on first use: the prediction service is wired to services that may not exist yet.
+        // Made on first use: the prediction services are wired to services that may not exist yet.
         let prediction: HoverSection | undefined;
+        let schedules: HoverSection | undefined;
         this.sections = [
             target => signatureSection(target),
             target => {
@@ -53,6 +56,7 @@ export class TenancyHoverProvider implements HoverProvider {
             target => detailSection(target),
             analysisHoverSection(() => services.analysis.Analyzer),
             (target, document) => (prediction ??= predictionHoverSection(services))(target, document),
+            (target, document) => (schedules ??= scheduleHoverSection(services))(target, document),
         ];
     }
 

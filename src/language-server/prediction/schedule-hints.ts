@@ -439,11 +439,9 @@ export function scheduleHoverSection(services: Services & { prediction: { Schedu
     };
 }
 
-/** Registers the hint check on workloads (a cheap one: it reads the cache) and the hover section on `schedule`. */
+/** Registers the hint check on workloads (a cheap one: it reads the cache); the hover provider declares the section on `schedule`. */
 export function registerScheduleHints(services: Services & { prediction: { ScheduleHints: ScheduleHintService } }): void {
     const hints = services.prediction.ScheduleHints;
     services.validation.ValidationRegistry.register({ Workload: (workload: Workload, accept: ValidationAcceptor) => hints.checkWorkload(workload, accept) });
-    const hover = services.lsp.HoverProvider as unknown as { addSection?: (s: HoverSection) => void } | undefined;
-    hover?.addSection?.(scheduleHoverSection(services));
 }
 

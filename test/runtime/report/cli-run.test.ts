@@ -20,12 +20,15 @@ const work = mkdtempSync(join(tmpdir(), 'tenancy-cli-'));
 // Inside the project so the external `webgpu` resolves from node_modules.
 const cli = join(root, 'out', 'test', `cli-${process.pid}.mjs`);
 const fixture = join(root, 'test/fixtures/ir/two-mlps.json');
+// The CLI's user cache (profiles, tuning, co_tuned choices) is this file's own: what a calibration on this machine left
+// there must not change what these tests resolve, and the tests must not leave choices behind for the user.
+const cacheHome = mkdtempSync(join(tmpdir(), 'tenancy-cli-cache-'));
 
 /** Runs the CLI; `env` adds variables, `wrap` runs it under another command (`wrap…, node, cli, args…`). */
 function runCli(args: string[], onLine?: (event: ProgressEvent, child: ReturnType<typeof spawn>) => void, options: { env?: Record<string, string>; wrap?: string[] } = {}) {
     return new Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string; events: ProgressEvent[]; ms: number }>((resolve) => {
         const command = [...(options.wrap ?? []), node, cli, ...args];
-        const child = spawn(command[0]!, command.slice(1), { env: { ...process.env, XDG_RUNTIME_DIR: process.env.XDG_RUNTIME_DIR ?? tmpdir(), ...options.env } });
+        const child = spawn(command[0]!, command.slice(1), { env: { ...process.env, XDG_RUNTIME_DIR: process.env.XDG_RUNTIME_DIR ?? tmpdir(), XDG_CACHE_HOME: cacheHome, ...options.env } });
         let stdout = '', stderr = '', pending = '';
         const events: ProgressEvent[] = [];
         const started = performance.now();
