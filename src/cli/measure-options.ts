@@ -4,6 +4,7 @@
  * progress they print (jsonl on stdout, or one line on a terminal) and how a failure maps to an
  * exit code. Each command adds only what it does with the measurement.
  */
+import type { MeasurementOverrides as RoundsOverrides } from '../runtime/execute/rounds.js';
 import type { Command } from 'commander';
 import { writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
@@ -100,14 +101,8 @@ export function addMeasurementFlags(command: Command): Command {
 /** The measurement flags' values. */
 export type MeasurementFlags = Pick<MeasureFlags, 'duration' | 'warmup' | 'requests' | 'rounds' | 'budget' | 'minRequests' | 'adapter' | 'fusion' | 'timing'>;
 
-/** What the measurement flags override. */
-export interface MeasurementOverrides {
-    durationMs?: number;
-    warmupMs?: number;
-    requests?: number;
-    rounds?: number;
-    budgetMs?: number;
-    minRequests?: number;
+/** What the measurement flags override: the benchmark block's figures (execute/rounds.ts), the adapter and how ops run. */
+export interface MeasurementOverrides extends RoundsOverrides {
     adapter?: AdapterPreference;
     fusion: boolean;
     timing: 'auto' | 'cpu';

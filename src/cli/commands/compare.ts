@@ -17,7 +17,7 @@ import { scheduleName } from '../../runtime/schedule/policy.js';
 import {
     addMeasureOptions, CommandOutput, writeMeasured, inputErrorCode, measureErrorCode, parseDuration, readMeasureInput, UsageError, withCancellation, type MeasureFlags, type MeasureInput,
 } from '../measure-options.js';
-import { parseSchedules, splitScheduleList } from '../schedule-option.js';
+import { schedulesFlag } from '../schedule-option.js';
 
 interface CompareFlags extends MeasureFlags {
     schedules?: string;
@@ -42,15 +42,7 @@ async function compareCommand(file: string | undefined, opts: CompareFlags): Pro
     const out = new CommandOutput('compare', opts.progress === 'jsonl', opts.json);
     let input: MeasureInput, schedules: IrSchedule[] | undefined, capacityBudgetMs: number | undefined;
     try {
-        if (opts.schedules !== undefined) {
-            const texts = splitScheduleList(opts.schedules);
-            if (texts.length === 0) throw new UsageError('--schedules names no schedule; e.g. --schedules "concurrent, layer_block(size: 4)"');
-            try {
-                schedules = parseSchedules(texts);
-            } catch (error) {
-                throw new UsageError(`--schedules: ${(error as Error).message}`);
-            }
-        }
+        schedules = schedulesFlag(opts.schedules);
         if (opts.capacityBudget !== undefined) {
             if (!opts.capacity) throw new UsageError('--capacity-budget needs --capacity');
             capacityBudgetMs = parseDuration(opts.capacityBudget, '--capacity-budget');

@@ -14,7 +14,7 @@ import type { Command } from 'commander';
 import { existsSync } from 'node:fs';
 import { basename, dirname, extname, join, resolve } from 'node:path';
 import { exitCodes } from '../../protocol/exit-codes.js';
-import type { IrSchedule, WorkloadIR } from '../../runtime/ir/types.js';
+import type { WorkloadIR } from '../../runtime/ir/types.js';
 import { IrValidationError, parseWorkloadIr } from '../../runtime/ir/validate.js';
 import { irHash } from '../../runtime/ir/hash.js';
 import { NoAdapterError } from '../../runtime/gpu/adapter.js';
@@ -33,7 +33,7 @@ import { loadWorkspace, WorkspaceInputError } from '../load-workspace.js';
 import {
     addMeasurementFlags, CommandOutput, InputError, loadIrFile, parseDuration, positiveInt, readMeasurementFlags, UsageError, withCancellation, type MeasurementFlags,
 } from '../measure-options.js';
-import { parseSchedules, splitScheduleList } from '../schedule-option.js';
+import { schedulesFlag } from '../schedule-option.js';
 import packageJson from '../../../package.json' with { type: 'json' };
 
 interface SweepFlags extends MeasurementFlags {
@@ -156,16 +156,7 @@ function thisTenancy(): string {
 
 /** Reads the workloads, expands the matrix and writes the sweep folder's manifest. */
 async function makeSweep(file: string, opts: SweepFlags): Promise<LoadedSweep> {
-    let schedules: IrSchedule[] | undefined;
-    if (opts.schedules !== undefined) {
-        const texts = splitScheduleList(opts.schedules);
-        if (texts.length === 0) throw new UsageError('--schedules names no schedule; e.g. --schedules "concurrent, layer_block(size: 4)"');
-        try {
-            schedules = parseSchedules(texts);
-        } catch (error) {
-            throw new UsageError(`--schedules: ${(error as Error).message}`);
-        }
-    }
+    const schedules = schedulesFlag(opts.schedules);
     let loads: number[] | undefined;
     try {
         loads = opts.loads !== undefined ? parseLoads(opts.loads) : undefined;
