@@ -13,22 +13,20 @@
  */
 import { readFileSync, statSync } from 'node:fs';
 import * as path from 'node:path';
-import { AstUtils, URI, type LangiumDocument, type ValidationChecks } from 'langium';
+import { URI, type LangiumDocument } from 'langium';
 import type { LangiumServices } from 'langium/lsp';
 import type { Connection } from 'vscode-languageserver';
 import { parseComparison, type Comparison } from '../../runtime/report/compare.js';
 import { parseResults, type Results } from '../../runtime/report/schema.js';
 import { historyFiles, resultsPathsFor, workspaceFolderOf } from '../../runtime/report/write.js';
-import { isDocument, isSloProp, isTenant, isWorkload, type TenancyAstType, type Tenant, type Workload } from '../generated/ast.js';
+import { isDocument, isTenant, isWorkload, type Tenant, type Workload } from '../generated/ast.js';
 import {
     defaultResultsFolder, deviceProfilePath, isResultsChangedParams, MeasuredChangedNotification, ResultsChangedNotification,
     WorkspaceStatusRequest, type MeasuredChangedParams, type TenancyInitializationOptions, type WorkspaceStatusResult,
 } from '../../protocol/messages.js';
 import { ReportRequest, type ReportParams, type ReportResult } from '../../protocol/report.js';
 import { ComparisonReportRequest, type ComparisonReportResult } from '../../protocol/comparison-report.js';
-import { formatBoundedMs } from '../../protocol/figures.js';
-import { formatMs } from '../../protocol/units.js';
-import { IssueCodes } from '../validation/issue-codes.js';
+import { registerSloViolated } from '../validation/slo-violated.js';
 import { buildComparisonReportModel } from './comparison-report-model.js';
 import { buildReportModel } from './report-model.js';
 import { adapterName } from './results-format.js';
@@ -240,7 +238,7 @@ export function workspaceStatus(watch: ResultsWatch, document: LangiumDocument |
 
 /**
  * Registers the results-related LSP messages, the refreshes of lenses and inlay hints, and the
- * `slo-violated` check. Call once, before `startLanguageServer`.
+ * `slo-violated` check (validation/slo-violated.ts). Call once, before `startLanguageServer`.
  */
 export function registerResultsHandlers(connection: Connection, services: LangiumServices & { results: { ResultsWatch: ResultsWatch } }): void {
     const watch = services.results.ResultsWatch;
@@ -291,27 +289,8 @@ export function registerResultsHandlers(connection: Connection, services: Langiu
     connection.onRequest<ReportResult, unknown>(ReportRequest.method, (params: Partial<ReportParams>) => reportFor(watch, params));
     connection.onRequest<ComparisonReportResult, unknown>(ComparisonReportRequest.method, (params: Partial<ReportParams>) => comparisonReportFor(watch, params));
 
-    const checks: ValidationChecks<TenancyAstType> = {
-        Tenant: (tenant, accept) => {
-            const workload = tenant.$container;
-            if (!isWorkload(workload)) return;
-            const document = AstUtils.getDocument(tenant);
-            const latest = watch.latest(document.uri.toString(), workload.name);
-            if (latest?.kind !== 'ok') return;
-            const measured = latest.results.tenants.find(t => t.name === tenant.name);
-            if (!measured) return;
-            const when = new Date(latest.results.finishedAt).toLocaleString();
-            for (const slo of measured.slos) {
-                if (slo.verdict !== 'violated' || slo.measuredMs === null) continue;
-                const prop = tenant.props.find(p => isSloProp(p) && p.percentile === slo.percentile);
-                const requests = measured.corun?.requests ?? measured.solo?.requests;
-                accept('warning',
-                    `Measured ${slo.percentile} ${formatBoundedMs(slo.measuredMs, slo.boundsMs?.low ?? null, slo.boundsMs?.high ?? null)} exceeds the SLO of ${formatMs(slo.targetMs)} in the latest run: even its 95 % lower bound does (${when}${requests !== undefined ? `, ${requests} requests` : ''}${latest.results.status !== 'complete' ? `, ${latest.results.status}` : ''}).`,
-                    { node: prop ?? tenant, property: prop ? undefined : 'name', code: IssueCodes.SloViolated, data: { code: IssueCodes.SloViolated } });
-            }
-        },
-    };
-    services.validation.ValidationRegistry.register(checks);
+    // Its diagnostic lives with the other checks (validation/slo-violated.ts); it reads what this watch loads.
+    registerSloViolated(services);
 }
 
 /** The answer to a {@link ReportRequest}. */
