@@ -30,6 +30,7 @@ import { locateProfile } from '../../src/runtime/predict/profile-store.js';
 import { resolveSchedule } from '../../src/runtime/predict/schedules.js';
 import type { CapacityReport, ComparedSchedule, Comparison } from '../../src/runtime/report/compare.js';
 import { RUNNABLE_SCHEDULES } from '../../src/runtime/schedule/policy.js';
+import { wilsonInterval } from '../../src/runtime/report/statistics.js';
 
 const argv = process.argv.slice(2);
 const flag = (name: string) => { const i = argv.indexOf(name); return i >= 0 ? argv[i + 1] : undefined; };
@@ -59,14 +60,6 @@ const lines: string[] = [];
 
 // ---- figures ----------------------------------------------------------------------------------
 
-/** Wilson's 95 % score interval of a proportion. */
-function wilson(successes: number, n: number): { low: number; high: number } | null {
-    if (n === 0) return null;
-    const z = 1.959964, p = successes / n, d = 1 + z * z / n;
-    const centre = (p + z * z / (2 * n)) / d, half = z * Math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d;
-    return { low: Math.max(0, centre - half), high: Math.min(1, centre + half) };
-}
-
 /** Requests beyond their tenant's first SLO over all SLO tenants' co-run requests, with Wilson's interval. */
 function violations(s: ComparedSchedule): { rate: number; low: number; high: number; requests: number } | null {
     let bad = 0, n = 0;
@@ -76,7 +69,7 @@ function violations(s: ComparedSchedule): { rate: number; low: number; high: num
         bad += Math.round((1 - slo.attainment) * t.requests);
         n += t.requests;
     }
-    const w = wilson(bad, n);
+    const w = wilsonInterval(bad, n);
     return w && { rate: bad / n, ...w, requests: n };
 }
 
