@@ -28,6 +28,8 @@ import { ReportRequest, type ReportParams, type ReportResult } from '../../proto
 import { ComparisonReportRequest, type ComparisonReportResult } from '../../protocol/comparison-report.js';
 import { registerSloViolated } from '../validation/slo-violated.js';
 import { buildComparisonReportModel } from './comparison-report-model.js';
+import { SweepReportRequest, type SweepReportResult } from '../../protocol/sweep-report.js';
+import { sweepReportFor } from './sweep-report-model.js';
 import { buildReportModel } from './report-model.js';
 import { adapterName } from './results-format.js';
 
@@ -288,6 +290,7 @@ export function registerResultsHandlers(connection: Connection, services: Langiu
 
     connection.onRequest<ReportResult, unknown>(ReportRequest.method, (params: Partial<ReportParams>) => reportFor(watch, params));
     connection.onRequest<ComparisonReportResult, unknown>(ComparisonReportRequest.method, (params: Partial<ReportParams>) => comparisonReportFor(watch, params));
+    connection.onRequest<SweepReportResult, unknown>(SweepReportRequest.method, (params: unknown) => sweepReportFor(params));
 
     // Its diagnostic lives with the other checks (validation/slo-violated.ts); it reads what this watch loads.
     registerSloViolated(services);
