@@ -15,8 +15,11 @@ import { fixtureSweep } from './fixtures/sweep-model.js';
 const screenshots = path.join(projectRoot, 'test', 'e2e', 'screenshots');
 let server: CodeServer | undefined;
 let browser: BrowserContext | undefined;
+let sweepFolder: string;
 
-beforeAll(() => {
+beforeAll(async () => {
+    // Merging takes seconds (bootstrap intervals): outside the suite's own time.
+    sweepFolder = (await fixtureSweep()).folder;
     for (const file of ['out/extension/main.cjs', 'out/language-server/main.cjs', 'out/cli/main.mjs', 'out/report-view/main.js']) {
         if (!existsSync(path.join(projectRoot, file))) throw new Error(`expected ${file}; build first (npm run build)`);
     }
@@ -41,7 +44,7 @@ describe('integration suite in code-server', () => {
         });
         const workspace = makeWorkspace();
         // A merged sweep for "Tenancy: Open Sweep Results" (the suite opens it by its sweep.json).
-        cpSync((await fixtureSweep()).folder, path.join(workspace, '.tenancy', 'sweeps', 'sweep-a'), { recursive: true });
+        cpSync(sweepFolder, path.join(workspace, '.tenancy', 'sweeps', 'sweep-a'), { recursive: true });
         const { openWorkbench } = await import('./code-server.js');
         const workbench = await openWorkbench(browser, server, { folder: workspace, extensionDevelopmentPath: projectRoot, extensionTestsPath: suite });
         // The suite's report file is the completion signal (code-server does not always call codeAutomationExit).
