@@ -6,12 +6,13 @@
  */
 import { existsSync, statSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
-import { AstUtils, URI, type LangiumDocument } from 'langium';
+import { AstUtils, URI, type AstNode, type LangiumDocument } from 'langium';
 import { NodeFileSystem } from 'langium/node';
 import type { Diagnostic, Position, Range } from 'vscode-languageserver';
 import type { WorkloadIR } from '../runtime/ir/types.js';
 import { modelsReached } from '../language-server/analysis/calls.js';
-import { isDocument, isModel, isWorkload, type Workload } from '../language-server/generated/ast.js';
+import { isDocument, isModel, isSweepDecl, isWorkload, type Workload } from '../language-server/generated/ast.js';
+import { readSweepBlock, type SweepBlock } from '../language-server/analysis/sweep.js';
 import { lowerWorkload } from '../language-server/lower.js';
 import { createTenancyServices, type TenancyServices } from '../language-server/tenancy-module.js';
 import { IssueCodes } from '../language-server/validation/issue-codes.js';
@@ -65,6 +66,11 @@ export interface LoadedWorkspace {
      * missing/ambiguous.
      */
     lower(workload?: string, file?: string): WorkloadIR;
+    /**
+     * The `sweep { … }` block of a given file, as the validator read it (undefined: the file has
+     * none). Throws WorkspaceInputError when a sweep block of the file has errors.
+     */
+    sweep(file: string): SweepBlock | undefined;
 }
 
 const severities: Record<number, Severity> = { 1: 'error', 2: 'warning', 3: 'info', 4: 'hint' };
@@ -130,7 +136,19 @@ export async function loadWorkspace(files: readonly string[], options: { cwd?: s
         return lowerWorkload(entry.node, Tenancy.analysis.Analyzer);
     };
 
-    return { services: Tenancy, documents, diagnostics, errorCount, workloads, lower };
+    const sweep = (file: string): SweepBlock | undefined => {
+        const doc = documents.find(d => d.uri.fsPath === resolve(cwd, file));
+        const root = doc?.parseResult.value;
+        const blocks = isDocument(root) ? root.elements.filter(isSweepDecl) : [];
+        if (blocks.length === 0) return undefined;
+        const errors = blocks.flatMap(block => errorsInside(block, diagnostics));
+        if (errors.length > 0) {
+            throw new WorkspaceInputError(`the sweep block of ${display(doc!.uri)} has ${errors.length} error${errors.length === 1 ? '' : 's'}; fix ${errors.length === 1 ? 'it' : 'them'} first (tenancy check):\n${errors.map(formatDiagnostic).join('\n')}`, errors);
+        }
+        return readSweepBlock(blocks[0]).block;
+    };
+
+    return { services: Tenancy, documents, diagnostics, errorCount, workloads, lower, sweep };
 }
 
 /** Loads one file and lowers one workload (by name, or the only one). */
@@ -161,6 +179,15 @@ function blockingErrors(workload: Workload, diagnostics: readonly CheckDiagnosti
         && before(r.range.start, { line: d.line - 1, character: d.column - 1 }) && before({ line: d.endLine - 1, character: d.endColumn - 1 }, r.range.end);
     return diagnostics.filter(d => d.severity === 'error'
         && (regions.some(r => inside(d, r)) || (d.uri === file && (d.code === IssueCodes.FileTooLarge || d.code === IssueCodes.InternalError))));
+}
+
+/** The error diagnostics within a node's text. */
+function errorsInside(node: AstNode, diagnostics: readonly CheckDiagnostic[]): CheckDiagnostic[] {
+    const range = node.$cstNode?.range;
+    if (!range) return [];
+    const uri = AstUtils.getDocument(node).uri.toString();
+    return diagnostics.filter(d => d.severity === 'error' && d.uri === uri
+        && before(range.start, { line: d.line - 1, character: d.column - 1 }) && before({ line: d.endLine - 1, character: d.endColumn - 1 }, range.end));
 }
 
 function before(a: Position, b: Position): boolean {

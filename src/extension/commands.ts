@@ -91,6 +91,15 @@ const commandTable: Record<CommandName, CommandFactory> = {
         await s.reports.show({ uri: ref.uri, workload: ref.workload }, 'comparison');
         return undefined;
     },
+    [CommandNames.openSweepResults]: s => async (arg?: unknown) => {
+        // From the explorer or an editor's title: the file clicked; from the palette: a file or folder to pick.
+        const picked = arg === undefined ? await pickSweep() : arg instanceof vscode.Uri ? arg.fsPath : arg;
+        if (picked === undefined) return undefined;
+        if (typeof picked !== 'string' || picked.length === 0) return badPayload(CommandIds.openSweepResults, 'a sweep folder or merged file (a path or a file URI)', picked);
+        // A sweep's manifest stands for its folder, whose merged.json the server reads.
+        await s.reports.showSweep(path.basename(picked) === 'sweep.json' ? path.dirname(picked) : picked);
+        return undefined;
+    },
     [CommandNames.showOutput]: s => () => s.output.show(true),
 };
 
@@ -120,6 +129,18 @@ async function pickWorkload(command: string): Promise<WorkloadRef | undefined> {
     }
     const workload = workloads.length === 1 ? workloads[0] : await vscode.window.showQuickPick(workloads, { placeHolder: `Workload for ${command}` });
     return workload ? { uri: editor.document.uri.toString(), workload } : undefined;
+}
+
+/** Asks for a sweep folder or the file tenancy merge wrote, starting in the workspace's `.tenancy/sweeps`. */
+async function pickSweep(): Promise<string | undefined> {
+    const workspace = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+    const sweeps = workspace ? path.join(workspace, '.tenancy', 'sweeps') : undefined;
+    const chosen = await vscode.window.showOpenDialog({
+        title: 'Open sweep results: a sweep folder (tenancy sweep) or the file tenancy merge wrote',
+        canSelectFiles: true, canSelectFolders: true, canSelectMany: false, openLabel: 'Open Sweep Results',
+        ...(sweeps && existsSync(sweeps) ? { defaultUri: vscode.Uri.file(sweeps) } : {}),
+    });
+    return chosen?.[0]?.fsPath;
 }
 
 /** Says why running is impossible, or returns the Node and CLI to run with. */

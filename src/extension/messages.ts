@@ -6,6 +6,7 @@ import { NotificationType, RequestType } from 'vscode-languageclient/node';
 import { MeasuredChangedNotification, ResultsChangedNotification, WorkspaceStatusRequest } from '../protocol/messages.js';
 import { ReportRequest } from '../protocol/report.js';
 import { ComparisonReportRequest } from '../protocol/comparison-report.js';
+import { SweepReportRequest } from '../protocol/sweep-report.js';
 
 /** Client → server: results files or the device profile changed on disk. */
 export const resultsChanged = new NotificationType<ResultsChangedNotification.Params>(ResultsChangedNotification.method);
@@ -17,3 +18,6 @@ export const workspaceStatus = new RequestType<WorkspaceStatusRequest.Params, Wo
 export const report = new RequestType<ReportRequest.Params, ReportRequest.Result, void>(ReportRequest.method);
 /** Client → server: the latest comparison of a workload's schedules, as the report draws it. */
 export const comparisonReport = new RequestType<ComparisonReportRequest.Params, ComparisonReportRequest.Result, void>(ComparisonReportRequest.method);
+
+/** Client → server: the merged comparisons of a sweep (a sweep folder or the file tenancy merge wrote), as the report draws them. */
+export const sweepReport = new RequestType<SweepReportRequest.Params, SweepReportRequest.Result, void>(SweepReportRequest.method);

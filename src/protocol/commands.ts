@@ -13,6 +13,7 @@ export const CommandNames = {
     calibrateDevice: 'device.calibrate',
     showReport: 'report.show',
     showComparison: 'comparison.show',
+    openSweepResults: 'sweep.open',
     showOutput: 'output.show',
 } as const;
 
@@ -31,6 +32,7 @@ export const CommandIds = {
     calibrateDevice: commandId(CommandNames.calibrateDevice),
     showReport: commandId(CommandNames.showReport),
     showComparison: commandId(CommandNames.showComparison),
+    openSweepResults: commandId(CommandNames.openSweepResults),
     showOutput: commandId(CommandNames.showOutput),
 } as const;
 

@@ -129,6 +129,9 @@ export interface ComparisonReportModel {
     invalidReasons: string[];
     /** The comparison file this report was built from (absolute path). */
     resultsPath: string;
+    /** A merged sweep's axes: the load (× every tenant's declared traffic) and the device its schedules ran at. */
+    load?: number;
+    device?: string;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

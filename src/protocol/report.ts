@@ -4,6 +4,7 @@
  * extension passes it to the webview unchanged. No dependencies but the protocol's own.
  */
 import type { ComparisonReportModel } from './comparison-report.js';
+import type { SweepReportModel } from './sweep-report.js';
 import type { RatioVerdictWord } from './figures.js';
 
 /** Sent with the custom request below; the server answers a {@link ReportResult}. */
@@ -145,6 +146,7 @@ export interface ReportModel {
 export type ReportViewMessage =
     | { type: 'report'; report: ReportModel }
     | { type: 'comparison'; comparison: ComparisonReportModel }
+    | { type: 'sweep'; sweep: SweepReportModel }
     | { type: 'error'; message: string };
 
 /** Messages from the webview to the extension. */

@@ -2,7 +2,7 @@
  * Runs the mocha integration suite (test/e2e/integration) inside code-server's extension host
  * with the extension loaded from this source tree, and checks its report.
  */
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BrowserContext } from 'playwright-core';
@@ -10,12 +10,16 @@ import { bundleIntegrationSuite } from './bundle.js';
 import { launchChromium } from './chromium.js';
 import { projectRoot, startCodeServer, workRoot, type CodeServer } from './code-server.js';
 import { makeWorkspace } from './workspace.js';
+import { fixtureSweep } from './fixtures/sweep-model.js';
 
 const screenshots = path.join(projectRoot, 'test', 'e2e', 'screenshots');
 let server: CodeServer | undefined;
 let browser: BrowserContext | undefined;
+let sweepFolder: string;
 
-beforeAll(() => {
+beforeAll(async () => {
+    // Merging takes seconds (bootstrap intervals): outside the suite's own time.
+    sweepFolder = (await fixtureSweep()).folder;
     for (const file of ['out/extension/main.cjs', 'out/language-server/main.cjs', 'out/cli/main.mjs', 'out/report-view/main.js']) {
         if (!existsSync(path.join(projectRoot, file))) throw new Error(`expected ${file}; build first (npm run build)`);
     }
@@ -39,6 +43,8 @@ describe('integration suite in code-server', () => {
             void browser!.exposeFunction('codeAutomationExit', (code: number) => resolve(code));
         });
         const workspace = makeWorkspace();
+        // A merged sweep for "Tenancy: Open Sweep Results" (the suite opens it by its sweep.json).
+        cpSync(sweepFolder, path.join(workspace, '.tenancy', 'sweeps', 'sweep-a'), { recursive: true });
         const { openWorkbench } = await import('./code-server.js');
         const workbench = await openWorkbench(browser, server, { folder: workspace, extensionDevelopmentPath: projectRoot, extensionTestsPath: suite });
         // The suite's report file is the completion signal (code-server does not always call codeAutomationExit).

@@ -10,6 +10,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { reportHtml } from '../../src/extension/report-view/html.js';
 import { launchChromium } from './chromium.js';
 import { fixtureReport } from './fixtures/report-model.js';
+import { fixtureSweep } from './fixtures/sweep-model.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const script = path.join(root, 'out/report-view/main.js');
@@ -102,6 +103,39 @@ describe('report webview page', () => {
         await page.evaluate(r => window.postMessage({ type: 'report', report: r }, '*'), report);
         await expect.poll(() => page.locator('#run-status').innerText()).toBe('This run is partial: solo phase of vision hit its time limit of 5.0 s. The figures cover only the part that ran.');
         expect(await inkedPixels(page, 'chart-cdf')).toBeGreaterThan(2000);
+        expect(errors).toEqual([]);
+        await page.close();
+    });
+
+    it('draws a merged sweep: latency against load per tenant, QoS, each load\'s comparison (openable as the comparison page), the repeats, the cells left out', async () => {
+        const { page, errors } = await openReport('dark');
+        const { model } = await fixtureSweep();
+        const replies: unknown[] = [];
+        await page.exposeFunction('recordReply', (m: unknown) => { replies.push(m); });
+        await page.evaluate(() => window.addEventListener('message', e => { if (e.data?.type === 'rendered') (window as unknown as { recordReply(m: unknown): void }).recordReply(e.data); }));
+        await page.evaluate(sweep => window.postMessage({ type: 'sweep', sweep }, '*'), model);
+        await page.waitForFunction(() => document.body.dataset.view === 'sweep', undefined, { timeout: 10_000 });
+        expect(await page.evaluate(() => document.body.dataset.rendered)).toBe('chart-load-0-0,chart-load-0-1');
+        for (const id of ['chart-load-0-0', 'chart-load-0-1']) expect(await inkedPixels(page, id)).toBeGreaterThan(2000);
+        expect(await page.locator('h1').innerText()).toBe('Sweep sweep-a');
+        expect(await page.locator('#meta').innerText()).toBe('two-mlps.json · 7 of 8 cells merged · 2 comparisons (workload × device × load)');
+        expect(await page.locator('#not-merged li').allInnerTexts()).toEqual(['cell 7 (two_mlps, sequential, 2× load, repeat 2): missing — never started']);
+        expect(await page.locator('#qos-table-0 tbody tr').count()).toBe(2);
+        expect(await page.locator('#schedules-table-1 tbody tr').count()).toBe(4);
+        const repeats = await page.locator('#repeats-table tbody tr').allInnerTexts();
+        expect(repeats).toHaveLength(8);
+        expect(repeats[0]).toMatch(/^two_mlps\s+mesa llvmpipe\s+1×\s+concurrent\s+small\s+[\d.]+ [\d.]+\s+1\.20×/);
+        await page.screenshot({ path: path.join(screenshots, 'sweep-page-dark.png'), fullPage: true });
+
+        await page.locator('#open-comparison-1').click();
+        await expect.poll(() => page.locator('h1').innerText()).toBe('Workload two_mlps: schedules compared at 2× load');
+        // The extension hears what each page drew (its tests and the status wait on it).
+        await expect.poll(() => replies.some(r => (r as { charts: string[] }).charts.includes('chart-latency-0'))).toBe(true);
+        expect(await page.locator('#meta').innerText()).toMatch(/^two-mlps\.tenancy · mesa llvmpipe · 2× load · 2 schedules measured in separate runs \(a sweep's cells\)/);
+        expect(await inkedPixels(page, 'chart-latency-0')).toBeGreaterThan(2000);
+        await page.locator('#back').click();
+        await expect.poll(() => page.locator('h1').innerText()).toBe('Sweep sweep-a');
+        expect(await inkedPixels(page, 'chart-load-0-1')).toBeGreaterThan(2000);
         expect(errors).toEqual([]);
         await page.close();
     });

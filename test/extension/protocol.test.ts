@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CommandIds, describePayload, isDocumentRef, isTenantRef, isWorkloadRef } from '../../src/protocol/commands.js';
 import { isMeasuredChangedParams, isResultsChangedParams } from '../../src/protocol/messages.js';
+import { isSweepReportParams, isSweepReportResult } from '../../src/protocol/sweep-report.js';
 
 describe('command ids', () => {
     it('are namespaced tenancy.<area>.<verb>', () => {
@@ -21,6 +22,15 @@ describe('payload guards', () => {
         expect(isWorkloadRef({ uri: 'file:///a', workload: '' })).toBe(false);
         expect(isTenantRef({ uri: 'file:///a', workload: 'w' })).toBe(false);
         expect(isTenantRef({ uri: 'file:///a', workload: 'w', tenant: 1 })).toBe(false);
+    });
+    it('accept a sweep report request and answer, and reject malformed ones', () => {
+        expect(isSweepReportParams({ path: '/sweeps/mix' })).toBe(true);
+        for (const bad of [undefined, {}, { path: '' }, { path: 3 }]) expect(isSweepReportParams(bad)).toBe(false);
+        const sweep = { sweep: 's', file: 'f', cells: { total: 1, merged: 1 }, notMerged: [], comparisons: [], repeats: [], resultsPath: '/m.json', axes: [{ workload: 'w', device: 'd', loads: [1], tenants: [], qos: [] }] };
+        expect(isSweepReportResult({ sweep })).toBe(true);
+        expect(isSweepReportResult({ error: 'not merged yet' })).toBe(true);
+        expect(isSweepReportResult({ sweep: { ...sweep, axes: [{ workload: 'w' }] } })).toBe(false);
+        expect(isSweepReportResult({ sweep: { ...sweep, repeats: undefined } })).toBe(false);
     });
     it('describe what was found, shortened', () => {
         expect(describePayload(undefined)).toBe('nothing');

@@ -20,6 +20,7 @@ import { afterAll, describe, expect, test } from 'vitest';
 import { formatDiagnostic, loadWorkspace, type CheckDiagnostic } from '../../src/cli/load-workspace.js';
 import { formatSignature, operators } from '../../src/language-server/analysis/operators.js';
 import { benchmarkSettings } from '../../src/language-server/analysis/workload.js';
+import { sweepSettings } from '../../src/language-server/analysis/sweep.js';
 import { IssueCodes } from '../../src/language-server/validation/issue-codes.js';
 import { zooModelNames } from '../../src/language-server/workspace/zoo-library.js';
 import {
@@ -146,11 +147,12 @@ describe(`${reference} lists what the implementation has`, () => {
         for (const row of rows.filter(r => r[2] !== 'yes')) expect(row[2]).toMatch(/^no: `tenancy run` refuses it/);
     });
 
-    test('arrival kinds, percentiles, priorities, devices and benchmark settings', () => {
+    test('arrival kinds, percentiles, priorities, devices, benchmark and sweep settings', () => {
         expect(firstColumn('### Arrivals')).toEqual([...ARRIVAL_KINDS]);
         expect(firstColumn('### SLOs')).toEqual([...SLO_PERCENTILES]);
         expect(firstColumn('### Device')).toEqual([...DEVICE_PREFERENCES]);
         expect(firstColumn('### Benchmark')).toEqual([...benchmarkSettings]);
+        expect(firstColumn('### Sweep block')).toEqual([...sweepSettings]);
         const priority = section('### Priority').join('\n');
         expect(/`priority ([\w |]+)`/.exec(priority)?.[1]!.split(' | ')).toEqual([...PRIORITIES]);
     });

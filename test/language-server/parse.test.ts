@@ -13,7 +13,7 @@ describe('grammar', () => {
         const doc = await parse(readFileSync('examples/vision-and-nlp.tenancy', 'utf8'));
         expect(doc.parseResult.lexerErrors).toEqual([]);
         expect(doc.parseResult.parserErrors.map(e => e.message)).toEqual([]);
-        expect(doc.parseResult.value.elements.map(e => e.name)).toEqual(['mlp_small', 'basic_block', 'tiny_resnet', 'vision_and_nlp']);
+        expect(doc.parseResult.value.elements.map(e => ('name' in e ? e.name : e.$type))).toEqual(['mlp_small', 'basic_block', 'tiny_resnet', 'vision_and_nlp']);
     });
 
     test('keywords are soft: tensors may be called input, output, model', async () => {

@@ -62,7 +62,7 @@ describe('a missing closing brace', () => {
     test('the models of a file keep their meaning: model n is still a model, used by tenant b', async () => {
         const doc = await check(withoutBrace(full, 'h = relu').text);
         const root = doc.parseResult.value;
-        expect(root.elements.map(e => `${e.$type} ${e.name}`)).toEqual(['Model m', 'Model n', 'Workload w']);
+        expect(root.elements.map(e => `${e.$type} ${'name' in e ? e.name : ''}`)).toEqual(['Model m', 'Model n', 'Workload w']);
     });
 
     test('a tensor or parameter named model or workload is still a name', async () => {

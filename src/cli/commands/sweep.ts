@@ -30,6 +30,7 @@ import {
 } from '../../runtime/sweep/slurm.js';
 import { cellsToResume, isActive, sweepStatus, unfinishedLines, type SweepStatus } from '../../runtime/sweep/status.js';
 import { loadWorkspace, WorkspaceInputError } from '../load-workspace.js';
+import type { SweepBlock } from '../../language-server/analysis/sweep.js';
 import {
     addMeasurementFlags, CommandOutput, InputError, loadIrFile, parseDuration, positiveInt, readMeasurementFlags, UsageError, withCancellation, type MeasurementFlags,
 } from '../measure-options.js';
@@ -68,9 +69,9 @@ export function register(program: Command): void {
         .description('Expand workloads × schedules × loads × repeats into cells (each a run with its own results file) and run them here (--local) or as a Slurm job array (--slurm)')
         .argument('[file]', 'the .tenancy file (or workload IR JSON) whose workloads to sweep')
         .option('-w, --workload <name...>', 'the workloads to sweep (default: every workload of the file)')
-        .option('--schedules <list>', 'the schedules beside each workload\'s own, as in a schedule line, comma-separated (default: sequential, concurrent, layer_block(size: auto), regulated)')
-        .option('--loads <list>', 'factors on every tenant\'s declared traffic, comma-separated, e.g. 0.5,1,1.5 (default 1)')
-        .option('--repeat <n>', 'runs of every (workload, schedule, load), each with its own seed (default 1)')
+        .option('--schedules <list>', 'the schedules beside each workload\'s own, as in a schedule line, comma-separated (default: the sweep block\'s, else sequential, concurrent, layer_block(size: auto), regulated)')
+        .option('--loads <list>', 'factors on every tenant\'s declared traffic, comma-separated, e.g. 0.5,1,1.5 (default: the sweep block\'s, else 1)')
+        .option('--repeat <n>', 'runs of every (workload, schedule, load), each with its own seed (default: the sweep block\'s, else 1)')
         .option('--out <folder>', 'the sweep folder (default <workspace>/.tenancy/sweeps/<file-stem>-<time>); every node must see it at the same path')
         .option('--no-tune', 'ignore the tuning cache in every cell: every op uses its default variant'))
         .option('--local', 'run the cells here, one after another')
@@ -78,14 +79,19 @@ export function register(program: Command): void {
         .option('--wait', 'with --slurm: follow the tasks (squeue, sacct) until none is queued or running, then name the cells left without figures')
         .option('--resume <folder>', 'run or resubmit the cells of this sweep folder that have no figures and that nothing is running (as it ran: --local or --slurm, unless given)')
         .option('--status <folder>', 'say where each cell of this sweep folder stands')
-        .option('--partition <name>', 'Slurm: the partition (#SBATCH --partition)')
-        .option('--time <limit>', 'Slurm: each task\'s time limit, e.g. 30 or 1:00:00 (#SBATCH --time)')
-        .option('--gpus <n>', 'Slurm: GPUs per task, #SBATCH --gres=gpu:N (default 1; 0 asks for none)')
-        .option('--sbatch <option...>', 'Slurm: more #SBATCH options as written after #SBATCH, e.g. --sbatch=--account=lab')
+        .option('--partition <name>', 'Slurm: the partition (#SBATCH --partition; default: the sweep block\'s)')
+        .option('--time <limit>', 'Slurm: each task\'s time limit, e.g. 30 or 1:00:00 (#SBATCH --time; default: the sweep block\'s)')
+        .option('--gpus <n>', 'Slurm: GPUs per task, #SBATCH --gres=gpu:N (default: the sweep block\'s gres, else 1; 0 asks for none)')
+        .option('--sbatch <option...>', 'Slurm: more #SBATCH options as written after #SBATCH, e.g. --sbatch=--account=lab (instead of the sweep block\'s)')
         .option('--cells-per-task <n>', 'Slurm: cells each array task runs one after another (default 1: the task id is the cell index)')
         .option('--max-running <n>', 'Slurm: at most this many tasks at once (--array=…%N)')
         .option('--tenancy-command <command>', 'Slurm: the shell words that start Tenancy on a compute node (default: this node and this CLI, by absolute path)')
         .option('--poll <time>', `Slurm: how often --wait asks squeue and sacct (default ${DEFAULT_POLL_MS / 1000}s)`)
+        .addHelpText('after', `
+A file's sweep { … } block (docs/sweeps.md#the-sweep-block) gives the matrix (schedules, loads,
+repeat) and the Slurm settings (partition, time, gres, sbatch); a flag overrides the block's
+setting of the same name (--gpus its gres). The block's Slurm settings are kept in the sweep
+folder, so a later --resume --slurm submits with them too.`)
         .action(async (file: string | undefined, opts: SweepFlags) => {
             process.exitCode = await sweepCommand(file, opts);
         });
@@ -124,7 +130,7 @@ async function sweepCommand(file: string | undefined, opts: SweepFlags): Promise
         const slurm = opts.slurm || (!opts.local && submissions.length > 0);
         if (opts.wait && !slurm) throw new UsageError('--wait follows Slurm tasks: this sweep was never submitted; give --slurm');
         if (!slurm) return await runLocal(sweep, out);
-        const options = slurmOptions(opts, submissions.at(-1));
+        const options = slurmOptions(opts, submissions.at(-1), sweep.manifest.slurm);
         const status = await currentStatus(sweep, runCommand);
         const cells = cellsToResume(status);
         if (cells.length === 0) {
@@ -166,10 +172,17 @@ async function makeSweep(file: string, opts: SweepFlags): Promise<LoadedSweep> {
     const repeat = opts.repeat !== undefined ? positiveInt(opts.repeat, '--repeat') : undefined;
     const overrides = readMeasurementFlags('sweep', opts);
     const source = resolve(file);
-    const irs = await readWorkloads(source, opts.workload);
+    const { irs, block } = await readWorkloads(source, opts.workload);
     const workspaceFolder = workspaceFolderOf(source);
     const located = locateProfile(workspaceFolder);
-    const matrix = expandMatrix({ workloads: irs.map(ir => ({ ir, irHash: irHash(ir) })), schedules, loads, repeat, profile: located.profile });
+    // A flag overrides the sweep block's setting of the same name.
+    const matrix = expandMatrix({
+        workloads: irs.map(ir => ({ ir, irHash: irHash(ir) })), schedules: schedules ?? block?.schedules, loads: loads ?? block?.loads, repeat: repeat ?? block?.repeat, profile: located.profile,
+    });
+    const slurm = block ? {
+        ...(block.partition !== undefined ? { partition: block.partition } : {}), ...(block.time !== undefined ? { time: block.time } : {}),
+        ...(block.gpus !== undefined ? { gpus: block.gpus } : {}), ...(block.sbatch !== undefined ? { extra: block.sbatch } : {}),
+    } : undefined;
     for (const note of matrix.notes) console.error(`tenancy sweep: ${note}`);
     const createdAt = new Date();
     const folder = resolve(opts.out ?? join(workspaceFolder, '.tenancy', 'sweeps', `${basename(source, extname(source))}-${createdAt.toISOString().replace(/[:.]/g, '-')}`));
@@ -184,6 +197,7 @@ async function makeSweep(file: string, opts: SweepFlags): Promise<LoadedSweep> {
             ...(budgetMs !== undefined ? { budgetMs } : {}), ...(minRequests !== undefined ? { minRequests } : {}),
             ...(adapter !== undefined ? { adapter } : {}), fusion, timing, tuning: opts.tune ? 'cache' : 'off',
         },
+        ...(slurm && Object.keys(slurm).length > 0 ? { slurm } : {}),
         profile: located.profile, workloads: matrix.workloads, cells: matrix.cells,
     };
     const paths = await writeManifest(folder, manifest);
@@ -192,11 +206,14 @@ async function makeSweep(file: string, opts: SweepFlags): Promise<LoadedSweep> {
     return readSweep(paths.folder, packageJson.version);
 }
 
-/** The workloads to sweep from a .tenancy file (checked and lowered) or IR JSON; every one of the file when none is named. */
-async function readWorkloads(file: string, names: readonly string[] | undefined): Promise<WorkloadIR[]> {
+/**
+ * The workloads to sweep from a .tenancy file (checked and lowered) or IR JSON, every one of the
+ * file when none is named; and the file's sweep block (an IR file has none).
+ */
+async function readWorkloads(file: string, names: readonly string[] | undefined): Promise<{ irs: WorkloadIR[]; block: SweepBlock | undefined }> {
     if (/\.json$/i.test(file)) {
-        if (!names?.length) return [await loadIrFile(file, undefined)];
-        return Promise.all(names.map(name => loadIrFile(file, name)));
+        if (!names?.length) return { irs: [await loadIrFile(file, undefined)], block: undefined };
+        return { irs: await Promise.all(names.map(name => loadIrFile(file, name))), block: undefined };
     }
     try {
         const workspace = await loadWorkspace([file]);
@@ -205,7 +222,8 @@ async function readWorkloads(file: string, names: readonly string[] | undefined)
         for (const name of names ?? []) {
             if (!all.includes(name)) throw new InputError(`${file} has no workload '${name}'; it has ${all.join(', ')}`);
         }
-        return (names?.length ? names : all).map(name => {
+        const block = workspace.sweep(file);
+        const irs = (names?.length ? names : all).map(name => {
             const lowered = workspace.lower(name, file);
             try {
                 return parseWorkloadIr(lowered);
@@ -214,19 +232,20 @@ async function readWorkloads(file: string, names: readonly string[] | undefined)
                 throw error;
             }
         });
+        return { irs, block };
     } catch (error) {
         if (error instanceof WorkspaceInputError) throw new InputError(error.message);
         throw error;
     }
 }
 
-/** The Slurm options from the flags, else as the last submission asked. */
-function slurmOptions(opts: SweepFlags, last: ReturnType<typeof readSubmissions>[number] | undefined): SlurmOptions {
+/** The Slurm options from the flags, else as the last submission asked, else the sweep block's (`block`, kept in the manifest). */
+function slurmOptions(opts: SweepFlags, last: ReturnType<typeof readSubmissions>[number] | undefined, block: SweepManifest['slurm']): SlurmOptions {
     const options: SlurmOptions = {
-        partition: opts.partition ?? last?.options.partition,
-        time: opts.time ?? last?.options.time,
-        gpus: opts.gpus !== undefined ? nonNegativeInt(opts.gpus, '--gpus') : last?.options.gpus ?? 1,
-        extra: opts.sbatch ?? last?.options.extra ?? [],
+        partition: opts.partition ?? last?.options.partition ?? block?.partition,
+        time: opts.time ?? last?.options.time ?? block?.time,
+        gpus: opts.gpus !== undefined ? nonNegativeInt(opts.gpus, '--gpus') : last?.options.gpus ?? block?.gpus ?? 1,
+        extra: opts.sbatch ?? last?.options.extra ?? block?.extra ?? [],
         cellsPerTask: opts.cellsPerTask !== undefined ? positiveInt(opts.cellsPerTask, '--cells-per-task') : last?.options.cellsPerTask ?? 1,
         maxRunning: opts.maxRunning !== undefined ? positiveInt(opts.maxRunning, '--max-running') : last?.options.maxRunning,
     };
@@ -264,7 +283,11 @@ function printStatus(status: SweepStatus): void {
     for (const line of unfinishedLines(status)) console.log(`  ${line}`);
 }
 
-/** Runs the cells without figures here, one after another; a cancellation stops after the current cell's results are written. */
+/**
+ * Runs the cells without figures here, one after another in cell order — the repeats round-robin
+ * over the cells (runtime/sweep/matrix.ts), so slow drift of the host hits every cell alike; a
+ * cancellation stops after the current cell's results are written.
+ */
 async function runLocal(sweep: LoadedSweep, out: CommandOutput): Promise<number> {
     const status = sweepStatus(sweep, [], new Map(), new Map());
     const running = status.cells.filter(c => c.status === 'running');

@@ -218,10 +218,11 @@ export function readWorkload(workload: Workload): WorkloadReading {
     return reading;
 }
 
-function readSchedule(policyWord: string, args: readonly NamedArg[], node: AstNode, issues: AnalysisIssue[]): IrSchedule {
+/** Reads a schedule policy and its arguments (a `schedule` line, an entry of a sweep block's `schedules`); problems go to `issues`. */
+export function readSchedule(policyWord: string, args: readonly NamedArg[], node: AstNode, issues: AnalysisIssue[], property = 'policy'): IrSchedule {
     const policy = oneOf(policyWord, policies);
     if (!policy) {
-        if (policyWord !== undefined) issues.push(bad(`unknown schedule '${policyWord}'; expected ${policies.join(', ')}`, node, 'policy'));
+        if (policyWord !== undefined) issues.push(bad(`unknown schedule '${policyWord}'; expected ${policies.join(', ')}`, node, property));
         return { policy: 'concurrent' };
     }
     const what = `schedule ${policy}`;
@@ -229,19 +230,19 @@ function readSchedule(policyWord: string, args: readonly NamedArg[], node: AstNo
         v === undefined || (typeof v === 'number' && Number.isNaN(v)) ? fallback : v === 'auto' ? 'auto' : Number(v);
     switch (policy) {
         case 'sequential': case 'concurrent': case 'auto':
-            readArgs(what, args, {}, node, 'policy', issues);
+            readArgs(what, args, {}, node, property, issues);
             return { policy };
         case 'layer_block': {
-            const a = readArgs(what, args, { size: { kind: 'int-or-auto' } }, node, 'policy', issues);
+            const a = readArgs(what, args, { size: { kind: 'int-or-auto' } }, node, property, issues);
             return { policy, size: num(a.get('size'), 'auto') };
         }
         case 'regulated': {
-            const a = readArgs(what, args, { split: { kind: 'int-or-auto' }, sync: { kind: { words: ['auto', 'none'] } } }, node, 'policy', issues);
+            const a = readArgs(what, args, { split: { kind: 'int-or-auto' }, sync: { kind: { words: ['auto', 'none'] } } }, node, property, issues);
             const sync = a.get('sync');
             return { policy, split: num(a.get('split'), 'auto'), sync: sync === 'none' ? 'none' : 'auto' };
         }
         case 'co_tuned': {
-            const a = readArgs(what, args, { variants: { kind: 'positive-int', required: true } }, node, 'policy', issues);
+            const a = readArgs(what, args, { variants: { kind: 'positive-int', required: true } }, node, property, issues);
             const v = a.get('variants');
             return { policy, variants: typeof v === 'number' && !Number.isNaN(v) ? v : 1 };
         }

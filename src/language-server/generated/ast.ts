@@ -47,6 +47,7 @@ export type TenancyKeywordNames =
     | "repeat"
     | "schedule"
     | "slo"
+    | "sweep"
     | "tenant"
     | "true"
     | "workload"
@@ -246,7 +247,7 @@ export function isDimVar(item: unknown): item is DimVar {
 
 export interface Document extends langium.AstNode {
     readonly $type: 'Document';
-    elements: Array<Model | Workload>;
+    elements: Array<Model | SweepDecl | Workload>;
     imports: Array<Import>;
 }
 
@@ -387,7 +388,7 @@ export function isModelProp(item: unknown): item is ModelProp {
 }
 
 export interface NamedArg extends langium.AstNode {
-    readonly $container: ArrivalProp | DeviceDecl | ScheduleDecl;
+    readonly $container: ArrivalProp | DeviceDecl | ScheduleDecl | SweepValue;
     readonly $type: 'NamedArg';
     name: string;
     value: Expression;
@@ -573,6 +574,61 @@ export function isStringLit(item: unknown): item is StringLit {
     return reflection.isInstance(item, StringLit.$type);
 }
 
+export interface SweepDecl extends langium.AstNode {
+    readonly $container: Document;
+    readonly $type: 'SweepDecl';
+    settings: Array<SweepSetting>;
+}
+
+export const SweepDecl = {
+    $type: 'SweepDecl',
+    settings: 'settings'
+} as const;
+
+export function isSweepDecl(item: unknown): item is SweepDecl {
+    return reflection.isInstance(item, SweepDecl.$type);
+}
+
+export interface SweepSetting extends langium.AstNode {
+    readonly $container: SweepDecl;
+    readonly $type: 'SweepSetting';
+    key: string;
+    values: Array<SweepValue>;
+}
+
+export const SweepSetting = {
+    $type: 'SweepSetting',
+    key: 'key',
+    values: 'values'
+} as const;
+
+export function isSweepSetting(item: unknown): item is SweepSetting {
+    return reflection.isInstance(item, SweepSetting.$type);
+}
+
+export interface SweepValue extends langium.AstNode {
+    readonly $container: SweepSetting;
+    readonly $type: 'SweepValue';
+    args: Array<NamedArg>;
+    number?: number;
+    quantity?: string;
+    text?: string;
+    word?: string;
+}
+
+export const SweepValue = {
+    $type: 'SweepValue',
+    args: 'args',
+    number: 'number',
+    quantity: 'quantity',
+    text: 'text',
+    word: 'word'
+} as const;
+
+export function isSweepValue(item: unknown): item is SweepValue {
+    return reflection.isInstance(item, SweepValue.$type);
+}
+
 export interface Tenant extends langium.AstNode {
     readonly $container: Workload;
     readonly $type: 'Tenant';
@@ -676,6 +732,9 @@ export type TenancyAstType = {
     SloProp: SloProp
     Statement: Statement
     StringLit: StringLit
+    SweepDecl: SweepDecl
+    SweepSetting: SweepSetting
+    SweepValue: SweepValue
     Tenant: Tenant
     TenantProp: TenantProp
     Tuple: Tuple
@@ -1052,6 +1111,57 @@ export class TenancyAstReflection extends langium.AbstractAstReflection {
                 }
             },
             superTypes: [Expression.$type]
+        },
+        SweepDecl: {
+            name: SweepDecl.$type,
+            properties: {
+                settings: {
+                    name: SweepDecl.settings,
+                    defaultValue: [],
+                    optional: true
+                }
+            },
+            superTypes: []
+        },
+        SweepSetting: {
+            name: SweepSetting.$type,
+            properties: {
+                key: {
+                    name: SweepSetting.key
+                },
+                values: {
+                    name: SweepSetting.values,
+                    defaultValue: []
+                }
+            },
+            superTypes: []
+        },
+        SweepValue: {
+            name: SweepValue.$type,
+            properties: {
+                args: {
+                    name: SweepValue.args,
+                    defaultValue: [],
+                    optional: true
+                },
+                number: {
+                    name: SweepValue.number,
+                    optional: true
+                },
+                quantity: {
+                    name: SweepValue.quantity,
+                    optional: true
+                },
+                text: {
+                    name: SweepValue.text,
+                    optional: true
+                },
+                word: {
+                    name: SweepValue.word,
+                    optional: true
+                }
+            },
+            superTypes: []
         },
         Tenant: {
             name: Tenant.$type,

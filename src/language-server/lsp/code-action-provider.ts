@@ -4,7 +4,7 @@ import { CodeActionKind, type CodeAction, type CodeActionParams, type Command, t
 import { findOperator, operators } from '../analysis/operators.js';
 import {
     isArg, isArrivalProp, isCall, isDeviceDecl, isDocument, isModel, isNamedArg, isNameRef, isScheduleDecl,
-    isSloProp, isPriorityProp, isBenchmarkSetting, isLet, isTenant, isWorkload, type Call, type Expression,
+    isSloProp, isPriorityProp, isBenchmarkSetting, isSweepSetting, isSweepValue, isLet, isTenant, isWorkload, type Call, type Expression,
 } from '../generated/ast.js';
 import { bindingTable } from '../references/bindings.js';
 import type { TenancyServices } from '../tenancy-module.js';
@@ -92,8 +92,8 @@ export class TenancyCodeActionProvider implements CodeActionProvider {
         }
         if (isNamedArg(node) && feature === 'name') {
             const owner = node.$container;
-            const ctx: WordContext | undefined = isArrivalProp(owner) ? 'arrival' : isScheduleDecl(owner) ? 'schedule' : isDeviceDecl(owner) ? 'device' : undefined;
-            const word = isArrivalProp(owner) || isDeviceDecl(owner) ? owner.kind : isScheduleDecl(owner) ? owner.policy : undefined;
+            const ctx: WordContext | undefined = isArrivalProp(owner) ? 'arrival' : isScheduleDecl(owner) || isSweepValue(owner) ? 'schedule' : isDeviceDecl(owner) ? 'device' : undefined;
+            const word = isArrivalProp(owner) || isDeviceDecl(owner) ? owner.kind : isScheduleDecl(owner) ? owner.policy : isSweepValue(owner) ? owner.word : undefined;
             const args = ctx && workloadWords[ctx].find(w => w.word === word)?.args;
             return (args ?? []).map(a => a.name);
         }
@@ -102,7 +102,9 @@ export class TenancyCodeActionProvider implements CodeActionProvider {
                 : isSloProp(node) && feature === 'percentile' ? 'percentile'
                     : isPriorityProp(node) && feature === 'level' ? 'priority'
                         : isDeviceDecl(node) && feature === 'kind' ? 'device'
-                            : isBenchmarkSetting(node) && feature === 'key' ? 'benchmark' : undefined;
+                            : isBenchmarkSetting(node) && feature === 'key' ? 'benchmark'
+                                : isSweepSetting(node) && feature === 'key' ? 'sweep'
+                                    : isSweepValue(node) && feature === 'word' && isSweepSetting(node.$container) && node.$container.key === 'schedules' ? 'schedule' : undefined;
         return ctx ? workloadWords[ctx].map(w => w.word) : [];
     }
 

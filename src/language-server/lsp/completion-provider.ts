@@ -12,7 +12,7 @@ import { isDocument, isLet, isModel, isNameRef, isOutput, isTenant } from '../ge
 import { visibleBindings } from '../references/bindings.js';
 import { findCallContext, unmatchedOpener } from './call-context.js';
 import { callTargetByName, modelSignature } from './call-target.js';
-import { benchmarkExamples, unitsByKind, workloadWords, wordSignature, wordSnippet, type WordContext } from './workload-words.js';
+import { benchmarkExamples, sweepExamples, unitsByKind, workloadWords, wordSignature, wordSnippet, type WordContext } from './workload-words.js';
 
 /**
  * Where a closed word list applies: the grammar property being completed, with the keyword
@@ -88,7 +88,9 @@ export class TenancyCompletionProvider extends DefaultCompletionProvider {
         if (typingName) {
             // A name is being typed: soft keywords are not keywords here.
             // Only the closed word lists and argument names have something to propose.
-            if (next.property === 'key') return this.completeWords(context, 'benchmark', acceptor);
+            if (next.property === 'key') return this.completeWords(context, next.type === 'SweepSetting' ? 'sweep' : 'benchmark', acceptor);
+            // A value of a sweep block's `schedules` line is a schedule, as after `schedule`.
+            if (next.type === 'SweepValue' && next.property === 'word' && this.lineKey(context) === 'schedules') return this.completeWords(context, 'schedule', acceptor);
             const words = wordFeatures[`${this.keywordBefore(context)} ${next.property}`];
             if (words) return this.completeWords(context, words, acceptor);
             if (next.property === 'name') return this.completeArgumentNames(context, acceptor);
@@ -133,6 +135,13 @@ export class TenancyCompletionProvider extends DefaultCompletionProvider {
         return /([A-Za-z_][A-Za-z0-9_]*)\s*$/.exec(before)?.[1];
     }
 
+    /** The first word of the line being completed (`schedules` in `schedules regulated, la|`). */
+    private lineKey(context: CompletionContext): string | undefined {
+        const text = context.textDocument.getText();
+        const line = text.slice(text.lastIndexOf('\n', context.tokenOffset - 1) + 1, context.tokenOffset);
+        return /^\s*([A-Za-z_][A-Za-z0-9_]*)/.exec(line)?.[1];
+    }
+
     private inTenant(context: CompletionContext): boolean {
         return context.node !== undefined && AstUtils.getContainerOfType(context.node, isTenant) !== undefined;
     }
@@ -141,6 +150,7 @@ export class TenancyCompletionProvider extends DefaultCompletionProvider {
         const nextChar = context.textDocument.getText().charAt(context.tokenEndOffset);
         for (const w of workloadWords[words]) {
             const snippet = words === 'benchmark' ? `${w.word} \${1:${benchmarkExamples[w.word] ?? ''}}`
+                : words === 'sweep' ? `${w.word} \${1:${sweepExamples[w.word] ?? ''}}`
                 : nextChar === '(' ? w.word : wordSnippet(w, words === 'schedule');
             acceptor(context, {
                 label: w.word,

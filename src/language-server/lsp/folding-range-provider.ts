@@ -1,10 +1,10 @@
 import type { AstNode, LangiumDocument } from 'langium';
 import { DefaultFoldingRangeProvider, type FoldingRangeAcceptor } from 'langium/lsp';
 import { FoldingRangeKind } from 'vscode-languageserver';
-import { isBenchmarkDecl, isCall, isModel, isTenant, isWorkload } from '../generated/ast.js';
+import { isBenchmarkDecl, isCall, isModel, isSweepDecl, isTenant, isWorkload } from '../generated/ast.js';
 import { docCommentBlocks } from './documentation-provider.js';
 
-/** Folds blocks (models, workloads, tenants, benchmark settings), multi-line calls and `///` doc blocks. */
+/** Folds blocks (models, workloads, tenants, benchmark settings, sweep blocks), multi-line calls and `///` doc blocks. */
 export class TenancyFoldingRangeProvider extends DefaultFoldingRangeProvider {
 
     protected override collectFolding(document: LangiumDocument, acceptor: FoldingRangeAcceptor): void {
@@ -19,6 +19,6 @@ export class TenancyFoldingRangeProvider extends DefaultFoldingRangeProvider {
     }
 
     protected override shouldProcess(node: AstNode): boolean {
-        return isModel(node) || isWorkload(node) || isTenant(node) || isBenchmarkDecl(node) || isCall(node);
+        return isModel(node) || isWorkload(node) || isTenant(node) || isBenchmarkDecl(node) || isSweepDecl(node) || isCall(node);
     }
 }

@@ -80,6 +80,14 @@ export class TenancyFormatter extends AbstractFormatter {
             this.block(f, node.settings);
         } else if (ast.isBenchmarkSetting(node)) {
             f.property('key').append(oneSpace());
+        } else if (ast.isSweepDecl(node)) {
+            f.keyword('sweep').append(oneSpace());
+            this.block(f, node.settings);
+        } else if (ast.isSweepSetting(node)) {
+            f.property('key').append(oneSpace());
+            f.keywords(',').prepend(noSpace()).append(oneSpace());
+        } else if (ast.isSweepValue(node)) {
+            this.list(f, '(', ')');
         }
         if (isExpression(node)) this.wrappingParens(node, f);
     }

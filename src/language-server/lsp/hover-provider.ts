@@ -4,7 +4,7 @@ import type { Hover, HoverParams } from 'vscode-languageserver';
 import type { OperatorParam, OperatorSignature } from '../analysis/operators.js';
 import { formatSignature } from '../analysis/operators.js';
 import {
-    isArg, isArrivalProp, isBenchmarkSetting, isCall, isDeviceDecl, isDimVar, isInput, isLet, isModel, isNamedArg,
+    isArg, isArrivalProp, isBenchmarkSetting, isSweepSetting, isSweepValue, isCall, isDeviceDecl, isDimVar, isInput, isLet, isModel, isNamedArg,
     isNameRef, isOutput, isParam, isPriorityProp, isScheduleDecl, isSloProp, isTenant, isWorkload,
     type Binding, type Call, type Model, type ScheduleDecl, type Tenant, type Workload,
 } from '../generated/ast.js';
@@ -133,13 +133,15 @@ function wordTarget(node: AstNode, feature: string | undefined): HoverTarget | u
     if (isPriorityProp(node) && feature === 'level') return pick('priority', node.level);
     if (isDeviceDecl(node) && feature === 'kind') return pick('device', node.kind);
     if (isBenchmarkSetting(node) && feature === 'key') return pick('benchmark', node.key);
+    if (isSweepSetting(node) && feature === 'key') return pick('sweep', node.key);
+    if (isSweepValue(node) && feature === 'word' && isSweepSetting(node.$container) && node.$container.key === 'schedules') return pick('schedule', node.word);
     return undefined;
 }
 
 function wordArgTarget(node: AstNode & { name: string; $container: AstNode }): HoverTarget | undefined {
     const owner = node.$container;
-    const context: WordContext | undefined = isArrivalProp(owner) ? 'arrival' : isScheduleDecl(owner) ? 'schedule' : isDeviceDecl(owner) ? 'device' : undefined;
-    const text = isArrivalProp(owner) || isDeviceDecl(owner) ? owner.kind : isScheduleDecl(owner) ? owner.policy : undefined;
+    const context: WordContext | undefined = isArrivalProp(owner) ? 'arrival' : isScheduleDecl(owner) || isSweepValue(owner) ? 'schedule' : isDeviceDecl(owner) ? 'device' : undefined;
+    const text = isArrivalProp(owner) || isDeviceDecl(owner) ? owner.kind : isScheduleDecl(owner) ? owner.policy : isSweepValue(owner) ? owner.word : undefined;
     const word = context && text !== undefined ? findWord(context, text) : undefined;
     return context && word ? { kind: 'word', context, word, node: owner } : undefined;
 }

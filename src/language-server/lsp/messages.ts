@@ -8,6 +8,7 @@ import { NotificationType, RequestType } from 'vscode-languageserver';
 import { MeasuredChangedNotification, ResultsChangedNotification, WorkspaceStatusRequest } from '../../protocol/messages.js';
 import { ReportRequest } from '../../protocol/report.js';
 import { ComparisonReportRequest } from '../../protocol/comparison-report.js';
+import { SweepReportRequest } from '../../protocol/sweep-report.js';
 
 /** Client → server: results files or the device profile changed on disk. */
 export const resultsChanged = new NotificationType<Partial<ResultsChangedNotification.Params>>(ResultsChangedNotification.method);
@@ -19,3 +20,5 @@ export const workspaceStatus = new RequestType<Partial<WorkspaceStatusRequest.Pa
 export const report = new RequestType<Partial<ReportRequest.Params>, ReportRequest.Result, void>(ReportRequest.method);
 /** Client → server: the latest comparison of a workload's schedules, as the report draws it. */
 export const comparisonReport = new RequestType<Partial<ComparisonReportRequest.Params>, ComparisonReportRequest.Result, void>(ComparisonReportRequest.method);
+/** Client → server: the report of a merged sweep. */
+export const sweepReport = new RequestType<unknown, SweepReportRequest.Result, void>(SweepReportRequest.method);

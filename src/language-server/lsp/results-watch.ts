@@ -28,8 +28,9 @@ import { ReportRequest, type ReportParams, type ReportResult } from '../../proto
 import { ComparisonReportRequest, type ComparisonReportResult } from '../../protocol/comparison-report.js';
 import { registerSloViolated } from '../validation/slo-violated.js';
 import { buildComparisonReportModel } from './comparison-report-model.js';
+import { sweepReportFor } from './sweep-report-model.js';
 import { buildReportModel } from './report-model.js';
-import { comparisonReport, measuredChanged, report, resultsChanged, workspaceStatus as workspaceStatusRequest } from './messages.js';
+import { comparisonReport, measuredChanged, report, resultsChanged, sweepReport, workspaceStatus as workspaceStatusRequest } from './messages.js';
 import { adapterName } from './results-format.js';
 
 /** The latest results of one workload, or why there are none usable. */
@@ -289,6 +290,7 @@ export function registerResultsHandlers(connection: Connection, services: Langiu
 
     connection.onRequest(report, params => reportFor(watch, params));
     connection.onRequest(comparisonReport, params => comparisonReportFor(watch, params));
+    connection.onRequest(sweepReport, params => sweepReportFor(params));
 
     // Its diagnostic lives with the other checks (validation/slo-violated.ts); it reads what this watch loads.
     registerSloViolated(services);

@@ -3,7 +3,7 @@ import { resolveDimVar } from '../references/bindings.js';
 import { AbstractSemanticTokenProvider, type SemanticTokenAcceptor } from 'langium/lsp';
 import { SemanticTokenModifiers, SemanticTokenTypes } from 'vscode-languageserver';
 import {
-    isArg, isArrivalProp, isBenchmarkSetting, isCall, isDeviceDecl, isDimVar, isInput, isLet, isModel, isNamedArg,
+    isArg, isArrivalProp, isBenchmarkSetting, isSweepSetting, isSweepValue, isCall, isDeviceDecl, isDimVar, isInput, isLet, isModel, isNamedArg,
     isNameRef, isOutput, isParam, isPriorityProp, isQuantityLit, isScheduleDecl, isSloProp, isTenant, isWorkload,
     type Binding,
 } from '../generated/ast.js';
@@ -84,6 +84,10 @@ export class TenancySemanticTokenProvider extends AbstractSemanticTokenProvider 
             acceptor({ node, property: 'kind', type: SemanticTokenTypes.enumMember });
         } else if (isBenchmarkSetting(node) && findWord('benchmark', node.key)) {
             acceptor({ node, property: 'key', type: SemanticTokenTypes.keyword });
+        } else if (isSweepSetting(node) && findWord('sweep', node.key)) {
+            acceptor({ node, property: 'key', type: SemanticTokenTypes.keyword });
+        } else if (isSweepValue(node) && node.word !== undefined && findWord('schedule', node.word)) {
+            acceptor({ node, property: 'word', type: SemanticTokenTypes.enumMember });
         } else if (isQuantityLit(node)) {
             this.highlightQuantity(node, acceptor);
         }

@@ -1,6 +1,7 @@
 /**
  * The closed word lists of workloads (docs/language.md#workloads): arrival kinds, schedule policies,
- * percentiles, priorities, device kinds and benchmark settings. The grammar parses them as names,
+ * percentiles, priorities, device kinds, benchmark settings and the settings of a file's sweep
+ * block. The grammar parses them as names,
  * so the editor features (completion, hover, semantic highlighting) take them from this table.
  */
 
@@ -29,7 +30,7 @@ export interface Word {
 }
 
 /** Where a closed word may stand. */
-export type WordContext = 'arrival' | 'schedule' | 'percentile' | 'priority' | 'device' | 'benchmark';
+export type WordContext = 'arrival' | 'schedule' | 'percentile' | 'priority' | 'device' | 'benchmark' | 'sweep';
 
 export const workloadWords: Readonly<Record<WordContext, readonly Word[]>> = {
     arrival: [
@@ -82,6 +83,20 @@ export const workloadWords: Readonly<Record<WordContext, readonly Word[]>> = {
         { word: 'seed', doc: 'Seed of arrivals and implicit weights (default 0).', value: 'int' },
         { word: 'repetitions', doc: 'The earlier name of rounds.', value: 'int' },
     ],
+    sweep: [
+        { word: 'schedules', doc: 'The schedules `tenancy sweep` measures beside each workload\'s own, comma-separated as in a schedule line (default: the candidates `auto` chooses among). `--schedules` overrides it.' },
+        { word: 'loads', doc: 'Factors on every tenant\'s declared traffic, comma-separated, e.g. `0.5, 1, 1.5` (default 1). `--loads` overrides it.' },
+        { word: 'repeat', doc: 'Runs of every workload, schedule and load, each with its own seed (default 1). `--repeat` overrides it.' },
+        { word: 'partition', doc: 'Slurm: the partition of the job array (`#SBATCH --partition`). `--partition` overrides it.' },
+        { word: 'time', doc: 'Slurm: each task\'s time limit, a string in Slurm\'s format (`"1:00:00"`), whole minutes (`30`) or a time (`1800s`). `--time` overrides it.' },
+        { word: 'gres', doc: 'Slurm: the GPUs of each task, `"gpu:N"` (`#SBATCH --gres=gpu:N`; default `"gpu:1"`; `"gpu:0"` asks for a whole node instead). `--gpus` overrides it.' },
+        { word: 'sbatch', doc: 'Slurm: more `#SBATCH` options, as strings written as after `#SBATCH`, comma-separated (`"--account=lab", "--qos=high"`). `--sbatch` overrides them.' },
+    ],
+};
+
+/** The example value completed after a sweep setting. */
+export const sweepExamples: Readonly<Record<string, string>> = {
+    schedules: 'layer_block(size: auto), regulated', loads: '0.5, 1, 1.5', repeat: '3', partition: '"gpu"', time: '"30:00"', gres: '"gpu:1"', sbatch: '"--account=lab"',
 };
 
 /** The example value completed after a benchmark setting. */

@@ -1,8 +1,8 @@
 /**
  * Linking with two kinds of names that are not references: a callee that names a built-in
  * operator (operators are not AST nodes; the validator checks them against the operator
- * table), and words in workload arguments (`size: auto`, `sync: none`), which the workload
- * checks read as words.
+ * table), and words in workload and sweep arguments (`size: auto`, `sync: none`), which the
+ * workload and sweep checks read as words.
  *
  * The references to link are the ones the parser built, in the order it built them (text order,
  * which is also Langium's streamAst order here: every property is assigned in text order), kept
@@ -17,13 +17,13 @@ import {
 } from 'langium';
 import { CancellationToken } from 'vscode-languageserver';
 import { findOperator } from '../analysis/operators.js';
-import { isCall, isModelProp, isNameRef, isWorkload } from '../generated/ast.js';
+import { isCall, isModelProp, isNameRef, isSweepDecl, isWorkload } from '../generated/ast.js';
 
 /** Whether a cross-reference is meant to be linked (false for operator callees and workload words; a tenant's model line always names a model). */
 export function isLinkableReference(refInfo: ReferenceInfo): boolean {
     const { container, property, reference } = refInfo;
     if (isCall(container) && property === 'callee' && findOperator(reference.$refText) && !isModelProp(container.$container)) return false;
-    if (isNameRef(container) && AstUtils.getContainerOfType(container, isWorkload)) return false;
+    if (isNameRef(container) && AstUtils.getContainerOfType(container, c => isWorkload(c) || isSweepDecl(c))) return false;
     return true;
 }
 

@@ -11,13 +11,13 @@ import {
 import type { LangiumSharedServices } from 'langium/lsp';
 import { CancellationToken, type Diagnostic } from 'vscode-languageserver';
 import { findOperator, operators } from '../analysis/operators.js';
-import { Document, Import, isCall, isModel, isModelProp, isNameRef, isTenant, isWorkload, Model, Tenant, Workload } from '../generated/ast.js';
+import { Document, Import, isCall, isModel, isModelProp, isNameRef, isTenant, isWorkload, Model, SweepDecl, Tenant, Workload } from '../generated/ast.js';
 import { offset, visibleBindings } from '../references/bindings.js';
 import { IssueCodes } from './issue-codes.js';
 import { didYouMean } from './suggest.js';
 
 /** Node types that only ever sit at the top of a document: Document, its elements and imports, a workload's tenants. */
-const outerTypes = new Set<string>([Document.$type, Model.$type, Workload.$type, Import.$type, Tenant.$type]);
+const outerTypes = new Set<string>([Document.$type, Model.$type, Workload.$type, SweepDecl.$type, Import.$type, Tenant.$type]);
 
 export class TenancyDocumentValidator extends DefaultDocumentValidator {
     private readonly services: LangiumCoreServices;
@@ -37,9 +37,9 @@ export class TenancyDocumentValidator extends DefaultDocumentValidator {
         this.timeBudgetMs = (services.shared as Partial<LangiumSharedServices>).lsp?.Connection ? 3000 : Infinity;
     }
 
-    // The registered checks are all on documents, models, workloads and tenants (the registry is
-    // asked, so a check on any other type turns this off): walking every expression of every
-    // model only to find no checks was a sizeable part of validation. The walk is Langium's
+    // The registered checks are all on documents, models, workloads, sweep blocks and tenants (the
+    // registry is asked, so a check on any other type turns this off): walking every expression of
+    // every model only to find no checks was a sizeable part of validation. The walk is Langium's
     // (without its profiler), with the time budget: between nodes it yields to the event loop and
     // honours cancellation, as Langium's does.
     protected override async validateAstNodes(rootNode: AstNode, options: ValidationOptions, acceptor: ValidationAcceptor, cancelToken = CancellationToken.None): Promise<void> {

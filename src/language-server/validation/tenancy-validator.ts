@@ -17,9 +17,10 @@ import { modelCallsIn } from '../analysis/calls.js';
 import { findOperator } from '../analysis/operators.js';
 import type { AnalysisIssue, ModelAnalysis } from '../analysis/types.js';
 import { constantInt, readWorkload, type WorkloadReading } from '../analysis/workload.js';
+import { readSweepBlock } from '../analysis/sweep.js';
 import {
-    isInput, isLet, isModel, isOutput, isParam, isScheduleDecl,
-    type Binding, type Call, type Document, type Model, type TenancyAstType, type Tenant, type Workload,
+    isInput, isLet, isModel, isOutput, isParam, isScheduleDecl, isSweepDecl,
+    type Binding, type Call, type Document, type Model, type SweepDecl, type TenancyAstType, type Tenant, type Workload,
 } from '../generated/ast.js';
 import { bindingTable } from '../references/bindings.js';
 import type { TenancyServices } from '../tenancy-module.js';
@@ -51,6 +52,7 @@ export function registerValidationChecks(services: TenancyServices & { validatio
         Model: validator.checkModel,
         Workload: validator.checkWorkload,
         Tenant: validator.checkTenant,
+        SweepDecl: validator.checkSweep,
     };
     services.validation.ValidationRegistry.register(checks, validator);
 }
@@ -98,8 +100,13 @@ export class TenancyValidator {
         }
         const seen = new Map<string, AstNode>();
         const zooNames = new Set(zooModelNames());
+        const sweeps = doc.elements.filter(isSweepDecl);
+        for (const extra of sweeps.slice(1)) {
+            const first = sweeps[0].$cstNode?.range.start.line;
+            report(accept, 'error', IssueCodes.BadArgument, `a file has one sweep block (tenancy sweep reads it), and this one has another${first !== undefined ? ` on line ${first + 1}` : ''}; merge them`, { node: extra });
+        }
         for (const element of doc.elements) {
-            if (!element.name) continue; // a name not typed yet: the syntax error says so
+            if (isSweepDecl(element) || !element.name) continue; // a name not typed yet: the syntax error says so
             const key = `${element.$type}:${element.name}`;
             if (seen.has(key)) {
                 const first = seen.get(key)!.$cstNode?.range.start.line;
@@ -203,6 +210,11 @@ export class TenancyValidator {
         report(accept, 'error', IssueCodes.Unsupported,
             `schedule ${policy} is not implemented by the runtime, so tenancy run cannot run this workload; use one of ${RUNNABLE_SCHEDULES.join(', ')}`,
             { node: decl, property: 'policy' });
+    }
+
+    /** A sweep block: unknown, repeated or wrong-kind settings, schedules the runtime cannot run (what tenancy sweep refuses). */
+    checkSweep(sweep: SweepDecl, accept: ValidationAcceptor): void {
+        for (const issue of readSweepBlock(sweep).issues) reportIssue(accept, issue);
     }
 
     /** A tenant's model line: arguments, unbound dims, instance-only shape errors, buffer limits. */

@@ -77,6 +77,13 @@ export const sweepManifestSchema = z.object({
     loads: z.array(z.number().positive()).min(1),
     repeat: z.number().int().positive(),
     run: sweepRunSchema,
+    /** The Slurm settings of the file's sweep block, which a submission uses where its flags give none. */
+    slurm: z.object({
+        partition: z.string().optional(),
+        time: z.string().optional(),
+        gpus: z.number().int().nonnegative().optional(),
+        extra: z.array(z.string()).optional(),
+    }).optional(),
     /** The device profile schedules resolve on (`auto`, searched arguments) and predictions were made with. */
     profile: deviceProfileSchema,
     workloads: z.array(sweepWorkloadSchema).min(1),

@@ -1,8 +1,11 @@
 /**
  * A sweep's matrix: workloads (model mixes) × schedules × loads × repeats, expanded into cells,
- * each an independent run with its own results file. Cells are ordered workload, repeat, load,
- * schedule (innermost), so that run one after another the schedules of one load and repeat run
- * back to back and drift of the host hits them alike. A cell's seed is its workload's plus its
+ * each an independent run with its own results file. Cells are ordered repeat (outermost),
+ * workload, load, schedule (innermost): run one after another (`--local`, or a job array with
+ * fewer GPUs than tasks, which Slurm starts in index order), every (workload, schedule, load) runs
+ * its first repeat before any runs its second — the repeats go round-robin over the cells — and
+ * the schedules of one load run back to back, so slow drift of the host hits every cell alike
+ * instead of one workload's or repeat's cells more than another's. A cell's seed is its workload's plus its
  * repeat: every schedule and load of one repeat sees the same random streams (as `tenancy
  * compare`'s schedules do), and each repeat its own. Pure.
  */
@@ -88,9 +91,9 @@ export function expandMatrix(input: MatrixInput): Matrix {
     if (total > MAX_CELLS) throw new MatrixError(`the matrix has ${total} cells, more than ${MAX_CELLS}; sweep fewer loads, schedules or repeats`);
 
     const cells: SweepCell[] = [];
-    for (const w of workloads) {
-        const seed = (w.ir as WorkloadIR).benchmark.seed;
-        for (let r = 0; r < repeat; r++) {
+    for (let r = 0; r < repeat; r++) {
+        for (const w of workloads) {
+            const seed = (w.ir as WorkloadIR).benchmark.seed;
             for (const load of loads) {
                 w.schedules.forEach((s, scheduleIndex) => {
                     cells.push({ index: cells.length, workload: w.name, schedule: s.name, scheduleIndex, load, repeat: r, seed: seed + r });

@@ -5,7 +5,10 @@
  * pool their rounds, repeat after repeat; every schedule's round k of a repeat pairs with the
  * baseline's round k of the same repeat (same seed, so the same arrivals), as `tenancy
  * compare` pairs its rounds. Cells without figures to merge are named with why, never skipped
- * in silence. Deterministic: the same folder merges to the same document (times come from the
+ * in silence. Cells are separate runs, so drift of the host between them is not cancelled as
+ * `tenancy compare`'s interleaved rounds cancel it: each schedule's repeats are also reported one
+ * by one (`repeats`: every repeat's co-run p50 and p99 alone, and their spread), so that a reader
+ * sees how far runs of one cell differ. Deterministic: the same folder merges to the same document (times come from the
  * cells, the bootstrap from the seed). Pure: Node fs only.
  */
 import { z } from 'zod';
@@ -14,6 +17,7 @@ import { buildResults, type TenantPhaseData } from '../report/build.js';
 import { buildComparison, comparisonSchema, probeOf, probeSchema, type Comparison, type ScheduleRunData } from '../report/compare.js';
 import type { Results } from '../report/schema.js';
 import { comparisonTable, alignTable } from '../report/table.js';
+import { formatRatio, msValue } from '../../protocol/units.js';
 import { readCellOutcome, type CellRounds } from './cells.js';
 import { cellSchedule, describeCell, SWEEP_SCHEMA_VERSION, type LoadedSweep, type SweepCell } from './manifest.js';
 
@@ -46,6 +50,21 @@ const qosSchema = z.object({
     probes: z.array(probeSchema),
 });
 
+/** One schedule's tenant at one load and device, repeat by repeat: how far separate runs of one cell differ. */
+const repeatSpreadSchema = z.object({
+    workload: z.string(),
+    device: z.string(),
+    load: z.number(),
+    schedule: z.string(),
+    tenant: z.string(),
+    /** Repeat r's co-run p50 and p99 (ms) alone, at index r (null: that repeat has no figures, or the tenant completed no request). */
+    p50Ms: z.array(z.number().nullable()),
+    p99Ms: z.array(z.number().nullable()),
+    /** The highest repeat's value over the lowest's (null: fewer than two repeats have one). */
+    p50Spread: z.number().nullable(),
+    p99Spread: z.number().nullable(),
+});
+
 export const sweepMergeSchema = z.object({
     schemaVersion: z.literal(MERGE_SCHEMA_VERSION),
     kind: z.literal('sweep-merge'),
@@ -58,6 +77,8 @@ export const sweepMergeSchema = z.object({
     /** Workload, then device, then load in the sweep's order. */
     comparisons: z.array(comparisonSchema),
     qos: z.array(qosSchema),
+    /** Per schedule, load, device and tenant of a sweep with repeats: the repeats one by one and their spread. */
+    repeats: z.array(repeatSpreadSchema).default([]),
 });
 export type SweepMerge = z.infer<typeof sweepMergeSchema>;
 
@@ -143,6 +164,7 @@ export function mergeSweep(sweep: LoadedSweep): SweepMerge {
     }
     const comparisons: Comparison[] = [];
     const qos: SweepMerge['qos'] = [];
+    const repeats: SweepMerge['repeats'] = [];
     for (const workload of manifest.workloads) {
         const ir = sweep.irs.get(workload.name)!;
         const cellsOf = done.filter(d => d.cell.workload === workload.name);
@@ -160,6 +182,7 @@ export function mergeSweep(sweep: LoadedSweep): SweepMerge {
                     const cells = group.filter(d => d.cell.scheduleIndex === si).sort((a, b) => a.cell.repeat - b.cell.repeat);
                     if (cells.length === 0) return;
                     const pooled = pooledResults(sweep, ir, cells, widths);
+                    if (manifest.repeat > 1) repeats.push(...repeatSpreads(ir, cells, manifest.repeat).map(r => ({ workload: workload.name, device, load, schedule: s.resolved, ...r })));
                     probes[si].push(probeOf(pooled.results, load, pooled.results.measurement.elapsedMs));
                     schedules.push({
                         name: s.resolved, asked: s.name, ...(s.why ? { why: s.why } : {}), baseline: si === 0,
@@ -191,8 +214,25 @@ export function mergeSweep(sweep: LoadedSweep): SweepMerge {
         schemaVersion: MERGE_SCHEMA_VERSION, kind: 'sweep-merge', sweep: manifest.id, sweepSchemaVersion: SWEEP_SCHEMA_VERSION,
         tenancyVersion: manifest.tenancyVersion, source: manifest.source,
         cells: { total: manifest.cells.length, merged: done.length },
-        notMerged, comparisons, qos,
+        notMerged, comparisons, qos, repeats,
     };
+}
+
+/** Each tenant's co-run p50 and p99 in each repeat's cell alone, and the spread (highest / lowest) over the repeats. */
+function repeatSpreads(ir: WorkloadIR, cells: readonly DoneCell[], repeat: number): Pick<SweepMerge['repeats'][number], 'tenant' | 'p50Ms' | 'p99Ms' | 'p50Spread' | 'p99Spread'>[] {
+    const spread = (values: (number | null)[]) => {
+        const known = values.filter((v): v is number => v !== null);
+        const low = Math.min(...known);
+        return known.length >= 2 && low > 0 ? Math.max(...known) / low : null;
+    };
+    return ir.tenants.map(tenant => {
+        const of = (statistic: 'p50' | 'p99') => Array.from({ length: repeat }, (_, r) => {
+            const corun = cells.find(c => c.cell.repeat === r)?.results.tenants.find(t => t.name === tenant.name)?.corun;
+            return corun && corun.requests > 0 ? corun.latencyMs[statistic] : null;
+        });
+        const p50Ms = of('p50'), p99Ms = of('p99');
+        return { tenant: tenant.name, p50Ms, p99Ms, p50Spread: spread(p50Ms), p99Spread: spread(p99Ms) };
+    });
 }
 
 /** The merge as text: each comparison's table under its workload, device and load, the QoS-satisfied throughput per schedule, then the cells left out. */
@@ -212,6 +252,13 @@ export function mergeTable(merge: SweepMerge): string {
             ]);
         }
         parts.push('QoS-satisfied throughput: the highest load swept at which every SLO held (✓ met, ✗ violated or overloaded, ? undecided)', alignTable(rows), '');
+    }
+    if (merge.repeats.length > 0) {
+        const rows = [['workload', 'device', 'load', 'schedule', 'tenant', 'p50 per repeat (ms)', 'spread', 'p99 per repeat (ms)', 'spread']];
+        for (const r of merge.repeats) {
+            rows.push([r.workload, r.device, `${r.load}×`, r.schedule, r.tenant, r.p50Ms.map(msValue).join(' '), formatRatio(r.p50Spread), r.p99Ms.map(msValue).join(' '), formatRatio(r.p99Spread)]);
+        }
+        parts.push('Repeats one by one: cells are separate runs, so host drift between them is not cancelled; spread = highest repeat / lowest', alignTable(rows), '');
     }
     parts.push(`cells: ${merge.cells.merged} of ${merge.cells.total} merged`);
     for (const n of merge.notMerged) parts.push(`  not merged: ${describeCell({ index: n.cell, ...n })}: ${n.status} — ${n.reason}`);

@@ -13,6 +13,7 @@ import { z } from 'zod';
 import { writeFileAtomic } from '../report/write.js';
 import type { SweepPaths } from './manifest.js';
 import { arraySpec } from './shards.js';
+import { partitionProblem, sbatchLineProblem, slurmTimeProblem } from './slurm-options.js';
 
 /** How the tasks of a submission are cut and what each asks Slurm for. */
 export interface SlurmOptions {
@@ -76,20 +77,15 @@ export const runCommand: CommandRunner = (command, args) => new Promise(resolve 
     });
 });
 
-const TIME = /^(\d+-)?\d+(:\d+){0,2}$/;
-/** #SBATCH options the sweep sets itself, so extra lines must not. */
-const OWN = ['--array', '-a', '--output', '-o', '--error', '-e', '--job-name', '-J', '--parsable', '--wrap'];
-
 /** Checks the options; throws an Error naming the one that is wrong and what it takes. */
 export function checkSlurmOptions(options: SlurmOptions): void {
-    if (options.time !== undefined && !TIME.test(options.time)) {
-        throw new Error(`--time takes Slurm's time format (minutes, MM:SS, HH:MM:SS, D-HH, D-HH:MM or D-HH:MM:SS); found '${options.time}'`);
-    }
-    if (options.partition !== undefined && !/^[\w.,-]+$/.test(options.partition)) throw new Error(`--partition takes a partition name (or a comma-separated list); found '${options.partition}'`);
+    const time = options.time !== undefined ? slurmTimeProblem(options.time) : undefined;
+    if (time) throw new Error(`--time ${time}`);
+    const partition = options.partition !== undefined ? partitionProblem(options.partition) : undefined;
+    if (partition) throw new Error(`--partition ${partition}`);
     for (const line of options.extra) {
-        if (/[\r\n]/.test(line) || !line.startsWith('-')) throw new Error(`--sbatch takes one sbatch option as written after #SBATCH, e.g. --sbatch=--account=lab; found '${line}'`);
-        const name = line.split(/[=\s]/)[0];
-        if (OWN.includes(name)) throw new Error(`--sbatch ${line}: the sweep sets ${name} itself (the array of its cells, the log files, the job's name)`);
+        const problem = sbatchLineProblem(line);
+        if (problem) throw new Error(`--sbatch ${problem}`);
     }
 }
 

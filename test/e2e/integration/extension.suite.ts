@@ -172,6 +172,19 @@ describe('Tenancy in the extension host', () => {
         assert.ok(charts.includes('chart-cdf'), `expected the latency CDF among ${JSON.stringify(charts)}`);
     });
 
+    it('opens a merged sweep from its sweep.json (Tenancy: Open Sweep Results) and draws latency against load', async () => {
+        const sweep = path.join(folder(), '.tenancy', 'sweeps', 'sweep-a');
+        const rendered = new Promise<string[]>(resolve => {
+            const sub = api.reports.onDidRender(e => { if (e.target.kind === 'sweep') { sub.dispose(); resolve(e.charts); } });
+        });
+        const failed = new Promise<never>((_, reject) => {
+            const sub = api.reports.onDidFail(e => { if (e.target.kind === 'sweep') { sub.dispose(); reject(new Error(`the sweep view showed an error: ${e.message}`)); } });
+        });
+        await vscode.commands.executeCommand(CommandIds.openSweepResults, vscode.Uri.file(path.join(sweep, 'sweep.json')));
+        const charts = await Promise.race([rendered, failed, new Promise<never>((_, reject) => setTimeout(() => reject(new Error('the sweep view did not render within 30 s')), 30_000))]);
+        assert.deepEqual(charts, ['chart-load-0-0', 'chart-load-0-1']);
+    });
+
     it('shows the adapter, calibration and last run in the status item', async () => {
         const status = await until('the status after the run', () => api.status.current?.lastRun ? api.status.current : undefined, [], 30_000);
         assert.equal(status.lastRun?.workload, workload);

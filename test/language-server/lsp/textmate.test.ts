@@ -109,6 +109,11 @@ describe('TextMate grammar', () => {
         expect(scopeOf('  device auto', 'auto')).toEqual(['support.constant.device.tenancy']);
         expect(scopeOf('    priority high', 'high')).toEqual(['support.constant.priority.tenancy']);
         expect(scopeOf('    duration 10s', 'duration')).toEqual(['keyword.other.benchmark-setting.tenancy']);
+        expect(scopeOf('sweep {', 'sweep')).toEqual(['keyword.other.tenancy']);
+        expect(scopeOf('  gres "gpu:1"', 'gres')).toEqual(['keyword.other.sweep-setting.tenancy']);
+        expect(scopeOf('  loads 0.5, 1', 'loads')).toEqual(['keyword.other.sweep-setting.tenancy']);
+        // A tensor named like a setting is not one.
+        expect(scopeOf('  loads = relu(x)', 'loads')).toEqual([]);
     });
     test('lists every operator of the table and every workload word', () => {
         const text = readFileSync('syntaxes/tenancy.tmLanguage.json', 'utf8');
@@ -116,8 +121,10 @@ describe('TextMate grammar', () => {
         const keyword: Record<string, string> = { arrival: 'arrival', schedule: 'schedule', percentile: 'slo', priority: 'priority', device: 'device' };
         for (const [context, words] of Object.entries(workloadWords)) {
             for (const w of words) {
-                const line = context === 'benchmark' ? `    ${w.word} 1` : `  ${keyword[context]} ${w.word}`;
-                expect(tokenize(line).some(([t, s]) => t === w.word && s.startsWith(context === 'benchmark' ? 'keyword' : 'support.constant')), `${context} ${w.word}`).toBe(true);
+                // Benchmark and sweep settings start their line; the other words follow their keyword.
+                const setting = context === 'benchmark' || context === 'sweep';
+                const line = setting ? `    ${w.word} 1` : `  ${keyword[context]} ${w.word}`;
+                expect(tokenize(line).some(([t, s]) => t === w.word && s.startsWith(setting ? 'keyword' : 'support.constant')), `${context} ${w.word}`).toBe(true);
             }
         }
         expect(text).not.toMatch(/\\\\[GAzZh]|\(\?<[a-z]|\\\\p\{|\(\?i\)/); // Oniguruma-only anchors/escapes

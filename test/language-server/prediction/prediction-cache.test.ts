@@ -111,7 +111,7 @@ describe('prediction cache across edits', () => {
         expect(names(docs['uses-m.tenancy'].uri)).toEqual(['wm']);
         expect(names(docs['uses-zoo.tenancy'].uri)).toEqual(['wz']);
         // A zoo document's ops belong to every workload that runs one of its models.
-        const zooDoc = all.find(d => d.parseResult.value.$type === 'Document' && (d.parseResult.value as Document).elements.some(e => e.name === 'mlp'))!;
+        const zooDoc = all.find(d => d.parseResult.value.$type === 'Document' && (d.parseResult.value as Document).elements.some(e => 'name' in e && e.name === 'mlp'))!;
         expect(names(zooDoc.uri)).toEqual(['wz']);
     });
 });

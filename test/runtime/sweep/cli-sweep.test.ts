@@ -13,6 +13,8 @@ import { sweepMergeSchema } from '../../../src/runtime/sweep/merge.js';
 import { hasAdapter } from '../execute/gpu-helper.js';
 import { TWO_MLPS } from './fixture.js';
 
+const SWEPT = join(import.meta.dirname, '../../fixtures/sweep/swept.tenancy');
+
 const root = join(import.meta.dirname, '../../..');
 const node = join(root, 'node_modules/.bin/node');
 const work = mkdtempSync(join(tmpdir(), 'tenancy-sweep-cli-'));
@@ -75,6 +77,47 @@ describe('tenancy sweep, run --sweep and merge refuse what they cannot do (CLI)'
         expect(refused.code).toBe(2);
         expect(refused.stderr).toMatch(/sbatch refused the job array \(.*job-1\.sh\): invalid partition specified: nope/);
         expect(readFileSync(join(folder, 'slurm', 'job-1.sh'), 'utf8')).toContain('#SBATCH --partition=nope');
+    });
+
+    it('reads the file\'s sweep block: the matrix and the job script follow it, a flag overrides it', async () => {
+        const help = await runCli(['sweep', '--help']);
+        expect(help.stdout).toMatch(/a flag overrides the block's\s+setting of the same name \(--gpus its gres\)/);
+        const folder = join(work, 'block');
+        const made = await runCli(['sweep', SWEPT, ...TINY, '--out', folder]);
+        expect(made.code, made.stderr).toBe(0);
+        expect(made.stderr).toContain(`${folder}: 8 cells — swept: 2 schedules (concurrent, sequential) × 2 loads (0.5, 1.5×) × 2 repeats`);
+        expect(JSON.parse(readFileSync(join(folder, 'sweep.json'), 'utf8')).slurm).toEqual({ partition: 'gpu', time: '30', gpus: 2, extra: ['--account=lab'] });
+        // A stand-in sbatch that accepts the job: the sweep made without --slurm is submitted with its block's settings.
+        const bin = join(work, 'accepting-bin');
+        mkdirSync(bin);
+        writeFileSync(join(bin, 'sbatch'), '#!/bin/sh\necho 4242\n');
+        chmodSync(join(bin, 'sbatch'), 0o755);
+        const env = { PATH: `${bin}:/usr/bin:/bin` };
+        const submitted = await runCli(['sweep', '--resume', folder, '--slurm'], env);
+        expect(submitted.code, submitted.stderr).toBe(0);
+        expect(submitted.stderr).toContain('submitted job 4242: 8 array tasks for 8 cells');
+        const script = readFileSync(join(folder, 'slurm', 'job-1.sh'), 'utf8');
+        for (const line of ['#SBATCH --partition=gpu', '#SBATCH --time=30', '#SBATCH --gres=gpu:2', '#SBATCH --account=lab']) expect(script).toContain(line);
+
+        const flagged = join(work, 'block-flags');
+        const overridden = await runCli(['sweep', SWEPT, ...TINY, '--loads', '1', '--repeat', '1', '--schedules', 'regulated(split: 2)', '--out', flagged,
+            '--slurm', '--partition', 'debug', '--time', '5', '--gpus', '1'], env);
+        expect(overridden.code, overridden.stderr).toBe(0);
+        expect(overridden.stderr).toContain(`${flagged}: 2 cells — swept: 2 schedules (concurrent, regulated(`);
+        expect(overridden.stderr).toMatch(/\) × 1 load \(1×\) × 1 repeat\n/);
+        const flaggedScript = readFileSync(join(flagged, 'slurm', 'job-1.sh'), 'utf8');
+        for (const line of ['#SBATCH --partition=debug', '#SBATCH --time=5', '#SBATCH --gres=gpu:1', '#SBATCH --account=lab']) expect(flaggedScript).toContain(line);
+        expect(flaggedScript).not.toContain('--partition=gpu');
+    });
+
+    it('refuses a sweep block with errors, listing them as tenancy check does, exit 1', async () => {
+        const file = join(work, 'bad-block.tenancy');
+        writeFileSync(file, readFileSync(SWEPT, 'utf8').replace('time 30', 'time "an hour"').replace('gres "gpu:2"', 'gres "gpu"'));
+        const r = await runCli(['sweep', file, '--out', join(work, 'bad-block')]);
+        expect(r.code).toBe(1);
+        expect(r.stderr).toContain(`the sweep block of ${file} has 2 errors; fix them first (tenancy check):`);
+        expect(r.stderr).toMatch(/bad-block\.tenancy:12:8 error bad-argument sweep time takes a time limit/);
+        expect(r.stderr).toMatch(/bad-block\.tenancy:13:8 error bad-argument sweep gres takes gpu:N/);
     });
 
     it('merge refuses a folder that is not a sweep, or one made by another Tenancy, exit 1', async () => {

@@ -14,7 +14,7 @@ const profile = defaultProfile();
 const workload = () => { const ir = twoMlps(); return { ir, irHash: irHash(ir) }; };
 
 describe('expandMatrix', () => {
-    it('orders cells workload, repeat, load, schedule; seeds are the workload\'s plus the repeat', () => {
+    it('orders cells repeat, workload, load, schedule; seeds are the workload\'s plus the repeat', () => {
         const m = expandMatrix({ workloads: [workload()], schedules: [{ policy: 'sequential' }], loads: [0.5, 1], repeat: 2, profile });
         expect(m.workloads[0].schedules.map(s => s.resolved)).toEqual(['concurrent', 'sequential']);
         expect(m.cells).toHaveLength(8);
@@ -26,6 +26,19 @@ describe('expandMatrix', () => {
         // One prediction per load and schedule; more load never predicts lower p99.
         expect(m.workloads[0].predicted.map(p => p.length)).toEqual([2, 2]);
         expect(m.workloads[0].predicted[1][0].tenants[0].p99Ms).toBeGreaterThanOrEqual(m.workloads[0].predicted[0][0].tenants[0].p99Ms);
+    });
+
+    it('goes round-robin over the cells of every workload: each cell\'s first repeat before any cell\'s second', () => {
+        const other = twoMlps();
+        other.workload = 'other';
+        other.benchmark = { ...other.benchmark, seed: 7 };
+        const m = expandMatrix({ workloads: [workload(), { ir: other, irHash: irHash(other) }], schedules: [{ policy: 'sequential' }], loads: [1, 2], repeat: 2, profile });
+        expect(m.cells.map(c => `${c.repeat}/${c.workload}/${c.load}/${c.schedule}/${c.seed}`)).toEqual([
+            '0/two_mlps/1/concurrent/42', '0/two_mlps/1/sequential/42', '0/two_mlps/2/concurrent/42', '0/two_mlps/2/sequential/42',
+            '0/other/1/concurrent/7', '0/other/1/sequential/7', '0/other/2/concurrent/7', '0/other/2/sequential/7',
+            '1/two_mlps/1/concurrent/43', '1/two_mlps/1/sequential/43', '1/two_mlps/2/concurrent/43', '1/two_mlps/2/sequential/43',
+            '1/other/1/concurrent/8', '1/other/1/sequential/8', '1/other/2/concurrent/8', '1/other/2/sequential/8',
+        ]);
     });
 
     it('keeps a schedule once by what it resolves to, and sweeps only its own for one tenant', () => {

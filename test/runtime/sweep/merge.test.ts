@@ -66,6 +66,29 @@ describe('mergeSweep', () => {
         expect(mergeTable(merged)).toContain('QoS-satisfied throughput');
     });
 
+    it('reports the repeats one by one and their spread: cells are separate runs, drift between them is not cancelled', async () => {
+        const sweep = await makeSweep({ loads: [1], repeat: 3 });
+        // Cells 0, 2, 4: concurrent's repeats; the host was 1.5× slower in the second, and the third lost its files.
+        for (const cell of sweep.manifest.cells) {
+            if (cell.index === 4) continue;
+            await writeCell(sweep, cell.index, { base: () => (cell.repeat === 1 ? 3 : 2) });
+        }
+        const merged = sweepMergeSchema.parse(mergeSweep(sweep));
+        const small = merged.repeats.find(r => r.schedule === 'concurrent' && r.tenant === 'small')!;
+        expect(small).toMatchObject({ workload: 'two_mlps', device: 'mesa llvmpipe', load: 1 });
+        expect(small.p99Ms).toHaveLength(3);
+        expect(small.p99Ms[2]).toBeNull();
+        expect(small.p99Ms[1]! / small.p99Ms[0]!).toBeCloseTo(1.5, 6);
+        expect(small.p50Spread).toBeCloseTo(1.5, 6);
+        expect(small.p99Spread).toBeCloseTo(1.5, 6);
+        expect(merged.repeats.map(r => `${r.schedule}/${r.tenant}`)).toEqual(['concurrent/small', 'concurrent/large', 'sequential/small', 'sequential/large']);
+        expect(mergeTable(merged)).toMatch(/Repeats one by one: cells are separate runs, so host drift between them is not cancelled[^\n]*\n.*\n.*concurrent\s+small\s+[\d.]+ [\d.]+ —\s+1\.50×/);
+        // Without repeats there is nothing to spread.
+        const once = await makeSweep({ loads: [1] });
+        for (const cell of once.manifest.cells) await writeCell(once, cell.index);
+        expect(mergeSweep(once).repeats).toEqual([]);
+    });
+
     it('gives the same document for the same folder', async () => {
         const sweep = await makeSweep({ loads: [1], repeat: 2 });
         for (const cell of sweep.manifest.cells) await writeCell(sweep, cell.index, { perRound: 10 });

@@ -128,4 +128,14 @@ describe('sweep status', () => {
         expect(status.cells[1]).toMatchObject({ status: 'invalid' });
         expect(cellsToResume(status).map(c => c.index)).toEqual([1]);
     });
+
+    it('resumes here in cell order, so the repeats left still go round-robin: every cell\'s earlier repeat before its later one', async () => {
+        const sweep = await makeSweep({ loads: [1, 2], repeat: 2 });
+        await writeCell(sweep, 1);
+        await writeCell(sweep, 6);
+        const left = cellsToResume(sweepStatus(sweep, [], new Map(), new Map()));
+        expect(left.map(c => `${c.index}:${c.repeat}/${c.load}/${c.schedule}`)).toEqual([
+            '0:0/1/concurrent', '2:0/2/concurrent', '3:0/2/sequential', '4:1/1/concurrent', '5:1/1/sequential', '7:1/2/sequential',
+        ]);
+    });
 });

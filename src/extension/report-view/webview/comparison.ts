@@ -13,14 +13,14 @@ import { formatMs, plural } from '../../../protocol/units.js';
 import { baseOptions, canvasBox, clearPage, el, keepChart, ms, openResultsLink, section, tenantColors, themeColor, withAlpha } from './draw.js';
 
 /** An error bar's ends; a null end is unbounded (drawn to the edge of the chart, dashed). */
-type Bar = { low: number | null; high: number | null } | undefined;
+export type Bar = { low: number | null; high: number | null } | undefined;
 
 /**
  * Draws error bars over the points or bars of the datasets `bars` names (dataset index → one
  * bar per data point): a vertical line from the low to the high end with caps; an end the
  * samples cannot bound runs to the chart's edge, dashed.
  */
-function errorBars(bars: ReadonlyMap<number, readonly Bar[]>, color: string): Plugin {
+export function errorBars(bars: ReadonlyMap<number, readonly Bar[]>, color: string): Plugin {
     return {
         id: 'errorBars',
         afterDatasetsDraw(chart) {
@@ -181,7 +181,7 @@ function sloCell(t: ComparisonTenant): { text: string; className: string } {
 }
 
 /** Every schedule × tenant: co-run p50 and p99 with bounds, predicted, SLO verdicts, gain over the baseline, slowdown over solo. */
-function schedulesTable(model: ComparisonReportModel): HTMLTableElement {
+export function schedulesTable(model: ComparisonReportModel, id = 'schedules-table'): HTMLTableElement {
     const headers = ['schedule', 'tenant', 'requests', 'p50 (95 % bounds)', 'p99 (95 % bounds)', 'predicted p50 / p99', 'SLO', `vs ${model.baseline}`, 'vs solo'];
     const head = el('tr', {}, headers.map(h => el('th', { textContent: h })));
     const rows = model.schedules.flatMap(s => s.tenants.map((t, i) => {
@@ -200,7 +200,7 @@ function schedulesTable(model: ComparisonReportModel): HTMLTableElement {
             el('td', { textContent: t.slowdown ? `${t.slowdownOf}: ${formatSlowdown(t.slowdown)}` : '—' }),
         ]);
     }));
-    return el('table', { id: 'schedules-table' }, [el('thead', {}, [head]), el('tbody', {}, rows)]);
+    return el('table', { id }, [el('thead', {}, [head]), el('tbody', {}, rows)]);
 }
 
 function capacityTable(model: ComparisonReportModel): HTMLElement | undefined {
@@ -220,17 +220,28 @@ function capacityTable(model: ComparisonReportModel): HTMLElement | undefined {
 }
 
 /** The measured best, or that the baseline stays, and why. */
-function bestLine(model: ComparisonReportModel): HTMLElement {
+export function bestLine(model: ComparisonReportModel, id = 'best'): HTMLElement {
     const text = model.best ? `Measured best: ${model.best}. ${model.bestWhy}.` : `${model.baseline} stays best: ${model.bestWhy}.`;
-    return el('p', { id: 'best', className: model.best ? 'good' : '', textContent: text });
+    return el('p', { id, className: model.best ? 'good' : '', textContent: text });
 }
 
-/** Replaces the page with the comparison; returns the ids of the charts drawn. */
-export function renderComparison(model: ComparisonReportModel): string[] {
+/**
+ * Replaces the page with the comparison; returns the ids of the charts drawn. A merged sweep's
+ * comparison (with `load` and `device`) names them, and was measured in separate runs, not in
+ * turn; `back` adds a link back to the page it was opened from.
+ */
+export function renderComparison(model: ComparisonReportModel, back?: { label: string; go: () => void }): string[] {
     const root = clearPage();
     const rounds = `${plural(model.rounds, 'round')}${model.roundMs !== null ? ` of ${formatMs(model.roundMs)} per phase` : ''}`;
-    const meta = `${model.file} · ${model.adapter} · ${plural(model.schedules.length, 'schedule')} measured in turn, ${rounds} · ${new Date(model.finishedAt).toLocaleString()}`;
-    root.append(el('h1', { textContent: `Workload ${model.workload}: schedules compared` }), el('p', { className: 'muted', id: 'meta', textContent: meta }));
+    const swept = model.load !== undefined;
+    const how = swept ? `measured in separate runs (a sweep's cells), ${rounds} in all` : `measured in turn, ${rounds}`;
+    const meta = `${model.file} · ${model.device ?? model.adapter} · ${swept ? `${model.load}× load · ` : ''}${plural(model.schedules.length, 'schedule')} ${how} · ${new Date(model.finishedAt).toLocaleString()}`;
+    if (back) {
+        const link = el('a', { id: 'back', href: '#', textContent: `← ${back.label}` });
+        link.addEventListener('click', event => { event.preventDefault(); back.go(); });
+        root.append(el('p', {}, [link]));
+    }
+    root.append(el('h1', { textContent: `Workload ${model.workload}: schedules compared${swept ? ` at ${model.load}× load` : ''}` }), el('p', { className: 'muted', id: 'meta', textContent: meta }));
     if (model.status !== 'complete') {
         const what = model.status === 'cancelled' ? 'This comparison was cancelled' : model.status === 'partial' ? 'This comparison is partial' : 'This comparison failed';
         root.append(el('p', { className: 'warning', id: 'run-status', textContent: `${what}${model.reason ? `: ${model.reason}` : ''}. The figures cover only the part that ran.` }));

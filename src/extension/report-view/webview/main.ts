@@ -2,9 +2,9 @@
 /**
  * The report webview's script (bundled by esbuild for the browser, chart.js inlined): draws
  * the latency CDFs, per-op slowdown bars, the kernel timeline and the SLO and comparison
- * tables of a {@link ReportModel} it receives from the extension by postMessage, or a
- * comparison of schedules (./comparison.ts). Colours come from the theme's CSS variables, so
- * the report reads in light, dark and high contrast.
+ * tables of a {@link ReportModel} it receives from the extension by postMessage, a
+ * comparison of schedules (./comparison.ts) or a merged sweep (./sweep.ts). Colours come from
+ * the theme's CSS variables, so the report reads in light, dark and high contrast.
  */
 import {
     BarController, BarElement, CategoryScale, Chart, Legend, LinearScale, LineController, LineElement,
@@ -14,6 +14,7 @@ import type { ReportModel, ReportTenant, ReportViewMessage } from '../../../prot
 import { formatPercent, formatRatio } from '../../../protocol/units.js';
 import { formatRange, formatSlowdown, sloMark } from '../../../protocol/figures.js';
 import { renderComparison } from './comparison.js';
+import { renderSweep } from './sweep.js';
 import { baseOptions, canvasBox, clearPage, el, keepChart, ms, openResultsLink, section, tenantColors, themeColor, vscode, withAlpha } from './draw.js';
 
 Chart.register(BarController, BarElement, CategoryScale, Legend, LinearScale, LineController, LineElement,
@@ -246,6 +247,9 @@ window.addEventListener('message', (event: MessageEvent<ReportViewMessage>) => {
         vscode.postMessage({ type: 'rendered', charts: drawn });
     } else if (message?.type === 'comparison') {
         const drawn = renderComparison(message.comparison);
+        vscode.postMessage({ type: 'rendered', charts: drawn });
+    } else if (message?.type === 'sweep') {
+        const drawn = renderSweep(message.sweep);
         vscode.postMessage({ type: 'rendered', charts: drawn });
     } else if (message?.type === 'error') {
         clearPage().append(el('p', { className: 'error', id: 'report-error', textContent: message.message }));
