@@ -31,6 +31,7 @@ import { capacityWorkload, compareWorkload } from '../../src/runtime/execute/com
 import type { IrSchedule, WorkloadIR } from '../../src/runtime/ir/types.js';
 import { locateProfile } from '../../src/runtime/predict/profile-store.js';
 import { resolveSchedule } from '../../src/runtime/predict/schedules.js';
+import { shareWorkgroups } from '../../src/runtime/predict/co-tuned.js';
 import type { CapacityReport, ComparedSchedule, Comparison } from '../../src/runtime/report/compare.js';
 import { versionShare } from '../../src/runtime/schedule/co-tuned.js';
 import { wilsonInterval } from '../../src/runtime/report/statistics.js';
@@ -126,10 +127,16 @@ function scheduleTable(cmp: Comparison): string[] {
 /** The workload with another schedule (the baseline of a comparison is the workload's own). */
 const withSchedule = (ir: WorkloadIR, schedule: IrSchedule): WorkloadIR => ({ ...ir, schedule });
 
+/**
+ * How long one submission (and a tenant's first run of every kernel, chunks included) may take: a
+ * transformer's first run took over the runtime's default 60 s on the shared two-core host at load 19.
+ */
+const STEP_TIMEOUT_MS = 240_000;
+
 async function compare(ir: WorkloadIR, schedules: IrSchedule[], capacity: boolean, versions?: boolean): Promise<Comparison> {
     let last = -1;
     return compareWorkload({
-        ir, profile, schedules, ...(capacity ? { capacity: { budgetMs: capacityBudgetMs } } : {}), ...(versions === undefined ? {} : { versions }),
+        ir, profile, schedules, stepTimeoutMs: STEP_TIMEOUT_MS, ...(capacity ? { capacity: { budgetMs: capacityBudgetMs } } : {}), ...(versions === undefined ? {} : { versions }),
         onEvent: e => {
             if (e.type === 'progress' && Math.floor(e.fraction * 10) !== last) { last = Math.floor(e.fraction * 10); progress(`  ${ir.workload}: ${(e.fraction * 100).toFixed(0)} %`); }
         },
@@ -249,7 +256,11 @@ if (findings) {
 async function conCoGrid(base: WorkloadIR, mix: string, f: Record<string, unknown>): Promise<void> {
     const ir = withSchedule(base, { policy: 'co_tuned', variants: 3 });
     const [a, b] = ir.tenants;
-    const search = resolveSchedule(ir, profile).settings.coTuned!;
+    const found = resolveSchedule(ir, profile).settings.coTuned!;
+    // The shares are W / P; a profile whose GEMM curve fits one workgroup in flight (lavapipe's) makes every cap 100 %
+    // and the grid one cell. A software adapter runs a workgroup per CPU thread: P is at least the host's cores.
+    const parallelism = Math.max(found.parallelism, availableParallelism());
+    const search = { ...found, parallelism, workgroups: shareWorkgroups(found.variants, parallelism) };
     const shares = [0, ...search.workgroups.map((_, k) => k + 1)];
     const configs = shares.flatMap(va => shares.map(vb => ({ ...search, versions: { [a.name]: va, [b.name]: vb } })));
     // co_tuned resolves through its store: a store that hands out the forced configurations in turn (every resolution of
@@ -260,7 +271,7 @@ async function conCoGrid(base: WorkloadIR, mix: string, f: Record<string, unknow
     let last = -1;
     const cmp = await compareWorkload({
         // Nine co-runs a round: a budget that lets the planned rounds run.
-        ir, profile, schedules: configs.slice(1).map(() => ir.schedule), coTunedCache: { store, save: async () => undefined }, budgetMs: quick ? 90_000 : 180_000,
+        ir, profile, schedules: configs.slice(1).map(() => ir.schedule), coTunedCache: { store, save: async () => undefined }, budgetMs: quick ? 90_000 : 180_000, stepTimeoutMs: STEP_TIMEOUT_MS,
         onEvent: e => {
             if (e.type === 'progress' && Math.floor(e.fraction * 10) !== last) { last = Math.floor(e.fraction * 10); progress(`  ${mix} grid: ${(e.fraction * 100).toFixed(0)} %`); }
         },
@@ -280,7 +291,7 @@ async function conCoGrid(base: WorkloadIR, mix: string, f: Record<string, unknow
         });
         lines.push(`| ${pctShare(shareOf(va))} | ${row.join(' | ')} |`);
     }
-    lines.push('', `Status ${cmp.status}${cmp.valid ? '' : `, not valid: ${cmp.invalidReasons.join('; ')}`}. Shares from ${search.parallelism} workgroups in flight (the profile's GEMM concurrency); caps ${search.workgroups.join(', ')}.`, '');
+    lines.push('', `Status ${cmp.status}${cmp.reason ? ` (${cmp.reason})` : ''}${cmp.valid ? '' : `, not valid: ${cmp.invalidReasons.join('; ')}`}. Shares of ${parallelism} workgroups in flight (the profile's GEMM concurrency ${found.parallelism}, at least the host's ${availableParallelism()} cores); caps ${search.workgroups.join(', ')}.`, '');
 }
 
 /** The name co_tuned runs under with these shares (schedule/co-tuned.ts coTunedName). */
