@@ -19,7 +19,7 @@
  *      R its co-runner's own share leaves it (co_tuned's versions forced, one session).
  *
  * Run: node bench/bundle-and-run.mjs bench/schedules/main.ts [--mixes FILE] [--only light,heavy]
- *      [--capacity-budget 30s] [--no-findings | --findings 3,4] [--no-mixes] [--quick]
+ *      [--capacity-budget 30s] [--budget 20s] [--no-findings | --findings 3,4] [--no-mixes] [--quick]
  * Predictions use the workspace's device profile (`tenancy calibrate` first; the output says
  * which). Writes bench/.work/schedules.json and prints markdown.
  */
@@ -41,6 +41,8 @@ const flag = (name: string) => { const i = argv.indexOf(name); return i >= 0 ? a
 const quick = argv.includes('--quick');
 const seconds = (text: string | undefined, fallback: number) => text ? Number(text.replace(/s$/, '')) * 1000 : fallback;
 const capacityBudgetMs = seconds(flag('--capacity-budget'), quick ? 15_000 : 30_000);
+/** The budget of each comparison's measurement (default: the mix's benchmark block). */
+const measureBudgetMs = flag('--budget') ? seconds(flag('--budget'), 0) : undefined;
 const mixesFile = flag('--mixes') ?? 'bench/schedules/mixes.tenancy';
 const only = flag('--only')?.split(',');
 const findingList = flag('--findings')?.split(',').map(Number);
@@ -136,7 +138,7 @@ const STEP_TIMEOUT_MS = 240_000;
 async function compare(ir: WorkloadIR, schedules: IrSchedule[], capacity: boolean, versions?: boolean): Promise<Comparison> {
     let last = -1;
     return compareWorkload({
-        ir, profile, schedules, stepTimeoutMs: STEP_TIMEOUT_MS, ...(capacity ? { capacity: { budgetMs: capacityBudgetMs } } : {}), ...(versions === undefined ? {} : { versions }),
+        ir, profile, schedules, stepTimeoutMs: STEP_TIMEOUT_MS, ...(measureBudgetMs ? { budgetMs: measureBudgetMs } : {}), ...(capacity ? { capacity: { budgetMs: capacityBudgetMs } } : {}), ...(versions === undefined ? {} : { versions }),
         onEvent: e => {
             if (e.type === 'progress' && Math.floor(e.fraction * 10) !== last) { last = Math.floor(e.fraction * 10); progress(`  ${ir.workload}: ${(e.fraction * 100).toFixed(0)} %`); }
         },
