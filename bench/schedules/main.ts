@@ -12,11 +12,14 @@
  *      ones block the other tenants);
  *   2. VELTAIR: interference-tolerant kernel versions vs the solo-best ones under layer_block
  *      (separate sessions, alternated A B A B: versions are chosen at compile time);
- *   3. GACER: regulated with and without splitting (split 1 vs auto), and without sync points;
- *   4. ConCo: the C × R grid (not measured yet; said so in the output).
+ *   3. GACER: regulated without splitting (split 1) vs split — its long ops split within into
+ *      chunks of their grid, each a dispatch of its own (plan/split.ts) — at a fixed split and
+ *      at `auto`, on the critical + batch mix (a small CNN beside a transformer's large ops);
+ *   4. ConCo: the C × R grid — one tenant's hot ops compiled at each share C, run at each share
+ *      R its co-runner's own share leaves it (co_tuned's versions forced, one session).
  *
  * Run: node bench/bundle-and-run.mjs bench/schedules/main.ts [--mixes FILE] [--only light,heavy]
- *      [--capacity-budget 30s] [--no-findings] [--quick]
+ *      [--capacity-budget 30s] [--budget 20s] [--no-findings | --findings 3,4] [--no-mixes] [--quick]
  * Predictions use the workspace's device profile (`tenancy calibrate` first; the output says
  * which). Writes bench/.work/schedules.json and prints markdown.
  */
@@ -28,8 +31,9 @@ import { capacityWorkload, compareWorkload } from '../../src/runtime/execute/com
 import type { IrSchedule, WorkloadIR } from '../../src/runtime/ir/types.js';
 import { locateProfile } from '../../src/runtime/predict/profile-store.js';
 import { resolveSchedule } from '../../src/runtime/predict/schedules.js';
+import { shareWorkgroups } from '../../src/runtime/predict/co-tuned.js';
 import type { CapacityReport, ComparedSchedule, Comparison } from '../../src/runtime/report/compare.js';
-import { RUNNABLE_SCHEDULES } from '../../src/runtime/schedule/policy.js';
+import { versionShare } from '../../src/runtime/schedule/co-tuned.js';
 import { wilsonInterval } from '../../src/runtime/report/statistics.js';
 import { formatCapacityLoad } from '../../src/protocol/figures.js';
 
@@ -38,9 +42,15 @@ const flag = (name: string) => { const i = argv.indexOf(name); return i >= 0 ? a
 const quick = argv.includes('--quick');
 const seconds = (text: string | undefined, fallback: number) => text ? Number(text.replace(/s$/, '')) * 1000 : fallback;
 const capacityBudgetMs = seconds(flag('--capacity-budget'), quick ? 15_000 : 30_000);
+/** The budget of each comparison's measurement (default: the mix's benchmark block). */
+const measureBudgetMs = flag('--budget') ? seconds(flag('--budget'), 0) : undefined;
 const mixesFile = flag('--mixes') ?? 'bench/schedules/mixes.tenancy';
 const only = flag('--only')?.split(',');
+const findingList = flag('--findings')?.split(',').map(Number);
 const findings = !argv.includes('--no-findings');
+/** Whether finding k runs (all by default; --findings 3,4 names some). */
+const finding = (k: number) => findings && (!findingList || findingList.includes(k));
+const runMixes = !argv.includes('--no-mixes');
 
 const located = locateProfile(process.cwd());
 const profile = located.profile;
@@ -119,10 +129,16 @@ function scheduleTable(cmp: Comparison): string[] {
 /** The workload with another schedule (the baseline of a comparison is the workload's own). */
 const withSchedule = (ir: WorkloadIR, schedule: IrSchedule): WorkloadIR => ({ ...ir, schedule });
 
+/**
+ * How long one submission (and a tenant's first run of every kernel, chunks included) may take: a
+ * transformer's first run took over the runtime's default 60 s on the shared two-core host at load 19.
+ */
+const STEP_TIMEOUT_MS = 240_000;
+
 async function compare(ir: WorkloadIR, schedules: IrSchedule[], capacity: boolean, versions?: boolean): Promise<Comparison> {
     let last = -1;
     return compareWorkload({
-        ir, profile, schedules, ...(capacity ? { capacity: { budgetMs: capacityBudgetMs } } : {}), ...(versions === undefined ? {} : { versions }),
+        ir, profile, schedules, stepTimeoutMs: STEP_TIMEOUT_MS, ...(measureBudgetMs ? { budgetMs: measureBudgetMs } : {}), ...(capacity ? { capacity: { budgetMs: capacityBudgetMs } } : {}), ...(versions === undefined ? {} : { versions }),
         onEvent: e => {
             if (e.type === 'progress' && Math.floor(e.fraction * 10) !== last) { last = Math.floor(e.fraction * 10); progress(`  ${ir.workload}: ${(e.fraction * 100).toFixed(0)} %`); }
         },
@@ -134,7 +150,7 @@ async function compare(ir: WorkloadIR, schedules: IrSchedule[], capacity: boolea
 lines.push(`Profile: ${located.file ?? 'built-in default'}${profile.uncalibrated ? ' (**uncalibrated**: auto arguments and predictions from the default profile)' : ''}. Capacity: bisection from the predicted load, ≤ 7 probes, ${capacityBudgetMs / 1000} s per schedule. Violations: requests over their tenant's SLO at the declared load, Wilson 95 % interval. Mean latency: 95 % bounds over rounds.`, '');
 
 const comparisons: Record<string, Comparison> = {};
-for (const mix of mixes) {
+for (const mix of runMixes ? mixes : []) {
     const ir = withSchedule(workspace.lower(mix, mixesFile), concurrent);
     progress(`mix ${mix}: ${ir.tenants.map(t => t.name).join(', ')}`);
     const auto = resolveSchedule(withSchedule(ir, { policy: 'auto' }), profile);
@@ -149,7 +165,7 @@ for (const mix of mixes) {
 
 // ---- the goals --------------------------------------------------------------------------------
 
-lines.push('### Goals', '', '| goal | measured | met |', '|---|---|---|');
+if (runMixes) lines.push('### Goals', '', '| goal | measured | met |', '|---|---|---|');
 const heavy = comparisons.heavy;
 if (heavy) {
     const base = heavy.schedules.find(s => s.baseline)!;
@@ -175,8 +191,8 @@ if (critical) {
         lines.push(`| critical+batch, ${s.name}: critical ${h?.gainStatistic ?? 'p95'} ≤ 0.2× concurrent's, batch ≥ 0.9× its throughput | ${p95 ? `${p95.estimate.toFixed(2)}× ${interval(p95.low, p95.high, x => x.toFixed(2))}` : 'n/a'}; batch ${ratio(keep)} | ${p95 && p95.high !== null && p95.high <= 0.2 && keep !== null && keep >= 0.9 ? 'yes' : 'no'} |`);
     }
 }
-if (!heavy && !critical) lines.push('| (the heavy and critical_batch mixes were not run) | | |');
-lines.push('');
+if (runMixes && !heavy && !critical) lines.push('| (the heavy and critical_batch mixes were not run) | | |');
+if (runMixes) lines.push('');
 
 // ---- the findings -----------------------------------------------------------------------------
 
@@ -184,7 +200,7 @@ if (findings) {
     const f = out.findings as Record<string, unknown>;
     // 1. VELTAIR's U-shape: capacity vs block size, on the medium mix (or the first).
     const uMix = mixes.includes('medium') ? 'medium' : mixes[0];
-    if (uMix) {
+    if (uMix && finding(1)) {
         const ir = workspace.lower(uMix, mixesFile);
         const sizes = quick ? [1, 4, 16] : [1, 2, 4, 8, 16, 64];
         progress(`finding 1: layer_block sizes ${sizes.join(', ')} on ${uMix}`);
@@ -196,7 +212,7 @@ if (findings) {
     }
     // 2. Tolerant kernel versions vs solo-best under layer_block: A B A B sessions.
     const vMix = mixes.includes('critical_batch') ? 'critical_batch' : mixes[0];
-    if (vMix) {
+    if (vMix && finding(2)) {
         const ir = withSchedule(workspace.lower(vMix, mixesFile), layerBlock('auto'));
         const runs: { versions: boolean; cmp: Comparison }[] = [];
         for (const versions of quick ? [true, false] : [true, false, false, true]) {
@@ -213,21 +229,80 @@ if (findings) {
         });
         lines.push('');
     }
-    // 3. GACER: splitting and sync points, on the heavy mix (or the first).
-    const sMix = mixes.includes('heavy') ? 'heavy' : mixes[0];
-    if (sMix) {
+    // 3. GACER: ops split within vs not, on the critical + batch mix (or the first).
+    const sMix = mixes.includes('critical_batch') ? 'critical_batch' : mixes[0];
+    if (sMix && finding(3)) {
         const ir = withSchedule(workspace.lower(sMix, mixesFile), regulated(1, 'auto'));
-        progress(`finding 3: regulated split 1 vs auto vs no sync on ${sMix}`);
-        const cmp = await compare(ir, [regulated('auto', 'auto'), regulated('auto', 'none')], true);
+        const split = quick ? [regulated(8, 'auto')] : [regulated(8, 'auto'), regulated('auto', 'auto')];
+        progress(`finding 3: regulated split 1 vs ${split.map(s => s.policy === 'regulated' ? s.split : '').join(', ')} on ${sMix}`);
+        const cmp = await compare(ir, split, true);
         f.split = cmp;
-        lines.push(`### Finding 3 (GACER): regulated without splitting (baseline) vs split, and without sync points — mix \`${sMix}\``, '', ...scheduleTable(cmp).map(r => r.replace('vs concurrent', 'vs no split')), '');
+        lines.push(`### Finding 3 (GACER): regulated without splitting (baseline, split 1) vs split, long ops split within into chunks — mix \`${sMix}\``, '',
+            ...scheduleTable(cmp).map(r => r.replace('vs concurrent', 'vs no split')), '',
+            '| schedule | per tenant: co-run p50 / p95 ms (95 % bounds of p95), throughput req/s | ops split within |', '|---|---|---|');
+        for (const s of cmp.schedules) {
+            const cells = s.tenants.map(t => t.latencyMs ? `${t.name} ${ms(t.latencyMs.p50)} / ${ms(t.latencyMs.p95)} ${t.boundsMs?.p95 ? interval(t.boundsMs.p95.low, t.boundsMs.p95.high, ms) : ''}, ${t.throughputPerSecond.toFixed(1)}` : `${t.name} —`).join('; ');
+            lines.push(`| ${s.name} | ${cells} | ${/ops split within: (.*)$/.exec(s.why ?? '')?.[1] ?? 'none'} |`);
+        }
+        lines.push('');
     }
-    // 4. ConCo's C × R grid.
-    lines.push('### Finding 4 (ConCo): the C × R grid', '');
-    // co_tuned runs (its row is in every mix's table above), but the grid needs each version forced at each share.
-    lines.push(RUNNABLE_SCHEDULES.includes('co_tuned')
-        ? 'Not measured: `co_tuned` runs (its row is in each mix above, with the versions its search chose), but this benchmark does not force each compiled share C at each running share R, which the grid needs.'
-        : 'Not measured: `co_tuned` does not run on this build.', '');
+    // 4. ConCo's C × R grid: tenant A's hot ops at each compiled share C, its running share R set by its co-runner's share.
+    const gMix = mixes.includes('critical_batch') ? 'critical_batch' : mixes[0];
+    if (gMix && finding(4)) await conCoGrid(workspace.lower(gMix, mixesFile), gMix, f);
+}
+
+/**
+ * Finding 4: co_tuned's versions forced, every pair of shares (C_A, C_B) of the mix's first two
+ * tenants, measured in one session (interleaved rounds); A runs at R_A = C_A / max(1, C_A + C_B).
+ */
+async function conCoGrid(base: WorkloadIR, mix: string, f: Record<string, unknown>): Promise<void> {
+    const ir = withSchedule(base, { policy: 'co_tuned', variants: 3 });
+    const [a, b] = ir.tenants;
+    const found = resolveSchedule(ir, profile).settings.coTuned!;
+    // The shares are W / P; a profile whose GEMM curve fits one workgroup in flight (lavapipe's) makes every cap 100 %
+    // and the grid one cell. A software adapter runs a workgroup per CPU thread: P is at least the host's cores.
+    const parallelism = Math.max(found.parallelism, availableParallelism());
+    const search = { ...found, parallelism, workgroups: shareWorkgroups(found.variants, parallelism) };
+    const shares = [0, ...search.workgroups.map((_, k) => k + 1)];
+    const configs = shares.flatMap(va => shares.map(vb => ({ ...search, versions: { [a.name]: va, [b.name]: vb } })));
+    // co_tuned resolves through its store: a store that hands out the forced configurations in turn (every resolution of
+    // the session's schedules asks once per schedule, in order) makes each asked co_tuned one cell of the grid.
+    let next = 0;
+    const store = { lookup: () => ({ coTuned: configs[next++ % configs.length], why: 'forced by the benchmark (C × R grid)' }), record: () => undefined };
+    progress(`finding 4: C × R grid, ${configs.length} forced co_tuned configurations on ${mix}`);
+    let last = -1;
+    const cmp = await compareWorkload({
+        // Nine co-runs a round: a budget that lets the planned rounds run.
+        ir, profile, schedules: configs.slice(1).map(() => ir.schedule), coTunedCache: { store, save: async () => undefined }, budgetMs: quick ? 90_000 : 180_000, stepTimeoutMs: STEP_TIMEOUT_MS,
+        onEvent: e => {
+            if (e.type === 'progress' && Math.floor(e.fraction * 10) !== last) { last = Math.floor(e.fraction * 10); progress(`  ${mix} grid: ${(e.fraction * 100).toFixed(0)} %`); }
+        },
+    });
+    f.grid = cmp;
+    const shareOf = (v: number) => versionShare(search, v);
+    const cellOf = (va: number, vb: number) => cmp.schedules.find(s => s.name === coTunedName(a.name, b.name, shareOf(va), shareOf(vb)));
+    lines.push(`### Finding 4 (ConCo): the C × R grid — mix \`${mix}\`, ${a.name}'s co-run p50 ms (95 % bounds) by its compiled share C (rows) and running share R = C / max(1, C + C_${b.name}) (columns: ${b.name}'s share)`, '',
+        `| C of ${a.name} \\ C of ${b.name} | ${shares.map(v => `${pctShare(shareOf(v))}`).join(' | ')} |`, `|---|${shares.map(() => '---|').join('')}`);
+    for (const va of shares) {
+        const row = shares.map(vb => {
+            const s = cellOf(va, vb), t = s?.tenants.find(x => x.name === a.name), o = s?.tenants.find(x => x.name === b.name);
+            const r = shareOf(va) / Math.max(1, shareOf(va) + shareOf(vb));
+            if (!t?.latencyMs) return `R ${pctShare(r)}: —`;
+            const bnd = t.boundsMs?.p50;
+            return `R ${pctShare(r)}: ${ms(t.latencyMs.p50)} ${bnd ? interval(bnd.low, bnd.high, ms) : ''}; ${b.name} ${o?.throughputPerSecond.toFixed(1) ?? '—'} req/s`;
+        });
+        lines.push(`| ${pctShare(shareOf(va))} | ${row.join(' | ')} |`);
+    }
+    lines.push('', `Status ${cmp.status}${cmp.reason ? ` (${cmp.reason})` : ''}${cmp.valid ? '' : `, not valid: ${cmp.invalidReasons.join('; ')}`}. Shares of ${parallelism} workgroups in flight (the profile's GEMM concurrency ${found.parallelism}, at least the host's ${availableParallelism()} cores); caps ${search.workgroups.join(', ')}.`, '');
+}
+
+/** The name co_tuned runs under with these shares (schedule/co-tuned.ts coTunedName). */
+function coTunedName(a: string, b: string, ca: number, cb: number): string {
+    return `co_tuned(variants: 3; ${a}: C ${Math.round(100 * ca)}%, ${b}: C ${Math.round(100 * cb)}%)`;
+}
+
+function pctShare(x: number): string {
+    return `${Math.round(100 * x)} %`;
 }
 
 const elapsed = ((performance.now() - started) / 1000).toFixed(0);

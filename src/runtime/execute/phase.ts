@@ -7,7 +7,7 @@
 import type { IrArrival, IrPriority, IrSlo } from '../ir/types.js';
 import type { Random } from '../plan/random.js';
 import type { OpView, SchedulePolicy, TenantView } from '../schedule/policy.js';
-import type { OpIntervals, TenantRunner } from '../gpu/tenant-runner.js';
+import type { OpIntervals, StepLayout, TenantRunner } from '../gpu/tenant-runner.js';
 import { withTimeout } from '../gpu/wait.js';
 import { createArrivalProcess, type ArrivalLimit, type ArrivalProcess } from '../schedule/arrivals.js';
 
@@ -19,8 +19,10 @@ export interface PhaseTenant {
     slos: readonly IrSlo[];
     random: Random;
     runner: TenantRunner;
-    /** Per op of the runner's plan, what schedules read (FLOPs, launches, predicted time); built once per run. */
+    /** Per step of a request (per op of the runner's plan, or per step of `layout`), what schedules read (FLOPs, launches, predicted time); built once per run. */
     ops: readonly OpView[];
+    /** The steps a request runs in when the schedule splits ops into chunks (absent: one step per op). */
+    layout?: StepLayout;
 }
 
 /** One finished request. */
@@ -119,18 +121,19 @@ export async function runPhase(options: PhaseOptions): Promise<PhaseRecord> {
 
     const start = (ti: number, opEnd: number, version = 0, level?: number) => {
         const request = waiting[ti][0];
-        const runner = tenants[ti].runner;
-        if (busy[ti] || !request || opEnd <= request.nextOp || opEnd > runner.opCount) {
+        const { runner, layout } = tenants[ti];
+        const stepCount = runner.stepCount(layout);
+        if (busy[ti] || !request || opEnd <= request.nextOp || opEnd > stepCount) {
             throw new Error(`schedule ${policy.name} submitted an invalid step for tenant ${tenants[ti].name} (ops ${request?.nextOp}..${opEnd}, busy ${busy[ti]})`);
         }
         busy[ti] = true;
-        request.versions.push({ fromOp: request.nextOp, version, ...(level !== undefined ? { level } : {}) });
-        const task = runner.run(request.nextOp, opEnd, signal, version).then(result => {
+        request.versions.push({ fromOp: runner.opOfStep(request.nextOp, layout), version, ...(level !== undefined ? { level } : {}) });
+        const task = runner.run(request.nextOp, opEnd, signal, version, layout).then(result => {
             request.steps.push(result.intervals);
             request.submittedMs += result.doneAt - result.submittedAt;
             request.nextOp = opEnd;
             busy[ti] = false;
-            if (request.nextOp === runner.opCount) {
+            if (request.nextOp === stepCount) {
                 waiting[ti].shift();
                 const doneMs = result.doneAt - startedAt;
                 const measured = processes[ti].isMeasured(request.arrivalMs);
@@ -165,7 +168,7 @@ export async function runPhase(options: PhaseOptions): Promise<PhaseRecord> {
                 }
             }
             const view: TenantView[] = tenants.map((tenant, index) => ({
-                index, name: tenant.name, priority: tenant.priority, opCount: tenant.runner.opCount, busy: busy[index],
+                index, name: tenant.name, priority: tenant.priority, opCount: tenant.runner.stepCount(tenant.layout), busy: busy[index],
                 waiting: waiting[index], ops: opViews[index], slos: tenant.slos, versions: tenant.runner.versions,
             }));
             for (const s of policy.decide({ nowMs: t, tenants: view })) start(s.tenant, s.opEnd, s.version, s.level);

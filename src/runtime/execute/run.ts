@@ -162,6 +162,7 @@ export function sessionResults(session: RunSession, measured: MeasuredRounds, en
     const { ir } = context;
     const { hostBefore: before, hostAfter: after } = measured;
     const corun = measured.corun[s];
+    const splits = session.opSplitsRan(s);
     return buildResults({
         ir, irHash: irHash(ir), adapter, policy: context.policy, ...(context.scheduleWhy ? { scheduleWhy: context.scheduleWhy } : {}),
         ...(context.versionRule ? { versionRule: context.versionRule } : {}),
@@ -170,7 +171,7 @@ export function sessionResults(session: RunSession, measured: MeasuredRounds, en
         status: ending.status, reason: ending.reason, failedOp: ending.failedOp,
         tenants: session.tenants.map((tenant, i) => ({
             tenant,
-            ops: plans[i] ? opSummaries(plans[i]) : [],
+            ops: plans[i] ? opSummaries(plans[i], splits[i]) : [],
             versions: plans[i] ? versionVariants(plans[i]) : [],
             memoryBytes: plans[i]?.totalBytes ?? 0,
             solo: measured.solo[i],

@@ -15,14 +15,15 @@ import { capsFromDevice } from '../gpu/adapter.js';
 import type { DeviceCaps } from '../kernels/kernel.js';
 import { createRandom } from '../plan/random.js';
 import type { KernelProvider } from '../plan/plan.js';
-import { planWorkload, type TenantPlan, type TenantPlanOptions } from '../plan/tenant-plan.js';
+import { planWorkload, type RunnableOp, type TenantPlan, type TenantPlanOptions } from '../plan/tenant-plan.js';
 import { adapterKey, type TuningCache } from '../plan/tuning.js';
 import { compileTenant, type CompiledTenant } from '../gpu/compile.js';
 import { openGpu, requestTenantDevice, type AdapterPreference, type TenantDevice } from '../gpu/adapter.js';
-import { GpuRunError, TenantRunner } from '../gpu/tenant-runner.js';
+import { GpuRunError, TenantRunner, type StepLayout } from '../gpu/tenant-runner.js';
 import { withTimeout } from '../gpu/wait.js';
 import { defaultProfile } from '../predict/profile.js';
-import { opViews } from '../predict/op-views.js';
+import { opViews, stepViews } from '../predict/op-views.js';
+import type { OpSplit } from '../plan/split.js';
 import { opServiceMs } from '../predict/latency.js';
 import { versionsOfHotOps } from '../plan/versions.js';
 import type { OpView, SchedulePolicy } from '../schedule/policy.js';
@@ -157,6 +158,8 @@ export class RunSession {
     private runners: TenantRunner[] = [];
     /** Per tenant, what schedules read of its plan (built once, on the profile the run predicts with). */
     private views: OpView[][] = [];
+    /** Per schedule and tenant, its step layout and step views when the schedule splits that tenant's ops (built on first use). */
+    private readonly stepPlans = new Map<SchedulePolicy, ({ layout: StepLayout; views: OpView[] } | undefined)[]>();
     private measured: MeasuredRounds;
     /** What the measurement under way runs: solo phases or not, and its budget. */
     private current: { solo: boolean; budgetMs: number; schedules: readonly number[] };
@@ -414,7 +417,15 @@ export class RunSession {
                 versions: versionsOfHotOps(ops => ops.map(op => opServiceMs(profile, op) ?? 0), { tolerant: this.options.versions ?? false, shareWorkgroups: this.options.shareWorkgroups }),
             } : {}),
         };
-        return planWorkload(this.tenants, () => options, this.options.ir.device.memoryBytes);
+        // Ops the session's schedules split into chunks: each distinct split of an op compiled once.
+        const splitsOf = (tenant: string) => (op: RunnableOp): OpSplit[] => {
+            const asked = this.schedules.flatMap(p => {
+                const s = p.opSplits?.[tenant]?.[op.path];
+                return s && s.chunks > 1 ? [s] : [];
+            });
+            return asked.filter((s, k) => asked.findIndex(o => o.axis === s.axis && o.chunks === s.chunks) === k);
+        };
+        return planWorkload(this.tenants, t => ({ ...options, splits: splitsOf(t.name), onSplitWarning: this.options.tune?.onWarning }), this.options.ir.device.memoryBytes);
     }
 
     /** Times the variants of signatures the cache lacks (before compile, within the first 5 % of progress); never stops the run. */
@@ -468,14 +479,36 @@ export class RunSession {
     private runPhase(indices: number[], round: number, onProgress: (fraction: number) => void, policy = this.schedules[0]): Promise<PhaseRecord> {
         const tenants: PhaseTenant[] = indices.map(i => {
             const t = this.tenants[i];
+            const steps = this.stepPlan(policy, i);
             return {
-                name: t.name, priority: t.priority, arrival: scaledArrival(t.arrival, this.measured.load), slos: t.slos, runner: this.runners[i], ops: this.views[i],
+                name: t.name, priority: t.priority, arrival: scaledArrival(t.arrival, this.measured.load), slos: t.slos, runner: this.runners[i],
+                ops: steps?.views ?? this.views[i], ...(steps ? { layout: steps.layout } : {}),
                 // Same arrival sequence solo and co-run within a round, so slowdowns compare like with like.
                 random: createRandom(this.seed, round < 0 ? `arrivals/${t.name}/warmup` : `arrivals/${t.name}/${round}`),
             };
         });
         const limit = round < 0 ? this.protocol.warmup : this.protocol.round(round);
         return runPhase({ tenants, policy, limit, signal: this.signal, maxPhaseMs: this.maxPhaseMs, onProgress });
+    }
+
+    /** The step layout and views of tenant i under a policy that splits its ops (undefined: it runs whole ops). */
+    private stepPlan(policy: SchedulePolicy, i: number): { layout: StepLayout; views: OpView[] } | undefined {
+        let perTenant = this.stepPlans.get(policy);
+        if (!perTenant) this.stepPlans.set(policy, perTenant = this.tenants.map(() => undefined));
+        if (perTenant[i] === undefined) {
+            const layout = this.runners[i].layoutFor(policy.opSplits?.[this.tenants[i].name]);
+            if (!layout) return undefined;
+            const plan = this.plans[i];
+            const { views } = stepViews(plan.ops, op => layout.chunking[op] >= 0 ? plan.chunked[op][layout.chunking[op]] : undefined, this.options.profile ?? defaultProfile(), this.views[i]);
+            perTenant[i] = { layout, views };
+        }
+        return perTenant[i];
+    }
+
+    /** Per tenant, the ops schedule s ran in chunks and how (by op path; what the results record). */
+    opSplitsRan(s: number): Readonly<Record<string, OpSplit>>[] {
+        const policy = this.schedules[s];
+        return this.tenants.map((_, i) => (policy && this.runners[i] ? this.stepPlan(policy, i)?.layout.splits : undefined) ?? {});
     }
 
     /** Folds a phase's ending into the run's (an overload into the schedule's co-runs, or the measurement's for solo phases); true when the run must stop (failed or cancelled). */

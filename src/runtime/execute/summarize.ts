@@ -7,6 +7,7 @@
 import type { Results } from '../report/schema.js';
 import type { OpSummary, TenantPhaseData } from '../report/build.js';
 import type { TenantPlan } from '../plan/tenant-plan.js';
+import type { OpSplit } from '../plan/split.js';
 import type { TenantRunner } from '../gpu/tenant-runner.js';
 import { withTimeout } from '../gpu/wait.js';
 import type { PhaseRecord } from './phase.js';
@@ -28,8 +29,8 @@ export function versionVariants(plan: TenantPlan): { path: string; variants: str
     });
 }
 
-/** The plan's ops as the results report them. */
-export function opSummaries(plan: TenantPlan): OpSummary[] {
+/** The plan's ops as the results report them; `splits`: the ops the schedule ran in chunks, by path. */
+export function opSummaries(plan: TenantPlan, splits: Readonly<Record<string, OpSplit>> = {}): OpSummary[] {
     return plan.ops.map(op => ({
         path: op.path,
         kind: op.kind,
@@ -39,6 +40,7 @@ export function opSummaries(plan: TenantPlan): OpSummary[] {
         variantSource: op.variantSource,
         flops: op.flops,
         bytes: op.bytes,
+        ...(splits[op.path] ? { split: { axis: splits[op.path].axis, chunks: splits[op.path].chunks } } : {}),
         ...(op.source ? { source: op.source } : {}),
     }));
 }
@@ -82,21 +84,25 @@ export async function summarizePhase(record: PhaseRecord, runners: TenantRunner[
             let gpuMs = 0;
             const inTimeline = corun && timelineRequests < TIMELINE_REQUESTS && Number.isFinite(offset);
             if (inTimeline) timelineRequests++;
+            // An op's time in this request: the sum over its entries (a split op runs as several chunks).
+            const opMs = new Map<number, number>();
             for (const st of steps[ri]) {
                 if (!st) continue;
                 for (let k = 0; k < st.startMs.length; k++) {
                     const d = st.endMs[k] - st.startMs[k];
                     if (!Number.isFinite(d) || d < 0) continue;
-                    times[st.from + k].push(d);
+                    const op = st.ops ? st.ops[k] : st.from + k;
+                    opMs.set(op, (opMs.get(op) ?? 0) + d);
                     gpuMs += d;
                     if (!corun || !Number.isFinite(offset)) continue;
                     const startMs = st.startMs[k] + offset - measuredStart, endMs = st.endMs[k] + offset - measuredStart;
-                    runs.push({ tenant: ti, op: st.from + k, startMs, endMs });
+                    runs.push({ tenant: ti, op, startMs, endMs });
                     if (!inTimeline) continue;
                     if (intervals.length >= TIMELINE_MAX_INTERVALS) { truncated = true; continue; }
-                    intervals.push({ tenant: runner.compiled.name, request: r.id, op: runner.compiled.ops[st.from + k].planned.path, startMs, endMs });
+                    intervals.push({ tenant: runner.compiled.name, request: r.id, op: runner.compiled.ops[op].planned.path, startMs, endMs });
                 }
             }
+            for (const [op, ms] of opMs) times[op].push(ms);
             const latencyMs = r.doneMs - r.arrivalMs;
             latenciesMs.push(latencyMs);
             for (const v of r.versions) {

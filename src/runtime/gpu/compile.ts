@@ -6,7 +6,7 @@
  * error names the op path. Release with `destroy()`.
  */
 import { numel } from '../ir/types.js';
-import type { LaunchBuffer } from '../kernels/kernel.js';
+import type { KernelDescription, LaunchBuffer } from '../kernels/kernel.js';
 import { createRandom } from '../plan/random.js';
 import { alignBufferSize } from '../plan/memory.js';
 import { CompileError, type RunnableOp, type TenantPlan } from '../plan/tenant-plan.js';
@@ -28,6 +28,8 @@ export interface CompiledOp {
     launches: CompiledLaunch[];
     /** The launches of each version (multi-version kernels): index 0 is `launches`, then the plan's versions in order. */
     versions: CompiledLaunch[][];
+    /** Per way the plan splits the op (TenantPlan.chunked, same order), per chunk its launches. */
+    chunked: CompiledLaunch[][][];
 }
 
 export interface CompiledTenant {
@@ -107,13 +109,15 @@ export async function compileTenant(device: GPUDevice, plan: TenantPlan, seed: n
                 byRole.set(n.scaleRole, upload(`${n.norm.path}/scale`, scale));
                 byRole.set(n.shiftRole, upload(`${n.norm.path}/shift`, shift));
             }
-            const compileLaunches = async (version: RunnableOp): Promise<CompiledLaunch[]> => {
-                const launches: CompiledLaunch[] = [];
+            const bindBuffers = (version: RunnableOp) => {
                 for (const b of version.kernels.buffers) {
                     if (b.kind === 'weight') weightOf(b);
                     else byRole.set(b.role, slots[plan.memory.scratchSlot.get(`${stepIndex}:${b.role}`)!]);
                 }
-                for (const k of version.kernels.launches) {
+            };
+            const compileLaunches = async (kernels: readonly KernelDescription[]): Promise<CompiledLaunch[]> => {
+                const launches: CompiledLaunch[] = [];
+                for (const k of kernels) {
                     let entry: Awaited<ReturnType<KernelPipelines['get']>>;
                     try {
                         entry = await pipelines.get(k);
@@ -126,7 +130,7 @@ export async function compileTenant(device: GPUDevice, plan: TenantPlan, seed: n
                     const entries = k.bindings.map((b, i) => ({ binding: i, resource: { buffer: b.access === 'uniform' ? ub! : byRole.get(b.role)! } }));
                     launches.push({ name: k.name, pipeline: entry.pipeline, group: device.createBindGroup({ label: `${planned.path}:${k.name}`, layout: entry.layout, entries }), dispatch: k.dispatch });
                 }
-                // Run the version once on its own so a dispatch error names this op.
+                // Run the launches once on their own so a dispatch error names this op.
                 if (launches.length > 0) {
                     const encoder = device.createCommandEncoder({ label: planned.path });
                     encodeOp(encoder, launches);
@@ -135,10 +139,21 @@ export async function compileTenant(device: GPUDevice, plan: TenantPlan, seed: n
                 return launches;
             };
             const versions: CompiledLaunch[][] = [];
-            for (const version of [planned, ...(plan.versions[stepIndex] ?? [])]) versions.push(await compileLaunches(version));
+            for (const version of [planned, ...(plan.versions[stepIndex] ?? [])]) {
+                bindBuffers(version);
+                versions.push(await compileLaunches(version.kernels.launches));
+            }
+            // Chunks of the op's own variant: its buffers again (scratch roles are the op's), each chunk its grid origin.
+            bindBuffers(planned);
+            const chunked: CompiledLaunch[][][] = [];
+            for (const c of plan.chunked[stepIndex] ?? []) {
+                const chunks: CompiledLaunch[][] = [];
+                for (const launches of c.launches) chunks.push(await compileLaunches(launches));
+                chunked.push(chunks);
+            }
             const error = await popScopes(device);
             if (error) throw new CompileError(`${where}: GPU ${error.constructor.name === 'GPUOutOfMemoryError' ? 'out of memory' : 'validation error'}: ${error.message}`, planned.path, tenant.name);
-            ops.push({ planned, launches: versions[0], versions });
+            ops.push({ planned, launches: versions[0], versions, chunked });
         }
         await withTimeout(device.queue.onSubmittedWorkDone(), options.timeoutMs ?? 120_000, `the first run of tenant ${tenant.name}`, options.signal);
         return { name: tenant.name, plan, device, ops, pipelineCount: pipelines.size, slotBuffers: slots, destroy };

@@ -110,7 +110,7 @@ export function attentionKernels(req: KernelRequest): OpKernels {
     const qkv = gemmLaunches({
         opName: 'attention.qkv', variantName, variant, M, N: 3 * D, K: D, batch: 1, outLead: [], aLead: [], bLead: [],
         aRole: 'in0', bRole: 'w_qkv', outRole: 'qkv', ownBias: 'b_qkv', epilogue: [], channel: 'col',
-        partialRole: 'qkv_partial', caps: req.caps, where,
+        partialRole: 'qkv_partial', axes: { cols: 'channels', rows: 'rows' }, caps: req.caps, where,
     });
     const scores = stridedGemm({
         name: 'attention.scores', Z: Bn * H, zDiv: H, M: S, N: S, K: dh,
@@ -133,7 +133,7 @@ export function attentionKernels(req: KernelRequest): OpKernels {
     const proj = gemmLaunches({
         opName: 'attention.out', variantName, variant, M, N: D, K: D, batch: 1, outLead: [], aLead: [], bLead: [],
         aRole: 'ctx', bRole: 'w_out', outRole: 'out', ownBias: 'b_out', epilogue: req.epilogue, channel: 'col',
-        partialRole: 'out_partial', caps: req.caps, where,
+        partialRole: 'out_partial', axes: { cols: 'channels', rows: 'rows' }, caps: req.caps, where,
     });
     const buffers: LaunchBuffer[] = [
         { role: 'w_qkv', kind: 'weight', shape: [D, 3 * D], dtype: 'f32', init: 'normal' },

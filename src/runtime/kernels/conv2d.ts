@@ -257,9 +257,22 @@ function implicitGemm(c: ConvCommon, t: ConvTiling): KernelDescription {
         dispatch: cap > 0 ? [cap, 1, 1] : [tilesN, tilesM, Z],
         flops: convFlops(g),
         bytes: convBytes(g),
+        // Tiles of output pixels (x: bands of output rows), filters (y) and images (z, ungrouped);
+        // a persistent (capped) kernel has no grid to cut.
+        ...(cap > 0 ? {} : { grid: convGrid(g) }),
     };
     checkLaunch(k, specs, convElems(g), c.caps);
     return k;
+}
+
+/** The grid axes of an implicit GEMM conv, with what each cut leaves whole: cutting pixels or images re-reads the weights, cutting filters the input. */
+function convGrid(g: ConvGeometry): KernelDescription['grid'] {
+    const e = convElems(g);
+    return {
+        rows: { dim: 0, sharedBytes: 4 * e.weight },
+        ...(g.Fg > 1 ? { channels: { dim: 1 as const, sharedBytes: 4 * e.in0 } } : {}),
+        ...(g.G === 1 ? { batch: { dim: 2 as const, sharedBytes: 4 * e.weight } } : {}),
+    };
 }
 
 /** Direct convolution: one output element per invocation. */
@@ -431,7 +444,8 @@ export function conv2dKernels(req: KernelRequest): OpKernels {
             const gl = gemmLaunches({
                 opName: 'conv2d', variantName, variant: variant.gemm, M: g.Fg, N: P, K: Kg, batch: g.N * g.G, ...(Pp !== P ? { ldb: Pp } : {}),
                 outLead: [g.N, g.G], aLead: [g.G], bLead: [g.N, g.G], aRole: 'weight', bRole: 'cols', outRole: 'out',
-                ownBias, epilogue: req.epilogue, channel: 'row', channelGroups: g.G, partialRole: 'partial', caps: req.caps, where: at(op),
+                ownBias, epilogue: req.epilogue, channel: 'row', channelGroups: g.G, partialRole: 'partial',
+                axes: { cols: 'rows', rows: 'channels', ...(g.G === 1 ? { problems: 'batch' as const } : {}) }, caps: req.caps, where: at(op),
             });
             return { launches: [cols, ...gl.launches], buffers: [...buffers, { role: 'cols', kind: 'scratch', shape: [g.N, g.G, Kg, Pp], dtype: 'f32' }, ...gl.buffers] };
         }
@@ -439,7 +453,7 @@ export function conv2dKernels(req: KernelRequest): OpKernels {
             const gl = gemmLaunches({
                 opName: 'conv2d', variantName, variant: variant.gemm, M: g.F, N: g.H * g.W, K: g.C, batch: g.N,
                 outLead: [g.N], aLead: [], bLead: [g.N], aRole: 'weight', bRole: 'in0', outRole: 'out',
-                ownBias, epilogue: req.epilogue, channel: 'row', caps: req.caps, where: at(op),
+                ownBias, epilogue: req.epilogue, channel: 'row', axes: { cols: 'rows', rows: 'channels', problems: 'batch' }, caps: req.caps, where: at(op),
             });
             return { launches: gl.launches, buffers: [...buffers, ...gl.buffers] };
         }

@@ -37,6 +37,22 @@ export type Epilogue =
 
 export type BindingAccess = 'read' | 'read_write' | 'uniform';
 
+/** An axis of an op's output along which its work can be cut into chunks (./slice.ts). */
+export type SplitAxis = 'batch' | 'rows' | 'channels';
+
+/** The split axes, in the order a tie between them is broken. */
+export const SPLIT_AXES: readonly SplitAxis[] = ['batch', 'rows', 'channels'];
+
+/**
+ * Which dimension of a launch's workgroup grid covers an axis of the op's output, and the bytes
+ * every chunk along it reads in full (the operand the axis does not cut: a GEMM's weights when
+ * its rows are cut).
+ */
+export interface GridAxis {
+    dim: 0 | 1 | 2;
+    sharedBytes: number;
+}
+
 /** One compute dispatch. */
 export interface KernelDescription {
     /** e.g. "matmul.vec4_4x8", "conv2d.implicit_gemm". */
@@ -58,6 +74,11 @@ export interface KernelDescription {
     dispatch: [number, number, number];
     flops: number;
     bytes: number;
+    /**
+     * The op axes its workgroup grid covers, one workgroup id per tile (no persistent loop, no
+     * folded 1-D grid): a launch that has them can run as chunks of its grid (./slice.ts).
+     */
+    grid?: Partial<Record<SplitAxis, GridAxis>>;
 }
 
 /** A buffer an op needs besides its inputs/output: weights (filled from the seed) or scratch. */

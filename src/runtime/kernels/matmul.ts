@@ -22,7 +22,7 @@
  * Exact-fit shapes drop the bounds checks; other shapes clamp loads and guard stores.
  */
 import type { IrOp } from '../ir/types.js';
-import type { DeviceCaps, Epilogue, KernelDescription, KernelRequest, LaunchBuffer, OpKernels } from './kernel.js';
+import type { DeviceCaps, Epilogue, GridAxis, KernelDescription, KernelRequest, LaunchBuffer, OpKernels, SplitAxis } from './kernel.js';
 import {
     KernelError, at, boolAttr, checkEpilogue, checkLaunch, declareBindings, bindingList, epilogueBindings, epilogueFn,
     epilogueKey, expectInputs, expectOutputShape, fmtShape, grid1D, ident, intSuffix, lazyText, main1D, mainStart, numAttr,
@@ -139,8 +139,28 @@ export interface GemmConfig {
      * register-blocked variants load B as vec4 (columns N…ldb−1 are zeros); regblock only.
      */
     ldb?: number;
+    /**
+     * The op axes the GEMM's columns (N), rows (M) and problems cover, for splitting the op into
+     * chunks of its tile grid (./slice.ts); an axis left out is not split along. Absent: none.
+     */
+    axes?: { cols?: SplitAxis; rows?: SplitAxis; problems?: SplitAxis };
     caps: DeviceCaps;
     where: string;
+}
+
+/**
+ * The grid axes of a GEMM launch whose workgroups are tiles (x: column tiles, y: row tiles, z:
+ * problems unless K is split), with the operand each cut leaves whole: cutting rows re-reads B
+ * in every chunk, cutting columns A, cutting problems the operands that broadcast over them.
+ */
+function gemmGrid(c: GemmConfig, kSplit: boolean): KernelDescription['grid'] {
+    if (!c.axes) return undefined;
+    const aBytes = 4 * numel(c.aLead) * c.M * c.K, bBytes = 4 * numel(c.bLead) * c.K * (c.ldb ?? c.N);
+    const grid: Partial<Record<SplitAxis, GridAxis>> = {};
+    if (c.axes.cols) grid[c.axes.cols] = { dim: 0, sharedBytes: aBytes };
+    if (c.axes.rows) grid[c.axes.rows] = { dim: 1, sharedBytes: bBytes };
+    if (c.axes.problems && !kSplit) grid[c.axes.problems] = { dim: 2, sharedBytes: (numel(c.aLead) === 1 ? aBytes : 0) + (numel(c.bLead) === 1 ? bBytes : 0) };
+    return grid;
 }
 
 /** WGSL `fn <name>(b: u32) -> u32`: element offset of problem b in a broadcast operand. */
@@ -361,6 +381,8 @@ function regblockGemm(c: GemmConfig, v: RegisterTiling): { launches: KernelDescr
         dispatch: cap > 0 ? [cap, 1, 1] : [tilesN, tilesM, batch * S],
         flops: 2 * batch * M * N * K,
         bytes: 4 * (elems[c.aRole] + elems[c.bRole] + (split ? S : 1) * batch * M * N),
+        // A persistent (capped) kernel walks every tile from each workgroup: no grid to cut.
+        ...(cap > 0 ? {} : { grid: gemmGrid(c, split) }),
     };
     if (split) elems[partialRole] = S * batch * M * N;
     checkLaunch(tiles, specs, elems, c.caps);
@@ -457,6 +479,7 @@ function wgmemGemm(c: GemmConfig, T: number): { launches: KernelDescription[]; b
         dispatch: [Math.ceil(N / T), Math.ceil(M / T), batch],
         flops: 2 * batch * M * N * K,
         bytes: 4 * (elems[c.aRole] + elems[c.bRole] + elems[c.outRole]),
+        grid: gemmGrid(c, false),
     };
     checkLaunch(k, specs, elems, c.caps, 2 * T * T * 4);
     return { launches: [k], buffers: [] };
@@ -498,7 +521,7 @@ export function denseKernels(req: KernelRequest): OpKernels {
     const g = gemmLaunches({
         opName: op.kind, variantName: gemmVariantName(variant), variant, M, N: units, K, batch: 1, outLead: [], aLead: [], bLead: [],
         aRole: 'in0', bRole: 'weight', outRole: 'out', ownBias: hasBias ? 'bias' : undefined, epilogue: req.epilogue,
-        channel: 'col', caps: req.caps, where: at(op),
+        channel: 'col', axes: { cols: 'channels', rows: 'rows' }, caps: req.caps, where: at(op),
     });
     const buffers: LaunchBuffer[] = [{ role: 'weight', kind: 'weight', shape: [K, units], dtype: 'f32', init: 'normal' }];
     if (hasBias) buffers.push({ role: 'bias', kind: 'weight', shape: [units], dtype: 'f32', init: 'normal' });
@@ -535,7 +558,8 @@ export function matmulKernels(req: KernelRequest): OpKernels {
     const variant = resolveVariant(op, req.variant, M, N, K, batch, req.caps);
     const g = gemmLaunches({
         opName: op.kind, variantName: gemmVariantName(variant), variant, M, N, K, batch, outLead, aLead, bLead,
-        aRole: 'in0', bRole: 'in1', outRole: 'out', epilogue: req.epilogue, channel: 'col', caps: req.caps, where: at(op),
+        aRole: 'in0', bRole: 'in1', outRole: 'out', epilogue: req.epilogue, channel: 'col',
+        axes: { cols: 'channels', rows: 'rows', problems: 'batch' }, caps: req.caps, where: at(op),
     });
     return { launches: g.launches, buffers: g.buffers };
 }

@@ -122,7 +122,7 @@ export function winogradConv(r: WinogradRequest): { launches: KernelDescription[
     const gemm = gemmLaunches({
         opName: 'conv2d', variantName: r.variantName, variant: r.gemm, M: F, N: Tp, K: C, batch: N * 16,
         outLead: [N, 16], aLead: [16], bLead: [N, 16], aRole: 'wino_u', bRole: 'wino_v', outRole: 'wino_m',
-        epilogue: [], channel: 'row', partialRole: 'wino_partial', caps: r.caps, where: r.where,
+        epilogue: [], channel: 'row', partialRole: 'wino_partial', axes: { cols: 'rows', rows: 'channels' }, caps: r.caps, where: r.where,
     });
 
     // 4. Output transform: one invocation per (n, f, tile); Aᵀ = [1 1 1 0; 0 1 −1 −1].

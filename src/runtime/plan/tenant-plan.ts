@@ -12,6 +12,7 @@ import type { FusedOp } from './fusion.js';
 import { checkBufferFits, MemoryLimitError, planMemory, alignBufferSize, type MemoryLimits, type MemoryPlan, type MemoryStep } from './memory.js';
 import { planGraph, planVariant, type KernelProvider, type PlanCache, type PlannedOp } from './plan.js';
 import type { TuningCache } from './tuning.js';
+import { splitLabel, splitOp, type OpChunks, type OpSplit } from './split.js';
 
 /** Raised when an op cannot be compiled (no kernel, bad variant, limits); names the op path. */
 export class CompileError extends Error {
@@ -32,6 +33,8 @@ export interface TenantPlan {
      * tolerant of co-runners, most tolerant last), or undefined; version 0 is the op itself.
      */
     versions: readonly (readonly RunnableOp[] | undefined)[];
+    /** Per op, the ways it is compiled in chunks (regulated schedules split it: ./split.ts); empty for an op run whole. */
+    chunked: readonly (readonly OpChunks[])[];
     memory: MemoryPlan;
     /** Bytes of weights (incl. folded batch-norm scale/shift). */
     weightBytes: number;
@@ -56,6 +59,10 @@ export interface TenantPlanOptions {
     cache?: PlanCache;
     /** Per op, the variants to plan as its other versions (one that cannot be built runs as the op itself). */
     versions?: (ops: readonly RunnableOp[]) => readonly (readonly string[])[];
+    /** Per op, the splits to compile it in (the session's regulated schedules ask for them); one that cannot be built is left out and reported. */
+    splits?: (op: RunnableOp) => readonly OpSplit[];
+    /** Told when an asked split cannot be built for an op's variant: that op then runs whole. */
+    onSplitWarning?: (message: string) => void;
 }
 
 /** Plans one tenant; throws CompileError / MemoryLimitError naming the op (nothing is allocated). */
@@ -89,6 +96,11 @@ export function planTenant(tenant: IrTenant, options: TenantPlanOptions): Tenant
             (v === op.variant ? op : planVariant(op, graph, v, { caps: options.caps, fusion: options.fusion, kernels: options.kernels, cache: options.kernels ? undefined : options.cache }) ?? op) as RunnableOp);
         return alternatives.length > 0 ? alternatives : undefined;
     });
+    const chunked = ops.map(op => (options.splits?.(op) ?? []).flatMap(split => {
+        const c = split.chunks > 1 ? splitOp(op, split) : undefined;
+        if (!c && split.chunks > 1) options.onSplitWarning?.(`tenant ${tenant.name}, op ${op.path}: its variant '${op.variant ?? 'default'}' cannot be split ${splitLabel(split)}; it runs whole`);
+        return c ? [c] : [];
+    }));
     const steps: MemoryStep[] = [];
     let weightBytes = 0, uniformBytes = 0;
     const weightRoles = new Set<string>();
@@ -108,6 +120,13 @@ export function planTenant(tenant: IrTenant, options: TenantPlanOptions): Tenant
             }
             for (const l of kernels.launches) if (l.uniforms) uniformBytes += alignBufferSize(l.uniforms.byteLength);
             checkRoles(tenant.name, op.path, op.fused, kernels);
+        }
+        // Chunks bind the op's own buffers, each launch with its own uniform (its grid origin).
+        for (const c of chunked[i]) {
+            for (const launches of c.launches) {
+                for (const l of launches) if (l.uniforms) uniformBytes += alignBufferSize(l.uniforms.byteLength);
+                checkRoles(tenant.name, op.path, op.fused, { ...op.kernels, launches: [...launches] });
+            }
         }
         for (const n of op.fused.foldedNorms) {
             const c = graph.tensors[n.norm.output].shape[1];
@@ -130,7 +149,7 @@ export function planTenant(tenant: IrTenant, options: TenantPlanOptions): Tenant
             `tenant ${tenant.name}: needs ${formatBytes(totalBytes)} (weights ${formatBytes(weightBytes)}, activations ${formatBytes(memory.totalBytes)} after reuse), ` +
             `more than the workload's device memory of ${formatBytes(options.limits.budgetBytes)}; raise device(memory: …) or shrink the model`, undefined, tenant.name);
     }
-    return { tenant, ops, versions, memory, weightBytes, uniformBytes, totalBytes };
+    return { tenant, ops, versions, chunked, memory, weightBytes, uniformBytes, totalBytes };
 }
 
 /** Every binding role must be resolvable: inN, out, a buffer role, an epilogue role, or a uniform. */

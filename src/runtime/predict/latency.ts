@@ -217,9 +217,14 @@ export interface OpTiming {
  * factor of GPU time (profile.hostMeanFactor.gpu).
  */
 export function opTiming(profile: DeviceProfile, op: PlannedOp): OpTiming {
+    return launchesTiming(profile, op.launches);
+}
+
+/** Timing of a sequence of launches (an op, or one chunk of a split op: plan/split.ts), as opTiming. */
+export function launchesTiming(profile: DeviceProfile, planned: readonly PlannedLaunch[]): OpTiming {
     const host = profile.hostMeanFactor?.gpu ?? 1;
     let typicalMs = 0;
-    const launches = op.launches.map(l => {
+    const launches = planned.map(l => {
         const t = launchTiming(profile, l);
         typicalMs += t.ms;
         return host === 1 ? t : { ...t, ms: t.ms * host };
@@ -239,8 +244,13 @@ export function opTiming(profile: DeviceProfile, op: PlannedOp): OpTiming {
  * Undefined when the figure is not a finite time.
  */
 export function opServiceMs(profile: DeviceProfile, op: PlannedOp): number | undefined {
-    if (op.launches.length === 0) return 0;
-    const ms = opTiming(profile, op).ms + op.launches.length * profile.dispatchOverheadMs;
+    return launchesServiceMs(profile, op.launches);
+}
+
+/** opServiceMs of a sequence of launches: one chunk of a split op is timed like an op, its own dispatches paid. */
+export function launchesServiceMs(profile: DeviceProfile, launches: readonly PlannedLaunch[]): number | undefined {
+    if (launches.length === 0) return 0;
+    const ms = launchesTiming(profile, launches).ms + launches.length * profile.dispatchOverheadMs;
     return Number.isFinite(ms) && ms >= 0 ? ms : undefined;
 }
 

@@ -11,13 +11,14 @@
  * same figures.
  */
 import type { IrSchedule, IrSlo, WorkloadIR } from '../ir/types.js';
-import { PlanCache, planGraph } from '../plan/plan.js';
+import { PlanCache, planGraph, type PlannedOp } from '../plan/plan.js';
+import { splitLabel, type OpSplit } from '../plan/split.js';
 import { policyFor, scheduleName, type ScheduleSettings } from '../schedule/policy.js';
 import { cutChunks, type RegulatedOptions } from '../schedule/regulated.js';
 import { PERCENTILE_Q } from '../report/statistics.js';
 import { demandMix, pairCoefficients } from './contention.js';
 import { opTiming } from './latency.js';
-import { opViews } from './op-views.js';
+import { chooseOpSplits, opViews, splitStepViews } from './op-views.js';
 import { capsForProfile, type DeviceProfile } from './profile.js';
 import { simulate, simulatedStatistic, type SimulatedFigures, type SimulatedTenant } from './simulate.js';
 import { cachedCoTuned, simulateCoTuned, type CoTunedStore } from './co-tuned.js';
@@ -128,7 +129,8 @@ function* resolveWithSteps(input: SimulationInput, schedule: IrSchedule, options
         yield;
         return { schedule, settings: { coTuned }, name: policyFor(schedule, { coTuned }).name, why };
     }
-    if (schedule.policy === 'regulated' && (schedule.split === 'auto' || schedule.sync === 'auto')) {
+    // Every regulated schedule is resolved: its ops to split within are chosen on the profile, `auto` arguments searched.
+    if (schedule.policy === 'regulated') {
         const { regulated, why } = yield* searchRegulated(input, schedule);
         const resolved = { schedule, settings: { regulated }, name: '', why };
         return { ...resolved, name: policyFor(schedule, resolved.settings).name };
@@ -148,7 +150,20 @@ const SPLITS = [1, 2, 4, 8, 16], SEARCH_SIMULATIONS = 40;
 function* searchRegulated(input: SimulationInput, schedule: Extract<IrSchedule, { policy: 'regulated' }>): Generator<void, { regulated: RegulatedOptions; why: string }> {
     const splits = schedule.split === 'auto' ? SPLITS : [schedule.split];
     const names = input.tenants.map(t => t.name);
-    let current: RegulatedOptions = { splits: Object.fromEntries(names.map(n => [n, schedule.split === 'auto' ? 4 : schedule.split])), defaultSplit: schedule.split === 'auto' ? 4 : schedule.split, heavyMs: Infinity };
+    // A tenant's ops split within for a split: chosen once per tenant and split (the same choice whenever the search returns to it).
+    const opSplitsFor = new Map<string, Record<string, OpSplit>>();
+    const withOpSplits = (options: Omit<RegulatedOptions, 'opSplits'>): RegulatedOptions => ({
+        ...options,
+        opSplits: Object.fromEntries(input.tenants.map((t, i) => {
+            const split = options.splits[t.name] ?? options.defaultSplit;
+            const key = `${i}/${split}`;
+            let chosen = opSplitsFor.get(key);
+            if (!chosen) opSplitsFor.set(key, chosen = chooseOpSplits(input.plans[i], input.profile, split, t.ops));
+            return [t.name, chosen];
+        })),
+    });
+    const first = schedule.split === 'auto' ? 4 : schedule.split;
+    let current: RegulatedOptions = withOpSplits({ splits: Object.fromEntries(names.map(n => [n, first])), defaultSplit: first, heavyMs: Infinity });
     let simulations = 0;
     function* scoreOf(options: RegulatedOptions): Generator<void, number[]> {
         simulations++;
@@ -172,13 +187,14 @@ function* searchRegulated(input: SimulationInput, schedule: Extract<IrSchedule, 
         for (const name of names) {
             for (const split of splits) {
                 if (split === current.splits[name] || simulations >= SEARCH_SIMULATIONS) continue;
-                const candidate = { ...current, splits: { ...current.splits, [name]: split } };
+                const candidate = withOpSplits({ ...current, splits: { ...current.splits, [name]: split } });
                 const score = yield* scoreOf(candidate);
                 if (better(score, best)) { best = score; current = candidate; improved = true; }
             }
         }
         if (schedule.sync === 'auto') {
-            const chunkMs = input.tenants.flatMap(t => cutChunks(t.ops.length, t.ops, current.splits[t.name] ?? current.defaultSplit).predictedMs).sort((a, b) => a - b);
+            const steps = simulatedTenants(input, current);
+            const chunkMs = steps.flatMap(t => cutChunks(t.ops.length, t.ops, current.splits[t.name] ?? current.defaultSplit).predictedMs).sort((a, b) => a - b);
             const quantile = (q: number) => chunkMs[Math.min(chunkMs.length - 1, Math.floor(q * chunkMs.length))];
             for (const heavyMs of [quantile(0.9), quantile(0.75), quantile(0.5), Infinity]) {
                 if (heavyMs === current.heavyMs || simulations >= SEARCH_SIMULATIONS) continue;
@@ -189,7 +205,9 @@ function* searchRegulated(input: SimulationInput, schedule: Extract<IrSchedule, 
         }
         if (!improved) break;
     }
-    const why = `the search (${simulations} simulations) found ${best[0]} SLO${best[0] === 1 ? '' : 's'} missed, the worst at ${best[1].toFixed(2)}× its target`;
+    const within = Object.entries(current.opSplits ?? {}).flatMap(([tenant, ops]) => Object.entries(ops).map(([path, split]) => `${tenant} ${path} ${splitLabel(split)}`));
+    const why = `the search (${simulations} simulation${simulations === 1 ? '' : 's'}) found ${best[0]} SLO${best[0] === 1 ? '' : 's'} missed, the worst at ${best[1].toFixed(2)}× its target`
+        + (within.length ? `; ops split within: ${within.join(', ')}` : '');
     return { regulated: current, why };
 }
 
@@ -209,6 +227,9 @@ export interface SimulationInput {
     ir: WorkloadIR;
     profile: DeviceProfile;
     cache: PlanCache;
+    /** Each tenant's plan (default variants on the profile's limits): what regulated splits ops of. */
+    plans: (readonly PlannedOp[])[];
+    /** Per tenant, its ops with their predicted times (one view per op). */
     tenants: SimulatedTenant[];
     contention: number[][];
     serviceCv: number;
@@ -246,9 +267,10 @@ export function simulationInput(ir: WorkloadIR, profile: DeviceProfile, options:
         }
         return demandMix(demand);
     });
-    const tenants: SimulatedTenant[] = ir.tenants.map(t => ({
+    const plans = ir.tenants.map(t => planGraph(t.graph, { caps, cache }));
+    const tenants: SimulatedTenant[] = ir.tenants.map((t, i) => ({
         name: t.name, priority: t.priority, arrival: t.arrival, slos: t.slos,
-        ops: opViews(planGraph(t.graph, { caps, cache }), profile),
+        ops: opViews(plans[i], profile),
         submitMs: profile.submitOverheadMs,
     }));
     // Long enough for the slowest open-loop stream to bring TARGET_REQUESTS, and for the longest request many times over.
@@ -259,7 +281,7 @@ export function simulationInput(ir: WorkloadIR, profile: DeviceProfile, options:
     const closedMs = tenants.filter(t => t.arrival.kind === 'closed').map(t => CLOSED_REQUESTS * t.ops.reduce((s, o) => s + (o.predictedMs ?? 0), t.submitMs));
     const durationMs = Math.min(MAX_WINDOW_MS, ...closedMs, Math.max(MIN_WINDOW_MS, openMs, 200 * requestMs));
     return {
-        ir, profile, cache, tenants, contention: pairCoefficients(profile, mixes), serviceCv: profile.serviceCv,
+        ir, profile, cache, plans, tenants, contention: pairCoefficients(profile, mixes), serviceCv: profile.serviceCv,
         warmupMs: Math.min(1000, durationMs / 10), durationMs, seed: options.seed ?? ir.benchmark.seed,
     };
 }
@@ -286,9 +308,19 @@ export function simulateSchedule(input: SimulationInput, resolved: ResolvedSched
     }
     // co_tuned runs its tenants' chosen versions, with their own times and contention.
     if (resolved.settings.coTuned) return simulateCoTuned(input, resolved.settings.coTuned, load, window);
-    return simulate(input.tenants, {
+    return simulate(simulatedTenants(input, resolved.settings.regulated), {
         policy: policyFor(resolved.schedule, resolved.settings), contention: input.contention, serviceCv: input.serviceCv,
         seed: input.seed, warmupMs: input.warmupMs, durationMs: input.durationMs * window, load,
+    });
+}
+
+/** The tenants as a schedule runs them: under a regulated schedule that splits ops, one view per step (whole ops and chunks), as the runtime gives its policy. */
+function simulatedTenants(input: SimulationInput, regulated: RegulatedOptions | undefined): SimulatedTenant[] {
+    if (!regulated?.opSplits) return input.tenants;
+    return input.tenants.map((t, i) => {
+        const splits = regulated.opSplits![t.name];
+        if (!splits || Object.keys(splits).length === 0) return t;
+        return { ...t, ops: splitStepViews(input.plans[i], splits, input.profile, t.ops).views };
     });
 }
 

@@ -20,7 +20,7 @@ import { demandMix, pairCoefficients, slowdownsFrom, type DemandMix } from './co
 import { idleAdjustment, opTiming, requestServiceMs, serviceCvFor, type OpTiming } from './latency.js';
 import { PlanCache, planGraph, type PlannedOp, type PlanOptions } from '../plan/plan.js';
 import { capsForProfile, type DeviceProfile } from './profile.js';
-import { opViews } from './op-views.js';
+import { chooseOpSplits, opViews, splitStepViews } from './op-views.js';
 import { submissionsPerRequest } from '../schedule/policy.js';
 import {
     PERCENTILES, PERCENTILE_Q, blendTail, closedLoopLatency, closedLoopMva, openLoopLatency, serviceMoments, serviceQuantileMs, tailFrom, type LatencyFigures, type Percentile, type ServiceTail,
@@ -158,6 +158,13 @@ function timeGraph(profile: DeviceProfile, plan: readonly PlannedOp[], cache: Pl
     return { ops: opsOf, gpuMs, launches, demand, passes };
 }
 
+/** The views a schedule cuts a request by: per op, or under a regulated split N per step (its long ops split as the runtime splits them). */
+function scheduleViews(schedule: IrSchedule, plan: readonly PlannedOp[], profile: DeviceProfile) {
+    const whole = opViews(plan, profile);
+    if (schedule.policy !== 'regulated' || schedule.split === 'auto') return whole;
+    return splitStepViews(plan, chooseOpSplits(plan, profile, schedule.split, whole), profile, whole).views;
+}
+
 /** Predicts a workload on a device profile. */
 export function predictWorkload(ir: WorkloadIR, profile: DeviceProfile, options: PredictOptions = {}): WorkloadPrediction {
     const caps = capsForProfile(profile);
@@ -173,7 +180,7 @@ export function predictWorkload(ir: WorkloadIR, profile: DeviceProfile, options:
         let gpuMs = timed.gpuMs;
         // The blocks the schedule cuts a request into, by the same rule the runtime cuts them (the schedule's own).
         const submits = ir.schedule.policy === 'layer_block' || ir.schedule.policy === 'regulated'
-            ? submissionsPerRequest(ir.schedule, opViews(planGraph(tenant.graph, { caps, variants: options.variants, fusion: options.fusion, cache }), profile))
+            ? submissionsPerRequest(ir.schedule, scheduleViews(ir.schedule, planGraph(tenant.graph, { caps, variants: options.variants, fusion: options.fusion, cache }), profile))
             : 1;
         // Requests that find the device idle run slower on some hosts (latency.ts idleAdjustment). Each tenant has its
         // own device (its own queue and driver threads), so co-runners do not keep it awake: the same solo and co-running.

@@ -6,6 +6,7 @@
  * what every figure means.
  */
 import type { IrPercentile, IrSlo, IrSourceRange, IrTenant, WorkloadIR } from '../ir/types.js';
+import type { SplitAxis } from '../kernels/kernel.js';
 import { createRandom, type Random } from '../plan/random.js';
 import { formatRatio } from '../../protocol/units.js';
 import { attribute, type OpRun } from './attribution.js';
@@ -43,6 +44,8 @@ export interface OpSummary {
     variantSource?: 'tuned' | 'default';
     flops: number;
     bytes: number;
+    /** How the schedule split the op into chunks (regulated), when it did. */
+    split?: { axis: SplitAxis; chunks: number };
     source?: IrSourceRange;
 }
 

@@ -7,6 +7,7 @@
  * (a phase that did not run, a value without enough samples), never 0.
  */
 import { z } from 'zod';
+import { SPLIT_AXES, type SplitAxis } from '../kernels/kernel.js';
 
 export const RESULTS_SCHEMA_VERSION = 2;
 
@@ -107,6 +108,8 @@ export const opResultSchema = z.object({
     /** The op's variant name, and 'tuned' (measured, from the tuning cache) or 'default' (the generator's rule). */
     variant: z.string().optional(),
     variantSource: z.enum(['tuned', 'default']).optional(),
+    /** How the schedule split the op into chunks of its grid (regulated: each chunk a dispatch of its own), when it did. */
+    split: z.object({ axis: z.enum(SPLIT_AXES as readonly [SplitAxis, ...SplitAxis[]]), chunks: num }).optional(),
     flops: num,
     bytes: num,
     /** Mean GPU (or CPU-side, see config.timing) time per request, ms. */

@@ -6,6 +6,7 @@
  * The executor calls `decide` after every arrival and every completion. Pure.
  */
 import type { IrPriority, IrSchedule, IrSlo } from '../ir/types.js';
+import type { OpSplit } from '../plan/split.js';
 import { cutBlocks, layerBlockPolicy } from './layer-block.js';
 import { cutChunks, regulatedPolicy, type RegulatedOptions } from './regulated.js';
 import { coTunedPolicy, type CoTunedOptions } from './co-tuned.js';
@@ -66,6 +67,12 @@ export interface Submission {
 /** A scheduling policy. */
 export interface SchedulePolicy {
     readonly name: string;
+    /**
+     * Ops it runs in chunks, by tenant name then op path (regulated: plan/split.ts). For such a
+     * tenant the executor and the simulation give the policy one view per step — whole ops and
+     * chunks — and `opCount`, `nextOp` and `opEnd` count steps.
+     */
+    readonly opSplits?: Readonly<Record<string, Readonly<Record<string, OpSplit>>>>;
     /** What to submit now (may be empty). Only tenants that are not busy and have waiting requests may be named. */
     decide(view: SchedulerView): Submission[];
 }

@@ -7,6 +7,11 @@
  *   device (CUDA's streams with SM masks and MPS have no WebGPU analogue); a submission boundary is
  *   the only point where another tenant's work can be placed, so chunks are where the device's
  *   time is divided. The finer a tenant's chunks, the sooner another tenant's urgent work starts.
+ *   A cut may fall inside an op: an op predicted to take longer than a chunk is itself split
+ *   into chunks of its grid along rows, output channels or batch (plan/split.ts, chosen by
+ *   predict/op-views.ts chooseOpSplits; `opSplits` below), each its own dispatch — GACER's sliced
+ *   kernels, with a queue submission boundary between slices where CUDA would interleave streams.
+ *   The views the policy sees (TenantView.ops) are then per step: whole ops and chunks.
  * - Temporal (`sync: auto`): a chunk whose predicted time is at least `heavyMs` is exclusive — it
  *   starts only while no other tenant has an exclusive chunk in flight, so the big parts of
  *   different tenants never overlap (the sync points between their queues), and only while no
@@ -21,6 +26,7 @@
  * p99s against the SLOs on the device profile. The runtime runs what the search found. Pure.
  */
 import type { IrPriority } from '../ir/types.js';
+import type { OpSplit } from '../plan/split.js';
 import { budgetMs, cutBlocks, DEFAULT_BUDGET_MS, type LayerBlocks } from './layer-block.js';
 import type { OpView, SchedulePolicy, SchedulerView, Submission, TenantView } from './policy.js';
 
@@ -31,6 +37,13 @@ export interface RegulatedOptions {
     defaultSplit: number;
     /** Chunks predicted at or above this many ms are exclusive; Infinity: none is (sync: none). */
     heavyMs: number;
+    /** Ops split into chunks of their own, by tenant name then op path (absent: requests are cut at op boundaries only). */
+    opSplits?: Readonly<Record<string, Readonly<Record<string, OpSplit>>>>;
+}
+
+/** How many ops of all tenants the options split within. */
+function splitOpCount(options: RegulatedOptions): number {
+    return Object.values(options.opSplits ?? {}).reduce((n, ops) => n + Object.values(ops).filter(s => s.chunks > 1).length, 0);
 }
 
 const priorityRank: Record<IrPriority, number> = { high: 0, normal: 1, low: 2 };
@@ -62,8 +75,10 @@ export function regulatedPolicy(options: RegulatedOptions): SchedulePolicy {
     /** Per tenant, whether the chunk it has in flight is exclusive. */
     const exclusiveInFlight = new Map<string, boolean>();
     const sync = Number.isFinite(options.heavyMs);
+    const within = splitOpCount(options);
     return {
-        name: `regulated(split: ${Object.keys(options.splits).length ? JSON.stringify(options.splits) : options.defaultSplit}, sync: ${sync ? `${options.heavyMs.toFixed(2)} ms` : 'none'})`,
+        name: `regulated(split: ${Object.keys(options.splits).length ? JSON.stringify(options.splits) : options.defaultSplit}, sync: ${sync ? `${options.heavyMs.toFixed(2)} ms` : 'none'}${within ? `; ${within} op${within === 1 ? '' : 's'} split within` : ''})`,
+        opSplits: options.opSplits,
         decide(view: SchedulerView): Submission[] {
             const candidates: { tenant: TenantView; opEnd: number; deadlineMs: number; heavy: boolean }[] = [];
             for (const t of view.tenants) {

@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { compileTenant, readGraphOutput } from '../../../src/runtime/gpu/compile.js';
 import { planTenant } from '../../../src/runtime/plan/tenant-plan.js';
 import { tolerantVariants } from '../../../src/runtime/plan/versions.js';
+import { splitLimits } from '../../../src/runtime/plan/split.js';
+import { SPLIT_AXES } from '../../../src/runtime/kernels/kernel.js';
 import { TenantRunner } from '../../../src/runtime/gpu/tenant-runner.js';
 import { MemoryLimitError } from '../../../src/runtime/plan/memory.js';
 import { kernelsFor } from '../../../src/runtime/kernels/index.js';
@@ -66,6 +68,52 @@ describe.skipIf(!gpu)('compile on the software adapter', () => {
                     outputs.push(await readGraphOutput(compiled));
                 }
                 for (const out of outputs.slice(1)) for (let i = 0; i < out.length; i++) expect(out[i]).toBeCloseTo(outputs[0][i], 3);
+            } finally {
+                runner.destroy();
+                compiled.destroy();
+            }
+        } finally {
+            device.destroy();
+        }
+    }, 240_000);
+
+    it('runs ops split into chunks (each step its own submission) to the outputs of the unsplit ops', async () => {
+        const handle = openGpu();
+        const { device } = await requestTenantDevice(handle, 'auto', 'test');
+        try {
+            const caps = capsFromDevice(device);
+            const tenant = mlpTenant('m', { batch: 200, hidden: 96 });
+            // Each dense along the first axis its grid offers, into up to 3 chunks.
+            const plan = planTenant(tenant, {
+                kernels: { kernelsFor }, caps, limits: { maxStorageBufferBindingSize: caps.maxStorageBufferBindingSize, maxBufferSize: caps.maxBufferSize },
+                splits: op => {
+                    const limits = splitLimits(op);
+                    return SPLIT_AXES.filter(a => (limits[a] ?? 0) >= 2).slice(0, 1).map(axis => ({ axis, chunks: Math.min(3, limits[axis]!) }));
+                },
+            });
+            const split = plan.ops.flatMap((op, i) => plan.chunked[i].map(c => ({ path: op.path, split: c.split })));
+            expect(split.length).toBeGreaterThanOrEqual(2);
+            const compiled = await compileTenant(device, plan, 5);
+            const runner = new TenantRunner(compiled, 'gpu-timestamps', 60_000);
+            try {
+                await runner.run(0, runner.opCount);
+                const whole = await readGraphOutput(compiled);
+                const layout = runner.layoutFor(Object.fromEntries(split.map(s => [s.path, s.split])))!;
+                expect(layout.steps.length).toBe(plan.ops.length + split.reduce((n, s) => n + s.split.chunks - 1, 0));
+                expect(layout.splits).toEqual(Object.fromEntries(split.map(s => [s.path, s.split])));
+                const times: number[] = new Array(plan.ops.length).fill(0);
+                for (let step = 0; step < layout.steps.length; step++) {
+                    const result = await runner.run(step, step + 1, undefined, 0, layout);
+                    const intervals = await result.intervals;
+                    expect(Array.from(intervals!.ops!)).toEqual([layout.steps[step].op]);
+                    times[layout.steps[step].op] += intervals!.endMs[0] - intervals!.startMs[0];
+                }
+                const chunked = await readGraphOutput(compiled);
+                expect(chunked.some(x => x !== 0)).toBe(true);
+                for (let i = 0; i < whole.length; i++) expect(chunked[i]).toBeCloseTo(whole[i], 4);
+                for (const [i, op] of plan.ops.entries()) if (op.launches.length > 0) expect(times[i]).toBeGreaterThan(0);
+                // An asked split the compiled plan lacks runs whole.
+                expect(runner.layoutFor({ [plan.ops[0].path]: { axis: 'batch', chunks: 7 } })!.splits).toEqual({});
             } finally {
                 runner.destroy();
                 compiled.destroy();
