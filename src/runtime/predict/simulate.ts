@@ -11,12 +11,15 @@
  * on a GPU. A submission's work is its ops' predicted time (dispatch overheads included) plus
  * the submit overhead, times a log-normal factor with the profile's service CV (the host's
  * jitter), scaled by the host's mean factors (latency.ts requestServiceMs) as the solo
- * prediction is. A request's first submission also carries, drawn once per request, the host's
- * heavy tail (calibration's stalls beyond that body, queueing.ts ServiceTail: its co-run tail when
- * another tenant has work in flight as the request starts, else its solo tail) and, when the
- * request found its tenant's device idle, the idle penalty (latency.ts idleAdjustment: each tenant
- * has its own device, so co-runners do not keep it awake). Arrivals follow the tenants' arrival
- * processes (the runtime's own, seeded).
+ * prediction is. A request's first submission also carries the idle penalty when the request
+ * found its tenant's device idle (latency.ts idleAdjustment: each tenant has its own device, so
+ * co-runners do not keep it awake). Each request's latency carries, drawn once per request, the
+ * host's heavy tail (calibration's stalls beyond that body, queueing.ts ServiceTail: its co-run
+ * tail when another tenant had work in flight while it did, else its solo tail) — added
+ * to the latency as the solo figures add it to their quantiles, not queued as device work: scored
+ * on the same measurements, a stall queued as work made the co-run p99 of a profile with a
+ * 200–300 ms tail 2.5× worse than adding it (BENCHMARKS.md, "Prediction accuracy"). Arrivals
+ * follow the tenants' arrival processes (the runtime's own, seeded).
  * Pure and deterministic for a seed.
  */
 import type { IrArrival, IrPriority, IrSlo } from '../ir/types.js';
@@ -92,6 +95,8 @@ interface Live {
     nextOp: number;
     /** It arrived to an idle device (nothing queued or in flight for its tenant, and not at the instant the last request finished). */
     idle: boolean;
+    /** Another tenant had work in flight while it did (its latency then takes the co-run tail). */
+    overlapped?: boolean;
 }
 
 interface InFlight {
@@ -170,10 +175,7 @@ export function simulate(tenants: readonly SimulatedTenant[], options: Simulatio
             if (inFlight[s.tenant] || !head || s.opEnd <= head.nextOp || s.opEnd > tenants[s.tenant].ops.length) {
                 throw new Error(`schedule ${options.policy.name} submitted an invalid step for tenant ${tenants[s.tenant].name} in the simulation`);
             }
-            const first = head.nextOp === 0;
-            const corunning = first && inFlight.some((f, j) => f !== undefined && j !== s.tenant);
-            const ms = work(s.tenant, head.nextOp, s.opEnd, s.version)
-                + (first ? stall(corunning) + (head.idle ? tenants[s.tenant].idlePenaltyMs ?? 0 : 0) : 0);
+            const ms = work(s.tenant, head.nextOp, s.opEnd, s.version) + (head.nextOp === 0 && head.idle ? tenants[s.tenant].idlePenaltyMs ?? 0 : 0);
             inFlight[s.tenant] = { tenant: s.tenant, opEnd: s.opEnd, work: ms, total: ms };
         }
     };
@@ -198,11 +200,14 @@ export function simulate(tenants: readonly SimulatedTenant[], options: Simulatio
         }
         if (!Number.isFinite(dt)) break; // nothing in flight, nothing to come
         now += Math.max(0, dt);
+        let running = 0;
+        for (const f of inFlight) if (f) running++;
         for (let i = 0; i < tenants.length; i++) {
             const f = inFlight[i];
             if (!f) continue;
             f.work -= r[i] * dt;
             busyMs[i] += Math.max(0, dt);
+            if (running > 1 && dt > 0) waiting[i][0].overlapped = true;
             if (f.work > 1e-9) continue;
             inFlight[i] = undefined;
             workMs[i] += f.total;
@@ -213,7 +218,7 @@ export function simulate(tenants: readonly SimulatedTenant[], options: Simulatio
             served[i]++;
             lastFinish[i] = now;
             if (processes[i].isMeasured(head.arrivalMs)) {
-                latencies[i].push(now - head.arrivalMs);
+                latencies[i].push(now - head.arrivalMs + stall(head.overlapped === true));
                 lastDone[i] = Math.max(lastDone[i], now);
             }
             const next = processes[i].onCompletion(now);
