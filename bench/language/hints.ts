@@ -10,11 +10,13 @@
  *     files open in the editor) and off, alternating on fresh services in one process, as a ratio
  *     of medians with its 95 % interval (bootstrap over the pairs); after each build with hints
  *     on, the job that compares the open file's workload is timed on its own.
- * The default (uncalibrated) profile throughout: a user cache of its own. Prints markdown on
- * stdout, raw numbers to bench/.work/hints.json.
- * Run: node bench/bundle-and-run.mjs bench/language/hints.ts [--quick]
+ * The default (uncalibrated) profile throughout (a user cache of its own), or with `--profile P`
+ * a calibrated one (copied into that cache: on a calibrated profile `auto` also weighs co_tuned,
+ * whose search is the longest part of a comparison); `--latency-only` skips (b). Prints markdown
+ * on stdout, raw numbers to bench/.work/hints.json.
+ * Run: node bench/bundle-and-run.mjs bench/language/hints.ts [--quick] [--profile P] [--latency-only]
  */
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -28,6 +30,13 @@ const quick = process.argv.includes('--quick');
 const editsPerExample = quick ? 3 : 8;
 const pairs = quick ? 3 : 20;
 process.env.XDG_CACHE_HOME = mkdtempSync(path.join(tmpdir(), 'tenancy-hints-bench-'));
+const profileArg = process.argv.includes('--profile') ? process.argv[process.argv.indexOf('--profile') + 1] : undefined;
+if (profileArg) {
+    // The user cache's profile is the one a document outside any workspace gets (profile-store.ts locateProfile).
+    mkdirSync(path.join(process.env.XDG_CACHE_HOME, 'tenancy', 'profiles'), { recursive: true });
+    copyFileSync(profileArg, path.join(process.env.XDG_CACHE_HOME, 'tenancy', 'profiles', 'bench.json'));
+}
+const latencyOnly = process.argv.includes('--latency-only');
 const loadAtStart = loadavg()[0];
 const ms = (x: number) => `${x.toFixed(x < 10 ? 2 : 0)} ms`;
 const percentile = (xs: number[], p: number) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.ceil(p * s.length) - 1)]; };
@@ -117,7 +126,7 @@ async function build(on: boolean): Promise<{ buildMs: number; cpuMs: number; che
     return { buildMs, cpuMs: (cpu.user + cpu.system) / 1000, checkMs, jobMs: performance.now() - jobStart, comparisons: h.stats.comparisons };
 }
 const on: number[] = [], off: number[] = [], onCpu: number[] = [], offCpu: number[] = [], checks: number[] = [], jobs: number[] = [];
-for (let i = 0; i < 1 + pairs; i++) {
+for (let i = 0; i < (latencyOnly ? 0 : 1 + pairs); i++) {
     // Alternate which goes first, so a drift of the host's load hits both alike.
     const order = i % 2 === 0 ? [true, false] : [false, true];
     for (const mode of order) {
@@ -136,8 +145,8 @@ for (let i = 0; i < 1 + pairs; i++) {
     }
     console.error(`hints bench: pair ${i}${i === 0 ? ' (warm-up)' : ''}: on ${on.at(-1)?.toFixed(0)} ms, off ${off.at(-1)?.toFixed(0)} ms`);
 }
-const ratio = ratioInterval(off.map(x => [x]), on.map(x => [x]), 'p50', { random: createRandom(11, 'hints-bench') });
-const cpuRatio = ratioInterval(offCpu.map(x => [x]), onCpu.map(x => [x]), 'p50', { random: createRandom(12, 'hints-bench') });
+const ratio = latencyOnly ? undefined : ratioInterval(off.map(x => [x]), on.map(x => [x]), 'p50', { random: createRandom(11, 'hints-bench') });
+const cpuRatio = latencyOnly ? undefined : ratioInterval(offCpu.map(x => [x]), onCpu.map(x => [x]), 'p50', { random: createRandom(12, 'hints-bench') });
 const interval = (r: typeof ratio) => (r ? `${r.estimate.toFixed(3)} (${r.low?.toFixed(3) ?? '—'}–${r.high?.toFixed(3) ?? '—'})` : '—');
 const loadAtEnd = loadavg()[0];
 
@@ -149,7 +158,7 @@ mkdirSync('bench/.work', { recursive: true });
 writeFileSync('bench/.work/hints.json', `${JSON.stringify(result, null, 2)}\n`);
 
 const all = latency.flatMap(l => l.settledMs);
-console.log(`Machine load average (1 min) at start / end of the run: ${loadAtStart.toFixed(1)} / ${loadAtEnd.toFixed(1)} on ${cpus().length} cores. Default (uncalibrated) profile; debounce ${hints.debounceMs} ms.
+console.log(`Machine load average (1 min) at start / end of the run: ${loadAtStart.toFixed(1)} / ${loadAtEnd.toFixed(1)} on ${cpus().length} cores. ${profileArg ? `Profile ${profileArg} (calibrated)` : 'Default (uncalibrated) profile'}; debounce ${hints.debounceMs} ms.
 
 **(a) Hints after an edit** (${editsPerExample} edits per example, each a new arrival rate: a full comparison of the workload's schedules; time from the edit to the hints settled, i.e. compared and published when they changed):
 
@@ -158,8 +167,8 @@ console.log(`Machine load average (1 min) at start / end of the run: ${loadAtSta
 ${latency.map(l => `| ${l.example} | ${l.workloads} | ${l.hints} | ${ms(percentile(l.settledMs, 0.5))} / ${ms(Math.max(...l.settledMs))} | ${l.publishedMs.length ? ms(percentile(l.publishedMs, 0.5)) : '—'} | ${ms(l.openMs)} | ${ms(l.workMsPerComparison)} | ${ms(l.longestStepMs)} |`).join('\n')}
 
 All edits: p50 ${ms(percentile(all, 0.5))}, p90 ${ms(percentile(all, 0.9))}, max ${ms(Math.max(...all))} (goal: within 1 s of the last keystroke${Math.max(...all) < 1000 ? ' ✅' : percentile(all, 0.9) < 1000 ? ': met by 90% of the edits' : ' ❌'}).
-
-**(b) The 5,000-line workspace's full build, hints on vs off** (${pairs} pairs alternating on fresh services after a warm-up pair; hints on: one file open in the editor):
+`);
+if (!latencyOnly) console.log(`**(b) The 5,000-line workspace's full build, hints on vs off** (${pairs} pairs alternating on fresh services after a warm-up pair; hints on: one file open in the editor):
 
 | measure | value |
 |---|---|

@@ -84,6 +84,8 @@ export function formatDiagnostic(d: CheckDiagnostic): string {
 export async function loadWorkspace(files: readonly string[], options: { cwd?: string } = {}): Promise<LoadedWorkspace> {
     const cwd = options.cwd ?? process.cwd();
     const { shared, Tenancy } = createTenancyServices(NodeFileSystem);
+    // No editor job computes schedule comparisons here: each prediction simulates its workload's schedule itself.
+    Tenancy.prediction.Predictions.configure({ schedules: () => undefined });
     const documents: LangiumDocument[] = [];
     for (const file of files) {
         const path = resolve(cwd, file);

@@ -124,9 +124,10 @@ export function register(program: Command): void {
                 return;
             }
             const cache = new PlanCache();
-            const predictions = irs.map(ir => predictWorkload(ir, located.profile, { cache }));
             // The editor's comparison (schedule hints, the hover on `schedule`), from the same functions.
             const comparisons = opts.schedules ? irs.map(ir => compareWorkloadSchedules(ir, located.profile, cache)) : undefined;
+            // The co-run figures are the declared schedule's row of the comparison (simulated once), else simulated alone.
+            const predictions = irs.map((ir, i) => predictWorkload(ir, located.profile, { cache, schedule: comparisons?.[i].current }));
             if (opts.json) {
                 const schedules = comparisons?.map(c => comparisonJson(c));
                 process.stdout.write(JSON.stringify({ profile: located.file ?? 'default (uncalibrated)', predictions, ...(schedules ? { schedules } : {}) }, (_k, v) => (typeof v === 'number' && !Number.isFinite(v) ? null : v), 2) + '\n');

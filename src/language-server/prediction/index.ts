@@ -10,12 +10,14 @@ import { LoweringError, lowerWorkload } from '../lower.js';
 import type { ResultsWatch } from '../lsp/results-watch.js';
 import type { DeviceLimitsProvider } from '../validation/device-limits.js';
 import { PredictionService } from './prediction-service.js';
+import type { ScheduleHintService } from './schedule-hints.js';
 
 export { PredictionService } from './prediction-service.js';
 export { PredictionInlayHintProvider, registerPredictionFeatures } from './prediction-features.js';
 
 type WiredServices = LangiumServices & {
     analysis: { Analyzer: TenancyAnalyzer };
+    prediction: { ScheduleHints: ScheduleHintService };
     results: { ResultsWatch: ResultsWatch };
     validation: { DeviceLimits: DeviceLimitsProvider };
 };
@@ -33,6 +35,8 @@ export function createPredictionService(services: WiredServices): PredictionServ
             }
         },
         results: () => services.results.ResultsWatch,
+        // The co-run figures: the simulation the schedule hints run (their cache, not a second simulation).
+        schedules: (workload, ir, profile) => services.prediction.ScheduleHints.declaredEvaluation(workload, ir, profile),
     });
     // Before validation: find each document's profile and hand its real limits to the validator.
     services.shared.workspace.DocumentBuilder.onBuildPhase(DocumentState.IndexedReferences, documents => {

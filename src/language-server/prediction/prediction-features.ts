@@ -5,9 +5,9 @@
  * prediction diagnostics (slo-infeasible, overloaded, slo-at-risk). All render from
  * PredictionService's cached per-workload prediction and format.ts's measuredFigure: no second logic.
  */
-import { AstUtils, GrammarUtils, type LangiumDocument, type ValidationAcceptor, type ValidationChecks } from 'langium';
+import { AstUtils, getDiagnosticRange, GrammarUtils, toDiagnosticSeverity, type LangiumDocument, type ValidationAcceptor, type ValidationChecks } from 'langium';
 import type { InlayHintProvider, LangiumServices } from 'langium/lsp';
-import { InlayHintKind, MarkupKind, type CancellationToken, type InlayHint, type InlayHintParams } from 'vscode-languageserver';
+import { InlayHintKind, MarkupKind, type CancellationToken, type Diagnostic, type InlayHint, type InlayHintParams } from 'vscode-languageserver';
 import {
     isArrivalProp, isSloProp, isTenant, isWorkload, type TenancyAstType, type Workload,
 } from '../generated/ast.js';
@@ -51,7 +51,12 @@ export function predictionHoverSection(services: Services): HoverSection {
             if (!isWorkload(workload)) return undefined;
             const view = predictions.forWorkload(workload);
             const t = view?.prediction.tenants.find(x => x.name === target.tenant.name);
-            return view && t ? tenantHoverMarkdown(t, view.prediction, measuredTenant(view.measured, t.name)) : undefined;
+            if (!view || !t) return undefined;
+            // While the schedule's simulation is pending, the tenant as alone (its solo figures), and why.
+            const p = view.prediction;
+            return p.corunPending
+                ? `${tenantHoverMarkdown(t, { ...p, tenants: [t] }, measuredTenant(view.measured, t.name))}\n\n*Co-run figures: simulating the schedule (${p.policy}); solo until then.*`
+                : tenantHoverMarkdown(t, p, measuredTenant(view.measured, t.name));
         }
         if (target.kind === 'workload') {
             const view = predictions.forWorkload(target.workload);
@@ -121,7 +126,8 @@ export class PredictionInlayHintProvider implements InlayHintProvider {
                 if (!t) continue;
                 hints.push({
                     position: nameNode.range.end,
-                    label: ` ${tenantHint(t, measuredTenant(view.measured, t.name), view.prediction.profile.uncalibrated, multi)}`,
+                    // While the schedule's simulation is pending the figures are the solo ones, and say so.
+                    label: ` ${tenantHint(t, measuredTenant(view.measured, t.name), view.prediction.profile.uncalibrated, multi && !view.prediction.corunPending)}`,
                     kind: InlayHintKind.Type,
                     paddingLeft: true,
                 });
@@ -183,6 +189,27 @@ export function checkWorkloadPredictions(services: Services, workload: Workload,
             }
         }
     }
+}
+
+/** The codes checkWorkloadPredictions raises from the co-run figures (and with them), which a new schedule simulation can change. */
+export const PREDICTION_CODES: readonly string[] = [IssueCodes.SloInfeasible, IssueCodes.SloAtRisk, IssueCodes.Overloaded];
+
+/**
+ * The prediction diagnostics of a document's workloads, as its check raises them (the schedule job
+ * re-publishes them once a workload's co-run simulation comes in, between builds).
+ */
+export function predictionDiagnostics(services: Services, document: LangiumDocument): Diagnostic[] {
+    const diagnostics: Diagnostic[] = [];
+    const accept: ValidationAcceptor = (severity, message, info) => {
+        if (!PREDICTION_CODES.includes(String(info.code))) return;
+        diagnostics.push({
+            message, range: getDiagnosticRange(info), severity: toDiagnosticSeverity(severity), code: info.code, data: info.data,
+            source: services.LanguageMetaData.languageId,
+        });
+    };
+    const root = document.parseResult.value as { elements?: unknown[] };
+    for (const workload of (root.elements ?? []).filter(isWorkload)) checkWorkloadPredictions(services, workload, accept);
+    return diagnostics;
 }
 
 /** Registers the validation checks of predictions. Call once when creating the services. */

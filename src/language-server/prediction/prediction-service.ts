@@ -6,8 +6,10 @@
  * tenants reach through calls (compared by node, so a relinked call to another model, or an
  * edited model, misses), the profile and the latest results. The profile and results files are
  * re-checked (by mtime, so an unreported change still shows) once per workspace state and at
- * least every second, not on every hover. Never touches the GPU: profiles are files written by
- * `tenancy calibrate`.
+ * least every second, not on every hover. The co-run figures are the simulation of the workload's
+ * schedule that its schedule hints computed (schedule-hints.ts declaredEvaluation, read on every
+ * look-up: a view is re-predicted when a new one comes in), so they are the hover table's row. Never
+ * touches the GPU: profiles are files written by `tenancy calibrate`.
  */
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import * as path from 'node:path';
@@ -17,6 +19,8 @@ import type { IrGraph, IrOp, WorkloadIR } from '../../runtime/ir/types.js';
 import { locateProfile, profileCacheDir, workspaceProfilePath, type LocatedProfile } from '../../runtime/predict/profile-store.js';
 import { PlanCache } from '../../runtime/plan/plan.js';
 import { predictWorkload, type OpPrediction, type TenantPrediction, type WorkloadPrediction } from '../../runtime/predict/workload.js';
+import type { DeviceProfile } from '../../runtime/predict/profile.js';
+import type { ScheduleEvaluation } from '../../runtime/predict/schedules.js';
 import type { Results } from '../../runtime/report/schema.js';
 import { workspaceFolderOf } from '../../runtime/report/write.js';
 import { modelsReached } from '../analysis/calls.js';
@@ -25,6 +29,9 @@ import type { ResultsWatch } from '../lsp/results-watch.js';
 
 /** Lowers a checked workload to IR; undefined when the workload has errors (nothing to predict). */
 export type WorkloadLowerer = (workload: Workload) => WorkloadIR | undefined;
+
+/** The simulation of a workload's schedule its co-run figures come from (predictWorkload's `schedule` option). */
+export type ScheduleSimulations = (workload: Workload, ir: WorkloadIR, profile: DeviceProfile) => ScheduleEvaluation | 'pending' | undefined;
 
 /** A workload's prediction with what it was computed from. */
 export interface WorkloadPredictionView {
@@ -57,6 +64,8 @@ interface ViewEntry {
     /** What the prediction was computed from besides the workload's own node (see modelsReached). */
     reached: (AstNode | undefined)[];
     view: WorkloadPredictionView | undefined;
+    /** The schedule simulation the view's co-run figures come from. */
+    schedule?: ScheduleEvaluation | 'pending';
     /** Why there is no prediction, when it was not attempted (the workload is beyond what the editor predicts). */
     skipped?: string;
     checkedIn: number;
@@ -94,11 +103,12 @@ export class PredictionService {
     /** Bumped on every builder update: file checks are redone once per workspace state. */
     private state = 0;
     private lowerer: WorkloadLowerer | undefined;
+    private schedules: ScheduleSimulations | undefined;
     private resultsWatch: (() => ResultsWatch | undefined) | undefined;
     /** The last error of a prediction (kept for the output channel / tests, never thrown at the editor). */
     lastError: string | undefined;
 
-    constructor(services: LangiumServices, options: { lower?: WorkloadLowerer; results?: () => ResultsWatch | undefined } = {}) {
+    constructor(services: LangiumServices, options: { lower?: WorkloadLowerer; results?: () => ResultsWatch | undefined; schedules?: ScheduleSimulations } = {}) {
         const builder = services.shared.workspace.DocumentBuilder;
         builder.onUpdate(() => {
             this.state++;
@@ -108,6 +118,7 @@ export class PredictionService {
         builder.onBuildPhase(DocumentState.Linked, () => { this.state++; });
         this.lowerer = options.lower;
         this.resultsWatch = options.results;
+        this.schedules = options.schedules;
     }
 
     /** The server's plan cache (schedule comparisons plan the same graphs). */
@@ -115,10 +126,11 @@ export class PredictionService {
         return this.plans;
     }
 
-    /** Sets the lowering (LS-core's lower.ts) and the results source (results-watch). */
-    configure(options: { lower?: WorkloadLowerer; results?: () => ResultsWatch | undefined }): void {
+    /** Sets the lowering (LS-core's lower.ts), the results source (results-watch) and the schedule simulations (schedule-hints.ts). */
+    configure(options: { lower?: WorkloadLowerer; results?: () => ResultsWatch | undefined; schedules?: ScheduleSimulations }): void {
         if (options.lower) this.lowerer = options.lower;
         if (options.results) this.resultsWatch = options.results;
+        if (options.schedules) this.schedules = options.schedules;
     }
 
     /** The profile for a document: `<workspace>/.tenancy/device-profile.json`, then the user cache, else the default. */
@@ -144,7 +156,7 @@ export class PredictionService {
         const hit = this.views.get(workload);
         const now = Date.now();
         // Same workspace state: nothing it depends on can have changed but files (checked every recheckMs).
-        if (hit && hit.checkedIn === this.state && now - hit.checkedAt < recheckMs) return hit.view;
+        if (hit && hit.checkedIn === this.state && now - hit.checkedAt < recheckMs) return this.withSchedule(hit);
         const uri = AstUtils.getDocument(workload).uri.toString();
         const profile = this.profileFor(uri);
         const measured = this.latestResults(uri, workload.name);
@@ -155,22 +167,46 @@ export class PredictionService {
             hit.checkedAt = now;
             // New results change what is shown beside the prediction, not the prediction.
             if (hit.view && hit.view.measured !== measured) hit.view = { ...hit.view, measured };
-            return hit.view;
+            return this.withSchedule(hit);
         }
         let view: WorkloadPredictionView | undefined;
         let skipped: string | undefined;
+        let schedule: ScheduleEvaluation | 'pending' | undefined;
         try {
             const ir = this.lowerer?.(workload);
             skipped = ir && beyondEditorLimits(ir);
-            if (ir && !skipped) view = { workload, ir, prediction: predictWorkload(ir, profile.profile, { cache: this.plans }), profile, measured };
+            if (ir && !skipped) {
+                schedule = this.scheduleOf(workload, ir, profile.profile);
+                view = { workload, ir, prediction: predictWorkload(ir, profile.profile, { cache: this.plans, schedule }), profile, measured };
+            }
             this.lastError = undefined;
         } catch (error) {
             // A prediction failure must never break validation or hovers: record it and show nothing.
             this.lastError = `prediction of workload ${workload.name}: ${error instanceof Error ? error.message : String(error)}`;
             view = undefined;
         }
-        this.views.set(workload, { stamp, reached, view, skipped, checkedIn: this.state, checkedAt: now });
+        this.views.set(workload, { stamp, reached, view, skipped, schedule, checkedIn: this.state, checkedAt: now });
         return view;
+    }
+
+    /** The schedule simulation for a workload's co-run figures (none needed for one tenant). */
+    private scheduleOf(workload: Workload, ir: WorkloadIR, profile: DeviceProfile): ScheduleEvaluation | 'pending' | undefined {
+        return ir.tenants.length > 1 ? this.schedules?.(workload, ir, profile) : undefined;
+    }
+
+    /** A cached view, re-predicted when its schedule's simulation changed (the schedule job computed it since). */
+    private withSchedule(entry: ViewEntry): WorkloadPredictionView | undefined {
+        const view = entry.view;
+        if (!view) return view;
+        const schedule = this.scheduleOf(view.workload, view.ir, view.profile.profile);
+        if (schedule === entry.schedule) return view;
+        try {
+            entry.view = { ...view, prediction: predictWorkload(view.ir, view.profile.profile, { cache: this.plans, schedule }) };
+            entry.schedule = schedule;
+        } catch (error) {
+            this.lastError = `prediction of workload ${view.workload.name}: ${error instanceof Error ? error.message : String(error)}`;
+        }
+        return entry.view;
     }
 
     /** Why a workload has no prediction although it lowers (beyond the editor's limits), after forWorkload. */

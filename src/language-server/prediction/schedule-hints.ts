@@ -38,12 +38,13 @@ import type { PredictionService } from './prediction-service.js';
 import type { ResultsWatch } from '../lsp/results-watch.js';
 import type { HoverSection, HoverTarget } from '../lsp/hover-provider.js';
 import { profileLabel } from './format.js';
+import { PREDICTION_CODES, predictionDiagnostics } from './prediction-features.js';
 import {
     assembleComparison, candidateSteps, comparisonMarkdown, declaredAmongCandidates, declaredSteps, HINT_BAND, scheduleHint,
     type CandidateFigures, type ScheduleComparison, type ScheduleHint,
 } from './schedule-comparison.js';
 import { scheduleName } from '../../runtime/schedule/policy.js';
-import type { ScheduleEvaluation } from '../../runtime/predict/schedules.js';
+import { resolvesBySearch, type ScheduleEvaluation } from '../../runtime/predict/schedules.js';
 import type { Comparison } from '../../runtime/report/compare.js';
 
 type Services = LangiumServices & { prediction: { Predictions: PredictionService }; results: { ResultsWatch: ResultsWatch } };
@@ -117,8 +118,13 @@ export class ScheduleHintService {
     private job: { source: CancellationTokenSource; done: Promise<void> } | undefined;
     private readonly published = new Emitter<HintsPublished>();
     private idleWaiters: Array<() => void> = [];
+    /** Whether the client re-asks for inlay hints on request (the tenants' co-run figures change when a comparison comes in). */
+    private inlayHintRefresh = false;
 
     constructor(private readonly services: Services) {
+        services.shared.lsp.LanguageServer.onInitialize(params => {
+            this.inlayHintRefresh = params.capabilities.workspace?.inlayHint?.refreshSupport === true;
+        });
         const builder = services.shared.workspace.DocumentBuilder;
         builder.onUpdate((_changed, deleted) => {
             this.cancel();
@@ -149,6 +155,22 @@ export class ScheduleHintService {
     }
 
     /**
+     * The simulation of a workload's own schedule for its tenants' co-run figures (prediction-service.ts): the declared
+     * schedule's row of the comparison when computed; undefined when the schedule needs no search (one simulation: the
+     * prediction runs it); else the row last shown for the workload (so figures do not flicker while the user types),
+     * or 'pending' until the job has compared it.
+     */
+    declaredEvaluation(workload: Workload, ir: WorkloadIR, profile: DeviceProfile): ScheduleEvaluation | 'pending' | undefined {
+        const entry = this.entries.get(this.keyOf({ ir, profileStamp: stampOf(profile) }));
+        const computed = entry && this.assemble(entry, ir);
+        if (computed?.current) return computed.current;
+        if (computed || !resolvesBySearch(ir.schedule)) return undefined;
+        const last = this.shown.get(requestKey(AstUtils.getDocument(workload).uri.toString(), workload.name));
+        const lastEntry = last === undefined ? undefined : this.entries.get(last);
+        return (lastEntry && this.assemble(lastEntry, ir)?.current) ?? 'pending';
+    }
+
+    /**
      * The comparison of a workload, computing it now if needed (the hover): waits for the job up to
      * `timeoutMs` (the job goes on; a later hover shows it). Undefined with why when there is none
      * (errors, beyond the editor's limits, too much work, not done in time).
@@ -159,7 +181,7 @@ export class ScheduleHintService {
         const ready = () => this.comparison(workload);
         if (ready()) return { comparison: ready() };
         const document = AstUtils.getDocument(workload);
-        this.request(document, workload.name, view.ir, view.profile.profile, view.profile.profile.key + view.profile.profile.createdAt, true);
+        this.request(document, workload.name, view.ir, view.profile.profile, stampOf(view.profile.profile), true);
         this.startNow();
         const deadline = Date.now() + timeoutMs;
         while (Date.now() < deadline) {
@@ -216,7 +238,7 @@ export class ScheduleHintService {
         let entry = key === undefined ? undefined : this.entries.get(key);
         const current = entry !== undefined && this.assemble(entry, view.ir) !== undefined;
         if (!current) {
-            if (ask) this.request(document, workload.name, view.ir, profile, profile.key + profile.createdAt, false);
+            if (ask) this.request(document, workload.name, view.ir, profile, stampOf(profile), false);
             const last = this.shown.get(requestKey(uri, workload.name));
             entry = last === undefined ? undefined : this.entries.get(last);
         }
@@ -323,7 +345,7 @@ export class ScheduleHintService {
     }
 
     /** The content key of a request's IR (memoised by IR object): everything the candidates' figures depend on. */
-    private keyOf(request: Request): string {
+    private keyOf(request: Pick<Request, 'ir' | 'profileStamp'>): string {
         let key = this.keys.get(request.ir);
         if (key === undefined) {
             const ir = request.ir;
@@ -393,17 +415,24 @@ export class ScheduleHintService {
         }
     }
 
-    /** Merges a document's hint diagnostics into its diagnostics and publishes them, if the document is still at `version`. */
+    /**
+     * Merges a document's hint diagnostics, and its prediction diagnostics (the co-run figures are this comparison's
+     * simulation), into its diagnostics and publishes them, if the document is still at `version`; asks the editor
+     * for its inlay hints again (the tenants' co-run figures).
+     */
     private publish(uri: string, version: number): void {
+        if (this.inlayHintRefresh) void this.services.shared.lsp.Connection?.sendRequest('workspace/inlayHint/refresh').catch(() => undefined);
         // Off: the comparison was for a hover; no diagnostics.
         if (!this.enabled) return;
         const document = this.services.shared.workspace.LangiumDocuments.getDocument(URI.parse(uri));
         if (!document || document.textDocument.version !== version || document.state < DocumentState.Validated) return;
         const hints = this.hintDiagnostics(document);
-        const before = (document.diagnostics ?? []).filter(d => d.code === IssueCodes.ScheduleHint);
-        const others = (document.diagnostics ?? []).filter(d => d.code !== IssueCodes.ScheduleHint);
-        if (sameDiagnostics(before, hints)) return;
-        document.diagnostics = [...others, ...hints];
+        const fresh = [...predictionDiagnostics(this.services, document), ...hints];
+        const replaced = new Set([IssueCodes.ScheduleHint, ...PREDICTION_CODES]);
+        const before = (document.diagnostics ?? []).filter(d => replaced.has(String(d.code)));
+        const others = (document.diagnostics ?? []).filter(d => !replaced.has(String(d.code)));
+        if (sameDiagnostics(before, fresh)) return;
+        document.diagnostics = [...others, ...fresh];
         this.services.shared.lsp.Connection?.sendDiagnostics({ uri, version, diagnostics: document.diagnostics });
         this.published.fire({ uri, version, hints });
     }
@@ -413,12 +442,20 @@ function requestKey(uri: string, workload: string): string {
     return `${uri}#${workload}`;
 }
 
+/** What identifies a profile's version in the comparisons' keys. */
+function stampOf(profile: DeviceProfile): string {
+    return profile.key + profile.createdAt;
+}
+
 function hintData(hint: ScheduleHint): ScheduleHintData {
     return { code: IssueCodes.ScheduleHint, schedule: hint.withdrawn ? null : hint.suggested.name };
 }
 
+/** The same diagnostics in any order (the check raises them in another order than publish lists them). */
 function sameDiagnostics(a: readonly Diagnostic[], b: readonly Diagnostic[]): boolean {
-    return a.length === b.length && a.every((d, i) => d.message === b[i].message && JSON.stringify(d.range) === JSON.stringify(b[i].range));
+    const keys = (list: readonly Diagnostic[]) => list.map(d => `${d.message}@${JSON.stringify(d.range)}`).sort();
+    const ka = keys(a), kb = keys(b);
+    return ka.length === kb.length && ka.every((k, i) => k === kb[i]);
 }
 
 /**

@@ -48,7 +48,9 @@ import { demandMix, interferenceCoefficient, type DemandMix } from './contention
 import { familyProfile, fitWaves, opServiceMs, opTiming } from './latency.js';
 import { opViews } from './op-views.js';
 import { CAPPED_INTERFERENCE_WORKGROUPS, capsForProfile, demandKinds, type DemandKind, type DeviceProfile } from './profile.js';
+import type { ServiceTail } from './queueing.js';
 import { simulate, simulatedStatistic, type SimulatedFigures, type SimulatedTenant } from './simulate.js';
+import { completeSteps } from './steps.js';
 
 /** What a co_tuned prediction needs of the workload beyond the simulation input (predict/schedules.ts SimulationInput). */
 export interface CoTunedInput {
@@ -57,6 +59,8 @@ export interface CoTunedInput {
     cache: PlanCache;
     tenants: readonly SimulatedTenant[];
     serviceCv: number;
+    tail: ServiceTail;
+    corunTail: ServiceTail;
     seed: number;
     warmupMs: number;
     durationMs: number;
@@ -171,7 +175,7 @@ export function simulateCoTuned(input: CoTunedInput, options: CoTunedOptions, lo
     const model = shareModel(input, options.variants);
     const tenants = input.tenants.map((t, i) => ({ ...t, versions: model.tenants[i].ops }));
     return simulate(tenants, {
-        policy: coTunedPolicy(options), contention: configurationContention(input, model, versionsOf(input, options)), serviceCv: input.serviceCv,
+        policy: coTunedPolicy(options), contention: configurationContention(input, model, versionsOf(input, options)), serviceCv: input.serviceCv, tail: input.tail, corunTail: input.corunTail,
         seed: input.seed, warmupMs: input.warmupMs, durationMs: input.durationMs * window, load,
     });
 }
@@ -223,7 +227,7 @@ export interface CoTunedStore {
 }
 
 /** Bump when the search or its model changes what it finds: older stored configurations then miss. */
-const SEARCH_REVISION = 1;
+const SEARCH_REVISION = 2;
 
 /** What identifies a search (everything it reads), as text for a store to hash. */
 function coTunedSearchKey(input: CoTunedInput, variants: number): string {
@@ -234,12 +238,15 @@ function coTunedSearchKey(input: CoTunedInput, variants: number): string {
     });
 }
 
-/** The search's configuration for `variants`, from the store when it has it (the why then says so), else searched and recorded. */
-export function cachedCoTuned(input: CoTunedInput, variants: number, store: CoTunedStore | undefined): { coTuned: CoTunedOptions; why: string } {
+/**
+ * The search's configuration for `variants`, from the store when it has it (the why then says so), else searched and
+ * recorded; stepwise (a step per simulation, and one for building the versions).
+ */
+export function* cachedCoTunedSteps(input: CoTunedInput, variants: number, store: CoTunedStore | undefined): Generator<void, { coTuned: CoTunedOptions; why: string }> {
     const key = store ? coTunedSearchKey(input, variants) : '';
     const hit = store?.lookup(key);
     if (hit) return { coTuned: hit.coTuned, why: `${hit.why} (from the co_tuned cache)` };
-    const found = searchCoTuned(input, variants);
+    const found = yield* searchCoTunedSteps(input, variants);
     store?.record(key, { coTuned: found.coTuned, why: found.why, objective: found.best.objective });
     return { coTuned: found.coTuned, why: found.why };
 }
@@ -257,23 +264,34 @@ export interface CoTunedSearch {
 
 /** ConCo's search (see the module comment): the versions per tenant that maximise the predicted SLO-satisfied throughput. */
 export function searchCoTuned(input: CoTunedInput, variants: number, limits: { steps?: number; simulations?: number } = {}): CoTunedSearch {
+    return completeSteps(searchCoTunedSteps(input, variants, limits));
+}
+
+/**
+ * searchCoTuned, stepwise: it yields after building the versions and after every simulation (each
+ * up to tens of milliseconds; a whole search took up to a second on a calibrated profile), so the
+ * editor's job answers requests between them and stops at the next edit.
+ */
+export function* searchCoTunedSteps(input: CoTunedInput, variants: number, limits: { steps?: number; simulations?: number } = {}): Generator<void, CoTunedSearch> {
     const model = shareModel(input, variants);
+    yield;
     const names = input.tenants.map(t => t.name);
     const versionCount = 1 + model.grid.workgroups.length;
     const optionsOf = (state: readonly number[]): CoTunedOptions => ({ ...model.grid, versions: Object.fromEntries(names.map((n, i) => [n, state[i]])) });
     const scores = new Map<string, CoTunedScore>();
     const maxSteps = limits.steps ?? SEARCH_STEPS, maxSimulations = limits.simulations ?? SEARCH_SIMULATIONS;
-    const scoreOf = (state: readonly number[]): CoTunedScore | undefined => {
+    function* scoreOf(state: readonly number[]): Generator<void, CoTunedScore | undefined> {
         const key = state.join(',');
         const known = scores.get(key);
         if (known) return known;
         if (scores.size >= maxSimulations) return undefined;
         const score = coTunedScore(input.tenants, simulateCoTuned(input, optionsOf(state), 1, 0.5));
         scores.set(key, score);
+        yield;
         return score;
-    };
+    }
     let current = names.map(() => 0);
-    const start = scoreOf(current)!;
+    const start = (yield* scoreOf(current))!;
     let currentScore = start, best = current, bestScore = start;
     const scale = Math.max(start.objective, 1e-9);
     const random = createRandom(input.seed, 'co_tuned');
@@ -284,7 +302,7 @@ export function searchCoTuned(input: CoTunedInput, variants: number, limits: { s
             const tenant = random.int(names.length);
             const next = [...current];
             next[tenant] = (current[tenant] + 1 + random.int(versionCount - 1)) % versionCount;
-            const score = scoreOf(next);
+            const score = yield* scoreOf(next);
             if (!score) break; // the simulation budget is spent
             const delta = score.objective - currentScore.objective;
             if (delta >= 0 || random.next() < Math.exp(delta / (temperature * scale))) {

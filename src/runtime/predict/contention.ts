@@ -1,16 +1,15 @@
 /**
- * Co-run slowdown from overlapping demand (a linear contention model over the profile's
- * pairwise interference coefficients). Pure.
+ * How much co-running submissions slow each other (a linear contention model over the profile's
+ * pairwise interference coefficients), for the schedule simulation (simulate.ts). Pure.
  *
  *   c(k, l)  = slowdown(victim kind k, aggressor kind l) − 1, measured by calibration with the
  *              aggressor continuously busy on a second device; k, l ∈ {compute, memory, capped}.
  *   f_i(k)   = share of tenant i's GPU time spent in launches of kind k.
- *   ρ_j      = probability that tenant j has work on the device (its busy fraction).
- *   s_i      = 1 + Σ_{j≠i} ρ_j · Σ_k Σ_l f_i(k) · f_j(l) · c(k, l)
+ *   c_ij     = Σ_k Σ_l f_i(k) · f_j(l) · c(k, l): tenant i's slowdown − 1 while j has work in flight.
  *
  * Superposition is linear: two always-busy compute aggressors on a device that time-shares
- * evenly (c = 1) give s = 3, which is processor sharing's answer. The busy fractions depend on
- * the slowed-down service times, so workload.ts iterates s and ρ to a fixed point.
+ * evenly (c = 1) give s = 3, which is processor sharing's answer. The simulation applies c_ij
+ * only while both tenants have a submission in flight.
  */
 import type { DemandKind, DeviceProfile } from './profile.js';
 import { demandKinds } from './profile.js';
@@ -63,26 +62,10 @@ export function pairCoefficient(profile: DeviceProfile, victim: DemandMix, aggre
     return c;
 }
 
-/** pairCoefficient(i, j) for every ordered pair of tenants: constant while the mixes are, so a fixed point computes it once. */
+/** pairCoefficient(i, j) for every ordered pair of tenants (the simulation's c_ij): constant while the mixes are, so computed once per simulation input. */
 export function pairCoefficients(profile: DeviceProfile, mixes: readonly DemandMix[]): number[][] {
     const kinds = kindCoefficients(profile);
     return mixes.map(mi => mixes.map(mj => pairCoefficient(profile, mi, mj, kinds)));
-}
-
-/** s_i for every tenant from pair coefficients (pairCoefficients) and busy fractions ρ_j (clamped to [0, 1]). */
-export function slowdownsFrom(coefficients: readonly (readonly number[])[], busy: readonly number[]): number[] {
-    return coefficients.map((row, i) => {
-        let s = 1;
-        for (let j = 0; j < row.length; j++) {
-            if (j !== i) s += Math.min(1, Math.max(0, busy[j])) * row[j];
-        }
-        return s;
-    });
-}
-
-/** s_i for every tenant given busy fractions ρ_j (clamped to [0, 1]). */
-export function slowdowns(profile: DeviceProfile, mixes: readonly DemandMix[], busy: readonly number[]): number[] {
-    return slowdownsFrom(pairCoefficients(profile, mixes), busy);
 }
 
 /** Demand mix from per-kind GPU time. */

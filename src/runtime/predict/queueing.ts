@@ -91,14 +91,11 @@ function piecewiseTail(points: TailPoints): ServiceTail {
 
 // The tail's moments over q ∈ (0.5, 1) (it is 0 below the median): E[T], E[T²] and E[z·T] with z the standard normal
 // quantile, by the midpoint rule on 500 steps (z precomputed; exact for E[T], the steps meet the tail's corners);
-// cached per tail function. A blend's moments come from its two tails' (and their cross moment, cached per pair), so a
-// co-run prediction, which blends per tenant, integrates nothing new.
+// cached per tail function.
 const TAIL_STEPS = 500;
 const tailGrid = Array.from({ length: TAIL_STEPS }, (_, i) => { const q = 0.5 + (0.5 * (i + 0.5)) / TAIL_STEPS; return { q, z: normalQuantile(q) }; });
 interface TailMoments { mean: number; square: number; withZ: number }
 const tailMomentCache = new WeakMap<ServiceTail, TailMoments>();
-const blends = new WeakMap<ServiceTail, { from: ServiceTail; to: ServiceTail; k: number }>();
-const crossMoments = new WeakMap<ServiceTail, WeakMap<ServiceTail, number>>();
 
 function integrate(f: (q: number, z: number) => number): number {
     let sum = 0;
@@ -109,23 +106,7 @@ function integrate(f: (q: number, z: number) => number): number {
 function tailMoments(tail: ServiceTail): TailMoments {
     let m = tailMomentCache.get(tail);
     if (m) return m;
-    const blend = blends.get(tail);
-    if (blend) {
-        // T = (1 − k)·F + k·G.
-        const { from, to, k } = blend;
-        const f = tailMoments(from), g = tailMoments(to);
-        let byTo = crossMoments.get(from);
-        if (!byTo) crossMoments.set(from, byTo = new WeakMap());
-        let fg = byTo.get(to);
-        if (fg === undefined) byTo.set(to, fg = integrate(q => from(q) * to(q)));
-        m = {
-            mean: (1 - k) * f.mean + k * g.mean,
-            square: (1 - k) ** 2 * f.square + 2 * k * (1 - k) * fg + k * k * g.square,
-            withZ: (1 - k) * f.withZ + k * g.withZ,
-        };
-    } else {
-        m = { mean: integrate(q => tail(q)), square: integrate(q => tail(q) ** 2), withZ: integrate((q, z) => z * tail(q)) };
-    }
+    m = { mean: integrate(q => tail(q)), square: integrate(q => tail(q) ** 2), withZ: integrate((q, z) => z * tail(q)) };
     tailMomentCache.set(tail, m);
     return m;
 }
@@ -143,16 +124,6 @@ export function serviceMoments(serviceMs: number, cv: number, tail: ServiceTail 
     if (!(meanMs > 0)) return { meanMs: 0, cs2: 0 };
     const second = serviceMs * serviceMs * (1 + cv * cv) + 2 * serviceMs * (t.mean + cv * t.withZ) + t.square;
     return { meanMs, cs2: Math.max(0, second / (meanMs * meanMs) - 1) };
-}
-
-/** A tail between two (w = 0: `from`, w = 1: `to`), linear in w: the co-run tail in proportion to how busy the co-runners are. */
-export function blendTail(from: ServiceTail, to: ServiceTail, w: number): ServiceTail {
-    const k = Math.min(1, Math.max(0, w));
-    if (k === 0) return from;
-    if (k === 1) return to;
-    const blend: ServiceTail = q => from(q) + k * (to(q) - from(q));
-    blends.set(blend, { from, to, k });
-    return blend;
 }
 
 /** q-quantile of the service time: normal with coefficient of variation cv (clamped at 0), plus the host's tail. */

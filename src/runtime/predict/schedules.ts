@@ -16,21 +16,31 @@ import { splitLabel, type OpSplit } from '../plan/split.js';
 import { policyFor, scheduleName, type ScheduleSettings } from '../schedule/policy.js';
 import { cutChunks, type RegulatedOptions } from '../schedule/regulated.js';
 import { PERCENTILE_Q } from '../report/statistics.js';
-import { demandMix, pairCoefficients } from './contention.js';
-import { opTiming } from './latency.js';
+import { demandMix, pairCoefficients, type DemandMix } from './contention.js';
+import { opTiming, requestServiceMs } from './latency.js';
+import { tailFrom, type ServiceTail } from './queueing.js';
 import { chooseOpSplits, opViews, splitStepViews } from './op-views.js';
 import { capsForProfile, type DeviceProfile } from './profile.js';
 import { simulate, simulatedStatistic, type SimulatedFigures, type SimulatedTenant } from './simulate.js';
-import { cachedCoTuned, simulateCoTuned, type CoTunedStore } from './co-tuned.js';
+import { cachedCoTunedSteps, simulateCoTuned, type CoTunedStore } from './co-tuned.js';
+import { completeSteps } from './steps.js';
+
+export { completeSteps } from './steps.js';
 
 /** A tenant's figures under one schedule. */
 export interface ScheduledTenant {
     name: string;
     p50Ms: number;
+    p90Ms: number;
     p95Ms: number;
     p99Ms: number;
+    p999Ms: number;
     meanMs: number;
     throughputPerSecond: number;
+    /** Mean time a request is in flight on the device (its co-run service, own-queue waits excluded), ms. */
+    serviceMs: number;
+    /** How much the co-runners stretched its service (simulate.ts SimulatedFigures.slowdown). */
+    slowdown: number;
     slos: { percentile: IrSlo['percentile']; targetMs: number; predictedMs: number; met: boolean }[];
 }
 
@@ -93,6 +103,17 @@ export function resolveSchedule(ir: WorkloadIR, profile: DeviceProfile, options:
 }
 
 /**
+ * The workload's own schedule evaluated at the declared load (resolved as resolveSchedule does; no
+ * capacity search): the figures its tenants' co-run predictions are (workload.ts), equal to its
+ * row in compareSchedules (same input, seed and resolution).
+ */
+export function declaredEvaluation(ir: WorkloadIR, profile: DeviceProfile, options: EvaluateOptions = {}): ScheduleEvaluation {
+    const input = simulationInput(ir, profile, options);
+    const resolved = ir.schedule.policy === 'auto' ? resolveSchedule(ir, profile, options) : resolveWith(input, ir.schedule, options);
+    return evaluateResolved(input, ir.schedule, resolved, { ...options, capacity: false });
+}
+
+/**
  * Schedules as asked, each resolved on the profile, kept once by what runs (the first asked
  * wins), in the order given: `layer_block(size: auto)` that resolves like one already listed
  * is measured once.
@@ -109,12 +130,9 @@ export function distinctSchedules(ir: WorkloadIR, profile: DeviceProfile, asked:
     return kept;
 }
 
-/** Runs a stepwise computation to its end: the plain form of every `…Steps` function. */
-export function completeSteps<T>(steps: Generator<void, T>): T {
-    for (;;) {
-        const step = steps.next();
-        if (step.done) return step.value;
-    }
+/** Whether resolving a schedule searches (several simulations: `auto`, co_tuned, a regulated `auto` argument) rather than runs as written. */
+export function resolvesBySearch(schedule: IrSchedule): boolean {
+    return schedule.policy === 'auto' || schedule.policy === 'co_tuned' || (schedule.policy === 'regulated' && (schedule.split === 'auto' || schedule.sync === 'auto'));
 }
 
 /** Resolves one (non-auto) schedule on a simulation input. */
@@ -125,8 +143,7 @@ function resolveWith(input: SimulationInput, schedule: IrSchedule, options: Eval
 /** resolveWith, stepwise. */
 function* resolveWithSteps(input: SimulationInput, schedule: IrSchedule, options: EvaluateOptions): Generator<void, ResolvedSchedule> {
     if (schedule.policy === 'co_tuned') {
-        const { coTuned, why } = cachedCoTuned(input, schedule.variants, options.coTunedStore);
-        yield;
+        const { coTuned, why } = yield* cachedCoTunedSteps(input, schedule.variants, options.coTunedStore);
         return { schedule, settings: { coTuned }, name: policyFor(schedule, { coTuned }).name, why };
     }
     // Every regulated schedule is resolved: its ops to split within are chosen on the profile, `auto` arguments searched.
@@ -233,6 +250,9 @@ export interface SimulationInput {
     tenants: SimulatedTenant[];
     contention: number[][];
     serviceCv: number;
+    /** The host's heavy tail per request, alone and beside a co-runner in flight (calibration's; queueing.ts tailFrom). */
+    tail: ServiceTail;
+    corunTail: ServiceTail;
     warmupMs: number;
     durationMs: number;
     seed: number;
@@ -257,22 +277,34 @@ export const MAX_SIMULATED_REQUESTS = 2_000_000;
 export function simulationInput(ir: WorkloadIR, profile: DeviceProfile, options: EvaluateOptions = {}): SimulationInput {
     const cache = options.cache ?? new PlanCache();
     const caps = capsForProfile(profile);
-    const mixes = ir.tenants.map(t => {
+    const mixes: DemandMix[] = [];
+    const plans: (readonly PlannedOp[])[] = [];
+    const tenants: SimulatedTenant[] = ir.tenants.map(t => {
+        const planned = planGraph(t.graph, { caps, cache });
+        plans.push(planned);
         const demand = { compute: 0, memory: 0, capped: 0 };
-        for (const op of planGraph(t.graph, { caps, cache })) {
+        let gpuMs = 0, launches = 0, passes = 0;
+        for (const op of planned) {
             const timing = cache.perProfile(op.launches, profile, () => opTiming(profile, op));
             demand.compute += timing.demandMs.compute;
             demand.memory += timing.demandMs.memory;
             demand.capped += timing.demandMs.capped;
+            gpuMs += timing.ms;
+            launches += op.launches.length;
+            if (op.launches.length > 0) passes++;
         }
-        return demandMix(demand);
+        mixes.push(demandMix(demand));
+        const ops = opViews(planned, profile);
+        // A request's time as the solo prediction has it (the host's mean factors) over the ops' predicted times.
+        const opsMs = ops.reduce((sum, o) => sum + (o.predictedMs ?? 0), profile.submitOverheadMs);
+        const hostMs = requestServiceMs(profile, gpuMs, launches, 1);
+        const penalty = profile.idlePenalty;
+        return {
+            name: t.name, priority: t.priority, arrival: t.arrival, slos: t.slos, ops, submitMs: profile.submitOverheadMs,
+            workScale: opsMs > 0 && Number.isFinite(hostMs) ? hostMs / opsMs : 1,
+            idlePenaltyMs: penalty ? Math.max(0, penalty.wallMs + passes * penalty.gpuMsPerPass) : 0,
+        };
     });
-    const plans = ir.tenants.map(t => planGraph(t.graph, { caps, cache }));
-    const tenants: SimulatedTenant[] = ir.tenants.map((t, i) => ({
-        name: t.name, priority: t.priority, arrival: t.arrival, slos: t.slos,
-        ops: opViews(plans[i], profile),
-        submitMs: profile.submitOverheadMs,
-    }));
     // Long enough for the slowest open-loop stream to bring TARGET_REQUESTS, and for the longest request many times over.
     const requestMs = Math.max(...tenants.map(t => t.ops.reduce((s, o) => s + (o.predictedMs ?? 0), 0)));
     const rates = ir.tenants.flatMap(t => t.arrival.kind === 'poisson' ? [t.arrival.ratePerSecond] : t.arrival.kind === 'periodic' ? [1000 / t.arrival.everyMs] : []);
@@ -282,6 +314,7 @@ export function simulationInput(ir: WorkloadIR, profile: DeviceProfile, options:
     const durationMs = Math.min(MAX_WINDOW_MS, ...closedMs, Math.max(MIN_WINDOW_MS, openMs, 200 * requestMs));
     return {
         ir, profile, cache, plans, tenants, contention: pairCoefficients(profile, mixes), serviceCv: profile.serviceCv,
+        tail: tailFrom(profile.serviceTailMs), corunTail: tailFrom(profile.corunTailMs ?? profile.serviceTailMs),
         warmupMs: Math.min(1000, durationMs / 10), durationMs, seed: options.seed ?? ir.benchmark.seed,
     };
 }
@@ -309,7 +342,7 @@ export function simulateSchedule(input: SimulationInput, resolved: ResolvedSched
     // co_tuned runs its tenants' chosen versions, with their own times and contention.
     if (resolved.settings.coTuned) return simulateCoTuned(input, resolved.settings.coTuned, load, window);
     return simulate(simulatedTenants(input, resolved.settings.regulated), {
-        policy: policyFor(resolved.schedule, resolved.settings), contention: input.contention, serviceCv: input.serviceCv,
+        policy: policyFor(resolved.schedule, resolved.settings), contention: input.contention, serviceCv: input.serviceCv, tail: input.tail, corunTail: input.corunTail,
         seed: input.seed, warmupMs: input.warmupMs, durationMs: input.durationMs * window, load,
     });
 }
@@ -327,7 +360,8 @@ function simulatedTenants(input: SimulationInput, regulated: RegulatedOptions | 
 function tenantFigures(t: SimulatedTenant, f: SimulatedFigures): ScheduledTenant {
     const stat = (p: IrSlo['percentile']) => simulatedStatistic(f, p, p === 'mean' ? undefined : PERCENTILE_Q[p]);
     return {
-        name: t.name, p50Ms: stat('p50'), p95Ms: stat('p95'), p99Ms: stat('p99'), meanMs: stat('mean'), throughputPerSecond: f.throughputPerSecond,
+        name: t.name, p50Ms: stat('p50'), p90Ms: stat('p90'), p95Ms: stat('p95'), p99Ms: stat('p99'), p999Ms: stat('p999'), meanMs: stat('mean'),
+        throughputPerSecond: f.throughputPerSecond, serviceMs: f.serviceMs, slowdown: f.slowdown,
         slos: t.slos.map(s => {
             const predictedMs = stat(s.percentile);
             return { percentile: s.percentile, targetMs: s.ms, predictedMs, met: predictedMs <= s.ms };

@@ -10,7 +10,16 @@
  * the two tenants' demand mixes) — processor sharing on a software adapter, overlapping kernels
  * on a GPU. A submission's work is its ops' predicted time (dispatch overheads included) plus
  * the submit overhead, times a log-normal factor with the profile's service CV (the host's
- * jitter). Arrivals follow the tenants' arrival processes (the runtime's own, seeded).
+ * jitter), scaled by the host's mean factors (latency.ts requestServiceMs) as the solo
+ * prediction is. A request's first submission also carries the idle penalty when the request
+ * found its tenant's device idle (latency.ts idleAdjustment: each tenant has its own device, so
+ * co-runners do not keep it awake). Each request's latency carries, drawn once per request, the
+ * host's heavy tail (calibration's stalls beyond that body, queueing.ts ServiceTail: its co-run
+ * tail when another tenant had work in flight while it did, else its solo tail) — added
+ * to the latency as the solo figures add it to their quantiles, not queued as device work: scored
+ * on the same measurements, a stall queued as work made the co-run p99 of a profile with a
+ * 200–300 ms tail 2.5× worse than adding it (BENCHMARKS.md, "Prediction accuracy"). Arrivals
+ * follow the tenants' arrival processes (the runtime's own, seeded).
  * Pure and deterministic for a seed.
  */
 import type { IrArrival, IrPriority, IrSlo } from '../ir/types.js';
@@ -18,6 +27,7 @@ import { createRandom } from '../plan/random.js';
 import { createArrivalProcess, type ArrivalProcess } from '../schedule/arrivals.js';
 import type { OpView, SchedulePolicy, TenantView } from '../schedule/policy.js';
 import { quantileSorted, sortedAscending } from '../report/statistics.js';
+import { noTail, type ServiceTail } from './queueing.js';
 
 /** A tenant as the simulation runs it. */
 export interface SimulatedTenant {
@@ -31,6 +41,10 @@ export interface SimulatedTenant {
     submitMs: number;
     /** Per version (multi-version kernels), the ops as that version runs them; a submission's `version` picks one (absent, or past the end: `ops`). */
     versions?: readonly (readonly OpView[])[];
+    /** A submission's work over its ops' predicted times: the host's mean factors (default 1). */
+    workScale?: number;
+    /** Extra time (ms) of a request that finds the tenant's device idle (default 0). */
+    idlePenaltyMs?: number;
 }
 
 export interface SimulationOptions {
@@ -40,6 +54,9 @@ export interface SimulationOptions {
     contention: readonly (readonly number[])[];
     /** Coefficient of variation of a submission's time (0: deterministic). */
     serviceCv: number;
+    /** The host's extra time (ms) at a request's quantile beyond the body, alone and beside a co-runner in flight; default none. */
+    tail?: ServiceTail;
+    corunTail?: ServiceTail;
     seed: number;
     /** Arrivals in [0, warmupMs) are not measured; measured ones arrive in [warmupMs, warmupMs + durationMs). */
     warmupMs: number;
@@ -56,6 +73,10 @@ export interface SimulatedFigures {
     unfinished: number;
     /** Measured completions per second over the measured window. */
     throughputPerSecond: number;
+    /** Mean time (ms) a completed request had a submission in flight on the device: its co-run service time, without waits in its own queue. */
+    serviceMs: number;
+    /** Time in flight over the work done at solo speed: how much co-runners stretched the tenant's service (1: not at all). */
+    slowdown: number;
 }
 
 /** The arrival of a tenant at `load` times its traffic. */
@@ -72,6 +93,10 @@ interface Live {
     id: number;
     arrivalMs: number;
     nextOp: number;
+    /** It arrived to an idle device (nothing queued or in flight for its tenant, and not at the instant the last request finished). */
+    idle: boolean;
+    /** Another tenant had work in flight while it did (its latency then takes the co-run tail). */
+    overlapped?: boolean;
 }
 
 interface InFlight {
@@ -79,6 +104,8 @@ interface InFlight {
     opEnd: number;
     /** Work left at solo speed, ms. */
     work: number;
+    /** The submission's whole work at solo speed, ms. */
+    total: number;
 }
 
 /** Most events one simulation may take: bounds the work of an overloaded mix (the rest is unfinished). */
@@ -93,38 +120,63 @@ export function simulate(tenants: readonly SimulatedTenant[], options: Simulatio
     const jitter = random.fork('service');
     const sigma = Math.sqrt(Math.log(1 + options.serviceCv * options.serviceCv));
     const factor = () => options.serviceCv > 0 ? Math.exp(sigma * jitter.normal() - sigma * sigma / 2) : 1;
+    // Its own stream: the jitter's draws are the same with or without a tail.
+    const stalls = random.fork('tail');
+    const stall = (corunning: boolean) => {
+        const tail = (corunning ? options.corunTail : undefined) ?? options.tail ?? noTail;
+        return tail === noTail ? 0 : tail(stalls.next());
+    };
     const future = processes.map(p => p.initial());
     const cursor = tenants.map(() => 0);
     const waiting: Live[][] = tenants.map(() => []);
     const inFlight: (InFlight | undefined)[] = tenants.map(() => undefined);
     const latencies: number[][] = tenants.map(() => []);
     const lastDone = tenants.map(() => options.warmupMs);
+    // Over the whole run: time with a submission in flight, work done at solo speed, requests completed.
+    const busyMs = tenants.map(() => 0), workMs = tenants.map(() => 0), served = tenants.map(() => 0);
     const nextArrival = (i: number) => future[i][cursor[i]] ?? Infinity;
     let now = 0, nextId = 0, events = 0;
 
-    const work = (t: number, from: number, to: number, version = 0) => {
-        const ops = tenants[t].versions?.[version] ?? tenants[t].ops;
-        let ms = tenants[t].submitMs;
-        for (let k = from; k < to; k++) ms += ops[k].predictedMs ?? 0;
-        return ms * factor();
+    // Per op list (a tenant's, or one of its versions'), the running sum of the ops' predicted times: a submission's work in O(1).
+    const sums = new Map<readonly OpView[], Float64Array>();
+    const prefix = (ops: readonly OpView[]) => {
+        let sum = sums.get(ops);
+        if (!sum) {
+            sums.set(ops, sum = new Float64Array(ops.length + 1));
+            for (let k = 0; k < ops.length; k++) sum[k + 1] = sum[k] + (ops[k].predictedMs ?? 0);
+        }
+        return sum;
     };
-    const rates = () => inFlight.map((f, i) => {
-        if (!f) return 0;
-        let s = 1;
-        for (let j = 0; j < inFlight.length; j++) if (j !== i && inFlight[j]) s += options.contention[i][j];
-        return 1 / s;
-    });
+    const work = (t: number, from: number, to: number, version = 0) => {
+        const sum = prefix(tenants[t].versions?.[version] ?? tenants[t].ops);
+        return (tenants[t].submitMs + sum[to] - sum[from]) * (tenants[t].workScale ?? 1) * factor();
+    };
+    // When each tenant's last request finished: an arrival at that instant (a closed loop without think time) finds it busy.
+    const lastFinish = tenants.map(() => -Infinity);
+    const rate = new Float64Array(tenants.length);
+    const rates = () => {
+        for (let i = 0; i < tenants.length; i++) {
+            if (!inFlight[i]) { rate[i] = 0; continue; }
+            let s = 1;
+            for (let j = 0; j < inFlight.length; j++) if (j !== i && inFlight[j]) s += options.contention[i][j];
+            rate[i] = 1 / s;
+        }
+        return rate;
+    };
+    // The view the runtime's phase loop gives a policy (execute/phase.ts), from the simulated queues: built once (the
+    // waiting lists are the queues themselves), its busy flags set before each decision.
+    const views: TenantView[] = tenants.map((t, index) => ({
+        index, name: t.name, priority: t.priority, opCount: t.ops.length, busy: false, waiting: waiting[index], ops: t.ops, slos: t.slos,
+    }));
     const decide = () => {
-        // The view the runtime's phase loop gives a policy (execute/phase.ts), from the simulated queues.
-        const views: TenantView[] = tenants.map((t, index) => ({
-            index, name: t.name, priority: t.priority, opCount: t.ops.length, busy: inFlight[index] !== undefined, waiting: waiting[index], ops: t.ops, slos: t.slos,
-        }));
+        for (let i = 0; i < views.length; i++) views[i].busy = inFlight[i] !== undefined;
         for (const s of options.policy.decide({ nowMs: now, tenants: views })) {
             const head = waiting[s.tenant][0];
             if (inFlight[s.tenant] || !head || s.opEnd <= head.nextOp || s.opEnd > tenants[s.tenant].ops.length) {
                 throw new Error(`schedule ${options.policy.name} submitted an invalid step for tenant ${tenants[s.tenant].name} in the simulation`);
             }
-            inFlight[s.tenant] = { tenant: s.tenant, opEnd: s.opEnd, work: work(s.tenant, head.nextOp, s.opEnd, s.version) };
+            const ms = work(s.tenant, head.nextOp, s.opEnd, s.version) + (head.nextOp === 0 && head.idle ? tenants[s.tenant].idlePenaltyMs ?? 0 : 0);
+            inFlight[s.tenant] = { tenant: s.tenant, opEnd: s.opEnd, work: ms, total: ms };
         }
     };
 
@@ -132,7 +184,11 @@ export function simulate(tenants: readonly SimulatedTenant[], options: Simulatio
         if (++events > MAX_EVENTS) break;
         // Admit every arrival due by now.
         for (let i = 0; i < tenants.length; i++) {
-            while (nextArrival(i) <= now) waiting[i].push({ id: nextId++, arrivalMs: future[i][cursor[i]++], nextOp: 0 });
+            while (nextArrival(i) <= now) {
+                const arrivalMs = future[i][cursor[i]++];
+                const idle = waiting[i].length === 0 && inFlight[i] === undefined && arrivalMs > lastFinish[i];
+                waiting[i].push({ id: nextId++, arrivalMs, nextOp: 0, idle });
+            }
         }
         decide();
         const r = rates();
@@ -144,18 +200,25 @@ export function simulate(tenants: readonly SimulatedTenant[], options: Simulatio
         }
         if (!Number.isFinite(dt)) break; // nothing in flight, nothing to come
         now += Math.max(0, dt);
+        let running = 0;
+        for (const f of inFlight) if (f) running++;
         for (let i = 0; i < tenants.length; i++) {
             const f = inFlight[i];
             if (!f) continue;
             f.work -= r[i] * dt;
+            busyMs[i] += Math.max(0, dt);
+            if (running > 1 && dt > 0) waiting[i][0].overlapped = true;
             if (f.work > 1e-9) continue;
             inFlight[i] = undefined;
+            workMs[i] += f.total;
             const head = waiting[i][0];
             head.nextOp = f.opEnd;
             if (head.nextOp < tenants[i].ops.length) continue;
             waiting[i].shift();
+            served[i]++;
+            lastFinish[i] = now;
             if (processes[i].isMeasured(head.arrivalMs)) {
-                latencies[i].push(now - head.arrivalMs);
+                latencies[i].push(now - head.arrivalMs + stall(head.overlapped === true));
                 lastDone[i] = Math.max(lastDone[i], now);
             }
             const next = processes[i].onCompletion(now);
@@ -165,7 +228,10 @@ export function simulate(tenants: readonly SimulatedTenant[], options: Simulatio
     return tenants.map((_, i) => {
         const unfinished = waiting[i].filter(r => processes[i].isMeasured(r.arrivalMs)).length + future[i].slice(cursor[i]).filter(t => processes[i].isMeasured(t)).length;
         const windowMs = Math.max(1, lastDone[i] - options.warmupMs);
-        return { latenciesMs: sortedAscending(latencies[i]), unfinished, throughputPerSecond: latencies[i].length / (windowMs / 1000) };
+        return {
+            latenciesMs: sortedAscending(latencies[i]), unfinished, throughputPerSecond: latencies[i].length / (windowMs / 1000),
+            serviceMs: served[i] > 0 ? busyMs[i] / served[i] : Infinity, slowdown: workMs[i] > 0 ? busyMs[i] / workMs[i] : 1,
+        };
     });
 }
 

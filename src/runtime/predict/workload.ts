@@ -7,26 +7,30 @@
  *              scaled by the host's mean factor and, for requests that find the device idle,
  *              its idle factor: latency.ts requestServiceMs, idleAdjustment)
  *   solo figures: queueing.ts with S_solo and the tenant's own arrivals
- *   co-run:  sequential → one server shared by all tenants (Pollaczek–Khinchine over the mix);
- *            any other policy → S_co(i) = s_i · S_solo(i) (contention.ts), s and ρ iterated to
- *            a fixed point, then queueing.ts with S_co.
+ *   co-run:  the workload's schedule run by the one schedule simulation (predict/schedules.ts,
+ *            simulate.ts) — the figures the editor's hints and hover on `schedule`, `auto`,
+ *            `tenancy compare`'s predictions and `tenancy predict` show for that schedule: the
+ *            tenants' queues under the schedule's own policy, their submissions slowed by each
+ *            other's demand (contention.ts) and the host's jitter and tail. A tenant's slowdown
+ *            (and its ops' co-run times) is how much co-runners stretched its time in flight.
  *   device utilisation U = Σ_open λ_i · S_solo(i): U > 1 ⇒ the open-loop demand exceeds what
  *            the device can serve even without interference (overloaded).
  *   verdicts per SLO: solo service quantile > target ⇒ infeasible; co-run figure > target ⇒
  *            at risk; else ok.
  */
 import type { IrOpKind, IrSchedule, IrSlo, IrSourceRange, IrTenant, WorkloadIR } from '../ir/types.js';
-import { demandMix, pairCoefficients, slowdownsFrom, type DemandMix } from './contention.js';
+import { demandMix, type DemandMix } from './contention.js';
 import { idleAdjustment, opTiming, requestServiceMs, serviceCvFor, type OpTiming } from './latency.js';
 import { PlanCache, planGraph, type PlannedOp, type PlanOptions } from '../plan/plan.js';
 import { capsForProfile, type DeviceProfile } from './profile.js';
 import { chooseOpSplits, opViews, splitStepViews } from './op-views.js';
 import { submissionsPerRequest } from '../schedule/policy.js';
 import {
-    PERCENTILES, PERCENTILE_Q, blendTail, closedLoopLatency, closedLoopMva, openLoopLatency, serviceMoments, serviceQuantileMs, tailFrom, type LatencyFigures, type Percentile, type ServiceTail,
+    PERCENTILE_Q, closedLoopLatency, openLoopLatency, serviceMoments, serviceQuantileMs, tailFrom, type LatencyFigures, type Percentile, type ServiceTail,
 } from './queueing.js';
+import { declaredEvaluation, type ScheduleEvaluation, type ScheduledTenant } from './schedules.js';
 
-export const PREDICTION_VERSION = 1;
+export const PREDICTION_VERSION = 2;
 
 export interface OpPrediction {
     path: string;
@@ -45,7 +49,7 @@ export interface OpPrediction {
      * time per pass when most requests find the device idle. A mean moves with a few stalled passes; this does not.
      */
     soloP50Ms: number;
-    /** GPU time per request under the workload's co-run (solo × the tenant's slowdown). */
+    /** GPU time per request under the workload's co-run (solo × the tenant's slowdown in the simulation). */
     corunMs: number;
     estimated: boolean;
     source?: IrSourceRange;
@@ -73,7 +77,7 @@ export interface TenantPrediction {
     submits: number;
     solo: LatencyFigures;
     corun: LatencyFigures;
-    /** Mean co-run service over solo service. */
+    /** Time in flight co-running over its solo work (the simulation's; 1 alone, and under a schedule that never overlaps tenants). */
     slowdown: number;
     /** Busy fraction of this tenant's queue solo and co-run (≥ 1 ⇒ its queue grows without bound). */
     soloUtilisation: number;
@@ -96,6 +100,12 @@ export interface WorkloadPrediction {
     workload: string;
     profile: { key: string; uncalibrated: boolean; device: string; createdAt: string };
     policy: IrSchedule['policy'];
+    /** What the co-run figures are the simulation of (`auto` and searched arguments resolved); null with one tenant or while pending. */
+    corunSchedule: string | null;
+    /** The co-run figures await the schedule's simulation (the editor computes it off the typing path): until then they are the solo ones. */
+    corunPending: boolean;
+    /** Why the schedule could not be simulated (the co-run figures are then unbounded). */
+    corunError?: string;
     /** Σ over open-loop tenants of λ · solo service: the device's load before interference. */
     deviceUtilisation: number;
     overloaded: boolean;
@@ -103,8 +113,12 @@ export interface WorkloadPrediction {
 }
 
 export interface PredictOptions extends Pick<PlanOptions, 'variants' | 'fusion' | 'cache'> {
-    /** Most fixed-point iterations of the co-run model (default 100; it stops earlier once converged). */
-    iterations?: number;
+    /**
+     * The workload's own schedule as the simulation evaluated it (schedules.ts; the editor passes the one its schedule
+     * hints computed, `tenancy predict` its comparison's): the co-run figures are its tenants'. Absent: simulated here
+     * (schedules.ts declaredEvaluation). 'pending': not simulated yet; the co-run figures are the solo ones meanwhile.
+     */
+    schedule?: ScheduleEvaluation | 'pending';
 }
 
 interface TenantBase {
@@ -211,59 +225,45 @@ export function predictWorkload(ir: WorkloadIR, profile: DeviceProfile, options:
         return { tenant, ops, gpuMs, serviceMs, launches, submits, mix: demandMix(demand) };
     });
 
-    // CV of a request's service time by its length (latency.ts serviceCvFor); the profile's for the sequential queue's mix.
-    const cv = profile.serviceCv;
+    // CV of a request's service time by its length (latency.ts serviceCvFor).
     const cvOf = (serviceMs: number) => serviceCvFor(profile, serviceMs);
     const tail = tailFrom(profile.serviceTailMs);
-    // Co-running tenants share the host's cores: their tail is the one calibration measured under a busy co-runner.
-    const corunTail = profile.corunTailMs ? tailFrom(profile.corunTailMs) : tail;
-    const streamFigures = (b: TenantBase, serviceMs: number, t: ServiceTail = tail) => {
+    const solo = bases.map(b => {
         const a = b.tenant.arrival;
         if (a.kind === 'closed') {
-            const r = closedLoopLatency(a.clients, a.thinkMs, serviceMs, cvOf(serviceMs), t);
+            const r = closedLoopLatency(a.clients, a.thinkMs, b.serviceMs, cvOf(b.serviceMs), tail);
             return { figures: r.figures, utilisation: r.utilisation, throughput: r.throughputPerSecond };
         }
         const rate = openRatePerSecond(a);
-        const r = openLoopLatency(serviceMs, cvOf(serviceMs), rate, a.kind === 'poisson' ? 1 : 0, t);
+        const r = openLoopLatency(b.serviceMs, cvOf(b.serviceMs), rate, a.kind === 'poisson' ? 1 : 0, tail);
         return { figures: r.figures, utilisation: r.utilisation, throughput: rate };
-    };
-
-    const solo = bases.map(b => streamFigures(b, b.serviceMs));
+    });
     const deviceUtilisation = bases.reduce((s, b, i) => s + (b.tenant.arrival.kind === 'closed' ? 0 : solo[i].utilisation), 0);
 
-    let corun: { figures: LatencyFigures; utilisation: number; throughput: number }[];
-    let slow: number[];
-    if (bases.length <= 1) {
-        corun = solo;
-        slow = bases.map(() => 1);
-    } else if (ir.schedule.policy === 'sequential') {
-        ({ corun, slow } = sequentialCorun(bases, cv, corunTail, options.iterations ?? 100));
-    } else {
-        // Fixed point of slowdowns and busy fractions (damped; converges in a few dozen steps).
-        slow = bases.map(() => 1);
-        // Busy fraction as the interference coefficients mean it (calibration's aggressor has kernels on the device
-        // all the time): the queue's utilisation times the share of a request's time its kernels run.
-        const kernelShare = bases.map(b => (b.serviceMs > 0 ? Math.min(1, b.gpuMs / b.serviceMs) : 1));
-        let busy = solo.map((s, i) => Math.min(1, s.utilisation) * kernelShare[i]);
-        corun = solo;
-        const coefficients = pairCoefficients(profile, bases.map(b => b.mix));
-        // The iteration needs only each stream's utilisation; the latency figures are computed once, at the fixed point,
-        // with the busy fractions the last step used.
-        let stepBusy: number[] | undefined;
-        for (let it = 0; it < (options.iterations ?? 100); it++) {
-            const next = slowdownsFrom(coefficients, busy);
-            const previous = slow;
-            slow = slow.map((s, i) => 0.5 * s + 0.5 * next[i]);
-            stepBusy = busy;
-            busy = bases.map((b, i) => Math.min(1, streamUtilisation(b.tenant.arrival, b.serviceMs * slow[i])) * kernelShare[i]);
-            // Converged: further steps change no slowdown by more than a part in 10¹².
-            if (slow.every((s, i) => Math.abs(s - previous[i]) <= 1e-12 * s)) break;
+    // Co-run: the workload's schedule as the one simulation runs it (alone, a tenant's co-run is its solo).
+    let corun = solo;
+    let slow = bases.map(() => 1);
+    let corunSchedule: string | null = null;
+    let corunPending = false;
+    let corunError: string | undefined;
+    if (bases.length > 1) {
+        let evaluation: ScheduleEvaluation | 'pending' | undefined = options.schedule;
+        try {
+            evaluation ??= declaredEvaluation(ir, profile, { cache });
+        } catch (error) {
+            // The simulation refuses what it cannot run (arrivals too many to simulate): no bounded co-run figure, and why.
+            corunError = error instanceof Error ? error.message : String(error);
         }
-        if (stepBusy) {
-            const used = stepBusy;
-            // The co-run tail in proportion to how busy the co-runners are (calibration measured it against one always busy).
-            const othersBusy = (i: number) => Math.min(1, used.reduce((sum, x, j) => (j === i ? sum : sum + x), 0));
-            corun = bases.map((b, i) => streamFigures(b, b.serviceMs * slow[i], blendTail(tail, corunTail, othersBusy(i))));
+        const simulated = evaluation === undefined || evaluation === 'pending' ? undefined : bases.map(b => evaluation.tenants.find(t => t.name === b.tenant.name));
+        if (corunError !== undefined) {
+            corun = solo.map(s => ({ figures: unbounded(), utilisation: Infinity, throughput: s.throughput }));
+            slow = bases.map(() => Infinity);
+        } else if (evaluation !== undefined && evaluation !== 'pending' && simulated?.every(t => t !== undefined)) {
+            corunSchedule = evaluation.resolved.name;
+            corun = bases.map((b, i) => corunFigures(b.tenant.arrival, simulated[i]!));
+            slow = simulated.map(t => t!.slowdown);
+        } else {
+            corunPending = true;
         }
     }
 
@@ -297,20 +297,26 @@ export function predictWorkload(ir: WorkloadIR, profile: DeviceProfile, options:
         workload: ir.workload,
         profile: { key: profile.key, uncalibrated: profile.uncalibrated, device: profile.adapter.device, createdAt: profile.createdAt },
         policy: ir.schedule.policy,
+        corunSchedule,
+        corunPending,
+        ...(corunError !== undefined ? { corunError } : {}),
         deviceUtilisation,
         overloaded: deviceUtilisation > 1,
         tenants,
     };
 }
 
-/**
- * The busy fraction of a tenant's queue at a mean service time, for the co-run fixed point's
- * device busy fractions: the body's service time, without the host's tail (a stall on the host
- * is not device time), so it is a little below the utilisation streamFigures reports.
- */
-function streamUtilisation(arrival: IrTenant['arrival'], serviceMs: number): number {
-    if (arrival.kind === 'closed') return closedLoopMva(arrival.clients, serviceMs, arrival.thinkMs).utilisation;
-    return (openRatePerSecond(arrival) * serviceMs) / 1000;
+/** A tenant's co-run figures from the simulation of its workload's schedule. */
+function corunFigures(arrival: IrTenant['arrival'], t: ScheduledTenant): { figures: LatencyFigures; utilisation: number; throughput: number } {
+    const figures: LatencyFigures = { mean: t.meanMs, p50: t.p50Ms, p90: t.p90Ms, p95: t.p95Ms, p99: t.p99Ms, p999: t.p999Ms };
+    const throughput = arrival.kind === 'closed' ? t.throughputPerSecond : openRatePerSecond(arrival);
+    // Offered load at the co-run service time; a queue that did not drain in the simulation is at least full.
+    const utilisation = (throughput * t.serviceMs) / 1000;
+    return { figures, utilisation: Number.isFinite(t.meanMs) ? utilisation : Math.max(1, utilisation), throughput };
+}
+
+function unbounded(): LatencyFigures {
+    return { mean: Infinity, p50: Infinity, p90: Infinity, p95: Infinity, p99: Infinity, p999: Infinity };
 }
 
 /** Requests per second of an open-loop stream. */
@@ -323,45 +329,4 @@ function sloPrediction(slo: IrSlo, serviceMs: number, cv: number, tail: ServiceT
     const soloServiceMs = p === 'mean' ? serviceMoments(serviceMs, cv, tail).meanMs : serviceQuantileMs(PERCENTILE_Q[p], serviceMs, cv, tail);
     const verdict: SloVerdict = soloServiceMs > slo.ms ? 'infeasible' : corun[p] > slo.ms ? 'at-risk' : 'ok';
     return { percentile: p, targetMs: slo.ms, soloServiceMs, soloMs: solo[p], corunMs: corun[p], verdict };
-}
-
-/**
- * Sequential policy: one request on the device at a time, FCFS over all tenants — an M/G/1
- * queue fed by the mix (Pollaczek–Khinchine: W = Σλ_j·E[S_j²] / (2(1 − ρ))). Closed-loop
- * tenants enter with their throughput, found by iterating R = S + W, λ = N / (R + Z).
- */
-function sequentialCorun(bases: TenantBase[], cv: number, tail: ServiceTail, iterations: number) {
-    // Each tenant's service time with the host's tail: its mean and second moment (queueing.ts serviceMoments).
-    const moments = bases.map(b => serviceMoments(b.serviceMs, cv, tail));
-    const meanOf = (i: number) => moments[i].meanMs;
-    const rates = bases.map((b, i) => {
-        const a = b.tenant.arrival;
-        return a.kind === 'poisson' ? a.ratePerSecond / 1000 : a.kind === 'periodic' ? 1 / a.everyMs : a.clients / (meanOf(i) + a.thinkMs);
-    });
-    let wait = 0;
-    for (let it = 0; it < iterations; it++) {
-        const rho = bases.reduce((s, _, i) => s + rates[i] * meanOf(i), 0);
-        const second = bases.reduce((s, _, i) => s + rates[i] * meanOf(i) * meanOf(i) * (1 + moments[i].cs2), 0);
-        wait = rho >= 1 ? Infinity : second / (2 * (1 - rho));
-        bases.forEach((b, i) => {
-            const a = b.tenant.arrival;
-            if (a.kind === 'closed') {
-                const r = Number.isFinite(wait) ? meanOf(i) + wait : meanOf(i) * bases.length;
-                rates[i] = 0.5 * rates[i] + 0.5 * (a.clients / (r + a.thinkMs));
-            }
-        });
-    }
-    const rho = bases.reduce((s, _, i) => s + rates[i] * meanOf(i), 0);
-    const corun = bases.map((b, i) => {
-        const figures = {} as LatencyFigures;
-        for (const p of PERCENTILES) {
-            const q = PERCENTILE_Q[p];
-            const service = p === 'mean' ? meanOf(i) : serviceQuantileMs(q, b.serviceMs, cv, tail);
-            const w = p === 'mean' ? wait : (rho >= 1 ? Infinity : (1 - q >= rho ? 0 : (wait / rho) * Math.log(rho / (1 - q))));
-            figures[p] = service + w;
-        }
-        return { figures, utilisation: rho, throughput: rates[i] * 1000 };
-    });
-    const slow = bases.map((b, i) => (Number.isFinite(corun[i].figures.mean) ? corun[i].figures.mean / meanOf(i) : Infinity));
-    return { corun, slow };
 }

@@ -81,8 +81,13 @@ const priorityRank: Record<IrPriority, number> = { high: 0, normal: 1, low: 2 };
 /** A request's latency budget: the tenant's tightest SLO in ms, or `fallbackMs` when it has none. */
 export function budgetMs(slos: readonly IrSlo[] | undefined, fallbackMs = DEFAULT_BUDGET_MS): number {
     if (!slos || slos.length === 0) return fallbackMs;
-    return Math.min(...slos.map(s => s.ms));
+    let tightest = tightestSlo.get(slos);
+    if (tightest === undefined) tightestSlo.set(slos, tightest = Math.min(...slos.map(s => s.ms)));
+    return tightest;
 }
+
+/** The tightest target per SLO list (a policy asks on every decision; a tenant's list is the same object all along). */
+const tightestSlo = new WeakMap<readonly IrSlo[], number>();
 
 /**
  * Cuts a plan into layer blocks. `ops` describes each planned op; without it every one of

@@ -3,12 +3,12 @@
  * the table, --json, --profile, --workload and the exit codes of bad input.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bundleCli } from '../../fixtures/bundle-cli.js';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { formatMs } from '../../../src/protocol/units.js';
+import { formatMs, msValue } from '../../../src/protocol/units.js';
 import { defaultProfile } from '../../../src/runtime/predict/profile.js';
 import { EmptyFileSystem, URI } from 'langium';
 import { TextDocument } from 'langium';
@@ -130,6 +130,62 @@ describe('tenancy predict', () => {
         expect(diagnostic?.message).toBe(hint?.message);
         expect(runCli(['predict', 'rescue.tenancy', '--top', '0']).stdout).toContain(`Hint: ${hint?.message}.`);
     });
+    it('every example: the tenant hint, the hover row of its schedule and `tenancy predict` give the same co-run p99 (one simulation)', async () => {
+        const examples = readdirSync(join(root, 'examples')).filter(f => f.endsWith('.tenancy'));
+        cpSync(join(root, 'examples'), join(work, 'examples'), { recursive: true });
+        type Predicted = { workload: string; tenants: { name: string; corun: { p99: number } }[] };
+        type Compared = { workload: string; current: string; schedules: { name: string; tenants: { name: string; p99Ms: number }[] }[] };
+        const cliFigures = new Map<string, number>();
+        for (const file of examples) {
+            const r = runCli(['predict', join(work, 'examples', file), '--json', '--top', '0']);
+            expect(r.code, r.stderr).toBe(0);
+            const out = JSON.parse(r.stdout) as { predictions: Predicted[]; schedules: Compared[] };
+            out.predictions.forEach((p, i) => {
+                const row = out.schedules[i].schedules.find(s => s.name === out.schedules[i].current)!;
+                for (const t of p.tenants) {
+                    // The prediction's co-run p99 is its schedule's row in the comparison.
+                    expect(t.corun.p99, `${file} ${p.workload}/${t.name}`).toBe(row.tenants.find(x => x.name === t.name)!.p99Ms);
+                    cliFigures.set(`${file}/${p.workload}/${t.name}`, t.corun.p99);
+                }
+            });
+        }
+        // The editor on the same texts and the same (default) profile: the CLI's empty user cache.
+        const savedCache = process.env.XDG_CACHE_HOME;
+        process.env.XDG_CACHE_HOME = join(work, 'cache');
+        const { shared, Tenancy } = createTenancyServices(EmptyFileSystem);
+        try {
+            Tenancy.prediction.ScheduleHints.debounceMs = 0;
+            for (const file of examples) shared.workspace.TextDocuments!.set(TextDocument.create(`file:///editor/${file}`, 'tenancy', 1, readFileSync(join(root, 'examples', file), 'utf8')));
+            await shared.workspace.DocumentBuilder.update(examples.map(f => URI.parse(`file:///editor/${f}`)), []);
+            await Tenancy.prediction.ScheduleHints.idle();
+            let checked = 0;
+            for (const file of examples) {
+                const document = shared.workspace.LangiumDocuments.getDocument(URI.parse(`file:///editor/${file}`))!;
+                const end = document.textDocument.positionAt(document.textDocument.getText().length);
+                const labels = ((await Tenancy.lsp.InlayHintProvider!.getInlayHints(document, { textDocument: { uri: document.uri.toString() }, range: { start: { line: 0, character: 0 }, end } })) ?? [])
+                    .map(h => (typeof h.label === 'string' ? h.label : h.label.map(part => part.value).join('')));
+                const text = document.textDocument.getText();
+                for (const workload of (document.parseResult.value as unknown as { elements: { $type: string; name: string }[] }).elements.filter(e => e.$type === 'Workload')) {
+                    const view = Tenancy.prediction.Predictions.forWorkload(workload as never)!;
+                    expect(view.prediction.corunPending).toBe(false);
+                    const offset = text.indexOf('schedule ', text.indexOf(`workload ${workload.name} `));
+                    const hover = await Tenancy.lsp.HoverProvider!.getHoverContent(document, { textDocument: { uri: document.uri.toString() }, position: document.textDocument.positionAt(offset) });
+                    const current = ((hover?.contents as { value: string }).value.split('\n').find(l => /\| current( \(auto's choice\))?(, best.*)? \|$/.test(l)))!;
+                    expect(current, `${file} ${workload.name}: the hover's current row`).toBeDefined();
+                    for (const t of view.prediction.tenants) {
+                        const cli = cliFigures.get(`${file}/${workload.name}/${t.name}`)!;
+                        expect(t.corun.p99, `${file} ${workload.name}/${t.name}`).toBe(cli);
+                        expect(labels.some(l => l.includes(`p99 ${formatMs(cli)}`)), `${file} ${workload.name}/${t.name}: a tenant hint with p99 ${formatMs(cli)} among ${labels.join(' | ')}`).toBe(true);
+                        expect(current).toContain(msValue(cli));
+                        checked++;
+                    }
+                }
+            }
+            expect(checked).toBeGreaterThanOrEqual(10);
+        } finally {
+            if (savedCache === undefined) delete process.env.XDG_CACHE_HOME; else process.env.XDG_CACHE_HOME = savedCache;
+        }
+    }, 120_000);
     it('bad input: unknown workload, broken profile, document errors → exit 1 with a clear message', () => {
         const missing = runCli(['predict', 'demo.tenancy', '--workload', 'nope']);
         expect(missing.code).toBe(1);
