@@ -1,7 +1,7 @@
 /**
- * An untrusted workspace: running, running a tenant solo and calibrating execute the workload on
- * this machine's GPU, so they refuse and say why (with a way to trust the workspace) before
- * anything is started. `vscode` is a stand-in that records what the commands do.
+ * An untrusted workspace: running, running a tenant solo, comparing schedules and calibrating
+ * execute the workload on this machine's GPU, so they refuse and say why (with a way to trust
+ * the workspace) before anything is started. `vscode` is a stand-in that records what the commands do.
  */
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 
@@ -51,6 +51,8 @@ describe('untrusted workspace', () => {
     it.each([
         ['tenancy.workload.run', ref, 'Running benchmarks'],
         ['tenancy.tenant.runSolo', { ...ref, tenant: 'cnn' }, 'Running benchmarks'],
+        ['tenancy.workload.compare', ref, 'Running benchmarks'],
+        ['tenancy.workload.compare', { ...ref, schedules: ['concurrent'] }, 'Running benchmarks'],
         ['tenancy.device.calibrate', { uri: ref.uri }, 'Calibrating the device'],
     ])('%s refuses with the reason and starts nothing', async (id, arg, what) => {
         calls.answer = undefined;

@@ -1,7 +1,8 @@
-import { GrammarUtils, type AstNode, type LangiumDocument } from 'langium';
+import type { AstNode, LangiumDocument } from 'langium';
 import type { DocumentSymbolProvider } from 'langium/lsp';
 import { SymbolKind, type DocumentSymbol } from 'vscode-languageserver';
 import { isDocument, isInput, isModel, isModelProp, isOutput, isTenant, isWorkload, type Model, type Workload } from '../generated/ast.js';
+import { propertyNodes } from '../parser/property-nodes.js';
 import { inputType, modelParamsText } from './call-target.js';
 
 /** The outline: models with their inputs and outputs, workloads with their tenants. */
@@ -17,7 +18,7 @@ export class TenancyDocumentSymbolProvider implements DocumentSymbolProvider {
 function symbol(document: LangiumDocument, node: AstNode, name: string, kind: SymbolKind, detail?: string, children?: DocumentSymbol[]): DocumentSymbol[] {
     const cst = node.$cstNode;
     if (!cst || !name) return [];
-    const nameNode = GrammarUtils.findNodeForProperty(cst, 'name');
+    const nameNode = propertyNodes(node, 'name')[0];
     return [{ name, kind, detail, range: cst.range, selectionRange: nameNode?.range ?? cst.range, children }];
 }
 

@@ -21,4 +21,15 @@ export class TenancyFoldingRangeProvider extends DefaultFoldingRangeProvider {
     protected override shouldProcess(node: AstNode): boolean {
         return isModel(node) || isWorkload(node) || isTenant(node) || isBenchmarkDecl(node) || isSweepDecl(node) || isCall(node);
     }
+
+    // A node on one line holds nothing that folds: its expressions are not walked (most of a document's nodes).
+    protected override shouldProcessContent(node: AstNode): boolean {
+        const cst = node.$cstNode;
+        return cst === undefined || cst.range.start.line !== cst.range.end.line;
+    }
+
+    // Langium looks at every token of the document for block comments (`/* … */`); a text without `/*` has none.
+    protected override collectCommentFolding(document: LangiumDocument, node: AstNode, acceptor: FoldingRangeAcceptor): void {
+        if (document.textDocument.getText().includes('/*')) super.collectCommentFolding(document, node, acceptor);
+    }
 }

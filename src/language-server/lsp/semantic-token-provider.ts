@@ -1,10 +1,11 @@
-import { AstUtils, type AstNode } from 'langium';
+import { AstUtils, interruptAndCheck, type AstNode, type LangiumDocument } from 'langium';
 import { resolveDimVar } from '../references/bindings.js';
-import { AbstractSemanticTokenProvider, type SemanticTokenAcceptor } from 'langium/lsp';
-import { SemanticTokenModifiers, SemanticTokenTypes } from 'vscode-languageserver';
+import { AbstractSemanticTokenProvider, type SemanticTokenAcceptor, type SemanticTokenPropertyOptions } from 'langium/lsp';
+import { propertyNodes } from '../parser/property-nodes.js';
+import { SemanticTokenModifiers, SemanticTokenTypes, type CancellationToken } from 'vscode-languageserver';
 import {
-    isArg, isArrivalProp, isBenchmarkSetting, isSweepSetting, isSweepValue, isCall, isDeviceDecl, isDimVar, isInput, isLet, isModel, isNamedArg,
-    isNameRef, isOutput, isParam, isPriorityProp, isQuantityLit, isScheduleDecl, isSloProp, isTenant, isWorkload,
+    Arg, ArrivalProp, BenchmarkSetting, Call, DeviceDecl, DimVar, Input, isDimVar, isModel, isParam, Let, Model, NamedArg, NameRef,
+    Output, Param, PriorityProp, QuantityLit, ScheduleDecl, SloProp, SweepSetting, SweepValue, Tenant, Workload,
     type Binding,
 } from '../generated/ast.js';
 import { callTarget } from './call-target.js';
@@ -12,6 +13,8 @@ import { findWord } from './workload-words.js';
 import { isZooModel } from './zoo-uri.js';
 
 const declaration = [SemanticTokenModifiers.declaration];
+/** Nodes walked between two cancellation checks. */
+const checkEvery = 256;
 
 /**
  * Semantic highlighting tells apart what the TextMate grammar cannot: operators (functions of
@@ -44,52 +47,107 @@ export class TenancySemanticTokenProvider extends AbstractSemanticTokenProvider 
         return result;
     }
 
+    // Langium's walk awaits a cancellation check at every node (a promise per node of the
+    // document); here the check runs every `checkEvery` nodes: it still yields every 10 ms
+    // (Langium's interruption period) and honours cancellation as promptly.
+    protected override async computeHighlighting(document: LangiumDocument, acceptor: SemanticTokenAcceptor, cancelToken: CancellationToken): Promise<void> {
+        const nodes = AstUtils.streamAst(document.parseResult.value, { range: this.currentRange }).iterator();
+        let count = 0;
+        for (let next = nodes.next(); !next.done; next = nodes.next()) {
+            if (++count % checkEvery === 0) await interruptAndCheck(cancelToken);
+            this.highlightElement(next.value, acceptor);
+        }
+    }
+
+    // The property's text from propertyNodes (the grammar lookups cached), not Langium's search.
+    protected override highlightProperty<N extends AstNode>(options: SemanticTokenPropertyOptions<N>): void {
+        if (typeof options.index === 'number') return super.highlightProperty(options);
+        for (const cst of propertyNodes(options.node, options.property)) this.highlightNode({ node: cst, type: options.type, modifier: options.modifier });
+    }
+
+    // By `$type` (each is a concrete type no other extends), not a chain of reflection checks: this
+    // runs for every node of the document. References give their own text node (`$refNode`), so
+    // no search of the node's text for the property.
     protected override highlightElement(node: AstNode, acceptor: SemanticTokenAcceptor): void {
-        if (isModel(node)) {
-            acceptor({ node, property: 'name', type: SemanticTokenTypes.class, modifier: isZooModel(node) ? [...declaration, SemanticTokenModifiers.defaultLibrary] : declaration });
-        } else if (isCall(node)) {
-            const target = callTarget(node);
-            if (target?.kind === 'operator') {
-                acceptor({ node, property: 'callee', type: SemanticTokenTypes.function, modifier: SemanticTokenModifiers.defaultLibrary });
-            } else if (target?.kind === 'model') {
-                acceptor({ node, property: 'callee', type: SemanticTokenTypes.class, modifier: isZooModel(target.model) ? SemanticTokenModifiers.defaultLibrary : [] });
+        switch (node.$type) {
+            case Model.$type:
+                acceptor({ node, property: 'name', type: SemanticTokenTypes.class, modifier: isZooModel(node) ? [...declaration, SemanticTokenModifiers.defaultLibrary] : declaration });
+                return;
+            case Call.$type: {
+                const call = node as Call;
+                const target = callTarget(call);
+                const cst = call.callee?.$refNode;
+                if (!cst) return;
+                if (target?.kind === 'operator') {
+                    acceptor({ cst, type: SemanticTokenTypes.function, modifier: SemanticTokenModifiers.defaultLibrary });
+                } else if (target?.kind === 'model') {
+                    acceptor({ cst, type: SemanticTokenTypes.class, modifier: isZooModel(target.model) ? SemanticTokenModifiers.defaultLibrary : [] });
+                }
+                return;
             }
-        } else if (isNameRef(node)) {
-            const ref = node.ref.ref;
-            if (ref) acceptor({ node, property: 'ref', type: bindingType(ref) });
-        } else if (isDimVar(node)) {
-            // `[batch, n]`: a lone name that names a parameter or an earlier dim variable is a use of it.
-            const model = AstUtils.getContainerOfType(node, isModel);
-            const target = model ? resolveDimVar(node, model) : node;
-            acceptor({ node, property: 'name', type: bindingType(target), modifier: target === node ? declaration : [] });
-        } else if (isParam(node) || isInput(node) || isLet(node) || (isOutput(node) && node.name)) {
-            acceptor({ node, property: 'name', type: bindingType(node), modifier: declaration });
-        } else if (isArg(node) && node.name !== undefined) {
-            acceptor({ node, property: 'name', type: SemanticTokenTypes.property });
-        } else if (isNamedArg(node)) {
-            acceptor({ node, property: 'name', type: SemanticTokenTypes.property });
-        } else if (isTenant(node)) {
-            acceptor({ node, property: 'name', type: SemanticTokenTypes.struct, modifier: declaration });
-        } else if (isWorkload(node)) {
-            acceptor({ node, property: 'name', type: SemanticTokenTypes.namespace, modifier: declaration });
-        } else if (isArrivalProp(node) && findWord('arrival', node.kind)) {
-            acceptor({ node, property: 'kind', type: SemanticTokenTypes.enumMember });
-        } else if (isScheduleDecl(node) && findWord('schedule', node.policy)) {
-            acceptor({ node, property: 'policy', type: SemanticTokenTypes.enumMember });
-        } else if (isSloProp(node) && findWord('percentile', node.percentile)) {
-            acceptor({ node, property: 'percentile', type: SemanticTokenTypes.enumMember });
-        } else if (isPriorityProp(node) && findWord('priority', node.level)) {
-            acceptor({ node, property: 'level', type: SemanticTokenTypes.enumMember });
-        } else if (isDeviceDecl(node) && findWord('device', node.kind)) {
-            acceptor({ node, property: 'kind', type: SemanticTokenTypes.enumMember });
-        } else if (isBenchmarkSetting(node) && findWord('benchmark', node.key)) {
-            acceptor({ node, property: 'key', type: SemanticTokenTypes.keyword });
-        } else if (isSweepSetting(node) && findWord('sweep', node.key)) {
-            acceptor({ node, property: 'key', type: SemanticTokenTypes.keyword });
-        } else if (isSweepValue(node) && node.word !== undefined && findWord('schedule', node.word)) {
-            acceptor({ node, property: 'word', type: SemanticTokenTypes.enumMember });
-        } else if (isQuantityLit(node)) {
-            this.highlightQuantity(node, acceptor);
+            case NameRef.$type: {
+                const reference = (node as NameRef).ref;
+                const ref = reference.ref;
+                if (ref && reference.$refNode) acceptor({ cst: reference.$refNode, type: bindingType(ref) });
+                return;
+            }
+            case DimVar.$type: {
+                // `[batch, n]`: a lone name that names a parameter or an earlier dim variable is a use of it.
+                const dim = node as DimVar;
+                const model = AstUtils.getContainerOfType(dim, isModel);
+                const target = model ? resolveDimVar(dim, model) : dim;
+                acceptor({ node, property: 'name', type: bindingType(target), modifier: target === dim ? declaration : [] });
+                return;
+            }
+            case Param.$type:
+            case Input.$type:
+            case Let.$type:
+                acceptor({ node, property: 'name', type: bindingType(node as Binding), modifier: declaration });
+                return;
+            case Output.$type:
+                if ((node as Output).name) acceptor({ node, property: 'name', type: bindingType(node as Output), modifier: declaration });
+                return;
+            case Arg.$type:
+                if ((node as Arg).name !== undefined) acceptor({ node, property: 'name', type: SemanticTokenTypes.property });
+                return;
+            case NamedArg.$type:
+                acceptor({ node, property: 'name', type: SemanticTokenTypes.property });
+                return;
+            case Tenant.$type:
+                acceptor({ node, property: 'name', type: SemanticTokenTypes.struct, modifier: declaration });
+                return;
+            case Workload.$type:
+                acceptor({ node, property: 'name', type: SemanticTokenTypes.namespace, modifier: declaration });
+                return;
+            case ArrivalProp.$type:
+                if (findWord('arrival', (node as ArrivalProp).kind)) acceptor({ node, property: 'kind', type: SemanticTokenTypes.enumMember });
+                return;
+            case ScheduleDecl.$type:
+                if (findWord('schedule', (node as ScheduleDecl).policy)) acceptor({ node, property: 'policy', type: SemanticTokenTypes.enumMember });
+                return;
+            case SloProp.$type:
+                if (findWord('percentile', (node as SloProp).percentile)) acceptor({ node, property: 'percentile', type: SemanticTokenTypes.enumMember });
+                return;
+            case PriorityProp.$type:
+                if (findWord('priority', (node as PriorityProp).level)) acceptor({ node, property: 'level', type: SemanticTokenTypes.enumMember });
+                return;
+            case DeviceDecl.$type:
+                if (findWord('device', (node as DeviceDecl).kind)) acceptor({ node, property: 'kind', type: SemanticTokenTypes.enumMember });
+                return;
+            case BenchmarkSetting.$type:
+                if (findWord('benchmark', (node as BenchmarkSetting).key)) acceptor({ node, property: 'key', type: SemanticTokenTypes.keyword });
+                return;
+            case SweepSetting.$type:
+                if (findWord('sweep', (node as SweepSetting).key)) acceptor({ node, property: 'key', type: SemanticTokenTypes.keyword });
+                return;
+            case SweepValue.$type: {
+                const word = (node as SweepValue).word;
+                if (word !== undefined && findWord('schedule', word)) acceptor({ node, property: 'word', type: SemanticTokenTypes.enumMember });
+                return;
+            }
+            case QuantityLit.$type:
+                this.highlightQuantity(node as QuantityLit, acceptor);
+                return;
         }
     }
 

@@ -93,6 +93,24 @@ interface Request {
 /** Most comparisons kept (by workload content); the oldest used goes first. */
 const MAX_ENTRIES = 32;
 
+/**
+ * The most tenants whose schedules the editor compares. A comparison yields between simulations,
+ * but one simulation cannot yield, and its cost grows with the tenants (more arrivals) times
+ * their square (each event weighs every pair's contention: runtime/predict/simulate.ts). The
+ * longest step measured here (Poisson tenants of small models, host load ~12 on 2 cores): 0.5 s
+ * at 8 tenants, 2.5 s at 16, 8.8 s at 32, 14 s at 58 — every request waited that long, and past
+ * 16 the work budget runs out anyway. `tenancy predict` compares any number.
+ */
+export const editorComparisonLimits = { tenants: 16 };
+
+/** Why the editor does not compare a workload's schedules (too many tenants), or undefined. */
+function beyondComparisonLimits(ir: WorkloadIR): string | undefined {
+    const { tenants } = editorComparisonLimits;
+    return ir.tenants.length > tenants
+        ? `${ir.tenants.length} tenants are more than the ${tenants} whose schedules the editor compares (each simulation grows with the square of the tenants; \`tenancy predict\` compares them)`
+        : undefined;
+}
+
 /** Computes, caches and publishes schedule comparisons and hints; see the module comment. */
 export class ScheduleHintService {
     /** Quiet time after a build before the job starts: a pause in typing, not every keystroke. */
@@ -178,6 +196,8 @@ export class ScheduleHintService {
     async comparisonSoon(workload: Workload, timeoutMs = 1000): Promise<{ comparison?: ScheduleComparison; why?: string }> {
         const view = this.services.prediction.Predictions.forWorkload(workload);
         if (!view) return { why: 'no prediction for this workload (it has errors, or is beyond what the editor predicts)' };
+        const beyond = beyondComparisonLimits(view.ir);
+        if (beyond) return { why: beyond };
         const ready = () => this.comparison(workload);
         if (ready()) return { comparison: ready() };
         const document = AstUtils.getDocument(workload);
@@ -263,7 +283,7 @@ export class ScheduleHintService {
 
     private request(document: LangiumDocument, workload: string, ir: WorkloadIR, profile: DeviceProfile, profileStamp: string, always: boolean): void {
         const uri = document.uri.toString();
-        if (!always && !this.eligible(uri)) return;
+        if ((!always && !this.eligible(uri)) || beyondComparisonLimits(ir)) return;
         this.requests.set(requestKey(uri, workload), { uri, version: document.textDocument.version, workload, ir, profile, profileStamp });
     }
 

@@ -19,6 +19,7 @@ import { createTenancyServices } from '../../../src/language-server/tenancy-modu
 import { isWorkload, type Document } from '../../../src/language-server/generated/ast.js';
 import { IssueCodes } from '../../../src/language-server/validation/issue-codes.js';
 import { HINT_BAND } from '../../../src/language-server/prediction/schedule-comparison.js';
+import { editorComparisonLimits } from '../../../src/language-server/prediction/schedule-hints.js';
 import { resolveSchedule } from '../../../src/runtime/predict/schedules.js';
 import type { Comparison } from '../../../src/runtime/report/compare.js';
 import { makeComparison } from '../../fixtures/results/make-comparison.js';
@@ -255,6 +256,22 @@ describe('schedule hints', () => {
         } finally {
             hints.enabled = true;
         }
+    }, 60_000);
+
+    test('a workload of more tenants than the editor compares gets no job; the hover says why', async () => {
+        const tenants = (n: number) => Array.from({ length: n }, (_, i) => `  tenant t${i} {\n    model mlp(batch: 1)\n    arrival poisson(rate: 5/s)\n    slo p99 <= 50ms\n  }\n`).join('');
+        const before = { ...hints.stats };
+        const doc = await open(`workload crowd {\n${tenants(editorComparisonLimits.tenants + 1)}  schedule sequential\n}\n`);
+        await hints.idle();
+        expect(hints.stats.comparisons).toBe(before.comparisons);
+        expect(hints.stats.steps).toBe(before.steps);
+        expect(hintsOf(doc)).toEqual([]);
+        expect(await hoverAt(doc, 'schedule')).toContain(`**Schedules compared:** ${editorComparisonLimits.tenants + 1} tenants are more than the ${editorComparisonLimits.tenants} whose schedules the editor compares`);
+        // Fewer: the job compares them.
+        const few = await open(`workload crowd {\n${tenants(2)}  schedule sequential\n}\n`);
+        await hints.idle();
+        expect(hints.stats.comparisons).toBe(before.comparisons + 1);
+        expect(await hoverAt(few, 'schedule')).toContain('**Schedules compared**');
     }, 60_000);
 });
 
