@@ -33,6 +33,8 @@ import {
 import { normalQuantile } from '../predict/queueing.js';
 import { idlePenaltyFromRuntimeTrials, levelledByTrial, mean, meanFactorFromTrials, medianOf, quantileOf, type RuntimeIdleTrial } from './estimators.js';
 import { measureRuntimeIdle } from './runtime-idle.js';
+import { familyErrorEvidence } from './leave-one-out.js';
+import { familyBand } from '../predict/band.js';
 import { fitLine, prepareCase, robustStats, startAggressor, timeLaunches, timeSequence, type PreparedCase, type SequenceTimes } from './measure.js';
 import { calibrationCases, convCase, idleProbeTenant, interferenceKernels, matmulCase, reluCase, type SyntheticCase } from './synthetic.js';
 
@@ -102,8 +104,8 @@ export async function calibrate(options: CalibrateOptions): Promise<DeviceProfil
         opened.push(victim);
         const info = adapterInfo(adapter);
         const ladders = options.ladders ?? calibrationCases(quick);
-        // One tick per ladder case, six single steps, six interference pairs.
-        const totalSteps = ladders.reduce((s, l) => s + l.cases.length, 0) + 6 + 6;
+        // One tick per ladder case, seven single steps, six interference pairs.
+        const totalSteps = ladders.reduce((s, l) => s + l.cases.length, 0) + 7 + 6;
         let step = 0;
         const c: Calibration = {
             gpu, victim, preference, quick, signal: options.signal,
@@ -118,8 +120,9 @@ export async function calibrate(options: CalibrateOptions): Promise<DeviceProfil
 
         const kernelFloorMs = await measureKernelFloor(c);
         const rounds = await measureLadderRounds(c, ladders);
-        const families = familiesFrom(rounds, c);
+        const { families, noiseCv } = familiesFrom(rounds, c);
         const bandwidthBytesPerMs = bandwidthFrom(families, c);
+        addBandEvidence(families, noiseCv, kernelFloorMs, bandwidthBytesPerMs, c);
         const { dispatchOverheadMs, submitOverheadMs } = overheadsFrom(rounds, c);
         const jitter = jitterFrom(rounds, c);
         for (const run of rounds.runs) for (const p of run.cases) c.release(p);
@@ -240,17 +243,24 @@ function pooled(run: { cases: readonly PreparedCase[] }, times: readonly Sequenc
     };
 }
 
-/** 2 (cont.). Every launch's median time lands in its family's curve: the throughput-vs-size curve of each kernel family. */
-function familiesFrom(rounds: LadderRounds, c: Calibration): Record<string, FamilyProfile> {
+/**
+ * 2 (cont.). Every launch's median time lands in its family's curve: the throughput-vs-size curve
+ * of each kernel family. With it, each family's host noise: the median over its launches of the
+ * robust CV of their repeats.
+ */
+function familiesFrom(rounds: LadderRounds, c: Calibration): { families: Record<string, FamilyProfile>; noiseCv: Record<string, number> } {
     const points = new Map<string, CurvePoint[]>();
+    const cvs = new Map<string, number[]>();
     for (const run of rounds.runs) {
         const t = pooled(run, run.times);
         run.cases.forEach((p, ci) => {
             const sc = p.case;
             const outputs = sc.outputShape.reduce((x, y) => x * y, 1);
-            const ms = t.launches[ci].map(xs => robustStats(xs).median);
+            const stats = t.launches[ci].map(xs => robustStats(xs));
+            const ms = stats.map(x => x.median);
             p.kernels.launches.forEach((l, i) => {
                 const fam = familyOf(l.name);
+                cvs.set(fam, [...(cvs.get(fam) ?? []), stats[i].cv]);
                 const list = points.get(fam) ?? [];
                 list.push({
                     flops: l.flops, bytes: Math.max(1, l.bytes), workgroups: l.dispatch[0] * l.dispatch[1] * l.dispatch[2],
@@ -271,7 +281,25 @@ function familiesFrom(rounds: LadderRounds, c: Calibration): Record<string, Fami
         if (usable.length === 0) continue;
         families[fam] = { basis, points: mergeSameWork(usable, basis) };
     }
-    return families;
+    const noiseCv: Record<string, number> = {};
+    for (const [fam, xs] of cvs) noiseCv[fam] = medianOf(xs);
+    return { families, noiseCv };
+}
+
+/**
+ * 3b. Each family's band evidence (predict/band.ts): its leave-one-out error over the points just
+ *     measured (calibrate/leave-one-out.ts; computation only) and its host noise. Families
+ *     measured at one size get none (their predictions carry the default band).
+ */
+function addBandEvidence(families: Record<string, FamilyProfile>, noiseCv: Record<string, number>, floorMs: number, bandwidthBytesPerMs: number, c: Calibration): void {
+    const shown: string[] = [];
+    for (const [name, fam] of Object.entries(families)) {
+        const error = familyErrorEvidence(name, fam, floorMs, bandwidthBytesPerMs, noiseCv[name] ?? 0);
+        if (!error) continue;
+        fam.error = error;
+        shown.push(`${name} ±${Math.round(familyBand(fam).relative * 100)} %`);
+    }
+    c.tick(`error bands (90 %, leave-one-out + noise): ${shown.join(', ') || 'none (every family measured at one size)'}`);
 }
 
 /** 3. Memory bandwidth from the largest copy-like kernel measured (relu.map4: read once, write once). */

@@ -48,6 +48,14 @@ export const familyProfileSchema = z.object({
     basis: z.enum(['flops', 'bytes']),
     /** Ascending by the basis. At least one point. */
     points: z.array(curvePointSchema).min(1),
+    /**
+     * The evidence for the family's error band (band.ts): `looP90`, the 90th percentile of the
+     * leave-one-out relative error (predicted − measured) / measured over its points (the model
+     * fitted without a point, then asked for it); `noiseCv`, the median robust CV of its launches'
+     * repeats (the host's noise); `points`, how many points the LOO ran over. Absent in older
+     * profiles and in families measured at one size: predictions then carry the default band.
+     */
+    error: z.object({ looP90: nonNegative, noiseCv: nonNegative, points: z.number().int().min(2) }).optional(),
 });
 export type FamilyProfile = z.infer<typeof familyProfileSchema>;
 

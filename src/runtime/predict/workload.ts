@@ -12,8 +12,14 @@
  *            a fixed point, then queueing.ts with S_co.
  *   device utilisation U = Σ_open λ_i · S_solo(i): U > 1 ⇒ the open-loop demand exceeds what
  *            the device can serve even without interference (overloaded).
- *   verdicts per SLO: solo service quantile > target ⇒ infeasible; co-run figure > target ⇒
- *            at risk; else ok.
+ *   bands (band.ts): each op carries its launches' 90 % error band combined; a tenant the band
+ *            of all its launches combined (the same rule), applied as a relative band to its
+ *            latency figures — it covers the op-time model and the host's noise, not the
+ *            queueing and interference models (calibration has no held-out evidence for those).
+ *   verdicts per SLO, with the tenant's band h (a figure x spans [x/(1+h), x/(1−h)]):
+ *            even the band's low end of the solo service quantile > target ⇒ infeasible;
+ *            else the band's high end of the co-run figure or of the solo service quantile >
+ *            target ⇒ at risk (the band straddles the target, or lies above it); else ok.
  */
 import type { IrOpKind, IrSchedule, IrSlo, IrSourceRange, IrTenant, WorkloadIR } from '../ir/types.js';
 import { demandMix, pairCoefficients, slowdownsFrom, type DemandMix } from './contention.js';
@@ -21,6 +27,7 @@ import { idleAdjustment, opTiming, requestServiceMs, serviceCvFor, type OpTiming
 import { PlanCache, planGraph, type PlannedOp, type PlanOptions } from '../plan/plan.js';
 import { capsForProfile, type DeviceProfile } from './profile.js';
 import { opViews } from './op-views.js';
+import { bandRange, combineBands, type ErrorBand } from './band.js';
 import { submissionsPerRequest } from '../schedule/policy.js';
 import {
     PERCENTILES, PERCENTILE_Q, blendTail, closedLoopLatency, closedLoopMva, openLoopLatency, serviceMoments, serviceQuantileMs, tailFrom, type LatencyFigures, type Percentile, type ServiceTail,
@@ -32,7 +39,7 @@ export interface OpPrediction {
     path: string;
     kind: IrOpKind;
     fused: string[];
-    launches: { name: string; family: string; flops: number; bytes: number; ms: number; bound: 'compute' | 'memory' }[];
+    launches: { name: string; family: string; flops: number; bytes: number; ms: number; bound: 'compute' | 'memory'; band: ErrorBand }[];
     flops: number;
     bytes: number;
     /** FLOPs per byte. */
@@ -47,6 +54,8 @@ export interface OpPrediction {
     soloP50Ms: number;
     /** GPU time per request under the workload's co-run (solo × the tenant's slowdown). */
     corunMs: number;
+    /** The 90 % error band of the op's times (band.ts): relative half-width, and whether calibration evidence backs it. */
+    band: ErrorBand;
     estimated: boolean;
     source?: IrSourceRange;
 }
@@ -60,6 +69,9 @@ export interface SloPrediction {
     soloServiceMs: number;
     soloMs: number;
     corunMs: number;
+    /** The 90 % bands of soloServiceMs and corunMs (the tenant's band). */
+    soloServiceBandMs: { low: number; high: number };
+    corunBandMs: { low: number; high: number };
     verdict: SloVerdict;
 }
 
@@ -73,6 +85,10 @@ export interface TenantPrediction {
     submits: number;
     solo: LatencyFigures;
     corun: LatencyFigures;
+    /** The 90 % error band of the tenant's figures: its launches' bands combined (band.ts), relative to each figure. */
+    band: ErrorBand;
+    /** The band of the p50 and p99 figures, ms (∞ for an unbounded figure). */
+    bandMs: Record<'solo' | 'corun', Record<'p50' | 'p99', { low: number; high: number }>>;
     /** Mean co-run service over solo service. */
     slowdown: number;
     /** Busy fraction of this tenant's queue solo and co-run (≥ 1 ⇒ its queue grows without bound). */
@@ -112,6 +128,7 @@ interface TenantBase {
     /** Per op solo predictions, built on first read: validation reads only the sums. */
     ops: () => readonly OpPrediction[];
     gpuMs: number;
+    band: ErrorBand;
     /** Mean service time (idle-adjusted: latency.ts idleAdjustment). */
     serviceMs: number;
     launches: number;
@@ -128,12 +145,15 @@ interface TimedGraph {
     demand: { compute: number; memory: number; capped: number };
     /** Ops with launches (one pass each). */
     passes: number;
+    /** The band of the request's GPU time: every launch's band combined. */
+    band: ErrorBand;
 }
 
 function timeGraph(profile: DeviceProfile, plan: readonly PlannedOp[], cache: PlanCache): TimedGraph {
     const demand = { compute: 0, memory: 0, capped: 0 };
     let gpuMs = 0, launches = 0, passes = 0;
     const timings: OpTiming[] = [];
+    const bandParts: { family: string; ms: number; band: ErrorBand }[] = [];
     for (const p of plan) {
         // An op's timing depends on its launches alone: timed once per signature (the cache's launches array).
         const t = cache.perProfile(p.launches, profile, () => opTiming(profile, p));
@@ -144,18 +164,19 @@ function timeGraph(profile: DeviceProfile, plan: readonly PlannedOp[], cache: Pl
         demand.compute += t.demandMs.compute;
         demand.memory += t.demandMs.memory;
         demand.capped += t.demandMs.capped;
+        p.launches.forEach((l, k) => bandParts.push({ family: l.family, ms: t.launches[k].ms, band: t.launches[k].band }));
     }
     let ops: OpPrediction[] | undefined;
     const opsOf = () => (ops ??= plan.map((p, i) => {
         const t = timings[i];
         return {
             path: p.path, kind: p.kind, fused: p.fused.fused.map(o => o.path),
-            launches: p.launches.map((l, k) => ({ name: l.name, family: l.family, flops: l.flops, bytes: l.bytes, ms: t.launches[k].ms, bound: t.launches[k].bound })),
+            launches: p.launches.map((l, k) => ({ name: l.name, family: l.family, flops: l.flops, bytes: l.bytes, ms: t.launches[k].ms, bound: t.launches[k].bound, band: t.launches[k].band })),
             flops: p.flops, bytes: p.bytes, intensity: p.flops / p.bytes, bound: t.bound,
-            soloMs: t.ms, soloP50Ms: t.typicalMs, corunMs: t.ms, estimated: p.unsupported !== undefined, source: p.source,
+            soloMs: t.ms, soloP50Ms: t.typicalMs, corunMs: t.ms, band: t.band, estimated: p.unsupported !== undefined, source: p.source,
         };
     }));
-    return { ops: opsOf, gpuMs, launches, demand, passes };
+    return { ops: opsOf, gpuMs, launches, demand, passes, band: combineBands(bandParts) };
 }
 
 /** Predicts a workload on a device profile. */
@@ -201,7 +222,7 @@ export function predictWorkload(ir: WorkloadIR, profile: DeviceProfile, options:
                 };
             }));
         }
-        return { tenant, ops, gpuMs, serviceMs, launches, submits, mix: demandMix(demand) };
+        return { tenant, ops, gpuMs, band: timed.band, serviceMs, launches, submits, mix: demandMix(demand) };
     });
 
     // CV of a request's service time by its length (latency.ts serviceCvFor); the profile's for the sequential queue's mix.
@@ -263,7 +284,9 @@ export function predictWorkload(ir: WorkloadIR, profile: DeviceProfile, options:
     const tenants: TenantPrediction[] = bases.map((b, i) => {
         const s = slow[i];
         let corunOps: OpPrediction[] | undefined;
-        const slos = b.tenant.slos.map(slo => sloPrediction(slo, b.serviceMs, cvOf(b.serviceMs), tail, solo[i].figures, corun[i].figures));
+        const h = b.band.relative;
+        const slos = b.tenant.slos.map(slo => sloPrediction(slo, b.serviceMs, cvOf(b.serviceMs), tail, solo[i].figures, corun[i].figures, h));
+        const rangeOf = (f: LatencyFigures) => ({ p50: bandRange(f.p50, h), p99: bandRange(f.p99, h) });
         return {
             name: b.tenant.name,
             serviceMs: b.serviceMs,
@@ -272,6 +295,8 @@ export function predictWorkload(ir: WorkloadIR, profile: DeviceProfile, options:
             submits: b.submits,
             solo: solo[i].figures,
             corun: corun[i].figures,
+            band: b.band,
+            bandMs: { solo: rangeOf(solo[i].figures), corun: rangeOf(corun[i].figures) },
             slowdown: slow[i],
             soloUtilisation: solo[i].utilisation,
             corunUtilisation: corun[i].utilisation,
@@ -311,11 +336,15 @@ function openRatePerSecond(arrival: Exclude<IrTenant['arrival'], { kind: 'closed
     return arrival.kind === 'poisson' ? arrival.ratePerSecond : 1000 / arrival.everyMs;
 }
 
-function sloPrediction(slo: IrSlo, serviceMs: number, cv: number, tail: ServiceTail, solo: LatencyFigures, corun: LatencyFigures): SloPrediction {
+/** An SLO's verdict from the tenant's figures and their band h (see the module comment). */
+export function sloPrediction(slo: IrSlo, serviceMs: number, cv: number, tail: ServiceTail, solo: LatencyFigures, corun: LatencyFigures, band: number): SloPrediction {
     const p = slo.percentile as Percentile;
     const soloServiceMs = p === 'mean' ? serviceMoments(serviceMs, cv, tail).meanMs : serviceQuantileMs(PERCENTILE_Q[p], serviceMs, cv, tail);
-    const verdict: SloVerdict = soloServiceMs > slo.ms ? 'infeasible' : corun[p] > slo.ms ? 'at-risk' : 'ok';
-    return { percentile: p, targetMs: slo.ms, soloServiceMs, soloMs: solo[p], corunMs: corun[p], verdict };
+    const soloServiceBandMs = bandRange(soloServiceMs, band);
+    const corunBandMs = bandRange(corun[p], band);
+    const verdict: SloVerdict = soloServiceBandMs.low > slo.ms ? 'infeasible'
+        : corunBandMs.high > slo.ms || soloServiceBandMs.high > slo.ms ? 'at-risk' : 'ok';
+    return { percentile: p, targetMs: slo.ms, soloServiceMs, soloMs: solo[p], corunMs: corun[p], soloServiceBandMs, corunBandMs, verdict };
 }
 
 /**
