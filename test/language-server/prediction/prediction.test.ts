@@ -10,7 +10,7 @@ import type { Diagnostic, InlayHint } from 'vscode-languageserver';
 import { IssueCodes } from '../../../src/language-server/validation/issue-codes.js';
 import { createTenancyServices } from '../../../src/language-server/tenancy-module.js';
 import { defaultProfile, type DeviceProfile } from '../../../src/runtime/predict/profile.js';
-import { formatError, formatMs } from '../../../src/language-server/prediction/format.js';
+import { formatBandRange, formatError, formatMs } from '../../../src/language-server/prediction/format.js';
 import { makeResults, tenantResult } from '../../fixtures/results/make-results.js';
 
 let dir: string;
@@ -273,7 +273,7 @@ workload w {
         const p = predictionOf(d);
         const op = p.tenants[0].ops[0];
         const uri = d.uri.toString();
-        expect(await hintAt(d, 2)).toBe(` ≈${formatMs(op.soloMs)}?`);
+        expect(await hintAt(d, 2)).toBe(` ≈${formatMs(op.soloMs)}? ±40 %`); // the uncalibrated default band
         // The measured op sits on another line (as after an edit): matching is by path, not by line.
         await measure(d, [tenantResult('a', { requests: 50, soloBase: p.tenants[0].solo.mean * 1.25, corunBase: p.tenants[0].solo.mean * 1.25, uri, ops: [{ path: op.path, line: 40, soloMs: op.soloMs * 2, corunMs: op.soloMs * 3 }] })]);
         const hover = await hoverAt(d, 'dense(x, 512)');
@@ -281,8 +281,8 @@ workload w {
         const tenantHover = await hoverAt(d, 'tenant a', 7);
         expect(tenantHover).toMatch(/measured/);
         // One view: the measured solo time with the error of the (solo) prediction shown, then co-run and slowdown.
-        expect(await hintAt(d, 2)).toBe(` ≈${formatMs(op.soloMs)}? · measured ${formatMs(op.soloMs * 2)} (−50%) · co-run ${formatMs(op.soloMs * 3)}, 1.50× solo`);
-        expect(await hintAt(d, 3)).toBe(` ≈${formatMs(p.tenants[0].ops[1].soloMs)}?`); // not measured: the prediction alone
+        expect(await hintAt(d, 2)).toBe(` ≈${formatMs(op.soloMs)}? ±40 % · measured ${formatMs(op.soloMs * 2)} (−50%, outside band) · co-run ${formatMs(op.soloMs * 3)}, 1.50× solo`);
+        expect(await hintAt(d, 3)).toBe(` ≈${formatMs(p.tenants[0].ops[1].soloMs)}? ±40 %`); // not measured: the prediction alone
     });
 
     it('hovers say what the run measured with its intervals: slowdowns, where time went, who slowed whom, validity', async () => {
@@ -319,7 +319,7 @@ workload w {
 `);
         const op = predictionOf(d).tenants[0].ops[0];
         expect(op.soloP50Ms).toBeCloseTo(op.soloMs / 1.25, 9);
-        expect(await hintAt(d, 2)).toBe(` ≈${formatMs(op.soloP50Ms)}`);
+        expect(await hintAt(d, 2)).toBe(` ≈${formatMs(op.soloP50Ms)} ±40 %?`); // calibrated, but without band evidence: the default band, marked
         const before = await hoverAt(d, 'dense(x, 512)');
         expect(before).toContain('typical (median) GPU time per request, predicted');
         // The kernels' times are their shares of the typical time too.
@@ -329,9 +329,9 @@ workload w {
         await measure(d, [tenantResult('a', { requests: 50, soloBase: 5, corunBase: 6, uri, ops: [{
             path: op.path, line: 2, soloMs: op.soloP50Ms * 2, corunMs: op.soloP50Ms * 2.5, soloP50Ms: op.soloP50Ms * 1.1, corunP50Ms: op.soloP50Ms * 1.32,
         }] })]);
-        expect(await hintAt(d, 2)).toBe(` ≈${formatMs(op.soloP50Ms)} · measured ${formatMs(op.soloP50Ms * 1.1)} (${formatError(op.soloP50Ms, op.soloP50Ms * 1.1)}) · co-run ${formatMs(op.soloP50Ms * 1.32)}, 1.20× solo`);
+        expect(await hintAt(d, 2)).toBe(` ≈${formatMs(op.soloP50Ms)} ±40 %? · measured ${formatMs(op.soloP50Ms * 1.1)} (${formatError(op.soloP50Ms, op.soloP50Ms * 1.1)}, inside band) · co-run ${formatMs(op.soloP50Ms * 1.32)}, 1.20× solo`);
         const hover = await hoverAt(d, 'dense(x, 512)');
-        expect(hover).toContain(`| ${formatMs(op.soloP50Ms)} | ${formatMs(op.soloP50Ms * op.corunMs / op.soloMs)} | ${formatMs(op.soloP50Ms * 1.1)} (${formatError(op.soloP50Ms, op.soloP50Ms * 1.1)}) |`);
+        expect(hover).toContain(`| ${formatMs(op.soloP50Ms)} ±40 % | ${formatMs(op.soloP50Ms * op.corunMs / op.soloMs)} | ${formatMs(op.soloP50Ms * 1.1)} (${formatError(op.soloP50Ms, op.soloP50Ms * 1.1)}) |`);
         expect(hover).toContain('typical (median) GPU time per request, predicted; measured in the latest run');
     });
 
@@ -342,9 +342,9 @@ workload w {
         await measure(d, [tenantResult('a', { requests: 10, soloBase: 5, corunBase: 5, uri: d.uri.toString(), ops: ops.map((o, i) => ({ path: o.path, line: 2, soloMs: 1 + i, corunMs: 2 + 2 * i })) })]);
         // 1 + 2 + 3 = 6 ms solo, 2 + 4 + 6 = 12 ms co-run: means per request, summed over the line's instances.
         const predicted = ops.reduce((s, o) => s + o.soloMs, 0);
-        expect(await hintAt(d, 2)).toBe(` ≈${formatMs(predicted)}? · measured 6.00 ms (${formatError(predicted, 6)}) · co-run 12.0 ms, 2.00× solo in 3 instances`);
+        expect(await hintAt(d, 2)).toBe(` ≈${formatMs(predicted)}? ±40 % · measured 6.00 ms (${formatError(predicted, 6)}, outside band) · co-run 12.0 ms, 2.00× solo in 3 instances`);
         const hover = await hoverAt(d, 'dense(x, c)');
-        expect(hover).toContain(`| **a, 3 instances** | | | | | ${formatMs(predicted)} |`);
+        expect(hover).toContain(`| **a, 3 instances** | | | | | ${formatMs(predicted)} ±40 % |`);
         expect(hover).toContain(`| 6.00 ms (${formatError(predicted, 6)}) | 12.0 ms, 2.00× (`);
         expect(hover).toMatch(/\| a · blk\.1 \|/);
     });
@@ -359,7 +359,7 @@ workload w { tenant a { model m(batch: 8) } }
         results.ops[0]!.fused = [second.path];
         await measure(d, [results]);
         expect(await hintAt(d, 2)).toMatch(/ · measured 1\.00 ms /);
-        expect(await hintAt(d, 3)).toBe(` ≈${formatMs(second.soloMs)}? · run fused it into ${first.path.split('/').pop()}`);
+        expect(await hintAt(d, 3)).toBe(` ≈${formatMs(second.soloMs)}? ±40 % · run fused it into ${first.path.split('/').pop()}`);
     });
 
     it('grades the co-run prediction when the run has no solo time, and marks a cancelled run', async () => {
@@ -374,7 +374,7 @@ workload w {
         a.ops[0]!.soloMs = null;
         a.ops[0]!.soloP50Ms = null;
         await measure(d, [a], 'cancelled');
-        expect(await hintAt(d, 2)).toBe(` ≈${formatMs(op.soloMs)}? · measured co-run 2.00 ms (${formatError(op.corunMs, 2)}) (cancelled run) (a; 1 more tenant)`);
+        expect(await hintAt(d, 2)).toBe(` ≈${formatMs(op.soloMs)}? ±40 % · measured co-run 2.00 ms (${formatError(op.corunMs, 2)}) (cancelled run) (a; 1 more tenant)`);
     });
 
     it('compares a tenant\'s measured p99 with the prediction of the phase it was measured in', async () => {
@@ -389,13 +389,13 @@ workload w {
         await measure(d, [{ ...solo, corun: null }]);
         const m = solo.solo!.latencyMs.p99, b = solo.solo!.boundsMs.p99!;
         // A solo run (▶ Run solo) of a co-running workload: graded against the solo prediction, and labelled solo; the measured p99 with its 95 % bounds.
-        expect(await hintAt(d, 7)).toBe(` ≈ p50 ${formatMs(t.corun.p50)} · p99 ${formatMs(t.corun.p99)} co-run (uncalibrated) · measured p99 ${formatBoundedMs(m, b.low, b.high)} solo (${formatError(t.solo.p99, m)})`);
+        expect(await hintAt(d, 7)).toBe(` ≈ p50 ${formatMs(t.corun.p50)} · p99 ${formatMs(t.corun.p99)} (${formatBandRange(t.bandMs.corun.p99)}) co-run (uncalibrated) · measured p99 ${formatBoundedMs(m, b.low, b.high)} solo (${formatError(t.solo.p99, m)})`);
         // From 100 requests a p99 cannot be bounded: the hint shows the highest percentile they bound (p95) and what p99 needs.
         const few = { ...tenantResult('a', { requests: 100, soloBase: 5, corunBase: 5, uri: d.uri.toString() }), corun: null };
         await measure(d, [few]);
         const p95 = few.solo!.latencyMs.p95, b95 = few.solo!.boundsMs.p95!;
         expect(few.solo!.boundedUpTo).toBe('p95');
-        expect(await hintAt(d, 7)).toBe(` ≈ p50 ${formatMs(t.corun.p50)} · p99 ${formatMs(t.corun.p99)} co-run (uncalibrated) · measured p95 ${formatBoundedMs(p95, b95.low, b95.high)} solo; p99 n/a: needs 299 requests (has 100)`);
+        expect(await hintAt(d, 7)).toBe(` ≈ p50 ${formatMs(t.corun.p50)} · p99 ${formatMs(t.corun.p99)} (${formatBandRange(t.bandMs.corun.p99)}) co-run (uncalibrated) · measured p95 ${formatBoundedMs(p95, b95.low, b95.high)} solo; p99 n/a: needs 299 requests (has 100)`);
         // From 20 requests only the median is bounded: graded against the predicted median.
         const fewer = { ...tenantResult('a', { requests: 20, soloBase: 5, corunBase: 5, uri: d.uri.toString() }), corun: null };
         await measure(d, [fewer]);
