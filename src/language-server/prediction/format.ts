@@ -362,8 +362,8 @@ export function tenantHoverMarkdown(t: TenantPrediction, p: WorkloadPrediction, 
  */
 export function sloRiskReason(s: SloPrediction, multiTenant: boolean): string {
     const phase = multiTenant ? 'co-run' : 'queued';
-    if (s.corunMs > s.targetMs) return `the predicted ${phase} ${s.percentile} exceeds it`;
     if (s.soloServiceMs > s.targetMs) return `the predicted solo ${s.percentile} exceeds it, but the band's low end (${formatMs(s.soloServiceBandMs.low)}) does not`;
+    if (s.corunMs > s.targetMs) return `the predicted ${phase} ${s.percentile} exceeds it`;
     const band = s.corunBandMs.high > s.targetMs ? s.corunBandMs : s.soloServiceBandMs;
     return `the prediction meets it, but its 90 % band (${formatBandRange(band)} ms) straddles it`;
 }

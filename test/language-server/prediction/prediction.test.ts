@@ -155,6 +155,41 @@ workload w {
         expect(risk[0].range.start.line).toBe(9);
     });
 
+    it('the band decides: infeasible only beyond its low end, at risk when it straddles the SLO (and the message says so)', async () => {
+        const probe = await open(`${model}
+workload w { tenant a { model m(batch: 8) } }
+`, 'probe.tenancy');
+        const t = predictionOf(probe).tenants[0];
+        // The uncalibrated default band: ±40 %, a figure x spans [x/1.4, x/0.6].
+        expect(t.band.relative).toBeCloseTo(0.4, 9);
+        let n = 0;
+        const withSlo = (target: number) => open(`${model}
+workload w {
+  tenant a {
+    model m(batch: 8)
+    slo mean <= ${target.toFixed(5)}ms
+  }
+}
+`, `slo${n++}.tenancy`);
+        // Below the prediction but above the band's low end: at risk, not infeasible.
+        const between = await withSlo(t.serviceMs / 1.2);
+        expect(codes(between, IssueCodes.SloInfeasible)).toEqual([]);
+        const exceeds = codes(between, IssueCodes.SloAtRisk);
+        expect(exceeds).toHaveLength(1);
+        expect(exceeds[0].message).toMatch(/at risk: the predicted solo mean exceeds it, but the band's low end \([\d.]+ (ms|µs)\) does not/);
+        // Below even the low end: infeasible, said so.
+        const below = codes(await withSlo(t.serviceMs / 1.6), IssueCodes.SloInfeasible);
+        expect(below).toHaveLength(1);
+        expect(below[0].message).toMatch(/even at its 90 % band's low end [\d.]+ (ms|µs) \(±40 %, uncalibrated band\)/);
+        // Above the prediction, inside the band: at risk, the band straddles it.
+        const straddle = await withSlo(t.corun.mean * 1.3);
+        const risk = codes(straddle, IssueCodes.SloAtRisk);
+        expect(risk).toHaveLength(1);
+        expect(risk[0].message).toMatch(/the prediction meets it, but its 90 % band \([\d.]+–[\d.]+ ms\) straddles it/);
+        // Above the band's high end: no diagnostic.
+        expect(codes(await withSlo(t.corun.mean * 1.8), IssueCodes.SloAtRisk)).toEqual([]);
+    });
+
     it('a workload with errors gets no prediction diagnostics', async () => {
         const d = await open(`${model}
 workload w {
@@ -307,6 +342,36 @@ workload w {
         const opHover = await hoverAt(d, 'dense(x, 512)');
         expect(opHover).toContain('Co-run in the latest run (times over its median solo time):');
         expect(opHover).toContain('- `a`: 2.10× while b/m/dense.0 ran (63% of its time), 1.10× otherwise');
+    });
+
+    it('a calibrated band: the hint shows it, the hover says what it means, the measured time is inside or outside it', async () => {
+        const profile = calibrated(1);
+        for (const fam of Object.values(profile.families)) fam.error = { looP90: 0.1, noiseCv: 0.02, points: 3 };
+        writeFileSync(path.join(dir, '.tenancy', 'device-profile.json'), JSON.stringify(profile));
+        const d = await open(`${model}
+workload w {
+  tenant a { model m(batch: 8) }
+}
+`);
+        const op = predictionOf(d).tenants[0].ops[0];
+        // h = √(0.1² + (1.6449 · 0.02)²) = 10.5 %.
+        expect(await hintAt(d, 2)).toBe(` ≈${formatMs(op.soloP50Ms)} ±11 %`);
+        const hover = await hoverAt(d, 'dense(x, 512)');
+        expect(hover).toContain(`| ${formatMs(op.soloP50Ms)} ±11 % |`);
+        expect(hover).toContain("±11 % is the 90 % band: on this profile's own calibration points, 90 % of measured times fell within that error of the prediction");
+        const tenant = await hoverAt(d, 'tenant a', 7);
+        expect(tenant).toMatch(/p50 and p99 with their 90 % band \(±1\d %, ms\)/);
+        expect(await hintAt(d, 7)).toMatch(/^ ≈ p50 [\d.]+ (ms|µs) · p99 [\d.]+ (ms|µs) \([\d.]+–[\d.]+\) solo$/);
+        const uri = d.uri.toString();
+        // Measured 5 % above the prediction: error −4.8 %, inside; 20 % above: −17 %, outside.
+        await measure(d, [tenantResult('a', { requests: 50, soloBase: 5, corunBase: 6, uri, ops: [{
+            path: op.path, line: 2, soloMs: op.soloP50Ms * 1.05, corunMs: op.soloP50Ms * 1.05, soloP50Ms: op.soloP50Ms * 1.05, corunP50Ms: op.soloP50Ms * 1.05,
+        }] })]);
+        expect(await hintAt(d, 2)).toContain(` ≈${formatMs(op.soloP50Ms)} ±11 % · measured ${formatMs(op.soloP50Ms * 1.05)} (${formatError(op.soloP50Ms, op.soloP50Ms * 1.05)}, inside band) · co-run`);
+        await measure(d, [tenantResult('a', { requests: 50, soloBase: 5, corunBase: 6, uri, ops: [{
+            path: op.path, line: 2, soloMs: op.soloP50Ms * 1.2, corunMs: op.soloP50Ms * 1.2, soloP50Ms: op.soloP50Ms * 1.2, corunP50Ms: op.soloP50Ms * 1.2,
+        }] })]);
+        expect(await hintAt(d, 2)).toContain(` ≈${formatMs(op.soloP50Ms)} ±11 % · measured ${formatMs(op.soloP50Ms * 1.2)} (${formatError(op.soloP50Ms, op.soloP50Ms * 1.2)}, outside band) · co-run`);
     });
 
     it('compares typical (median) op times, measured and predicted', async () => {

@@ -54,6 +54,15 @@ describe.skipIf(!hasAdapter)('calibrate (tiny shapes)', () => {
             expect(tail?.p90).toBeGreaterThanOrEqual(0);
             expect(Number.isFinite(tail?.p99)).toBe(true);
         }
+        // Band evidence: leave-one-out error and noise for every family measured at two sizes or more, said in the progress.
+        for (const [name, fam] of Object.entries(profile.families)) {
+            if (fam.points.length < 2) { expect(fam.error, name).toBeUndefined(); continue; }
+            expect(fam.error?.points, name).toBe(fam.points.length);
+            expect(Number.isFinite(fam.error?.looP90) && fam.error!.looP90 >= 0, name).toBe(true);
+            expect(fam.error?.noiseCv, name).toBeGreaterThanOrEqual(0);
+        }
+        expect(profile.families['gemm.vec4'].error).toBeDefined();
+        expect(messages.find(m => m.startsWith('error bands'))).toMatch(/gemm\.vec4 ±\d+ %/);
         // The model runs on what was measured.
         const w = predictWorkload(workload([mlpTenant('a', { kind: 'closed', clients: 1, thinkMs: 0 })]), profile);
         expect(w.tenants[0].serviceMs).toBeGreaterThan(0);
