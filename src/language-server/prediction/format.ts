@@ -314,7 +314,7 @@ export function opHoverMarkdown(rows: { tenant: string; op: OpPrediction; measur
         ? `Solo and co-run: typical (median) GPU time per request, predicted; measured in the latest run; error = (predicted − measured) / measured; × = co-run / solo.`
         : 'Solo and co-run: typical (median) GPU time per request, predicted.');
     const first = rows[0]?.op;
-    if (first) lines.push('', bandMeaning(measuredFigure([{ op: first, measured: undefined }]).band));
+    if (first) lines.push('', bandMeaning(first.band));
     if (first) {
         // Each launch's share of the op's typical time (launch times are means: the host's factor scales them alike).
         const scale = first.soloMs > 0 ? typicalOpMs(first).solo / first.soloMs : 1;
