@@ -4,7 +4,7 @@
  * importable by the language server; device parts touch a GPUDevice; the CLI is the only place
  * that joins the server and the runtime; the extension talks to them through the CLI and LSP.
  */
-const PURE_RUNTIME = '^src/runtime/(ir|kernels|plan|schedule|predict|report|reference)/';
+const PURE_RUNTIME = '^src/runtime/(ir|kernels|plan|schedule|predict|report|reference|sweep)/';
 const DEVICE_RUNTIME = '^src/runtime/(gpu|execute|tune|calibrate)/';
 const WEBGPU = '(^|/)node_modules/(webgpu|@webgpu/types)/|^(webgpu|@webgpu/types)$';
 const EDITOR = '(^|/)node_modules/(langium|vscode-languageserver[^/]*|vscode-languageclient|vscode-jsonrpc)/|^vscode$';

@@ -1,12 +1,13 @@
 // `npm run bench`: runs every benchmark suite on this machine and writes BENCHMARKS.md with the
 // adapter, the commit and the date. Each suite prints its markdown tables on stdout (progress on
 // stderr) and its raw numbers to bench/.work/<suite>.json.
-// Usage: node bench/run.mjs [--only language,pathological,kernels,interference,verdicts,schedules,accuracy] [--quick] [--out FILE]
+// Usage: node bench/run.mjs [--only language,hints,pathological,kernels,interference,verdicts,schedules,accuracy] [--quick] [--out FILE]
 import { spawn, spawnSync } from 'node:child_process';
 import { cpus } from 'node:os';
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import writeFileAtomic from 'write-file-atomic';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const argv = process.argv.slice(2);
@@ -18,6 +19,7 @@ const out = path.resolve(root, option('--out') ?? (partial ? 'bench/.work/BENCHM
 
 const suites = [
     { name: 'language', title: 'Language server: build and hover', entry: 'bench/language/main.ts' },
+    { name: 'hints', title: 'Language server: schedule hints', entry: 'bench/language/hints.ts' },
     { name: 'pathological', title: 'Pathological documents: work bounded by the text', entry: 'bench/pathological/main.ts' },
     { name: 'kernels', title: 'Kernels: throughput vs TF.js WebGPU and native BLAS; dispatch overhead', entry: 'bench/kernels/run.ts' },
     { name: 'interference', title: 'Interference: co-run slowdown matrix', entry: 'bench/interference/main.ts' },
@@ -93,8 +95,6 @@ const fuzzSection = (() => {
     }
 })();
 mkdirSync(path.dirname(out), { recursive: true });
-const temp = `${out}.tmp`;
-writeFileSync(temp, [header, ...sections, ...(fuzzSection ? [fuzzSection] : [])].join('\n'));
-renameSync(temp, out);
+writeFileAtomic.sync(out, [header, ...sections, ...(fuzzSection ? [fuzzSection] : [])].join('\n'), { fsync: true });
 console.error(`\nbench: wrote ${path.relative(root, out)}${failed ? ` (${failed} suite(s) failed)` : ''}`);
 process.exit(failed ? 1 : 0);

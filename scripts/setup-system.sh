@@ -2,6 +2,8 @@
 # Installs the Debian packages Tenancy needs on a machine without a GPU:
 #   - the Vulkan loader and Mesa's lavapipe (software Vulkan) from bookworm-backports,
 #     so that Dawn (the `webgpu` package) finds an adapter;
+#   - Slurm (slurm-wlm) and munge, for the sweep's integration test, which starts a private
+#     single-node cluster (test/runtime/sweep/slurm-cluster.ts);
 #   - Chromium (for the browser end-to-end tests) and the build tools code-server needs.
 # Idempotent; run as root (or with sudo). Usage: scripts/setup-system.sh [--gpu-only]
 set -euo pipefail
@@ -45,4 +47,13 @@ if [ $want_browser = 1 ]; then
     $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $pkgs >/dev/null
   fi
   echo "browser: $(chromium --version 2>/dev/null || echo missing)"
+fi
+
+# Slurm and munge (skipped with --gpu-only): the sweep's integration test starts its own daemons.
+if [ $want_browser = 1 ]; then
+  if ! have slurm-wlm || ! have munge; then
+    apt_update
+    $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq slurm-wlm munge >/dev/null
+  fi
+  echo "slurm: slurm-wlm $(dpkg-query -W -f='${Version}' slurm-wlm), munge $(dpkg-query -W -f='${Version}' munge)"
 fi

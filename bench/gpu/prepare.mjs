@@ -1,7 +1,7 @@
 // Builds the kit bench/gpu/run.sh runs on a machine without this checkout's node_modules (a lent
 // GPU machine has no registry and takes at most 64 MiB of ignored files): the CLI and the
 // benchmark entries bundled with esbuild, and the `webgpu` package with only its Linux x64 Dawn
-// build, in bench/.work/gpu-kit/ (about 25 MB). Carry that folder to the machine.
+// build, in bench/.work/gpu-kit/ (about 31 MB). Carry that folder to the machine.
 // Usage: node bench/gpu/prepare.mjs
 import * as esbuild from 'esbuild';
 import { cliBuild } from '../../esbuild.mjs';
@@ -22,7 +22,8 @@ const entries = {
 await esbuild.build({
     entryPoints: Object.fromEntries(Object.entries(entries).map(([name, file]) => [name, path.join(root, file)])),
     outdir: kit, outExtension: { '.js': '.mjs' }, bundle: true, platform: 'node', format: 'esm', target: 'node22', logLevel: 'warning',
-    external: ['webgpu', '@tensorflow/*'], loader: { '.tenancy': 'text' }, banner: cliBuild.banner, plugins: cliBuild.plugins,
+    // TF.js is bundled (the kernel benchmark's comparison column): only Dawn's native module stays outside.
+    external: ['webgpu'], loader: { '.tenancy': 'text' }, banner: cliBuild.banner, plugins: cliBuild.plugins,
 });
 // The bundles resolve `webgpu` from their folder upwards: kit/node_modules/webgpu.
 const webgpu = path.join(root, 'node_modules/webgpu');

@@ -19,6 +19,7 @@ import { loadWorkspace } from '../../src/cli/load-workspace.js';
 import { runWorkload } from '../../src/runtime/execute/run.js';
 import type { WorkloadIR } from '../../src/runtime/ir/types.js';
 import type { Ratio, Results } from '../../src/runtime/report/schema.js';
+import { wilsonInterval } from '../../src/runtime/report/statistics.js';
 
 const argv = process.argv.slice(2);
 const flag = (name: string) => { const i = argv.indexOf(name); return i >= 0 ? argv[i + 1] : undefined; };
@@ -57,11 +58,10 @@ for (let i = 0; i < runs; i++) {
     }
 }
 
-/** Wilson's 95 % score interval of a proportion, as percentages. */
+/** Wilson's 95 % interval of k / n, as percentages. */
 function wilson(k: number, n: number): string {
-    const z = 1.959964, p = k / n, d = 1 + z * z / n;
-    const c = (p + z * z / (2 * n)) / d, h = z * Math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d;
-    return `${(100 * Math.max(0, c - h)).toFixed(0)}–${(100 * Math.min(1, c + h)).toFixed(0)} %`;
+    const w = wilsonInterval(k, n);
+    return w ? `${(100 * w.low).toFixed(0)}–${(100 * w.high).toFixed(0)} %` : 'n/a';
 }
 const seconds = (o: Outcome[]) => (o.reduce((a, x) => a + x.wallMs, 0) / o.length / 1000).toFixed(1);
 

@@ -8,7 +8,7 @@ import { existsSync, statSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
 import { AstUtils, URI, type LangiumDocument } from 'langium';
 import { NodeFileSystem } from 'langium/node';
-import type { Diagnostic, Position, Range } from 'vscode-languageserver-types';
+import type { Diagnostic, Position, Range } from 'vscode-languageserver';
 import type { WorkloadIR } from '../runtime/ir/types.js';
 import { modelsReached } from '../language-server/analysis/calls.js';
 import { isDocument, isModel, isWorkload, type Workload } from '../language-server/generated/ast.js';

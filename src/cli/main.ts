@@ -14,6 +14,8 @@ import * as check from './commands/check.js';
 import * as ir from './commands/ir.js';
 import * as compare from './commands/compare.js';
 import * as capacity from './commands/capacity.js';
+import * as sweep from './commands/sweep.js';
+import * as merge from './commands/merge.js';
 import { exitWithLauncher } from './filtered-stderr.js';
 import packageJson from '../../package.json' with { type: 'json' };
 
@@ -27,7 +29,7 @@ const program = new Command()
     .exitOverride();
 
 // Each subcommand module: src/cli/commands/<name>.ts exporting register(program).
-for (const command of [check, ir, run, compare, capacity, devices, calibrate, predict] as { register(program: Command): void }[]) {
+for (const command of [check, ir, run, compare, capacity, sweep, merge, devices, calibrate, predict] as { register(program: Command): void }[]) {
     command.register(program);
 }
 

@@ -4,9 +4,12 @@
  * progress they print (jsonl on stdout, or one line on a terminal) and how a failure maps to an
  * exit code. Each command adds only what it does with the measurement.
  */
+import type { MeasurementOverrides as RoundsOverrides } from '../runtime/execute/rounds.js';
 import type { Command } from 'commander';
+import { writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { tmpdir } from 'node:os';
+import { basename, join, resolve } from 'node:path';
 import { exitCodes } from '../protocol/exit-codes.js';
 import type { AdapterPreference } from '../protocol/adapter.js';
 import { PROGRESS_PROTOCOL_VERSION, type ProgressEvent } from '../protocol/progress.js';
@@ -17,11 +20,14 @@ import { NoAdapterError } from '../runtime/gpu/adapter.js';
 import { CompileError } from '../runtime/plan/tenant-plan.js';
 import { MemoryLimitError } from '../runtime/plan/memory.js';
 import { ScheduleNotImplementedError } from '../runtime/schedule/policy.js';
+import { IncompatibleSchedulesError } from '../runtime/execute/compare.js';
 import type { RunEvent } from '../runtime/execute/events.js';
 import type { RunWorkloadOptions } from '../runtime/execute/run.js';
-import { sourcePathOf, workspaceFolderOf } from '../runtime/report/write.js';
+import { ResultsWriteError, sourcePathOf, workspaceFolderOf, writeResultsFiles, type ResultsPaths } from '../runtime/report/write.js';
 import { locateProfile, type LocatedProfile } from '../runtime/predict/profile-store.js';
 import { loadTuningCache } from '../runtime/tune/cache.js';
+import { loadCoTunedCache } from '../runtime/tune/co-tuned-cache.js';
+import type { DeviceProfile } from '../runtime/predict/profile.js';
 import { adapterOptionHelp, parseAdapterOption } from './adapter-option.js';
 import { loadWorkloadIr, WorkspaceInputError } from './load-workspace.js';
 
@@ -67,24 +73,60 @@ export interface MeasureFlags {
 
 /** Adds the measuring flags to a command (each command adds its own after). */
 export function addMeasureOptions(command: Command): Command {
-    return command
+    return addMeasurementFlags(command
         .argument('[file]', 'the .tenancy file (or workload IR JSON, as with --ir)')
         .option('--ir <file.json>', 'read workload IR JSON (as written by `tenancy ir`) instead of a .tenancy file')
         .option('-w, --workload <name>', 'the workload (required when the file has several)')
-        .option('--tenant <name...>', 'only these tenants')
+        .option('--tenant <name...>', 'only these tenants'))
+        .option('--json', 'print the JSON document on stdout (the table goes to stderr)')
+        .option('--progress <format>', 'progress events on stdout: jsonl (the table goes to stderr)')
+        .option('--tune', 'before measuring, time the kernel variants of ops the tuning cache lacks and remember the fastest (cache per adapter in $XDG_CACHE_HOME/tenancy/tuning)')
+        .option('--no-tune', 'ignore the tuning cache: every op uses its default variant');
+}
+
+/** The flags that say how to measure (overrides of the benchmark block, adapter, fusion, timing): the measuring commands' and `tenancy sweep`'s. */
+export function addMeasurementFlags(command: Command): Command {
+    return command
         .option('--duration <time>', 'measured time per phase, e.g. 5s or 500ms (overrides the benchmark block)')
         .option('--warmup <time>', 'warm-up time per phase (overrides the benchmark block)')
         .option('--requests <n>', 'measured requests per tenant and phase instead of a duration')
         .option('--rounds <n>', 'measured rounds (overrides the benchmark block; default 8)')
         .option('--budget <time>', 'the most the measurement may take, rounds added for SLOs included (default 30s, or twice the planned time)')
         .option('--min-requests <n>', 'requests each tenant needs per phase; rounds are added within the budget until it has them')
-        .option('--json', 'print the JSON document on stdout (the table goes to stderr)')
-        .option('--progress <format>', 'progress events on stdout: jsonl (the table goes to stderr)')
         .option('--adapter <preference>', adapterOptionHelp("the workload's device line"))
         .option('--no-fusion', 'compile every IR op as its own kernel (no batch-norm folding or epilogue fusion)')
-        .option('--timing <mode>', 'per-op timing: auto (GPU timestamps when available) or cpu', 'auto')
-        .option('--tune', 'before measuring, time the kernel variants of ops the tuning cache lacks and remember the fastest (cache per adapter in $XDG_CACHE_HOME/tenancy/tuning)')
-        .option('--no-tune', 'ignore the tuning cache: every op uses its default variant');
+        .option('--timing <mode>', 'per-op timing: auto (GPU timestamps when available) or cpu', 'auto');
+}
+
+/** The measurement flags' values. */
+export type MeasurementFlags = Pick<MeasureFlags, 'duration' | 'warmup' | 'requests' | 'rounds' | 'budget' | 'minRequests' | 'adapter' | 'fusion' | 'timing'>;
+
+/** What the measurement flags override: the benchmark block's figures (execute/rounds.ts), the adapter and how ops run. */
+export interface MeasurementOverrides extends RoundsOverrides {
+    adapter?: AdapterPreference;
+    fusion: boolean;
+    timing: 'auto' | 'cpu';
+}
+
+/** Reads the measurement flags; throws UsageError naming the flag that is wrong. */
+export function readMeasurementFlags(command: string, opts: MeasurementFlags): MeasurementOverrides {
+    let adapter: AdapterPreference | undefined;
+    if (opts.adapter !== undefined) {
+        const parsed = parseAdapterOption(opts.adapter);
+        if ('error' in parsed) throw new UsageError(parsed.error);
+        if (parsed.note) console.error(`tenancy ${command}: ${parsed.note}`);
+        adapter = parsed.preference;
+    }
+    if (!['auto', 'cpu'].includes(opts.timing)) throw new UsageError(`--timing must be auto or cpu; found '${opts.timing}'`);
+    const durationMs = opts.duration !== undefined ? parseDuration(opts.duration) : undefined;
+    if (durationMs !== undefined && durationMs <= 0) throw new UsageError('--duration must be positive');
+    const warmupMs = opts.warmup !== undefined ? parseDuration(opts.warmup) : undefined;
+    const requests = opts.requests !== undefined ? positiveInt(opts.requests, '--requests') : undefined;
+    const rounds = opts.rounds !== undefined ? positiveInt(opts.rounds, '--rounds') : undefined;
+    const minRequests = opts.minRequests !== undefined ? positiveInt(opts.minRequests, '--min-requests') : undefined;
+    const budgetMs = opts.budget !== undefined ? parseDuration(opts.budget, '--budget') : undefined;
+    if (budgetMs !== undefined && budgetMs <= 0) throw new UsageError('--budget must be positive');
+    return { durationMs, warmupMs, requests, rounds, budgetMs, minRequests, adapter, fusion: opts.fusion, timing: opts.timing as 'auto' | 'cpu' };
 }
 
 /** What the flags and the file give a measurement. */
@@ -104,22 +146,7 @@ export async function readMeasureInput(command: string, file: string | undefined
     const progress = opts.progress === 'jsonl';
     if (opts.progress !== undefined && !progress) throw new UsageError(`--progress supports only 'jsonl'; found '${opts.progress}'`);
     if (progress && opts.json) throw new UsageError('--json and --progress jsonl both write to stdout; use one of them');
-    let adapter: AdapterPreference | undefined;
-    if (opts.adapter !== undefined) {
-        const parsed = parseAdapterOption(opts.adapter);
-        if ('error' in parsed) throw new UsageError(parsed.error);
-        if (parsed.note) console.error(`tenancy ${command}: ${parsed.note}`);
-        adapter = parsed.preference;
-    }
-    if (!['auto', 'cpu'].includes(opts.timing)) throw new UsageError(`--timing must be auto or cpu; found '${opts.timing}'`);
-    const durationMs = opts.duration !== undefined ? parseDuration(opts.duration) : undefined;
-    if (durationMs !== undefined && durationMs <= 0) throw new UsageError('--duration must be positive');
-    const warmupMs = opts.warmup !== undefined ? parseDuration(opts.warmup) : undefined;
-    const requests = opts.requests !== undefined ? positiveInt(opts.requests, '--requests') : undefined;
-    const rounds = opts.rounds !== undefined ? positiveInt(opts.rounds, '--rounds') : undefined;
-    const minRequests = opts.minRequests !== undefined ? positiveInt(opts.minRequests, '--min-requests') : undefined;
-    const budgetMs = opts.budget !== undefined ? parseDuration(opts.budget, '--budget') : undefined;
-    if (budgetMs !== undefined && budgetMs <= 0) throw new UsageError('--budget must be positive');
+    const overrides = readMeasurementFlags(command, opts);
     let ir: WorkloadIR, sourceFile: string;
     const irFile = opts.ir ?? (file && /\.json$/i.test(file) ? file : undefined);
     if (irFile) {
@@ -135,8 +162,7 @@ export async function readMeasureInput(command: string, file: string | undefined
     return {
         ir, sourceFile, progress, located,
         options: {
-            durationMs, warmupMs, requests, rounds, budgetMs, minRequests, tenants: opts.tenant, adapter,
-            fusion: opts.fusion, timing: opts.timing as 'auto' | 'cpu',
+            ...overrides, tenants: opts.tenant,
             // Cached variant choices per adapter; --tune measures the missing ones first.
             ...(opts.tune === false ? {} : {
                 tune: {
@@ -147,8 +173,16 @@ export async function readMeasureInput(command: string, file: string | undefined
             }),
             // The profile the editor predicts with: schedules resolve (auto) and cut blocks by it, as the editor does.
             profile: located.profile,
+            // co_tuned's searched configurations, per adapter as that profile names it.
+            coTunedCache: await coTunedCacheFor(located.profile, warnTuning),
         },
     };
+}
+
+/** The co_tuned cache of a profile's adapter, ready for RunWorkloadOptions. */
+async function coTunedCacheFor(profile: DeviceProfile, onWarning: (message: string) => void): Promise<NonNullable<RunWorkloadOptions['coTunedCache']>> {
+    const cache = await loadCoTunedCache({ adapter: profile.adapter, onWarning });
+    return { store: cache, save: () => cache.save(), onWarning };
 }
 
 /** Reads workload IR JSON (one workload, an array of them, or { workloads: [...] }) and picks one. */
@@ -251,11 +285,35 @@ export function inputErrorCode(error: unknown, out: CommandOutput): number {
     throw error;
 }
 
-/** The exit code of what a measurement threw (nothing was written). */
+/**
+ * Writes a measurement's document and its history copy (report/write.ts). When the results
+ * folder cannot take it (disk full, read-only), the document is kept in the temp folder instead
+ * and the ResultsWriteError, which says where, is rethrown for measureErrorCode.
+ */
+export async function writeMeasured(paths: ResultsPaths, value: unknown, finishedAt: Date): Promise<{ latest: string; history: string }> {
+    try {
+        return await writeResultsFiles(paths, value, finishedAt);
+    } catch (error) {
+        if (!(error instanceof ResultsWriteError)) throw error;
+        const kept = join(tmpdir(), `${basename(paths.latest, '.json')}.${finishedAt.toISOString().replace(/:/g, '-')}.${process.pid}.json`);
+        try {
+            writeFileSync(kept, `${JSON.stringify(value, null, 2)}\n`);
+            error.kept = kept;
+        } catch {
+            // The temp folder is full too: the message says the document is lost.
+        }
+        throw error;
+    }
+}
+
+/** The exit code of what a measurement threw (nothing was written, or, for ResultsWriteError, not where it belongs). */
 export function measureErrorCode(error: unknown, out: CommandOutput, signal: AbortSignal): number {
     if (error instanceof NoAdapterError) return out.fail(exitCodes.environment, error.message);
+    if (error instanceof ResultsWriteError) {
+        return out.fail(exitCodes.environment, `${error.message}; the results already there are unchanged; ${error.kept ? `this run's results are kept in ${error.kept}` : "this run's results could not be kept anywhere"} — free space or choose another folder with --results-dir`);
+    }
     if (error instanceof CompileError || error instanceof MemoryLimitError) return out.fail(exitCodes.inputErrors, error.message, error.opPath);
-    if (error instanceof ScheduleNotImplementedError) return out.fail(exitCodes.inputErrors, error.message);
+    if (error instanceof ScheduleNotImplementedError || error instanceof IncompatibleSchedulesError) return out.fail(exitCodes.inputErrors, error.message);
     if (signal.aborted) return out.fail(exitCodes.cancelled, 'cancelled before anything was measured; nothing written');
     if (error instanceof Error && /has no tenant/.test(error.message)) return out.fail(exitCodes.usage, error.message);
     return out.fail(exitCodes.internal, `internal error: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);

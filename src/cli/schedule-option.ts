@@ -5,6 +5,7 @@
  */
 import { AstUtils, EmptyFileSystem } from 'langium';
 import type { IrSchedule } from '../runtime/ir/types.js';
+import { UsageError } from './measure-options.js';
 import { readWorkload } from '../language-server/analysis/workload.js';
 import { isDocument, isScheduleDecl, isWorkload } from '../language-server/generated/ast.js';
 import { createTenancyServices } from '../language-server/tenancy-module.js';
@@ -41,4 +42,16 @@ export function parseSchedules(texts: readonly string[]): IrSchedule[] {
         if (issue) throw new Error(`schedule '${text}': ${issue.message}`);
         return reading.schedule;
     });
+}
+
+/** The `--schedules` list of compare and sweep: undefined when not given; a UsageError when empty or unreadable. */
+export function schedulesFlag(text: string | undefined): IrSchedule[] | undefined {
+    if (text === undefined) return undefined;
+    const texts = splitScheduleList(text);
+    if (texts.length === 0) throw new UsageError('--schedules names no schedule; e.g. --schedules "concurrent, layer_block(size: 4)"');
+    try {
+        return parseSchedules(texts);
+    } catch (error) {
+        throw new UsageError(`--schedules: ${(error as Error).message}`);
+    }
 }

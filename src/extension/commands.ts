@@ -8,13 +8,12 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import {
-    CommandIds, CommandNames, describePayload, isTenantRef, isWorkloadRef,
-    type CommandName, type TenantRef, type WorkloadRef,
+    CommandIds, CommandNames, describePayload, isCompareRef, isTenantRef, isWorkloadRef,
+    type CommandName, type CompareRef, type WorkloadRef,
 } from '../protocol/commands.js';
-import { ResultsChangedNotification, type ResultsChangedParams } from '../protocol/messages.js';
 import type { Config } from './config.js';
 import type { ReportPanels } from './report-view/panel.js';
-import { buildRunArgs, CliRun, RunRegistry, type NodeCandidate, type RunEvent, type RunOutcome } from './run.js';
+import { buildCompareArgs, buildRunArgs, CliRun, RunRegistry, type NodeCandidate, type RunEvent, type RunOutcome } from './run.js';
 import type { TenancyStatus } from './status.js';
 
 /** What the commands need from the running extension. */
@@ -27,8 +26,18 @@ export interface ExtensionServices {
     runs: RunRegistry;
     status: TenancyStatus;
     reports: ReportPanels;
-    /** Called after each run with its outcome (tests and the status item listen). */
-    onRunFinished: vscode.EventEmitter<{ ref: WorkloadRef; tenant?: string; outcome: RunOutcome }>;
+    /** Tells the server that these results or profile files changed (the file watcher may lag behind). */
+    notifyResults: (files: string[]) => Promise<void>;
+    /** Called after each run or comparison with its outcome (tests and the status item listen). */
+    onRunFinished: vscode.EventEmitter<RunFinished>;
+}
+
+/** A finished measurement: a run of the workload (of one tenant, `tenant`) or a comparison of its schedules (`compare`). */
+export interface RunFinished {
+    ref: WorkloadRef;
+    tenant?: string;
+    compare?: boolean;
+    outcome: RunOutcome;
 }
 
 type CommandFactory = (services: ExtensionServices) => (...args: unknown[]) => unknown;
@@ -43,6 +52,12 @@ const commandTable: Record<CommandName, CommandFactory> = {
     [CommandNames.runTenantSolo]: s => async (arg?: unknown) => {
         if (!isTenantRef(arg)) return badPayload(CommandIds.runTenantSolo, '{ uri, workload, tenant }', arg);
         return runWorkload(s, arg, arg.tenant);
+    },
+    [CommandNames.compareSchedules]: s => async (arg?: unknown) => {
+        const ref = arg === undefined ? await pickWorkload(CommandIds.compareSchedules) : arg;
+        if (ref === undefined) return undefined;
+        if (!isCompareRef(ref)) return badPayload(CommandIds.compareSchedules, '{ uri, workload, schedules?: non-empty strings }', ref);
+        return compareSchedules(s, ref);
     },
     [CommandNames.cancelRun]: s => async (arg?: unknown) => {
         if (arg !== undefined && !isWorkloadRef(arg)) return badPayload(CommandIds.cancelRun, '{ uri, workload }', arg);
@@ -67,6 +82,13 @@ const commandTable: Record<CommandName, CommandFactory> = {
         if (ref === undefined) return undefined;
         if (!isWorkloadRef(ref)) return badPayload(CommandIds.showReport, '{ uri, workload }', ref);
         await s.reports.show({ uri: ref.uri, workload: ref.workload });
+        return undefined;
+    },
+    [CommandNames.showComparison]: s => async (arg?: unknown) => {
+        const ref = arg === undefined ? await pickWorkload(CommandIds.showComparison) : arg;
+        if (ref === undefined) return undefined;
+        if (!isWorkloadRef(ref)) return badPayload(CommandIds.showComparison, '{ uri, workload }', ref);
+        await s.reports.show({ uri: ref.uri, workload: ref.workload }, 'comparison');
         return undefined;
     },
     [CommandNames.showOutput]: s => () => s.output.show(true),
@@ -136,7 +158,58 @@ function resultsFolderFor(s: ExtensionServices, uri: vscode.Uri): string | undef
 
 /** Runs a workload (or one tenant solo) in a child process, with a progress notification and Cancel. */
 export async function runWorkload(s: ExtensionServices, ref: WorkloadRef, tenant?: string): Promise<RunOutcome | undefined> {
-    const label = tenant ? `${ref.workload} / ${tenant} (solo)` : ref.workload;
+    return measure(s, ref, {
+        label: tenant ? `${ref.workload} / ${tenant} (solo)` : ref.workload,
+        finished: { ref, tenant },
+        args: (cliPath, file, resultsFolder) => buildRunArgs({
+            cliPath, file, workload: ref.workload, tenant,
+            durationSeconds: s.config.runDurationSeconds, adapter: s.config.runAdapter, resultsFolder,
+        }),
+        report: 'run',
+    });
+}
+
+/**
+ * Measures a workload under its own schedule and others (`tenancy compare`) in a child process,
+ * with a progress notification naming the schedule being measured, and Cancel (the CLI writes
+ * what it measured). The others: the payload's, else the setting `tenancy.compare.schedules`,
+ * else the CLI's default candidates.
+ */
+export async function compareSchedules(s: ExtensionServices, ref: CompareRef): Promise<RunOutcome | undefined> {
+    const schedules = ref.schedules ?? s.config.compareSchedules;
+    const workload: WorkloadRef = { uri: ref.uri, workload: ref.workload };
+    return measure(s, workload, {
+        label: `${ref.workload}: comparing schedules`,
+        finished: { ref: workload, compare: true },
+        args: (cliPath, file, resultsFolder) => buildCompareArgs({
+            cliPath, file, workload: ref.workload, schedules,
+            durationSeconds: s.config.runDurationSeconds, adapter: s.config.runAdapter, resultsFolder,
+        }),
+        report: 'comparison',
+        // A schedule of the setting that the CLI cannot read is the setting's mistake, not a mismatch of extension and CLI.
+        usageAdvice: !ref.schedules && schedules ? 'the setting tenancy.compare.schedules holds a schedule the runtime cannot read: fix it or clear it' : undefined,
+    });
+}
+
+interface Measurement {
+    /** Names it in the notification and the log (`quick_start / vision (solo)`). */
+    label: string;
+    /** What onRunFinished says of it. */
+    finished: Omit<RunFinished, 'outcome'>;
+    /** The CLI arguments, given the CLI, the .tenancy file and the results folder (undefined: the CLI's default). */
+    args: (cliPath: string, file: string, resultsFolder: string | undefined) => string[];
+    /** The report its results open in. */
+    report: 'run' | 'comparison';
+    /** Said with a usage failure (exit 64) instead of the generic advice. */
+    usageAdvice?: string;
+}
+
+/**
+ * Runs one measuring command of the CLI for a workload: one at a time per workload (they share
+ * the GPU), from the saved file, in a child process with a progress notification and Cancel;
+ * then tells the server about the new results and says how it went.
+ */
+async function measure(s: ExtensionServices, ref: WorkloadRef, m: Measurement): Promise<RunOutcome | undefined> {
     const existing = s.runs.get(ref.uri, ref.workload);
     if (existing) {
         const choice = await vscode.window.showInformationMessage(`Tenancy: ${ref.workload} is already running.`, 'Cancel It');
@@ -154,10 +227,8 @@ export async function runWorkload(s: ExtensionServices, ref: WorkloadRef, tenant
     const document = vscode.workspace.textDocuments.find(d => d.uri.toString() === ref.uri);
     if (document?.isDirty) await document.save();
 
-    const args = buildRunArgs({
-        cliPath: ready.cliPath, file: uri.fsPath, workload: ref.workload, tenant,
-        durationSeconds: s.config.runDurationSeconds, adapter: s.config.runAdapter, resultsFolder: resultsFolderFor(s, uri),
-    });
+    const label = m.label;
+    const args = m.args(ready.cliPath, uri.fsPath, resultsFolderFor(s, uri));
     s.output.appendLine(`[${new Date().toLocaleTimeString()}] run ${label}: ${ready.node.command} ${args.join(' ')}`);
     const outcome = await vscode.window.withProgress({
         location: vscode.ProgressLocation.Notification,
@@ -166,7 +237,7 @@ export async function runWorkload(s: ExtensionServices, ref: WorkloadRef, tenant
     }, async (progress, token) => {
         let reported = 0;
         const run = new CliRun({
-            node: ready.node, args, cwd: workspaceFolderPath(uri),
+            node: ready.node, args, cwd: workspaceFolderPath(uri), usageAdvice: m.usageAdvice,
             onEvent: event => {
                 logEvent(s.output, event);
                 if (event.kind === 'progress') {
@@ -190,9 +261,9 @@ export async function runWorkload(s: ExtensionServices, ref: WorkloadRef, tenant
         }
     });
     s.output.appendLine(`run ${label}: ${outcome.status}${outcome.status === 'failed' ? ` (${outcome.kind}, exit ${outcome.exitCode ?? outcome.signal})` : ''}`);
-    if (outcome.status !== 'failed' && outcome.resultsPath) await notifyResults(s, [outcome.resultsPath]);
-    s.onRunFinished.fire({ ref, tenant, outcome });
-    void reportOutcome(s, ref, label, outcome);
+    if (outcome.status !== 'failed' && outcome.resultsPath) await s.notifyResults([outcome.resultsPath]);
+    s.onRunFinished.fire({ ...m.finished, outcome });
+    void reportOutcome(s, ref, label, outcome, m.report);
     return outcome;
 }
 
@@ -208,18 +279,12 @@ function logEvent(output: vscode.OutputChannel, event: RunEvent): void {
     else output.appendLine(`  ${event.line}`);
 }
 
-/** Tells the server about new results at once (the file watcher may lag behind). */
-async function notifyResults(s: ExtensionServices, files: string[]): Promise<void> {
-    const client = s.client();
-    if (!client?.isRunning()) return;
-    const params: ResultsChangedParams = { changes: files.map(f => ({ uri: vscode.Uri.file(f).toString(), kind: 'changed' })) };
-    await client.sendNotification(ResultsChangedNotification.method, params);
-}
 
-async function reportOutcome(s: ExtensionServices, ref: WorkloadRef, label: string, outcome: RunOutcome): Promise<void> {
+async function reportOutcome(s: ExtensionServices, ref: WorkloadRef, label: string, outcome: RunOutcome, report: 'run' | 'comparison' = 'run'): Promise<void> {
     if (outcome.status === 'succeeded') {
-        const choice = await vscode.window.showInformationMessage(`Tenancy: ${label} finished.`, 'Show Report');
-        if (choice) await s.reports.show(ref);
+        const button = report === 'comparison' ? 'Show Comparison' : 'Show Report';
+        const choice = await vscode.window.showInformationMessage(`Tenancy: ${label} finished.`, button);
+        if (choice) await s.reports.show(ref, report);
         return;
     }
     if (outcome.status === 'cancelled') {
@@ -271,7 +336,7 @@ async function calibrate(s: ExtensionServices, documentUri: string): Promise<Run
     });
     s.output.appendLine(`calibrate: ${outcome.status}`);
     if (outcome.status === 'succeeded') {
-        await notifyResults(s, [path.join(cwd, '.tenancy', 'device-profile.json')]);
+        await s.notifyResults([path.join(cwd, '.tenancy', 'device-profile.json')]);
         void vscode.window.showInformationMessage('Tenancy: the device is calibrated; predictions now use its profile.');
     } else if (outcome.status === 'failed') {
         void reportOutcome(s, { uri: documentUri, workload: 'calibration' }, 'calibration', outcome);
@@ -279,4 +344,3 @@ async function calibrate(s: ExtensionServices, documentUri: string): Promise<Run
     return outcome;
 }
 
-export type { TenantRef };

@@ -23,6 +23,7 @@ export type TraceLevel = (typeof traceLevels)[number];
 export const SettingKeys = {
     runDuration: 'run.duration',
     runAdapter: 'run.adapter',
+    compareSchedules: 'compare.schedules',
     /** Read by the language server (workspace/configuration): its inlay hints show predicted and measured figures. */
     inlayHintsEnabled: 'inlayHints.enabled',
     resultsFolder: 'results.folder',
@@ -44,6 +45,18 @@ export class Config {
     get runAdapter(): RunAdapterSetting {
         const value = this.reader().get<unknown>(SettingKeys.runAdapter);
         return isAdapterPreference(value) ? value : 'workload';
+    }
+
+    /**
+     * `tenancy.compare.schedules`: the schedules "Compare schedules" measures beside the
+     * workload's own, as written after `schedule`; undefined (unset, empty or not a list of
+     * non-empty strings) for the CLI's default candidates.
+     */
+    get compareSchedules(): string[] | undefined {
+        const value = this.reader().get<unknown>(SettingKeys.compareSchedules);
+        if (!Array.isArray(value) || value.length === 0) return undefined;
+        const schedules = value.filter((v): v is string => typeof v === 'string').map(v => v.trim());
+        return schedules.length === value.length && schedules.every(v => v !== '') ? schedules : undefined;
     }
 
     /** `tenancy.results.folder`: where runs write results, relative to the workspace folder (or absolute). */

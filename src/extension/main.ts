@@ -5,22 +5,22 @@
  */
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
-import type { WorkloadRef } from '../protocol/commands.js';
 import {
     deviceProfilePath, isMeasuredChangedParams, isWorkspaceStatusResult, MeasuredChangedNotification,
-    ResultsChangedNotification, WorkspaceStatusRequest, type ResultsChangedParams, type ResultsFileChangeKind,
+    type ResultsChangedParams, type ResultsFileChangeKind,
 } from '../protocol/messages.js';
 import { createLanguageClient, showErrorWithLog } from './client.js';
-import { registerCommands, type ExtensionServices } from './commands.js';
+import { measuredChanged, resultsChanged, workspaceStatus } from './messages.js';
+import { registerCommands, type ExtensionServices, type RunFinished } from './commands.js';
 import { Config } from './config.js';
 import { ReportPanels } from './report-view/panel.js';
-import { queryAdapter, resolveCliNode, RunRegistry, type RunOutcome } from './run.js';
+import { queryAdapter, resolveCliNode, RunRegistry } from './run.js';
 import { TenancyStatus } from './status.js';
 
 /** What activate returns: used by the integration tests to observe the extension. */
 export interface TenancyApi {
     client: () => LanguageClient | undefined;
-    onRunFinished: vscode.Event<{ ref: WorkloadRef; tenant?: string; outcome: RunOutcome }>;
+    onRunFinished: vscode.Event<RunFinished>;
     reports: ReportPanels;
     status: TenancyStatus;
     /** Whether a workload has a run in progress. */
@@ -41,14 +41,18 @@ export async function activate(context: vscode.ExtensionContext): Promise<Tenanc
     runs = new RunRegistry();
     const status = new TenancyStatus();
     const reports = new ReportPanels(context.extensionUri, () => client, output);
-    const onRunFinished = new vscode.EventEmitter<{ ref: WorkloadRef; tenant?: string; outcome: RunOutcome }>();
+    const onRunFinished = new vscode.EventEmitter<RunFinished>();
     context.subscriptions.push(output, status, reports, onRunFinished);
 
     const api = (): TenancyApi => ({
         client: () => client, onRunFinished: onRunFinished.event, reports, status,
         isRunning: (uri, workload) => runs?.get(uri, workload) !== undefined,
     });
-    const services: ExtensionServices = { context, output, config, client: () => client, cliNode, runs, status, reports, onRunFinished };
+    const sendResultsChanged = async (changes: ResultsChangedParams['changes']) => {
+        if (client?.isRunning()) await client.sendNotification(resultsChanged, { changes });
+    };
+    const notifyResults = (files: string[]) => sendResultsChanged(files.map(f => ({ uri: vscode.Uri.file(f).toString(), kind: 'changed' as const })));
+    const services: ExtensionServices = { context, output, config, client: () => client, cliNode, runs, status, reports, notifyResults, onRunFinished };
     context.subscriptions.push(...registerCommands(services));
     void vscode.commands.executeCommand('setContext', 'tenancy.running', false);
 
@@ -66,7 +70,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<Tenanc
         const editor = vscode.window.activeTextEditor;
         if (!client?.isRunning() || editor?.document.languageId !== 'tenancy') return;
         try {
-            const result: unknown = await client.sendRequest(WorkspaceStatusRequest.method, { uri: editor.document.uri.toString() });
+            // Checked all the same: the server may be another version than this extension.
+            const result: unknown = await client.sendRequest(workspaceStatus, { uri: editor.document.uri.toString() });
             status.update(isWorkspaceStatusResult(result) ? result : undefined);
         } catch (error) {
             output.appendLine(`Status request failed: ${error instanceof Error ? error.message : String(error)}`);
@@ -78,11 +83,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Tenanc
         vscode.workspace.createFileSystemWatcher(`**/${config.resultsFolder.replace(/^\.\//, '')}/**/*.json`),
         vscode.workspace.createFileSystemWatcher(`**/${deviceProfilePath}`),
     ];
-    const forward = (kind: ResultsFileChangeKind) => (uri: vscode.Uri) => {
-        if (!client?.isRunning()) return;
-        const params: ResultsChangedParams = { changes: [{ uri: uri.toString(), kind }] };
-        void client.sendNotification(ResultsChangedNotification.method, params);
-    };
+    const forward = (kind: ResultsFileChangeKind) => (uri: vscode.Uri) => { void sendResultsChanged([{ uri: uri.toString(), kind }]); };
     for (const watcher of watchers) {
         context.subscriptions.push(watcher, watcher.onDidCreate(forward('created')), watcher.onDidChange(forward('changed')), watcher.onDidDelete(forward('deleted')));
     }
@@ -107,7 +108,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Tenanc
         void showErrorWithLog(`Tenancy: the language server did not start (${detail}).`, output);
         return api();
     }
-    context.subscriptions.push(client.onNotification(MeasuredChangedNotification.method, (params: unknown) => {
+    context.subscriptions.push(client.onNotification(measuredChanged, params => {
         if (!isMeasuredChangedParams(params)) {
             output.appendLine(`Unexpected ${MeasuredChangedNotification.method} payload: ${JSON.stringify(params)}`);
             return;

@@ -1,11 +1,12 @@
 /**
- * Runs the Tenancy CLI (`tenancy run … --progress jsonl`) in a child process — never in the
+ * Runs the Tenancy CLI (`tenancy run|compare … --progress jsonl`) in a child process — never in the
  * extension host or the language server, because GPU work can hang, crash or take minutes.
  * This module is free of `vscode` so that the process handling, progress parsing and exit
  * code interpretation are unit-tested; commands.ts puts a progress notification on top.
  */
 import { execFile, spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { createInterface } from 'node:readline';
 import { exitCodes } from '../protocol/exit-codes.js';
 import { adapterDisplayName } from '../protocol/adapter.js';
 import { isProgressEvent, type ProgressEvent, type RunPhase } from '../protocol/progress.js';
@@ -88,24 +89,29 @@ export function buildRunArgs(request: RunRequest): string[] {
     return args;
 }
 
-/** Splits a byte stream into lines, keeping a partial last line until its newline arrives. */
-export class LineSplitter {
-    private pending = '';
+export interface CompareRequest {
+    /** Absolute path of the CLI bundle (out/cli/main.mjs). */
+    cliPath: string;
+    /** Absolute path of the .tenancy file. */
+    file: string;
+    workload: string;
+    /** The schedules beside the workload's own, as written after `schedule`; none: the CLI's default candidates. */
+    schedules?: readonly string[];
+    durationSeconds?: number;
+    adapter?: RunAdapterSetting;
+    /** Absolute results folder. */
+    resultsFolder?: string;
+}
 
-    /** Feeds a chunk; returns the complete lines it finished (without line terminators). */
-    push(chunk: string): string[] {
-        this.pending += chunk;
-        const parts = this.pending.split(/\r?\n/);
-        this.pending = parts.pop() ?? '';
-        return parts;
-    }
-
-    /** The unterminated rest, at end of stream. */
-    flush(): string[] {
-        const rest = this.pending;
-        this.pending = '';
-        return rest === '' ? [] : [rest];
-    }
+/** The CLI arguments of one comparison of schedules (after the node executable). */
+export function buildCompareArgs(request: CompareRequest): string[] {
+    const args = [request.cliPath, 'compare', request.file, '--workload', request.workload, '--progress', 'jsonl'];
+    // The CLI splits the list at top-level commas, so schedule arguments keep theirs.
+    if (request.schedules && request.schedules.length > 0) args.push('--schedules', request.schedules.join(', '));
+    if (request.durationSeconds !== undefined) args.push('--duration', `${request.durationSeconds}s`);
+    if (request.adapter && request.adapter !== 'workload') args.push('--adapter', request.adapter);
+    if (request.resultsFolder) args.push('--results-dir', request.resultsFolder);
+    return args;
 }
 
 /** One event of a run as the extension shows it. */
@@ -116,45 +122,69 @@ export type RunEvent =
     | { kind: 'unparsed'; line: string; reason: string };
 
 const phaseTitles: Record<RunPhase, string> = {
-    tune: 'Tuning kernels', // added with the 'tune' phase (tenancy run --tune)
+    tune: 'Tuning kernels',
     compile: 'Compiling kernels',
     solo: 'Measuring solo',
     corun: 'Co-running tenants',
     report: 'Writing results',
 };
 
-/**
- * Parses one stdout line of `tenancy run --progress jsonl` (src/protocol/progress.ts) into a
- * {@link RunEvent}. Lines that are not progress events become `unparsed` (shown in the output
- * channel, never thrown): a stray console.log in the runtime must not abort a run.
- */
-export function parseProgressLine(line: string): RunEvent | undefined {
-    const text = line.trim();
-    if (text === '') return undefined;
-    let value: unknown;
-    try {
-        value = JSON.parse(text);
-    } catch {
-        return { kind: 'unparsed', line: text, reason: 'not JSON' };
-    }
-    if (!isProgressEvent(value)) {
-        const type = typeof value === 'object' && value !== null ? (value as { type?: unknown }).type : undefined;
-        return { kind: 'unparsed', line: text, reason: type === undefined ? 'not a progress event' : `not a valid ${JSON.stringify(type)} event` };
-    }
-    return toRunEvent(value);
+type PhaseEvent = Extract<ProgressEvent, { type: 'phase' }>;
+
+/** What a phase is doing, in words: `Measuring solo (vision)`, `Co-running tenants under concurrent at 1.50× load`. */
+function phaseMessage(phase: RunPhase, detail: Pick<PhaseEvent, 'tenant' | 'schedule' | 'load'> = {}): string {
+    return `${phaseTitles[phase]}${detail.tenant ? ` (${detail.tenant})` : ''}${detail.schedule ? ` under ${detail.schedule}` : ''}`
+        + (detail.load !== undefined ? ` at ${detail.load.toFixed(2)}× load` : '');
 }
 
-/** What the extension shows for one progress event. */
-export function toRunEvent(event: ProgressEvent): RunEvent {
+/**
+ * Reads the stdout lines of one `tenancy run|compare|capacity --progress jsonl` process
+ * (src/protocol/progress.ts) into {@link RunEvent}s. It remembers the latest phase, because only
+ * a `phase` event names the schedule being measured (compare) or the load probed (capacity):
+ * the `progress` events of that phase say it too. Lines that are not progress events become
+ * `unparsed` (shown in the output channel, never thrown): a stray console.log in the runtime must
+ * not abort a run.
+ */
+export class ProgressReader {
+    private phase: PhaseEvent | undefined;
+
+    /** One line; undefined for a blank one. */
+    read(line: string): RunEvent | undefined {
+        const text = line.trim();
+        if (text === '') return undefined;
+        let value: unknown;
+        try {
+            value = JSON.parse(text);
+        } catch {
+            return { kind: 'unparsed', line: text, reason: 'not JSON' };
+        }
+        if (!isProgressEvent(value)) {
+            const type = typeof value === 'object' && value !== null ? (value as { type?: unknown }).type : undefined;
+            return { kind: 'unparsed', line: text, reason: type === undefined ? 'not a progress event' : `not a valid ${JSON.stringify(type)} event` };
+        }
+        if (value.type === 'phase') this.phase = value;
+        return toRunEvent(value, this.phase);
+    }
+}
+
+/** Parses one stdout line on its own (no earlier phase to take a schedule from): see {@link ProgressReader}. */
+export function parseProgressLine(line: string): RunEvent | undefined {
+    return new ProgressReader().read(line);
+}
+
+/** What the extension shows for one progress event; `phase` is the latest phase event, whose schedule or load a progress event of that phase shares. */
+export function toRunEvent(event: ProgressEvent, phase?: PhaseEvent): RunEvent {
     switch (event.type) {
         case 'start':
             return { kind: 'progress', phase: 'start', percent: 0,
                 message: `${event.tenants.length} tenant${event.tenants.length === 1 ? '' : 's'}, ${event.policy}${event.adapter ? ` on ${event.adapter}` : ''}` };
         case 'phase':
-            return { kind: 'progress', phase: event.phase, message: `${phaseTitles[event.phase]}${event.tenant ? ` (${event.tenant})` : ''}` };
-        case 'progress':
+            return { kind: 'progress', phase: event.phase, message: phaseMessage(event.phase, event) };
+        case 'progress': {
+            const same = phase && phase.phase === event.phase && phase.tenant === event.tenant;
             return { kind: 'progress', phase: event.phase, percent: Math.min(100, Math.max(0, event.fraction * 100)),
-                message: `${phaseTitles[event.phase]}${event.tenant ? ` (${event.tenant})` : ''}` };
+                message: phaseMessage(event.phase, same ? phase : event) };
+        }
         case 'result':
             return { kind: 'results', path: event.resultsFile, cancelled: event.status === 'cancelled', status: event.status };
         case 'error':
@@ -178,6 +208,8 @@ export function interpretExit(exit: {
     stderrTail: string;
     /** The message of the CLI's last `error` progress event, which explains better than stderr. */
     errorMessage?: string;
+    /** What to advise when the CLI rejects its command line (exit 64), when the user's input made it. */
+    usageAdvice?: string;
 }): RunOutcome {
     const { code, signal, cancelRequested, resultsPath, stderrTail } = exit;
     if (code === exitCodes.ok) return { status: 'succeeded', resultsPath };
@@ -195,7 +227,7 @@ export function interpretExit(exit: {
         return { ...base, status: 'failed', kind: 'input', message: explain('the runtime rejected the workload: fix the problems shown in the editor and run again') };
     }
     if (code === exitCodes.usage) {
-        return { ...base, status: 'failed', kind: 'usage', message: explain('the runtime rejected the command line: does the extension match its CLI?') };
+        return { ...base, status: 'failed', kind: 'usage', message: explain(exit.usageAdvice ?? 'the runtime rejected the command line: does the extension match its CLI?') };
     }
     if (code === exitCodes.cancelled) {
         return { status: 'cancelled', resultsPath };
@@ -220,6 +252,8 @@ export interface CliRunOptions {
     onStderr: (text: string) => void;
     /** Grace period between SIGTERM and SIGKILL on cancel. */
     killAfterMs?: number;
+    /** What to advise when the CLI rejects its command line (see interpretExit). */
+    usageAdvice?: string;
     /** Injected for tests. */
     spawnProcess?: (command: string, args: string[], options: SpawnOptions) => ChildProcess;
 }
@@ -255,21 +289,22 @@ export class CliRun {
     }
 
     private watch(): Promise<RunOutcome> {
-        const stdout = new LineSplitter();
+        const progress = new ProgressReader();
         let stderrTail = '';
         let errorMessage: string | undefined;
         let resultsPath: string | undefined;
         const handle = (line: string) => {
-            const event = parseProgressLine(line);
+            const event = progress.read(line);
             if (!event) return;
             if (event.kind === 'results') resultsPath = event.path;
             // The CLI's own explanation beats the last stderr line in the failure message.
             if (event.kind === 'log' && event.level === 'error') errorMessage = event.message;
             this.options.onEvent(event);
         };
-        this.child.stdout?.setEncoding('utf8');
+        // readline keeps a line split across chunks until its newline (or the stream's end, which
+        // comes before the child's 'close'), and strips \r\n as well as \n.
+        if (this.child.stdout) createInterface({ input: this.child.stdout, crlfDelay: Infinity }).on('line', handle);
         this.child.stderr?.setEncoding('utf8');
-        this.child.stdout?.on('data', (chunk: string) => stdout.push(chunk).forEach(handle));
         this.child.stderr?.on('data', (chunk: string) => {
             stderrTail = (stderrTail + chunk).slice(-4000);
             this.options.onStderr(chunk);
@@ -289,8 +324,7 @@ export class CliRun {
                 if (settled) return;
                 settled = true;
                 clearTimeout(this.killTimer);
-                stdout.flush().forEach(handle);
-                resolve(interpretExit({ code, signal, cancelRequested: this.cancelRequested, resultsPath, stderrTail, errorMessage }));
+                resolve(interpretExit({ code, signal, cancelRequested: this.cancelRequested, resultsPath, stderrTail, errorMessage, usageAdvice: this.options.usageAdvice }));
             });
         });
     }

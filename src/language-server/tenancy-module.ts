@@ -7,7 +7,6 @@ import {
 import { TenancyAnalyzer } from './analysis/index.js';
 import { TenancyGeneratedModule, TenancyGeneratedSharedModule } from './generated/module.js';
 import { TenancyLinker } from './references/linker.js';
-import { TenancyAstNodeDescriptionProvider } from './references/node-descriptions.js';
 import { TenancyReferenceDescriptionProvider } from './references/reference-descriptions.js';
 import { TenancyReferences } from './references/references.js';
 import { TenancyScopeComputation } from './references/scope-computation.js';
@@ -32,6 +31,7 @@ import { TenancyCodeActionProvider } from './lsp/code-action-provider.js';
 import { TenancyCodeLensProvider } from './lsp/code-lens.js';
 import { ResultsWatch } from './lsp/results-watch.js';
 import { createPredictionService, PredictionInlayHintProvider, registerPredictionFeatures, type PredictionService } from './prediction/index.js';
+import { registerScheduleHints, ScheduleHintService } from './prediction/schedule-hints.js';
 import { TenancyLexer } from './parser/lexer.js';
 import { TenancyTokenBuilder } from './parser/token-builder.js';
 import { TenancyParserErrorMessageProvider } from './parser/error-messages.js';
@@ -44,8 +44,8 @@ export type TenancyAddedServices = {
     validation: { DeviceLimits: DeviceLimitsProvider };
     /** Latest results files and device profile (read-only; the server never runs the GPU). */
     results: { ResultsWatch: ResultsWatch };
-    /** Latency and interference predictions per workload (pure model over the device profile; no GPU). */
-    prediction: { Predictions: PredictionService };
+    /** Latency and interference predictions per workload (pure model over the device profile; no GPU); schedule comparisons and hints, computed off the typing path. */
+    prediction: { Predictions: PredictionService; ScheduleHints: ScheduleHintService };
 };
 
 export type TenancyServices = LangiumServices & TenancyAddedServices;
@@ -76,7 +76,6 @@ export const TenancyModule: Module<TenancyServices, PartialLangiumServices & Ten
         References: (services) => new TenancyReferences(services),
     },
     workspace: {
-        AstNodeDescriptionProvider: (services) => new TenancyAstNodeDescriptionProvider(services),
         ReferenceDescriptionProvider: (services) => new TenancyReferenceDescriptionProvider(services),
     },
     analysis: {
@@ -108,6 +107,7 @@ export const TenancyModule: Module<TenancyServices, PartialLangiumServices & Ten
     },
     prediction: {
         Predictions: (services) => createPredictionService(services),
+        ScheduleHints: (services) => new ScheduleHintService(services),
     },
 };
 
@@ -121,5 +121,6 @@ export function createTenancyServices(context: DefaultSharedModuleContext): {
     shared.ServiceRegistry.register(Tenancy);
     registerValidationChecks(Tenancy);
     registerPredictionFeatures(Tenancy);
+    registerScheduleHints(Tenancy);
     return { shared, Tenancy };
 }

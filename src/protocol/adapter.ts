@@ -19,7 +19,18 @@ export function adapterDisplayName(adapter: unknown): string | undefined {
     // Avoid "nvidia NVIDIA GeForce…": drop the vendor when the model already starts with it.
     const name = vendor && !model.toLowerCase().startsWith(vendor.toLowerCase()) ? [vendor, model].filter(Boolean).join(' ') : model;
     if (!name) return undefined;
-    return typeof a.architecture === 'string' && a.architecture !== '' ? `${name} (${a.architecture})` : name;
+    return plainLabel(typeof a.architecture === 'string' && a.architecture !== '' ? `${name} (${a.architecture})` : name);
+}
+
+/**
+ * A name read from a file (a results or profile file may be hand-edited or hostile) as plain
+ * text for a status item or a table: one line, no control characters, no `$(icon)` syntax the
+ * status bar would render, at most 80 characters.
+ */
+function plainLabel(text: string): string {
+    // eslint-disable-next-line no-control-regex
+    const line = text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ').replace(/\$\(/g, '(').trim();
+    return line.length > 80 ? `${line.slice(0, 79)}…` : line;
 }
 
 /**

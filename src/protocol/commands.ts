@@ -8,9 +8,11 @@
 export const CommandNames = {
     runWorkload: 'workload.run',
     runTenantSolo: 'tenant.runSolo',
+    compareSchedules: 'workload.compare',
     cancelRun: 'workload.cancel',
     calibrateDevice: 'device.calibrate',
     showReport: 'report.show',
+    showComparison: 'comparison.show',
     showOutput: 'output.show',
 } as const;
 
@@ -24,13 +26,15 @@ export function commandId<N extends CommandName>(name: N): `tenancy.${N}` {
 export const CommandIds = {
     runWorkload: commandId(CommandNames.runWorkload),
     runTenantSolo: commandId(CommandNames.runTenantSolo),
+    compareSchedules: commandId(CommandNames.compareSchedules),
     cancelRun: commandId(CommandNames.cancelRun),
     calibrateDevice: commandId(CommandNames.calibrateDevice),
     showReport: commandId(CommandNames.showReport),
+    showComparison: commandId(CommandNames.showComparison),
     showOutput: commandId(CommandNames.showOutput),
 } as const;
 
-/** A workload in a document: what "Run benchmark", "Show report" and "Cancel" act on. */
+/** A workload in a document: what "Run benchmark", "Compare schedules", "Show report" and "Cancel" act on. */
 export interface WorkloadRef {
     /** Document URI (`file:///…/vision-and-nlp.tenancy`). */
     uri: string;
@@ -41,6 +45,16 @@ export interface WorkloadRef {
 /** Arguments of `tenancy.tenant.runSolo`: one tenant of a workload, run alone. */
 export interface TenantRef extends WorkloadRef {
     tenant: string;
+}
+
+/**
+ * Arguments of `tenancy.workload.compare`: a workload measured under its own schedule and
+ * others. `schedules`, when given, are the others as written after `schedule`
+ * (`layer_block(size: auto)`); without it, the setting `tenancy.compare.schedules`, else the
+ * CLI's default candidates.
+ */
+export interface CompareRef extends WorkloadRef {
+    schedules?: string[];
 }
 
 /** Arguments of `tenancy.device.calibrate`: the document whose workspace gets the profile. */
@@ -69,6 +83,13 @@ export function isWorkloadRef(value: unknown): value is WorkloadRef {
 /** Type guard for {@link TenantRef}. */
 export function isTenantRef(value: unknown): value is TenantRef {
     return isWorkloadRef(value) && isNonEmptyString((value as unknown as Record<string, unknown>).tenant);
+}
+
+/** Type guard for {@link CompareRef}. */
+export function isCompareRef(value: unknown): value is CompareRef {
+    if (!isWorkloadRef(value)) return false;
+    const schedules = (value as unknown as Record<string, unknown>).schedules;
+    return schedules === undefined || (Array.isArray(schedules) && schedules.length > 0 && schedules.every(isNonEmptyString));
 }
 
 /** Describes what a payload should have looked like, for error messages ("expected …, found …"). */

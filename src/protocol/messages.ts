@@ -1,8 +1,11 @@
 /**
  * Custom LSP messages between the extension and the language server (like vscode-eslint's
- * shared customMessages.ts): one namespace per message with its `method`; the parameter and
- * result types beside it. No dependencies — each side builds its typed
- * `NotificationType`/`RequestType` from `method`.
+ * shared customMessages.ts): one namespace per message with its `method`, direction and purpose,
+ * and its `Params` (and a request's `Result`) types. Unlike vscode-eslint's, the namespaces hold
+ * no `NotificationType`/`RequestType` objects: src/protocol has no dependencies, and the client
+ * and the server each bundle their own copy of vscode-jsonrpc, whose message types have a private
+ * member, so a type made from one copy is not the other's. Each side makes its typed messages
+ * from these, in one place (src/extension/messages.ts on the client).
  */
 
 export type ResultsFileChangeKind = 'created' | 'changed' | 'deleted';
@@ -21,6 +24,7 @@ export interface ResultsChangedParams {
  */
 export namespace ResultsChangedNotification {
     export const method = 'tenancy/resultsChanged';
+    export type Params = ResultsChangedParams;
 }
 
 export interface MeasuredChangedParams {
@@ -35,6 +39,7 @@ export interface MeasuredChangedParams {
  */
 export namespace MeasuredChangedNotification {
     export const method = 'tenancy/measuredChanged';
+    export type Params = MeasuredChangedParams;
 }
 
 /** Initialization options the client sends to the server. */
@@ -83,6 +88,8 @@ export interface WorkspaceStatusResult {
 /** Client → server: calibration, adapter and last run for the status item. */
 export namespace WorkspaceStatusRequest {
     export const method = 'tenancy/workspaceStatus';
+    export type Params = WorkspaceStatusParams;
+    export type Result = WorkspaceStatusResult;
 }
 
 /** Type guard for {@link WorkspaceStatusResult}. */

@@ -65,15 +65,3 @@ export function isProgressEvent(value: unknown): value is ProgressEvent {
             return false;
     }
 }
-
-/** Parses one line of `--progress jsonl` output; undefined if it is not a progress event. */
-export function parseProgressLine(line: string): ProgressEvent | undefined {
-    const trimmed = line.trim();
-    if (!trimmed.startsWith('{')) return undefined;
-    try {
-        const value: unknown = JSON.parse(trimmed);
-        return isProgressEvent(value) ? value : undefined;
-    } catch {
-        return undefined;
-    }
-}

@@ -3,6 +3,7 @@
  * files (it may read the runtime's results schema; the extension and the webview may not), the
  * extension passes it to the webview unchanged. No dependencies but the protocol's own.
  */
+import type { ComparisonReportModel } from './comparison-report.js';
 import type { RatioVerdictWord } from './figures.js';
 
 /** Sent with the custom request below; the server answers a {@link ReportResult}. */
@@ -17,6 +18,8 @@ export type ReportResult = { report: ReportModel } | { error: string };
 /** Client → server: the report of a workload's latest run (and its comparison with the previous one). */
 export namespace ReportRequest {
     export const method = 'tenancy/report';
+    export type Params = ReportParams;
+    export type Result = ReportResult;
 }
 
 /** A co-run / solo ratio with its 95 % interval and what it says (figures.ts formatSlowdown writes it). */
@@ -138,9 +141,10 @@ export interface ReportModel {
     resultsPath: string;
 }
 
-/** Messages from the extension to the webview. */
+/** Messages from the extension to the webview: a run's report, a comparison of schedules, or why neither can be shown. */
 export type ReportViewMessage =
     | { type: 'report'; report: ReportModel }
+    | { type: 'comparison'; comparison: ComparisonReportModel }
     | { type: 'error'; message: string };
 
 /** Messages from the webview to the extension. */

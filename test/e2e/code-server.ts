@@ -13,7 +13,6 @@ import * as path from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 
 export const projectRoot = path.resolve(import.meta.dirname, '../..');
-export const codeServerVersion = process.env.CODE_SERVER_VERSION ?? '4.139.1';
 export const workRoot = path.join(projectRoot, 'test', 'e2e', '.work');
 const node = path.join(projectRoot, 'node_modules', '.bin', 'node');
 
@@ -88,6 +87,8 @@ export async function startCodeServer(options: StartOptions = {}): Promise<CodeS
         EXTENSIONS_GALLERY: '{}',
         XDG_CONFIG_HOME: path.join(dir, 'xdg-config'),
         XDG_DATA_HOME: path.join(dir, 'xdg-data'),
+        // A new user's cache: no device profile, tuning or co_tuned choices a calibration on this machine left.
+        XDG_CACHE_HOME: path.join(dir, 'xdg-cache'),
         XDG_RUNTIME_DIR: path.join(dir, 'xdg-runtime'),
         ...options.env,
     };

@@ -4,18 +4,21 @@
  * The user's path through the real VS Code UI (code-server + Chromium): open the example,
  * see a squiggle and the Problems entry, hover an op, click "▶ Run benchmark", watch the
  * progress, see the measured lens and the measured figures in the inlay hints, open the report
- * and check its charts.
+ * and check its charts; on the schedule-hint example, see the schedule hint, apply its quick fix
+ * (and undo it), compare the schedules from the lens and see the measured gain beside the
+ * predicted one.
  * Screenshots of every step go to test/e2e/screenshots/ (look at them when a step fails).
  * It runs the extension installed from the .vsix (TENANCY_E2E_VSIX, default this machine's
  * dist/tenancy-<platform>-<arch>.vsix from `npm run package -- --host`).
  */
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { BrowserContext, Frame, Page } from 'playwright-core';
+import { writeFileAtomic } from '../../src/runtime/report/write.js';
 import { launchChromium } from './chromium.js';
 import { openWorkbench, projectRoot, startCodeServer, type CodeServer } from './code-server.js';
-import { exampleName, makeWorkspace, resultsName } from './workspace.js';
+import { exampleName, hintExampleName, makeWorkspace, resultsName, writeSettings } from './workspace.js';
 
 const screenshots = path.join(projectRoot, 'test', 'e2e', 'screenshots');
 // The UI test needs toasts, which VS Code hides when the smoke-test driver (needed to load an
@@ -51,6 +54,38 @@ async function openFile(name: string): Promise<void> {
     await page.keyboard.press('Enter');
     await page.locator(`.tab.active[aria-label*="${name}"]`).waitFor();
     await page.locator('.monaco-editor .view-lines').first().waitFor();
+}
+
+/** The text of the active editor's lines (spaces as rendered: U+00A0 back to spaces). */
+async function editorLines(): Promise<string[]> {
+    return (await page.locator('.monaco-editor .view-line').allInnerTexts()).map(t => t.replace(/\u00a0/g, ' '));
+}
+
+/** Hovers a locator until a hover containing `text` shows (lenses and hints move the text under a resting mouse), and returns the hover's text. */
+async function hoverText(target: ReturnType<Page['locator']>, text: string): Promise<string> {
+    const hover = page.locator('.monaco-hover .hover-contents', { hasText: text }).first();
+    for (let attempt = 1; ; attempt++) {
+        await page.mouse.move(5, 5);
+        await target.hover();
+        if (await hover.waitFor({ timeout: 6_000 }).then(() => true, () => false)) break;
+        if (attempt === 5) throw new Error(`no hover with '${text}' after 5 attempts of 6 s`);
+    }
+    // The whole hover: the diagnostics at the position and every section.
+    const all = (await page.locator('.monaco-hover').allInnerTexts()).join('\n');
+    await page.mouse.move(5, 5);
+    await page.keyboard.press('Escape');
+    return all;
+}
+
+/** Runs a command from the command palette by its title. */
+async function runCommand(title: string): Promise<void> {
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('Control+Shift+P');
+    const input = page.locator('.quick-input-widget input');
+    await input.waitFor();
+    await input.fill(`>${title}`);
+    await page.locator('.quick-input-list .monaco-list-row.focused', { hasText: title }).first().waitFor();
+    await page.keyboard.press('Enter');
 }
 
 beforeAll(async () => {
@@ -143,7 +178,7 @@ describe(`the user's path (installed ${path.basename(vsix)})`, () => {
         // prediction, then what was measured — whole, not cut at the editor's default 43 characters.
         const inline = async () => page.evaluate(() => [...document.querySelectorAll('.monaco-editor .view-line span[class*="dyn-rule"]')]
             .map(el => (el.textContent ?? '').replace(/\u00a0/g, ' ').trim()).filter(t => t.startsWith('≈')));
-        const measuredOp = /^≈[\d.]+ (ms|µs|s)\?? ±[\d.]+ %\?? · measured (co-run )?[\d.]+ (ms|µs|s) \(([−+][\d.]+%|n\/a)(, (inside|outside) band)?\)/;
+        const measuredOp = /^≈[\d.]+ (ms|µs|s)\?? ±[\d.]+%\?? · measured (co-run )?[\d.]+ (ms|µs|s) \(([−+][\d.]+%|n\/a)(, (inside|outside) band)?\)/;
         await expect.poll(async () => (await inline()).filter(t => measuredOp.test(t)).length, { timeout: 30_000 }).toBeGreaterThan(0);
         const hints = await inline();
         expect(hints.filter(t => t.includes('…'))).toEqual([]);
@@ -151,7 +186,7 @@ describe(`the user's path (installed ${path.basename(vsix)})`, () => {
         expect(tenantHints.length).toBeGreaterThan(0);
         // p99 when the run bounded it, else the highest percentile it did bound.
         expect(tenantHints.filter(t => !/ · measured p\d+ [\d.]+ (ms|µs|s) \(/.test(t))).toEqual([]);
-        // Nothing else draws measured figures: no decoration text after the lines (the extension's old view).
+        // Nothing else draws measured figures: no decoration text after the lines.
         const decorations = await page.evaluate(() => [...document.querySelectorAll('.view-lines span')]
             .map(el => getComputedStyle(el, '::after').content).filter(c => c !== 'none' && c !== 'normal' && c !== '""'));
         expect(decorations).toEqual([]);
@@ -159,7 +194,7 @@ describe(`the user's path (installed ${path.basename(vsix)})`, () => {
     });
 
     it('updates the inline figures when a run from a terminal rewrites the results', async () => {
-        // As `tenancy run` in a terminal: a new results file (temp file + rename), nothing said to the extension.
+        // As `tenancy run` in a terminal: a new results file (written as the CLI writes it), nothing said to the extension.
         const file = path.join(workspace, '.tenancy', 'results', resultsName);
         const results = JSON.parse(readFileSync(file, 'utf8')) as { finishedAt: string; tenants: { ops: { path: string; soloMs: number | null; corunMs: number | null; slowdown: unknown; soloP50Ms?: number | null; corunP50Ms?: number | null }[] }[] };
         const logits = results.tenants.flatMap(t => t.ops).find(o => o.path.endsWith('/logits'));
@@ -168,8 +203,7 @@ describe(`the user's path (installed ${path.basename(vsix)})`, () => {
         // The hints show the median per request (the mean carries the host's stalls): 7.77 ms, not the mean.
         Object.assign(logits!, { soloMs: 8.88, corunMs: 11.1, slowdown: { estimate: 11.1 / 8.88, low: 1.1, high: 1.4, verdict: 'slower' }, soloP50Ms: 7.77, corunP50Ms: 9.99 });
         results.finishedAt = new Date().toISOString();
-        writeFileSync(`${file}.tmp`, JSON.stringify(results));
-        renameSync(`${file}.tmp`, file);
+        await writeFileAtomic(file, JSON.stringify(results));
         const expected = 'measured 7.77 ms';
         await expect.poll(async () => page.evaluate(() => [...document.querySelectorAll('.monaco-editor .view-line span[class*="dyn-rule"]')]
             .map(el => (el.textContent ?? '').replace(/\u00a0/g, ' '))), { timeout: 30_000 })
@@ -198,5 +232,67 @@ describe(`the user's path (installed ${path.basename(vsix)})`, () => {
         }
         await shot('07-report');
         lap('report');
+    });
+
+    it('shows a schedule hint on the example; its quick fix rewrites the schedule line', async () => {
+        // One editor: the lenses and lines below are this file's.
+        await runCommand('View: Close All Editors');
+        await openFile(hintExampleName);
+        // The workload is at the end of the file: bring its schedule line into view.
+        await page.keyboard.press('Control+End');
+        // The hint is information: a squiggle of its own kind on the schedule line, and a Problems entry.
+        await page.locator('.squiggly-info').first().waitFor({ timeout: 60_000 });
+        await page.keyboard.press('Control+Shift+M');
+        const row = page.locator('.markers-panel .monaco-list-row').filter({ hasText: 'QoS-satisfied throughput' }).first();
+        await row.waitFor({ timeout: 30_000 });
+        expect(await row.innerText()).toMatch(/regulated\(split: auto, sync: auto\) is predicted to meet vision's p95 \([\d.]+ ms vs [\d.]+ ms\) at [\d.]+× the QoS-satisfied throughput/);
+        await shot('08-schedule-hint');
+        await page.keyboard.press('Control+Shift+M');
+        lap('schedule hint');
+
+        const word = page.locator('.view-line', { hasText: 'schedule sequential' }).first().locator('span span', { hasText: /^sequential$/ }).first();
+        await word.click();
+        await page.keyboard.press('Control+.');
+        const fix = page.locator('.action-widget .monaco-list-row', { hasText: "Change to 'schedule regulated(split: auto, sync: auto)'" }).first();
+        await fix.waitFor({ timeout: 30_000 });
+        await shot('09-quick-fix');
+        await fix.click();
+        await expect.poll(async () => (await editorLines()).map(l => l.trim()), { timeout: 10_000 }).toContain('schedule regulated(split: auto, sync: auto)');
+        expect((await editorLines()).map(l => l.trim())).not.toContain('schedule sequential');
+        // Back to the declared schedule, to verify the hint by measurement.
+        await page.keyboard.press('Control+Z');
+        await expect.poll(async () => (await editorLines()).map(l => l.trim()), { timeout: 10_000 }).toContain('schedule sequential');
+        await page.keyboard.press('Control+S');
+        lap('quick fix applied and undone');
+    });
+
+    it('compares the schedules from the lens, then shows the measured gain beside the predicted one', async () => {
+        // 2 s, not 1: vision's p95 gain needs 59 requests of each schedule (40/s).
+        writeSettings(workspace, 2);
+        // VS Code reads a changed settings file through its file watcher, within a moment.
+        await page.waitForTimeout(2_000);
+        const compare = page.locator('.codelens-decoration a', { hasText: '▶ Compare schedules' }).first();
+        await compare.waitFor({ timeout: 30_000 });
+        await compare.click();
+        const failure = page.locator('.notification-toast', { hasText: /Tenancy: hinted: comparing schedules failed/ }).first();
+        const orFailure = (expected: Promise<unknown>) => Promise.race([
+            expected,
+            failure.waitFor({ timeout: 400_000 }).then(async () => { throw new Error(`the comparison failed: ${await failure.innerText()}`); }, () => new Promise<never>(() => {})),
+        ]);
+        await orFailure(page.locator('.notification-toast', { hasText: /Tenancy: hinted: comparing schedules/ }).first().waitFor({ timeout: 60_000 }));
+        await shot('10-comparing');
+        // The lens with what was measured: the measured best with its gain beside the predicted, or the baseline staying best.
+        const measured = page.locator('.codelens-decoration a', { hasText: /measured best: |stays best \(measured against/ }).first();
+        await orFailure(measured.waitFor({ timeout: 360_000 }));
+        lap('compare the schedules until the measured lens');
+        expect(await measured.innerText()).toMatch(/^(measured best: regulated\(.+\) — vision's p95 predicted [\d.]+×, measured [\d.]+×|measured best: regulated\(.+\) — .+|sequential stays best \(measured against 1 other schedule\))/);
+        await shot('11-compared');
+        // The hover on `schedule`: the hint (with the measured gain, or withdrawn by it) and what was measured, predicted beside measured.
+        const keyword = page.locator('.view-line', { hasText: 'schedule sequential' }).first().locator('span span', { hasText: /^schedule$/ }).first();
+        const text = await hoverText(keyword, 'Measured (tenancy compare');
+        expect(text).toMatch(/Measured \(tenancy compare, [^)]*\) against sequential: regulated\(split: auto, sync: auto\) → regulated\(.*\): vision's p95 predicted [\d.]+×, measured [\d.]+×/);
+        expect(text).toMatch(/regulated\(split: auto, sync: auto\) is predicted to meet vision's p95 .*; vision's p95 predicted [\d.]+×, measured [\d.]+×|regulated\(split: auto, sync: auto\) was predicted to meet vision's p95 .*; measured: (no gain|worse) \([\d.]+–[\d.]+×\) in vision's p95 against sequential, hint withdrawn/);
+        await shot('12-measured-hint');
+        lap('measured gain in the hint and the hover');
     });
 });

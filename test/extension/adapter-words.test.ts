@@ -8,7 +8,7 @@ import { describe, expect, expectTypeOf, it } from 'vitest';
 import { parseAdapterOption } from '../../src/cli/adapter-option.js';
 import { Config, runAdapterSettings } from '../../src/extension/config.js';
 import { buildRunArgs } from '../../src/extension/run.js';
-import { devicePreferences } from '../../src/language-server/analysis/workload.js';
+import { DEVICE_PREFERENCES } from '../../src/runtime/ir/vocabulary.js';
 import { adapterPreferenceNames, adapterPreferences, isAdapterPreference, type AdapterPreference } from '../../src/protocol/adapter.js';
 import type { IrDevicePreference } from '../../src/runtime/ir/types.js';
 
@@ -18,7 +18,7 @@ const manifest = JSON.parse(readFileSync(join(import.meta.dirname, '../../packag
 
 describe('the adapter preference words', () => {
     it("are the language's device words and the IR's", () => {
-        expect(adapterPreferenceNames).toEqual([...devicePreferences]);
+        expect(adapterPreferenceNames).toEqual([...DEVICE_PREFERENCES]);
         expectTypeOf<AdapterPreference>().toEqualTypeOf<IrDevicePreference>();
         expect(adapterPreferenceNames.every(isAdapterPreference)).toBe(true);
         expect(isAdapterPreference('high-performance')).toBe(false);

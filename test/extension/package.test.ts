@@ -135,7 +135,7 @@ describe('npm run package', () => {
         }
         // Not vacuous: the README links to the docs, and each of them ships.
         const linked = [...readme.matchAll(/\]\((docs\/[\w-]+\.md)/g)].map(m => m[1]!);
-        expect(new Set(linked)).toEqual(new Set(['docs/language.md', 'docs/measurement.md', 'docs/architecture.md']));
+        expect(new Set(linked)).toEqual(new Set(['docs/language.md', 'docs/measurement.md', 'docs/architecture.md', 'docs/sweeps.md']));
         const entries = pkg.zipEntries(pkg.vsixPath(outDir, targets[0]!));
         for (const doc of linked) expect(pkg.zipEntryText(pkg.vsixPath(outDir, targets[0]!), `extension/${doc}`)).toBe(readFileSync(join(root, doc), 'utf8'));
         expect(entries.filter(e => e.startsWith('extension/docs/')).sort()).toEqual(readdirSync(join(root, 'docs')).map(f => `extension/docs/${f}`).sort());

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import {
-    buildRunArgs, CliRun, queryAdapter, interpretExit, LineSplitter, parseProgressLine, resolveCliNode, RunRegistry,
+    buildRunArgs, CliRun, queryAdapter, interpretExit, parseProgressLine, resolveCliNode, RunRegistry,
     type NodeCandidate, type RunEvent,
 } from '../../src/extension/run.js';
 
@@ -47,16 +47,6 @@ describe('parseProgressLine', () => {
         expect(parseProgressLine('{"type":"teapot"}')).toMatchObject({ kind: 'unparsed', reason: 'not a valid "teapot" event' });
         expect(parseProgressLine('{"type":"progress","phase":"corun","fraction":1.5}')).toMatchObject({ kind: 'unparsed' });
         expect(parseProgressLine('{"type":"result","status":"complete"}')).toMatchObject({ kind: 'unparsed' });
-    });
-});
-
-describe('LineSplitter', () => {
-    it('joins lines split across chunks and keeps the partial tail', () => {
-        const s = new LineSplitter();
-        expect(s.push('a\nb')).toEqual(['a']);
-        expect(s.push('c\r\nd')).toEqual(['bc']);
-        expect(s.flush()).toEqual(['d']);
-        expect(s.flush()).toEqual([]);
     });
 });
 
@@ -120,6 +110,8 @@ describe('CliRun (real child processes)', () => {
         const { run, events } = startFake('chunked');
         expect(await run.done).toMatchObject({ status: 'succeeded', resultsPath: '/ws/.tenancy/results/x.w.json' });
         expect(events[0]).toMatchObject({ kind: 'progress', phase: 'corun', percent: 50 });
+        expect(events).toHaveLength(3);
+        expect(events[1]).toMatchObject({ kind: 'progress', phase: 'solo', percent: 25 });
     });
     it('cancels with SIGTERM and reports the partial results', async () => {
         const { run, events } = startFake('slow');

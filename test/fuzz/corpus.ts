@@ -146,7 +146,7 @@ export function mutant(seeds: readonly Seed[], random: Random): { text: string; 
 }
 
 /** A generated document of one pathological class. */
-export interface Pathological { name: string; text: string; /** The other engineer's part of issue 17 (work bounded by the text). */ bounded: boolean }
+export interface Pathological { name: string; text: string; /** A class that tests the bounds on work by the text's size (deep nesting, huge counts, long chains). */ bounded: boolean }
 
 const lines20k = 20_000;
 

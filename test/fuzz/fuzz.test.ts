@@ -1,6 +1,6 @@
 /**
  * The fuzzer at a small count, in every test run: seeded mutations of the examples, the zoo and
- * the tests' documents, then the pathological documents of this half of issue 17 (shrunk),
+ * the tests' documents, then the pathological documents (shrunk),
  * through the server bundled as esbuild.mjs bundles it, over stdio. Nothing may crash, hang,
  * answer with an error, log an internal error or give a malformed answer. `npm run fuzz` runs
  * the same campaign at full size (README: "Limits and failure behaviour").
@@ -28,7 +28,7 @@ describe('fuzzing the language server (small count)', () => {
     test('40 mutated documents and the pathological classes: no crash, hang, error answer, internal error or malformed answer', async () => {
         const result = await runCampaign({
             bundle, root: process.cwd(), seed: 17, count: 40, timeLimitS: 120, pathologicalScale: 0.02, requestTimeoutMs: 20_000,
-            // Deep nesting, huge counts and long chains are the other half of issue 17 (work bounded by the text).
+            // Deep nesting, huge counts and long chains test the bounds on work (bounded-work.test.ts, bench/pathological).
             pathological: doc => !doc.bounded,
         });
         expect(result.documents).toBe(40);

@@ -34,6 +34,8 @@ export interface DocumentOutcome {
     latencies: { method: string; ms: number }[];
     /** Milliseconds from the change to its diagnostics; undefined when none came. */
     diagnosticsMs: number | undefined;
+    /** CPU milliseconds the server used from the change to its diagnostics (10 ms steps; Linux), a figure a busy host distorts less than wall time. */
+    diagnosticsCpuMs: number | undefined;
 }
 
 /** Files the scratch workspace holds, for imports to find (and not find). */
@@ -91,6 +93,17 @@ export class FuzzServer {
         this.capabilities = init.result?.capabilities ?? {};
     }
 
+    /** CPU time the server process has used (user + system), in ms; undefined off Linux. */
+    cpuMs(): number | undefined {
+        try {
+            // Fields after the command name (which may contain spaces): utime and stime are the 12th and 13th, in clock ticks (100 per second).
+            const fields = readFileSync(`/proc/${this.pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
+            return (Number(fields[11]) + Number(fields[12])) * 10;
+        } catch {
+            return undefined;
+        }
+    }
+
     /** Peak resident memory of the current server process (VmHWM), in bytes; undefined off Linux. */
     peakMemoryBytes(): number | undefined {
         try {
@@ -132,16 +145,19 @@ export class FuzzServer {
         // Open or change in place, then wait for this version's diagnostics.
         const version = (this.versions.get(uri) ?? 0) + 1;
         const published = this.nextPublish(uri, options.diagnosticsTimeoutMs ?? this.options.requestTimeoutMs);
+        const cpuBefore = this.cpuMs();
         const changedAt = performance.now();
         if (version === 1) this.client.notify('textDocument/didOpen', { textDocument: { uri, languageId: 'tenancy', version, text } });
         else this.client.notify('textDocument/didChange', { textDocument: { uri, version }, contentChanges: [{ text }] });
         this.versions.set(uri, version);
         const diagnostics = await published;
         const diagnosticsMs = diagnostics ? performance.now() - changedAt : undefined;
+        const cpuAfter = this.cpuMs();
+        const diagnosticsCpuMs = diagnostics && cpuBefore !== undefined && cpuAfter !== undefined ? cpuAfter - cpuBefore : undefined;
         if (this.client.exit !== undefined) {
             finding('crash', 'diagnostics', `the server exited (${this.client.exit}) after the change: ${errorLines(this.client.stderr.slice(stderrBefore))}`);
             await this.restart();
-            return { findings, latencies, diagnosticsMs };
+            return { findings, latencies, diagnosticsMs, diagnosticsCpuMs };
         }
         if (!diagnostics) {
             finding('hang', 'diagnostics', `no diagnostics within ${options.diagnosticsTimeoutMs ?? this.options.requestTimeoutMs} ms of the change`);
@@ -226,7 +242,7 @@ export class FuzzServer {
         const stderr = this.client.stderr.slice(stderrBefore);
         if (/Error|error/.test(stderr)) finding('internal-error', 'stderr', errorLines(stderr));
         if (restart || this.client.exit !== undefined) await this.restart();
-        return { findings, latencies, diagnosticsMs };
+        return { findings, latencies, diagnosticsMs, diagnosticsCpuMs };
     }
 
     /** Closes a document (the editor closed its tab). */

@@ -3,8 +3,8 @@ import { formatBytes, formatCount, formatFlops } from '../../src/language-server
 
 describe('figures in messages', () => {
     test('ordinary sizes', () => {
-        expect(formatBytes(1536)).toBe('1.50 KiB');
-        expect(formatFlops(3.6e9)).toBe('3.60 GFLOP');
+        expect(formatBytes(1536)).toBe('1.5 KiB');
+        expect(formatFlops(3.6e9)).toBe('3.6 GFLOP');
         expect(formatCount(11.7e6)).toBe('11.7 M');
     });
 

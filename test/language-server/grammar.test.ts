@@ -1,6 +1,8 @@
+import { readFileSync } from 'node:fs';
 import { AstUtils, CstUtils, EmptyFileSystem, GrammarAST } from 'langium';
 import { parseHelper } from 'langium/test';
 import { afterEach, describe, expect, test, vi } from 'vitest';
+import { quantityUnits } from '../../src/language-server/analysis/quantities.js';
 import { createTenancyServices } from '../../src/language-server/tenancy-module.js';
 
 // The generated module runs the parser in production mode (validations off), because the one
@@ -114,5 +116,15 @@ describe('the Langium patch (patches/README.md)', () => {
         expect(calls).toEqual([1, 0]);
         const comment = [...CstUtils.streamCst(result.value.$cstNode!)].find(n => n.hidden);
         expect(comment?.text).toBe('// one comment');
+    });
+});
+
+describe('quantity units', () => {
+    test("the grammar's QUANTITY terminal spells the units of quantities.ts", () => {
+        const grammar = readFileSync(new URL('../../src/language-server/tenancy.langium', import.meta.url), 'utf8');
+        const terminal = /terminal QUANTITY: \/\\d\+\(\\\.\\d\+\)\?\(([^)]*)\)/.exec(grammar);
+        expect(terminal, 'QUANTITY terminal').not.toBeNull();
+        const spelled = terminal![1]!.split('|').map(u => u.replace('\\/', '/'));
+        expect([...spelled].sort()).toEqual(quantityUnits.map(u => u.unit).sort());
     });
 });

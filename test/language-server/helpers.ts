@@ -1,7 +1,7 @@
 /** Shared helpers of the language-core tests: services on EmptyFileSystem, parse + validate, diagnostics by code. */
-import { EmptyFileSystem, URI, type LangiumDocument } from 'langium';
+import { EmptyFileSystem, type LangiumDocument } from 'langium';
 import { parseHelper } from 'langium/test';
-import type { Diagnostic } from 'vscode-languageserver-types';
+import type { Diagnostic } from 'vscode-languageserver';
 import { isModel, isWorkload, type Document, type Model, type Workload } from '../../src/language-server/generated/ast.js';
 import { createTenancyServices } from '../../src/language-server/tenancy-module.js';
 
@@ -59,4 +59,3 @@ export function zooModel(name: string): Model {
     throw new Error(`no zoo model ${name}`);
 }
 
-export { URI };

@@ -132,7 +132,7 @@ workload w { tenant t { model small(res: 4) } tenant u { model small() } }`);
             const doc = await check('workload w { device auto(memory: 10MiB) tenant a { model resnet18() } tenant b { model mlp() } }');
             const [d] = withCode(doc, 'out-of-memory');
             expect(rangeText(doc, d)).toBe('device auto(memory: 10MiB)');
-            expect(d.message).toMatch(/^the tenants' peak memory .* \(a .*, b .*\) exceeds the 10.0 MiB of device\(memory: …\)$/);
+            expect(d.message).toMatch(/^the tenants' peak memory .* \(a .*, b .*\) exceeds the 10 MiB of device\(memory: …\)$/);
             expect(await fired('workload w { device auto(memory: 1GiB) tenant a { model resnet18() } }', 'out-of-memory')).toEqual([]);
             services.validation.DeviceLimits.set({ maxStorageBufferBindingSize: 2 ** 30, memoryBytes: 2 ** 20, source: 'test profile' });
             expect(await fired('workload w { tenant a { model resnet18() } }', 'out-of-memory', uri())).toEqual(['w']);

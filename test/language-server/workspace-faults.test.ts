@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { DocumentState, TextDocument, URI, type LangiumDocument } from 'langium';
 import { NodeFileSystem } from 'langium/node';
 import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from 'vitest';
-import type { Diagnostic } from 'vscode-languageserver-types';
+import type { Diagnostic } from 'vscode-languageserver';
 import { isDocument, isModel } from '../../src/language-server/generated/ast.js';
 import { createTenancyServices } from '../../src/language-server/tenancy-module.js';
 import { maxDocumentCharacters } from '../../src/language-server/workspace/document-factory.js';

@@ -12,12 +12,12 @@ import { exitCodes } from '../../protocol/exit-codes.js';
 import type { IrSchedule } from '../../runtime/ir/types.js';
 import { compareWorkload, DEFAULT_CAPACITY_BUDGET_MS } from '../../runtime/execute/compare.js';
 import { comparisonTable } from '../../runtime/report/table.js';
-import { resultsPathsFor, writeResultsFiles } from '../../runtime/report/write.js';
+import { resultsPathsFor } from '../../runtime/report/write.js';
 import { scheduleName } from '../../runtime/schedule/policy.js';
 import {
-    addMeasureOptions, CommandOutput, inputErrorCode, measureErrorCode, parseDuration, readMeasureInput, UsageError, withCancellation, type MeasureFlags, type MeasureInput,
+    addMeasureOptions, CommandOutput, writeMeasured, inputErrorCode, measureErrorCode, parseDuration, readMeasureInput, UsageError, withCancellation, type MeasureFlags, type MeasureInput,
 } from '../measure-options.js';
-import { parseSchedules, splitScheduleList } from '../schedule-option.js';
+import { schedulesFlag } from '../schedule-option.js';
 
 interface CompareFlags extends MeasureFlags {
     schedules?: string;
@@ -42,15 +42,7 @@ async function compareCommand(file: string | undefined, opts: CompareFlags): Pro
     const out = new CommandOutput('compare', opts.progress === 'jsonl', opts.json);
     let input: MeasureInput, schedules: IrSchedule[] | undefined, capacityBudgetMs: number | undefined;
     try {
-        if (opts.schedules !== undefined) {
-            const texts = splitScheduleList(opts.schedules);
-            if (texts.length === 0) throw new UsageError('--schedules names no schedule; e.g. --schedules "concurrent, layer_block(size: 4)"');
-            try {
-                schedules = parseSchedules(texts);
-            } catch (error) {
-                throw new UsageError(`--schedules: ${(error as Error).message}`);
-            }
-        }
+        schedules = schedulesFlag(opts.schedules);
         if (opts.capacityBudget !== undefined) {
             if (!opts.capacity) throw new UsageError('--capacity-budget needs --capacity');
             capacityBudgetMs = parseDuration(opts.capacityBudget, '--capacity-budget');
@@ -72,7 +64,7 @@ async function compareCommand(file: string | undefined, opts: CompareFlags): Pro
                 ...(opts.capacity ? { capacity: { budgetMs: capacityBudgetMs } } : {}),
             });
             const paths = resultsPathsFor(sourceFile, ir.workload, opts.resultsDir, undefined, 'compare');
-            const written = await writeResultsFiles(paths, comparison, new Date(comparison.finishedAt));
+            const written = await writeMeasured(paths, comparison, new Date(comparison.finishedAt));
             if (opts.json) process.stdout.write(`${JSON.stringify(comparison, null, 2)}\n`);
             out.table(comparisonTable(comparison));
             console.error(`comparison: ${written.latest}`);

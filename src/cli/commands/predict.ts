@@ -1,8 +1,9 @@
 /**
- * `tenancy predict <file> [--workload W] [--json] [--profile P] [--top N]`: the predictions the
- * editor shows, as a table — per tenant solo and co-run p50/p99, utilisation and SLO verdicts,
- * then the top ops by predicted time. `<file>` is a `.tenancy` document or a Workload IR JSON
- * file (`tenancy ir` output).
+ * `tenancy predict <file> [--workload W] [--json] [--profile P] [--top N] [--no-schedules]`: the
+ * predictions the editor shows, as a table — per tenant solo and co-run p50/p99, utilisation and
+ * SLO verdicts, then the top ops by predicted time, then the schedules compared as the editor's
+ * hover on `schedule` shows them (with its hint, if any). `<file>` is a `.tenancy` document or a
+ * Workload IR JSON file (`tenancy ir` output).
  */
 import type { Command } from 'commander';
 import { readFileSync } from 'node:fs';
@@ -14,7 +15,10 @@ import { predictWorkload, type WorkloadPrediction } from '../../runtime/predict/
 import { DEFAULT_BAND } from '../../runtime/predict/band.js';
 import { alignTable } from '../../runtime/report/table.js';
 import { workspaceFolderOf } from '../../runtime/report/write.js';
-import { formatBand, formatBandRange, formatBytes, formatError, formatFlops, formatMs, formatPercent, profileLabel, typicalOpMs } from '../../language-server/prediction/format.js';
+import { formatBand, formatBandRange, formatError, profileLabel, typicalOpMs } from '../../language-server/prediction/format.js';
+import { formatBytes, formatFlops, formatMs, formatPercent } from '../../protocol/units.js';
+import { comparisonJson, comparisonText, compareWorkloadSchedules } from '../../language-server/prediction/schedule-comparison.js';
+import { PlanCache } from '../../runtime/plan/plan.js';
 import { exitCodes } from '../../protocol/exit-codes.js';
 import { loadAllWorkloadIrs } from '../load-workspace.js';
 
@@ -55,7 +59,7 @@ export function predictionTable(p: WorkloadPrediction, top: number): string {
         alignTable(rows),
         `device utilisation (open-loop demand at solo speed): ${formatPercent(p.deviceUtilisation)}${p.overloaded ? ' — OVERLOADED' : ''}`,
         p.tenants.some(t => !t.band.calibrated)
-            ? `p99 (low–high), ops ±: uncalibrated band, a stated default of ±${DEFAULT_BAND * 100} % (this profile has no leave-one-out evidence; run \`tenancy calibrate\`)`
+            ? `p99 (low–high), ops ±: uncalibrated band, a stated default of ±${formatPercent(DEFAULT_BAND)} (this profile has no leave-one-out evidence; run \`tenancy calibrate\`)`
             : 'p99 (low–high), ops ±: the 90 % band (90 % of the profile\'s own calibration points, each predicted without it, fell within it; the host\'s noise added)',
     ];
     if (top > 0) {
@@ -83,7 +87,8 @@ export function register(program: Command): void {
         .option('--json', 'print the predictions as JSON (an unbounded latency, i.e. an overloaded queue, is null)')
         .option('--profile <file>', 'a device profile JSON (default: <workspace>/.tenancy/device-profile.json, then the user cache, else the uncalibrated default)')
         .option('--top <n>', 'how many ops to list per workload', '10')
-        .action(async (fileArg: string, opts: { workload?: string; json?: boolean; profile?: string; top: string }) => {
+        .option('--no-schedules', 'skip the comparison of schedules (it simulates each candidate schedule: a fraction of a second per workload)')
+        .action(async (fileArg: string, opts: { workload?: string; json?: boolean; profile?: string; top: string; schedules: boolean }) => {
             const file = resolve(fileArg);
             const top = Number(opts.top);
             if (!Number.isInteger(top) || top < 0) {
@@ -122,12 +127,19 @@ export function register(program: Command): void {
                 process.exitCode = exitCodes.inputErrors;
                 return;
             }
-            const predictions = irs.map(ir => predictWorkload(ir, located.profile));
+            const cache = new PlanCache();
+            const predictions = irs.map(ir => predictWorkload(ir, located.profile, { cache }));
+            // The editor's comparison (schedule hints, the hover on `schedule`), from the same functions.
+            const comparisons = opts.schedules ? irs.map(ir => compareWorkloadSchedules(ir, located.profile, cache)) : undefined;
             if (opts.json) {
-                process.stdout.write(JSON.stringify({ profile: located.file ?? 'default (uncalibrated)', predictions }, (_k, v) => (typeof v === 'number' && !Number.isFinite(v) ? null : v), 2) + '\n');
+                const schedules = comparisons?.map(c => comparisonJson(c));
+                process.stdout.write(JSON.stringify({ profile: located.file ?? 'default (uncalibrated)', predictions, ...(schedules ? { schedules } : {}) }, (_k, v) => (typeof v === 'number' && !Number.isFinite(v) ? null : v), 2) + '\n');
             } else {
                 console.log(`profile: ${located.file ?? 'built-in default (uncalibrated) — run `tenancy calibrate`'}`);
-                for (const p of predictions) console.log('\n' + predictionTable(p, top));
+                predictions.forEach((p, i) => {
+                    console.log('\n' + predictionTable(p, top));
+                    if (comparisons) console.log('\n' + comparisonText(comparisons[i]));
+                });
             }
         });
 }

@@ -1,16 +1,24 @@
 /**
- * The report webview panel: one per workload, fed with the {@link ReportModel} the language
- * server builds from the results files, refreshed when the results change.
+ * The report webview panels: per workload, a run's report (the {@link ReportModel} of its latest
+ * results) and a comparison of its schedules (the {@link ComparisonReportModel} of its latest
+ * comparison), both built by the language server, drawn by the same webview script, refreshed
+ * when the results change.
  */
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import type { WorkloadRef } from '../../protocol/commands.js';
-import { isReportResult, isReportViewReply, ReportRequest, type ReportViewMessage } from '../../protocol/report.js';
+import { isComparisonReportResult } from '../../protocol/comparison-report.js';
+import { isReportResult, isReportViewReply, type ReportViewMessage } from '../../protocol/report.js';
+import { comparisonReport, report } from '../messages.js';
 import { makeNonce, reportHtml } from './html.js';
+
+/** Which report of a workload: its latest run's, or its latest comparison of schedules. */
+export type ReportKind = 'run' | 'comparison';
 
 interface OpenReport {
     panel: vscode.WebviewPanel;
     ref: WorkloadRef;
+    kind: ReportKind;
     ready: boolean;
     /** Charts the webview said it drew (tests read it). */
     rendered: string[] | undefined;
@@ -18,10 +26,10 @@ interface OpenReport {
 
 export class ReportPanels implements vscode.Disposable {
     private readonly open = new Map<string, OpenReport>();
-    private readonly renderedEmitter = new vscode.EventEmitter<{ ref: WorkloadRef; charts: string[] }>();
+    private readonly renderedEmitter = new vscode.EventEmitter<{ ref: WorkloadRef; kind: ReportKind; charts: string[] }>();
     /** Fires when a webview has drawn a report. */
     readonly onDidRender = this.renderedEmitter.event;
-    private readonly failedEmitter = new vscode.EventEmitter<{ ref: WorkloadRef; message: string }>();
+    private readonly failedEmitter = new vscode.EventEmitter<{ ref: WorkloadRef; kind: ReportKind; message: string }>();
     /** Fires when a report could not be shown (no results, unreadable results, no server). */
     readonly onDidFail = this.failedEmitter.event;
 
@@ -31,13 +39,13 @@ export class ReportPanels implements vscode.Disposable {
         private readonly output: vscode.OutputChannel,
     ) {}
 
-    private static key(ref: WorkloadRef): string {
-        return `${ref.uri}#${ref.workload}`;
+    private static key(ref: WorkloadRef, kind: ReportKind): string {
+        return `${kind}:${ref.uri}#${ref.workload}`;
     }
 
-    /** Opens (or reveals) the report of a workload and loads its latest results. */
-    async show(ref: WorkloadRef): Promise<void> {
-        const key = ReportPanels.key(ref);
+    /** Opens (or reveals) a report of a workload and loads its latest results (or comparison). */
+    async show(ref: WorkloadRef, kind: ReportKind = 'run'): Promise<void> {
+        const key = ReportPanels.key(ref, kind);
         const existing = this.open.get(key);
         if (existing) {
             existing.panel.reveal(undefined, false);
@@ -45,12 +53,13 @@ export class ReportPanels implements vscode.Disposable {
             return;
         }
         const scriptRoot = vscode.Uri.joinPath(this.extensionUri, 'out', 'report-view');
-        const panel = vscode.window.createWebviewPanel('tenancy.report', `Report: ${ref.workload}`, vscode.ViewColumn.Beside, {
+        const title = kind === 'comparison' ? `Schedules: ${ref.workload}` : `Report: ${ref.workload}`;
+        const panel = vscode.window.createWebviewPanel(kind === 'comparison' ? 'tenancy.comparison' : 'tenancy.report', title, vscode.ViewColumn.Beside, {
             enableScripts: true,
             localResourceRoots: [scriptRoot],
             retainContextWhenHidden: true,
         });
-        const entry: OpenReport = { panel, ref, ready: false, rendered: undefined };
+        const entry: OpenReport = { panel, ref, kind, ready: false, rendered: undefined };
         this.open.set(key, entry);
         panel.webview.html = reportHtml({
             cspSource: panel.webview.cspSource,
@@ -68,7 +77,7 @@ export class ReportPanels implements vscode.Disposable {
                 await this.load(entry);
             } else if (message.type === 'rendered') {
                 entry.rendered = message.charts;
-                this.renderedEmitter.fire({ ref, charts: message.charts });
+                this.renderedEmitter.fire({ ref, kind, charts: message.charts });
             } else if (message.type === 'openResults') {
                 await vscode.window.showTextDocument(vscode.Uri.file(message.path), { viewColumn: vscode.ViewColumn.One });
             }
@@ -81,8 +90,8 @@ export class ReportPanels implements vscode.Disposable {
     }
 
     /** The charts drawn in a workload's report, if it is open and drawn. */
-    rendered(ref: WorkloadRef): string[] | undefined {
-        return this.open.get(ReportPanels.key(ref))?.rendered;
+    rendered(ref: WorkloadRef, kind: ReportKind = 'run'): string[] | undefined {
+        return this.open.get(ReportPanels.key(ref, kind))?.rendered;
     }
 
     private async load(entry: OpenReport): Promise<void> {
@@ -93,14 +102,7 @@ export class ReportPanels implements vscode.Disposable {
             message = { type: 'error', message: 'The Tenancy language server is not running, so the results cannot be read. See the Tenancy output.' };
         } else {
             try {
-                const result: unknown = await client.sendRequest(ReportRequest.method, entry.ref);
-                if (!isReportResult(result)) {
-                    message = { type: 'error', message: `The language server answered the report request with an unexpected payload.` };
-                } else if ('error' in result) {
-                    message = { type: 'error', message: result.error };
-                } else {
-                    message = { type: 'report', report: result.report };
-                }
+                message = entry.kind === 'comparison' ? await this.requestComparison(client, entry.ref) : await this.requestReport(client, entry.ref);
             } catch (error) {
                 message = { type: 'error', message: `Could not build the report: ${error instanceof Error ? error.message : String(error)}` };
             }
@@ -108,8 +110,21 @@ export class ReportPanels implements vscode.Disposable {
         await entry.panel.webview.postMessage(message);
         if (message.type === 'error') {
             this.output.appendLine(`Report of ${entry.ref.workload}: ${message.message}`);
-            this.failedEmitter.fire({ ref: entry.ref, message: message.message });
+            this.failedEmitter.fire({ ref: entry.ref, kind: entry.kind, message: message.message });
         }
+    }
+
+    private async requestReport(client: LanguageClient, ref: WorkloadRef): Promise<ReportViewMessage> {
+        // Checked all the same: the server may be another version than this extension.
+        const result: unknown = await client.sendRequest(report, ref);
+        if (!isReportResult(result)) return { type: 'error', message: 'The language server answered the report request with an unexpected payload.' };
+        return 'error' in result ? { type: 'error', message: result.error } : { type: 'report', report: result.report };
+    }
+
+    private async requestComparison(client: LanguageClient, ref: WorkloadRef): Promise<ReportViewMessage> {
+        const result: unknown = await client.sendRequest(comparisonReport, ref);
+        if (!isComparisonReportResult(result)) return { type: 'error', message: 'The language server answered the comparison request with an unexpected payload.' };
+        return 'error' in result ? { type: 'error', message: result.error } : { type: 'comparison', comparison: result.comparison };
     }
 
     dispose(): void {

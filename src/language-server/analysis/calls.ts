@@ -36,7 +36,7 @@ function visit(e: Expression | undefined, out: Call[]): void {
         case 'Tuple': for (const x of e.elements) visit(x, out); return;
         case 'Repeat': visit(e.call, out); return;
         case 'Call':
-            if (!findOperator(e.callee.$refText)) out.push(e);
+            if (e.callee && !findOperator(e.callee.$refText)) out.push(e);
             for (const arg of e.args) visit(arg.value, out);
             return;
         default: return; // names and literals hold no calls
@@ -53,7 +53,7 @@ export function modelsReached(workload: Workload): (AstNode | undefined)[] {
     const out: (AstNode | undefined)[] = [];
     const seen = new Set<Model>();
     const visit = (call: Call) => {
-        const target = call.callee.ref;
+        const target = call.callee?.ref; // no callee: `model (` on a tenant's line, its name not typed yet
         out.push(target);
         if (!target || !isModel(target) || seen.has(target)) return;
         seen.add(target);

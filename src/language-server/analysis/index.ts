@@ -41,15 +41,13 @@ import { analyseModel, BlockMemo } from './evaluate.js';
 import { constantInt } from './workload.js';
 import type { ExpressionInfo, ModelAnalysis, Value } from './types.js';
 
-export { Dim, concreteShape, elementCount, formatShape, type Shape } from './dims.js';
-export { analyseModel, BlockMemo, type AnalyseOptions } from './evaluate.js';
+export { Dim } from './dims.js';
+export { analyseModel, BlockMemo } from './evaluate.js';
 export { formatBytes, formatCount, formatFlops } from './format.js';
-export { describeValue, formatTensor } from './operator-rules.js';
+export { formatTensor } from './operator-rules.js';
 export type * from './types.js';
-export { parseQuantity, type Quantity, type QuantityKind } from './quantities.js';
-export { constantInt, readWorkload, type TenantReading, type WorkloadReading } from './workload.js';
-export { CallGraph, type CallNode } from './calls.js';
-export { describeSize, formatSize, maxCallDepth, maxUnrolledSteps, tooLargeIssues, type UnrolledSize } from './limits.js';
+export { CallGraph } from './calls.js';
+export { maxCallDepth, maxUnrolledSteps, tooLargeIssues } from './limits.js';
 
 /** A tenant's model call resolved: the model and its parameter values after defaults. */
 export interface TenantModel {

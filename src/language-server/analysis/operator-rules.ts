@@ -459,6 +459,13 @@ function pool(r: Resolved): OperatorResult | undefined {
     if (!kernel) return undefined;
     const w = window(r, x, { defaultStride: kernel });
     if (!w) return undefined;
+    // A window that lies wholly in the padding has nothing to pool (the runtime's kernel refuses it, as PyTorch does).
+    const tooMuch = (pad: Dim, k: Dim) => pad.value !== undefined && k.value !== undefined && pad.value >= k.value;
+    const [top, left, bottom, right] = w.padding;
+    if (tooMuch(top, w.kernel[0]) || tooMuch(bottom, w.kernel[0]) || tooMuch(left, w.kernel[1]) || tooMuch(right, w.kernel[1])) {
+        issue(r, IssueCodes.BadArgument, `${r.op.name}: padding ${w.padding.join(', ')} must be smaller than the kernel ${w.kernel.join('×')} on each side (else a window can lie wholly in the padding)`, nodeOf(r, 'padding'));
+        return undefined;
+    }
     const shape = [x.shape[0], x.shape[1], w.ho, w.wo];
     const out = { dtype: x.dtype, shape };
     const arithmetic = () => ({ flops: elementCount(shape).mul(w.kernel[0]).mul(w.kernel[1]) });

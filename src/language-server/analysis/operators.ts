@@ -45,7 +45,7 @@ const pool = (name: string, doc: string): OperatorSignature => ({
         x('`[n, c, h, w]`'),
         { name: 'kernel', kind: 'int-or-pair', doc: 'window size, INT or (kh, kw)' },
         { name: 'stride', kind: 'int-or-pair', default: 'kernel', doc: 'step, INT or (sh, sw)' },
-        { name: 'padding', kind: 'padding', default: '0', doc: 'INT, (ph, pw) or "same"' },
+        { name: 'padding', kind: 'padding', default: '0', doc: 'INT, (ph, pw) or "same"; less than the kernel on each side' },
     ],
     shapeRule: '`[n, c, ho, wo]`',
     doc,

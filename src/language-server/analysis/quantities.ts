@@ -9,24 +9,31 @@ export interface Quantity {
     text: string;
 }
 
-const units: Record<string, { kind: QuantityKind; factor: number }> = {
-    us: { kind: 'time', factor: 1e-3 },
-    ms: { kind: 'time', factor: 1 },
-    s: { kind: 'time', factor: 1000 },
-    '/s': { kind: 'rate', factor: 1 },
-    KiB: { kind: 'memory', factor: 2 ** 10 },
-    MiB: { kind: 'memory', factor: 2 ** 20 },
-    GiB: { kind: 'memory', factor: 2 ** 30 },
-    KB: { kind: 'memory', factor: 1e3 },
-    MB: { kind: 'memory', factor: 1e6 },
-    GB: { kind: 'memory', factor: 1e9 },
-};
+/**
+ * The units of quantity literals (the grammar's QUANTITY terminal spells the same list), each
+ * kind's in the order completion offers them: the factor converts to the IR's unit.
+ */
+export const quantityUnits: readonly { unit: string; kind: QuantityKind; factor: number }[] = [
+    { unit: 'ms', kind: 'time', factor: 1 },
+    { unit: 's', kind: 'time', factor: 1000 },
+    { unit: 'us', kind: 'time', factor: 1e-3 },
+    { unit: '/s', kind: 'rate', factor: 1 },
+    { unit: 'MiB', kind: 'memory', factor: 2 ** 20 },
+    { unit: 'GiB', kind: 'memory', factor: 2 ** 30 },
+    { unit: 'KiB', kind: 'memory', factor: 2 ** 10 },
+    { unit: 'MB', kind: 'memory', factor: 1e6 },
+    { unit: 'GB', kind: 'memory', factor: 1e9 },
+    { unit: 'KB', kind: 'memory', factor: 1e3 },
+];
+
+const unitsByText = new Map(quantityUnits.map(u => [u.unit, u]));
+const quantityPattern = new RegExp(`^(\\d+(?:\\.\\d+)?)(${quantityUnits.map(u => u.unit.replace('/', '\\/')).join('|')})$`);
 
 /** Parses a QUANTITY token's text; undefined if it is not one. */
 export function parseQuantity(text: string): Quantity | undefined {
-    const match = /^(\d+(?:\.\d+)?)(us|ms|s|\/s|KiB|MiB|GiB|KB|MB|GB)$/.exec(text);
+    const match = quantityPattern.exec(text);
     if (!match) return undefined;
-    const unit = units[match[2]];
+    const unit = unitsByText.get(match[2])!;
     return { kind: unit.kind, value: Number(match[1]) * unit.factor, text };
 }
 

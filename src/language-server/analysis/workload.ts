@@ -9,6 +9,10 @@ import type {
     IrArrival, IrBenchmark, IrDevicePreference, IrPercentile, IrPriority, IrSchedule, IrSlo,
 } from '../../runtime/ir/types.js';
 import {
+    ARRIVAL_KINDS as arrivalKinds, DEVICE_PREFERENCES as devicePreferences, PRIORITIES as priorities,
+    SCHEDULE_POLICIES as policies, SLO_PERCENTILES as percentiles,
+} from '../../runtime/ir/vocabulary.js';
+import {
     isArrivalProp, isBenchmarkDecl, isBinaryExpr, isBoolLit, isDecimalLit, isDeviceDecl, isIntLit, isModelProp, isNameRef,
     isNegation, isPriorityProp, isQuantityLit, isScheduleDecl, isSloProp, isStringLit, isTenant, isTuple,
     type Expression, type ModelProp, type NamedArg, type Tenant, type Workload,
@@ -36,11 +40,6 @@ export interface WorkloadReading {
     issues: AnalysisIssue[];
 }
 
-export const devicePreferences = ['auto', 'high_performance', 'low_power', 'fallback'] as const;
-export const arrivalKinds = ['poisson', 'closed', 'periodic'] as const;
-export const percentiles = ['mean', 'p50', 'p90', 'p95', 'p99', 'p999'] as const;
-export const priorities = ['high', 'normal', 'low'] as const;
-export const policies = ['sequential', 'concurrent', 'layer_block', 'regulated', 'co_tuned', 'auto'] as const;
 /** Benchmark settings; `repetitions` is the earlier name of `rounds`. */
 export const benchmarkSettings = ['duration', 'warmup', 'rounds', 'budget', 'min_requests', 'requests', 'seed', 'repetitions'] as const;
 

@@ -8,7 +8,7 @@ import * as langium from 'langium';
 
 export const TenancyTerminals = {
     WS: /\s+/,
-    ML_COMMENT: /\/\*[\s\S]*?\*\//,
+    ML_COMMENT: /\/\*[^*]*(?:\*+[^*/][^*]*)*(?:\*+\/)?/,
     SL_COMMENT: /\/\/[^\n\r]*/,
     QUANTITY: /\d+(\.\d+)?(us|ms|s|\/s|KiB|MiB|GiB|KB|MB|GB)(?![A-Za-z0-9_])/,
     DECIMAL: /\d+\.\d+/,

@@ -1,6 +1,6 @@
-import { AstUtils, type LangiumDocument } from 'langium';
+import type { LangiumDocument } from 'langium';
 import type { LangiumServices } from 'langium/lsp';
-import { findOperator, formatSignature, type OperatorSignature } from '../analysis/operators.js';
+import { findOperator, type OperatorSignature } from '../analysis/operators.js';
 import { Call, isDocument, isModel, type Input, type Model } from '../generated/ast.js';
 
 /** What a call invokes: a built-in operator or a model (user, imported or zoo). */
@@ -77,12 +77,4 @@ export function dimsText(node: { $cstNode?: { text: string } }): string {
     return open >= 0 && close > open ? text.slice(open + 1, close).trim() : '';
 }
 
-/** `conv2d(x, filters, kernel, stride: 1, …)` or the model's header. */
-export function targetSignature(target: CallTarget): string {
-    return target.kind === 'operator' ? formatSignature(target.op) : modelSignature(target.model);
-}
 
-/** The model or the nearest enclosing model of `node`. */
-export function enclosingModel(node: Parameters<typeof AstUtils.getContainerOfType>[0]): Model | undefined {
-    return AstUtils.getContainerOfType(node, isModel);
-}

@@ -11,13 +11,15 @@ import type { TenancyServices } from '../tenancy-module.js';
 import { IssueCodes } from '../validation/issue-codes.js';
 import { closest } from '../validation/suggest.js';
 import { callTarget } from './call-target.js';
+import { scheduleFix } from './schedule-fix.js';
 import { workloadWords, type WordContext } from './workload-words.js';
 
 /**
  * Quick fixes keyed on the stable IssueCodes: did-you-mean for unresolved references, unknown
- * operators and bad argument names or words, and "create model" for a call of a model that does
- * not exist. Candidates come from the diagnostic's `data.suggestions` when the validator attached
- * them, else from the scope and the operator and word tables.
+ * operators and bad argument names or words, "create model" for a call of a model that does
+ * not exist, and a schedule hint's schedule line (schedule-fix.ts). Candidates come from the
+ * diagnostic's `data.suggestions` when the validator attached them, else from the scope and the
+ * operator and word tables.
  */
 export class TenancyCodeActionProvider implements CodeActionProvider {
     constructor(protected readonly services: LangiumServices) {}
@@ -36,6 +38,10 @@ export class TenancyCodeActionProvider implements CodeActionProvider {
             if (code === IssueCodes.KeywordName) {
                 const output = this.letOutputToOutput(document, diagnostic);
                 if (output) actions.push(output);
+            }
+            if (code === IssueCodes.ScheduleHint) {
+                const fix = scheduleFix(document, diagnostic);
+                if (fix) actions.push(fix);
             }
         }
         return actions;

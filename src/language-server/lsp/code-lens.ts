@@ -1,17 +1,19 @@
 /**
- * Code lenses: on a workload "▶ Run benchmark" (and "⟳ Calibrate device" while the device has
- * no profile) and, after a run, its report; on a tenant "▶ Run solo" and, after a run, the
- * measured summary (`p99 31.2 ms ✗ (SLO 25 ms) · 1.8× slower than solo · 212 req`). Payloads
+ * Code lenses: on a workload "▶ Run benchmark", "▶ Compare schedules" (two tenants or more), and
+ * "⟳ Calibrate device" while the device has no profile; after a run, its report; after a
+ * comparison, its measured best (comparisonSummary), which opens the comparison's report; on a
+ * tenant "▶ Run solo" and, after a run, the measured summary (`p99 31.2 ms ✗ (SLO 25 ms) · 1.8× slower than solo · 212 req`). Payloads
  * are the typed refs of src/protocol/commands.ts, asserted by the extension's guards.
  */
 import type { LangiumDocument } from 'langium';
 import type { CodeLensProvider } from 'langium/lsp';
 import type { CodeLens, CodeLensParams, Range } from 'vscode-languageserver';
-import { CommandIds, type DocumentRef, type TenantRef, type WorkloadRef } from '../../protocol/commands.js';
+import { CommandIds, type CompareRef, type DocumentRef, type TenantRef, type WorkloadRef } from '../../protocol/commands.js';
 import type { Results, TenantResult } from '../../runtime/report/schema.js';
 import { formatBoundedMs, formatNeeds, formatSlowdown, sloMark } from '../../protocol/figures.js';
 import { formatMs } from '../../protocol/units.js';
 import type { Tenant, Workload } from '../generated/ast.js';
+import { comparisonSummary } from './measured-comparison.js';
 import { tenantsOf, workloadsOf, type ResultsWatch } from './results-watch.js';
 
 /**
@@ -64,6 +66,8 @@ export class TenancyCodeLensProvider implements CodeLensProvider {
             if (!range || !workload.name) continue;
             const ref: WorkloadRef = { uri, workload: workload.name };
             lenses.push({ range, command: { title: '▶ Run benchmark', command: CommandIds.runWorkload, arguments: [ref] } });
+            // Schedules differ only when tenants share the GPU (tenancy compare refuses one tenant).
+            if (tenantsOf(workload).length >= 2) lenses.push(...this.compareLenses(uri, workload.name, range));
             if (!calibrated) {
                 const docRef: DocumentRef = { uri };
                 lenses.push({ range, command: { title: '⟳ Calibrate device', command: CommandIds.calibrateDevice, arguments: [docRef] } });
@@ -76,6 +80,19 @@ export class TenancyCodeLensProvider implements CodeLensProvider {
                 lenses.push({ range, command: { title: '⚠ Results unreadable — show report for details', command: CommandIds.showReport, arguments: [ref] } });
             }
             lenses.push(...this.tenantLenses(uri, workload, latest?.kind === 'ok' ? latest.results : undefined));
+        }
+        return lenses;
+    }
+
+    private compareLenses(uri: string, workload: string, range: Range): CodeLens[] {
+        const ref: CompareRef = { uri, workload };
+        const lenses: CodeLens[] = [{ range, command: { title: '▶ Compare schedules', command: CommandIds.compareSchedules, arguments: [ref] } }];
+        const latest = this.watch().latestComparison(uri, workload);
+        const reportRef: WorkloadRef = { uri, workload };
+        if (latest?.kind === 'ok') {
+            lenses.push({ range, command: { title: `$(graph) ${comparisonSummary(latest.comparison)}`, command: CommandIds.showComparison, arguments: [reportRef] } });
+        } else if (latest?.kind === 'invalid') {
+            lenses.push({ range, command: { title: '⚠ Comparison unreadable — show it for details', command: CommandIds.showComparison, arguments: [reportRef] } });
         }
         return lenses;
     }

@@ -1,17 +1,19 @@
 import { AstUtils, CstUtils, GrammarUtils, type AstNode, type CstNode, type LangiumDocument, type MaybePromise } from 'langium';
-import type { HoverProvider, LangiumServices } from 'langium/lsp';
+import type { HoverProvider } from 'langium/lsp';
 import type { Hover, HoverParams } from 'vscode-languageserver';
 import type { OperatorParam, OperatorSignature } from '../analysis/operators.js';
 import { formatSignature } from '../analysis/operators.js';
 import {
     isArg, isArrivalProp, isBenchmarkSetting, isCall, isDeviceDecl, isDimVar, isInput, isLet, isModel, isNamedArg,
     isNameRef, isOutput, isParam, isPriorityProp, isScheduleDecl, isSloProp, isTenant, isWorkload,
-    type Binding, type Call, type Model, type Tenant, type Workload,
+    type Binding, type Call, type Model, type ScheduleDecl, type Tenant, type Workload,
 } from '../generated/ast.js';
 import { callTarget, inputType, modelSignature, type CallTarget } from './call-target.js';
 import { findWord, wordSignature, type Word, type WordContext } from './workload-words.js';
 import { isZooModel } from './zoo-uri.js';
 import { analysisHoverSection } from './analysis-hover.js';
+import { predictionHoverSection } from '../prediction/prediction-features.js';
+import { scheduleHoverSection } from '../prediction/schedule-hints.js';
 import { resolveDimVar } from '../references/bindings.js';
 import type { TenancyServices } from '../tenancy-module.js';
 
@@ -23,23 +25,28 @@ export type HoverTarget =
     | { kind: 'argument'; name: string; call: Call; target: CallTarget }
     | { kind: 'tenant'; tenant: Tenant }
     | { kind: 'workload'; workload: Workload }
-    | { kind: 'word'; context: WordContext; word: Word };
+    | { kind: 'schedule'; schedule: ScheduleDecl }
+    | { kind: 'word'; context: WordContext; word: Word; node: AstNode };
 
 /**
  * One part of a hover: markdown, or undefined when it has nothing to say about the target.
- * Sections are joined in order; other features (predicted latency) append their own.
+ * Sections are joined in order.
  */
 export type HoverSection = (target: HoverTarget, document: LangiumDocument) => MaybePromise<string | undefined>;
 
 /**
- * Hover = a list of sections over one resolved target. The defaults render docs and signatures;
- * `addSection` appends another (e.g. the prediction's latency) without touching this file.
+ * Hover = a list of sections over one resolved target, in order: what it is, its docs, its
+ * details, the analysis (shapes, costs), the predictions (services.prediction.Predictions) and,
+ * on a schedule, the schedules compared (services.prediction.ScheduleHints).
  */
 export class TenancyHoverProvider implements HoverProvider {
     protected readonly sections: HoverSection[];
 
-    constructor(protected readonly services: LangiumServices) {
+    constructor(protected readonly services: TenancyServices) {
         const docs = services.documentation.DocumentationProvider;
+        // Made on first use: the prediction services are wired to services that may not exist yet.
+        let prediction: HoverSection | undefined;
+        let schedules: HoverSection | undefined;
         this.sections = [
             target => signatureSection(target),
             target => {
@@ -47,13 +54,10 @@ export class TenancyHoverProvider implements HoverProvider {
                 return documented && docs.getDocumentation(documented);
             },
             target => detailSection(target),
-            analysisHoverSection(() => (services as TenancyServices).analysis.Analyzer),
+            analysisHoverSection(() => services.analysis.Analyzer),
+            (target, document) => (prediction ??= predictionHoverSection(services))(target, document),
+            (target, document) => (schedules ??= scheduleHoverSection(services))(target, document),
         ];
-    }
-
-    /** Appends a section rendered after the existing ones. */
-    addSection(section: HoverSection): void {
-        this.sections.push(section);
     }
 
     async getHoverContent(document: LangiumDocument, params: HoverParams): Promise<Hover | undefined> {
@@ -103,6 +107,7 @@ export function hoverTarget(leaf: CstNode): HoverTarget | undefined {
     }
     // `output relu(x)` has no name: the keyword stands for the output.
     if (isOutput(node) && leaf.text === 'output' && !node.name) return { kind: 'binding', binding: node };
+    if (isScheduleDecl(node) && leaf.text === 'schedule' && !feature) return { kind: 'schedule', schedule: node };
     return wordTarget(node, feature);
 }
 
@@ -120,7 +125,7 @@ function documentedNode(target: HoverTarget): AstNode | undefined {
 function wordTarget(node: AstNode, feature: string | undefined): HoverTarget | undefined {
     const pick = (context: WordContext, text: string | undefined) => {
         const word = text === undefined ? undefined : findWord(context, text);
-        return word ? { kind: 'word' as const, context, word } : undefined;
+        return word ? { kind: 'word' as const, context, word, node } : undefined;
     };
     if (isArrivalProp(node) && feature === 'kind') return pick('arrival', node.kind);
     if (isScheduleDecl(node) && feature === 'policy') return pick('schedule', node.policy);
@@ -136,7 +141,7 @@ function wordArgTarget(node: AstNode & { name: string; $container: AstNode }): H
     const context: WordContext | undefined = isArrivalProp(owner) ? 'arrival' : isScheduleDecl(owner) ? 'schedule' : isDeviceDecl(owner) ? 'device' : undefined;
     const text = isArrivalProp(owner) || isDeviceDecl(owner) ? owner.kind : isScheduleDecl(owner) ? owner.policy : undefined;
     const word = context && text !== undefined ? findWord(context, text) : undefined;
-    return context && word ? { kind: 'word', context, word } : undefined;
+    return context && word ? { kind: 'word', context, word, node: owner } : undefined;
 }
 
 const code = (text: string) => '```tenancy\n' + text + '\n```';
@@ -153,6 +158,7 @@ export function signatureSection(target: HoverTarget): string | undefined {
         case 'tenant': return code(`tenant ${target.tenant.name}`);
         case 'workload': return code(`workload ${target.workload.name}`);
         case 'word': return code(wordSignature(target.word));
+        case 'schedule': return code(target.schedule.$cstNode?.text.replace(/\s+/g, ' ').trim() ?? 'schedule');
         case 'binding': return code(bindingText(target.binding));
     }
 }
@@ -181,6 +187,10 @@ export function detailSection(target: HoverTarget): string | undefined {
         case 'tenant': return tenantDetails(target.tenant);
         case 'workload': return `Tenants: ${target.workload.members.filter(isTenant).filter(t => t.name).map(t => `\`${t.name}\``).join(', ') || 'none'}`;
         case 'word': return wordDetails(target.word);
+        case 'schedule': {
+            const word = target.schedule.policy === undefined ? undefined : findWord('schedule', target.schedule.policy);
+            return word && wordDetails(word);
+        }
         case 'binding': {
             const b = target.binding;
             if (isDimVar(b)) return 'A dim variable: binds by unification when the model is called as a block.';

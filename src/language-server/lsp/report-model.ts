@@ -10,7 +10,8 @@ import { adapterName, finite, recordedTenantPrediction } from './results-format.
 /** Most timeline intervals sent to the webview (the Gantt chart stays responsive). */
 const maxIntervals = 4000;
 
-function fileName(uri: string): string {
+/** The file name of a document URI, decoded (`vision and nlp.tenancy`), for a report's title. */
+export function fileName(uri: string): string {
     const last = uri.split(/[\\/]/).at(-1) ?? uri;
     try {
         return decodeURIComponent(last);

@@ -1,31 +1,33 @@
 /**
  * The language server's view of the results files (`.tenancy/results/<stem>.<workload>.json`,
- * written by `tenancy run`) and of the device profile: it finds and parses the latest results
- * of a document's workloads with the runtime's results schema, caches them, and drops the
- * cache when the client reports a file change (a run from the editor or a terminal). The
- * server never runs anything on the GPU; it only reads these files.
+ * written by `tenancy run`), the comparisons of schedules (`<stem>.<workload>.compare.json`,
+ * written by `tenancy compare`) and the device profile: it finds and parses the latest of each
+ * for a document's workloads with the runtime's schemas, caches them, and drops the cache when
+ * the client reports a file change (a run from the editor or a terminal). The server never runs
+ * anything on the GPU; it only reads these files.
  *
  * Other LSP features (code lenses, the measured figures of inlay hints and hovers,
- * `slo-violated`, the report) read results through {@link ResultsWatch};
+ * `slo-violated`, the reports, schedule hints) read them through {@link ResultsWatch};
  * {@link registerResultsHandlers} wires the custom messages of src/protocol/messages.ts and
  * asks the client to refresh lenses and inlay hints when results change.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import * as path from 'node:path';
-import { AstUtils, URI, type LangiumDocument, type ValidationChecks } from 'langium';
+import { URI, type LangiumDocument } from 'langium';
 import type { LangiumServices } from 'langium/lsp';
 import type { Connection } from 'vscode-languageserver';
+import { parseComparison, type Comparison } from '../../runtime/report/compare.js';
 import { parseResults, type Results } from '../../runtime/report/schema.js';
-import { resultsPathsFor, workspaceFolderOf } from '../../runtime/report/write.js';
-import { isDocument, isSloProp, isTenant, isWorkload, type TenancyAstType, type Tenant, type Workload } from '../generated/ast.js';
+import { historyFiles, resultsPathsFor, workspaceFolderOf } from '../../runtime/report/write.js';
+import { isDocument, isTenant, isWorkload, type Tenant, type Workload } from '../generated/ast.js';
 import {
     defaultResultsFolder, deviceProfilePath, isResultsChangedParams, MeasuredChangedNotification, ResultsChangedNotification,
     WorkspaceStatusRequest, type MeasuredChangedParams, type TenancyInitializationOptions, type WorkspaceStatusResult,
 } from '../../protocol/messages.js';
 import { ReportRequest, type ReportParams, type ReportResult } from '../../protocol/report.js';
-import { formatBoundedMs } from '../../protocol/figures.js';
-import { formatMs } from '../../protocol/units.js';
-import { IssueCodes } from '../validation/issue-codes.js';
+import { ComparisonReportRequest, type ComparisonReportResult } from '../../protocol/comparison-report.js';
+import { registerSloViolated } from '../validation/slo-violated.js';
+import { buildComparisonReportModel } from './comparison-report-model.js';
 import { buildReportModel } from './report-model.js';
 import { adapterName } from './results-format.js';
 
@@ -35,14 +37,59 @@ export type LatestResults =
     | { kind: 'missing'; path: string }
     | { kind: 'invalid'; path: string; error: string };
 
-interface CacheEntry {
-    mtimeMs: number;
-    value: LatestResults;
+/** The latest comparison of schedules of one workload, or why there is none usable. */
+export type LatestComparison =
+    | { kind: 'ok'; path: string; comparison: Comparison }
+    | { kind: 'missing'; path: string }
+    | { kind: 'invalid'; path: string; error: string };
+
+type Parsed<T> = { kind: 'ok'; path: string; value: T } | { kind: 'missing'; path: string } | { kind: 'invalid'; path: string; error: string };
+
+/** Files parsed by one schema, each kept until its modification time changes or it is invalidated. */
+class ParsedFiles<T> {
+    private readonly entries = new Map<string, { mtimeMs: number; value: Parsed<T> }>();
+
+    /** `onInvalid` hears once per version of a file why it cannot be used. */
+    constructor(private readonly parse: (json: unknown) => T, private readonly onInvalid: (file: string, error: string) => void) {}
+
+    read(file: string): Parsed<T> {
+        const key = path.resolve(file);
+        let mtimeMs: number | undefined;
+        try {
+            // No exception for a missing file (the common case, checked per workload on every build).
+            mtimeMs = statSync(key, { throwIfNoEntry: false })?.mtimeMs;
+        } catch {
+            mtimeMs = undefined; // unreadable (e.g. a path through a file): as missing
+        }
+        if (mtimeMs === undefined) {
+            this.entries.delete(key);
+            return { kind: 'missing', path: key };
+        }
+        const cached = this.entries.get(key);
+        // mtime as a second guard: a change the client did not report (no watcher) still shows.
+        if (cached && cached.mtimeMs === mtimeMs) return cached.value;
+        let value: Parsed<T>;
+        try {
+            value = { kind: 'ok', path: key, value: this.parse(JSON.parse(readFileSync(key, 'utf8'))) };
+        } catch (error) {
+            value = { kind: 'invalid', path: key, error: error instanceof Error ? error.message : String(error) };
+            this.onInvalid(key, value.error);
+        }
+        this.entries.set(key, { mtimeMs, value });
+        return value;
+    }
+
+    delete(file: string): void {
+        this.entries.delete(path.resolve(file));
+    }
 }
 
 /** Reads, validates and caches results files and device profiles for the documents of the workspace. */
 export class ResultsWatch {
-    private readonly cache = new Map<string, CacheEntry>();
+    /** Where a file that cannot be used is reported (the server sets the client's log; tests listen). */
+    log: (message: string) => void = message => console.warn(message);
+    private readonly results = new ParsedFiles(parseResults, (file, error) => this.log(`Tenancy: ignoring the results file ${file}: ${error}`));
+    private readonly comparisons = new ParsedFiles(parseComparison, (file, error) => this.log(`Tenancy: ignoring the comparison file ${file}: ${error}`));
     private resultsFolder = defaultResultsFolder;
     private workspaceFolders: string[] = [];
     /** The CLI's workspace folder (workspaceFolderOf walks up the file system) per document folder, per workspace state. */
@@ -78,10 +125,10 @@ export class ResultsWatch {
         return path.isAbsolute(this.resultsFolder) ? this.resultsFolder : path.join(this.workspaceFolder(file), this.resultsFolder);
     }
 
-    /** Paths of a workload's results, or undefined for documents that are not files. */
-    paths(documentUri: string, workload: string): ReturnType<typeof resultsPathsFor> | undefined {
+    /** Paths of a workload's results (`kind` 'compare': of its comparison), or undefined for documents that are not files. */
+    paths(documentUri: string, workload: string, kind?: 'compare'): ReturnType<typeof resultsPathsFor> | undefined {
         const file = filePath(documentUri);
-        return file ? resultsPathsFor(file, workload, this.resultsDir(file) ?? path.join(this.cliWorkspaceFolder(file), '.tenancy', 'results')) : undefined;
+        return file ? resultsPathsFor(file, workload, this.resultsDir(file) ?? path.join(this.cliWorkspaceFolder(file), '.tenancy', 'results'), undefined, kind) : undefined;
     }
 
     /** The latest results of a workload of a document (cached until the file changes). */
@@ -90,21 +137,31 @@ export class ResultsWatch {
         return paths ? this.read(paths.latest) : undefined;
     }
 
+    /**
+     * The latest comparison of a workload's schedules (`tenancy compare`, ▶ Compare schedules), or
+     * why there is none usable: a file of another schema version or one that does not fit the
+     * schema is `invalid` (and logged once), never thrown. Cached until the file changes.
+     */
+    latestComparison(documentUri: string, workload: string): LatestComparison | undefined {
+        const paths = this.paths(documentUri, workload, 'compare');
+        if (!paths) return undefined;
+        const read = this.comparisons.read(paths.latest);
+        return read.kind === 'ok' ? { kind: 'ok', path: read.path, comparison: read.value } : read;
+    }
+
+    /** The measured comparison of a workload's schedules, or undefined when there is none usable (see {@link latestComparison}). */
+    measuredComparison(documentUri: string, workload: string): Comparison | undefined {
+        const latest = this.latestComparison(documentUri, workload);
+        return latest?.kind === 'ok' ? latest.comparison : undefined;
+    }
+
     /** The run before the latest one, from the history folder. */
     previous(documentUri: string, workload: string): Results | undefined {
         const paths = this.paths(documentUri, workload);
         const latest = paths && this.read(paths.latest);
         if (!paths || latest?.kind !== 'ok') return undefined;
-        const prefix = `${path.basename(paths.latest, '.json')}.`;
-        let names: string[];
-        try {
-            // `<stem>.<workload>.<time>.json`: not the history of a run of some tenants (`….solo-a.<time>.json`).
-            names = readdirSync(paths.historyDir).filter(n => n.startsWith(prefix) && /^\d{4}-/.test(n.slice(prefix.length)) && n.endsWith('.json')).sort().reverse();
-        } catch {
-            return undefined;
-        }
-        for (const name of names) {
-            const entry = this.read(path.join(paths.historyDir, name));
+        for (const file of historyFiles(paths)) {
+            const entry = this.read(file);
             // The newest history entry is a copy of the latest run: skip it by its finish time.
             if (entry.kind === 'ok' && entry.results.finishedAt !== latest.results.finishedAt) return entry.results;
         }
@@ -129,7 +186,10 @@ export class ResultsWatch {
         this.cliFolders.clear(); // a new `.tenancy` folder can move a document's workspace folder
         for (const uri of changedUris) {
             const file = filePath(uri);
-            if (file) this.cache.delete(path.resolve(file));
+            if (file) {
+                this.results.delete(file);
+                this.comparisons.delete(file);
+            }
         }
         // Any change under a results folder or to a profile can concern every open .tenancy document.
         return this.services.shared.workspace.LangiumDocuments.all
@@ -138,29 +198,8 @@ export class ResultsWatch {
     }
 
     private read(file: string): LatestResults {
-        const key = path.resolve(file);
-        let mtimeMs: number | undefined;
-        try {
-            // No exception for a missing file (the common case, checked per workload on every build).
-            mtimeMs = statSync(key, { throwIfNoEntry: false })?.mtimeMs;
-        } catch {
-            mtimeMs = undefined; // unreadable (e.g. a path through a file): as missing
-        }
-        if (mtimeMs === undefined) {
-            this.cache.delete(key);
-            return { kind: 'missing', path: key };
-        }
-        const cached = this.cache.get(key);
-        // mtime as a second guard: a change the client did not report (no watcher) still shows.
-        if (cached && cached.mtimeMs === mtimeMs) return cached.value;
-        let value: LatestResults;
-        try {
-            value = { kind: 'ok', path: key, results: parseResults(JSON.parse(readFileSync(key, 'utf8'))) };
-        } catch (error) {
-            value = { kind: 'invalid', path: key, error: error instanceof Error ? error.message : String(error) };
-        }
-        this.cache.set(key, { mtimeMs, value });
-        return value;
+        const read = this.results.read(file);
+        return read.kind === 'ok' ? { kind: 'ok', path: read.path, results: read.value } : read;
     }
 }
 
@@ -199,10 +238,12 @@ export function workspaceStatus(watch: ResultsWatch, document: LangiumDocument |
 
 /**
  * Registers the results-related LSP messages, the refreshes of lenses and inlay hints, and the
- * `slo-violated` check. Call once, before `startLanguageServer`.
+ * `slo-violated` check (validation/slo-violated.ts). Call once, before `startLanguageServer`.
  */
 export function registerResultsHandlers(connection: Connection, services: LangiumServices & { results: { ResultsWatch: ResultsWatch } }): void {
     const watch = services.results.ResultsWatch;
+    // A file that cannot be used (another schema version, invalid) is said in the client's log, once per version of it.
+    watch.log = message => connection.console.warn(message);
     const shared = services.shared;
     let codeLensRefresh = false;
     let inlayHintRefresh = false;
@@ -246,28 +287,10 @@ export function registerResultsHandlers(connection: Connection, services: Langiu
     });
 
     connection.onRequest<ReportResult, unknown>(ReportRequest.method, (params: Partial<ReportParams>) => reportFor(watch, params));
+    connection.onRequest<ComparisonReportResult, unknown>(ComparisonReportRequest.method, (params: Partial<ReportParams>) => comparisonReportFor(watch, params));
 
-    const checks: ValidationChecks<TenancyAstType> = {
-        Tenant: (tenant, accept) => {
-            const workload = tenant.$container;
-            if (!isWorkload(workload)) return;
-            const document = AstUtils.getDocument(tenant);
-            const latest = watch.latest(document.uri.toString(), workload.name);
-            if (latest?.kind !== 'ok') return;
-            const measured = latest.results.tenants.find(t => t.name === tenant.name);
-            if (!measured) return;
-            const when = new Date(latest.results.finishedAt).toLocaleString();
-            for (const slo of measured.slos) {
-                if (slo.verdict !== 'violated' || slo.measuredMs === null) continue;
-                const prop = tenant.props.find(p => isSloProp(p) && p.percentile === slo.percentile);
-                const requests = measured.corun?.requests ?? measured.solo?.requests;
-                accept('warning',
-                    `Measured ${slo.percentile} ${formatBoundedMs(slo.measuredMs, slo.boundsMs?.low ?? null, slo.boundsMs?.high ?? null)} exceeds the SLO of ${formatMs(slo.targetMs)} in the latest run: even its 95 % lower bound does (${when}${requests !== undefined ? `, ${requests} requests` : ''}${latest.results.status !== 'complete' ? `, ${latest.results.status}` : ''}).`,
-                    { node: prop ?? tenant, property: prop ? undefined : 'name', code: IssueCodes.SloViolated, data: { code: IssueCodes.SloViolated } });
-            }
-        },
-    };
-    services.validation.ValidationRegistry.register(checks);
+    // Its diagnostic lives with the other checks (validation/slo-violated.ts); it reads what this watch loads.
+    registerSloViolated(services);
 }
 
 /** The answer to a {@link ReportRequest}. */
@@ -281,4 +304,17 @@ export function reportFor(watch: ResultsWatch, params: Partial<ReportParams>): R
     }
     if (latest.kind === 'invalid') return { error: `The results file ${latest.path} cannot be read: ${latest.error}` };
     return { report: buildReportModel(latest.results, watch.previous(params.uri, params.workload), latest.path) };
+}
+
+/** The answer to a {@link ComparisonReportRequest}. */
+export function comparisonReportFor(watch: ResultsWatch, params: Partial<ReportParams>): ComparisonReportResult {
+    if (typeof params?.uri !== 'string' || typeof params.workload !== 'string') {
+        return { error: `${ComparisonReportRequest.method} expected { uri, workload }, found ${JSON.stringify(params)}` };
+    }
+    const latest = watch.latestComparison(params.uri, params.workload);
+    if (!latest || latest.kind === 'missing') {
+        return { error: `No comparison of schedules for workload ${params.workload} yet${latest ? ` (expected ${latest.path})` : ''}: compare them with "▶ Compare schedules" or \`tenancy compare\`.` };
+    }
+    if (latest.kind === 'invalid') return { error: `The comparison file ${latest.path} cannot be read: ${latest.error}` };
+    return { comparison: buildComparisonReportModel(latest.comparison, latest.path) };
 }

@@ -4,6 +4,8 @@
  * so the editor features (completion, hover, semantic highlighting) take them from this table.
  */
 
+import { quantityUnits, type QuantityKind } from '../analysis/quantities.js';
+
 /** The kind of value a workload argument or setting takes. */
 export type WordValueKind = 'rate' | 'time' | 'memory' | 'int' | 'int-or-auto' | 'auto-or-none';
 
@@ -47,8 +49,8 @@ export const workloadWords: Readonly<Record<WordContext, readonly Word[]>> = {
         { word: 'regulated', doc: 'Concurrency regulation: split large operators and choose sync points, GACER-style.',
             args: [{ name: 'split', kind: 'int-or-auto', default: 'auto', example: 'auto', doc: 'chunks per large operator, or `auto`' },
                 { name: 'sync', kind: 'auto-or-none', default: 'auto', example: 'auto', doc: 'where tenants synchronise: `auto` or `none`' }] },
-        { word: 'co_tuned', doc: 'Kernels compiled for co-running (several variants per layer), ConCo-style.',
-            args: [{ name: 'variants', kind: 'int', example: '3', doc: 'kernel variants per layer' }] },
+        { word: 'co_tuned', doc: 'ConCo-style: the hot ops compiled at several device shares (occupancy-capped kernels); a search on the device profile picks each tenant\'s share before the run.',
+            args: [{ name: 'variants', kind: 'int', example: '3', doc: 'kernel versions per hot op: its own variant and capped ones at smaller shares' }] },
         { word: 'auto', doc: 'The scheduler picks the best policy by prediction.' },
     ],
     percentile: [
@@ -113,8 +115,12 @@ export function wordSignature(w: Word): string {
 }
 
 /** Units that make sense for a value kind, in completion order. */
-export const unitsByKind: Readonly<Record<'time' | 'rate' | 'memory', readonly string[]>> = {
-    time: ['ms', 's', 'us'],
-    rate: ['/s'],
-    memory: ['MiB', 'GiB', 'KiB', 'MB', 'GB', 'KB'],
+export const unitsByKind: Readonly<Record<QuantityKind, readonly string[]>> = {
+    time: unitsOf('time'),
+    rate: unitsOf('rate'),
+    memory: unitsOf('memory'),
 };
+
+function unitsOf(kind: QuantityKind): string[] {
+    return quantityUnits.filter(u => u.kind === kind).map(u => u.unit);
+}

@@ -2,7 +2,10 @@
  * The lexer: Langium's, then three repairs on the tokens before any parser sees them.
  *
  * 1. Numbers too large to represent (hundreds of digits: a stuck key, a paste) are dropped with a
- * `syntax` error, so no value downstream is `Infinity`.
+ * `syntax` error, so no value downstream is `Infinity`. A block comment left open runs to the end
+ * of the file (the grammar's ML_COMMENT: one match, linear; a pattern that needs the closing
+ * `*\/` would rescan the rest of the text at every `/*`, quadratic on pasted text), with a
+ * `syntax` error at its start.
  *
  * 2. A model's forgotten `}`. Soft keywords are names to the parser, so when a model body is left
  * open, the next `model n(…) {` (or `workload w {`) reads as a statement named `model` and every
@@ -72,6 +75,7 @@ export class TenancyLexer extends DefaultLexer {
     override tokenize(text: string, options?: TokenizeOptions): LexerResult {
         const result = super.tokenize(text, options);
         dropHugeNumbers(result);
+        reportOpenComment(result);
         closeOpenModels(result, this.definition['}']);
         const bounded = boundNesting(result.tokens, t => this.kinds[t.tokenTypeIdx] ?? Kind.Other, maxNesting);
         if (bounded.errors.length > 0) {
@@ -94,6 +98,16 @@ function dropHugeNumbers(result: LexerResult): void {
             message: `this number (${t.image.length} characters) is too large to represent: numbers must be below 1.8e308`,
         });
     }
+}
+
+/** 1: a block comment without its closing `*\/` (it runs to the end of the file) gets an error at its start. */
+function reportOpenComment(result: LexerResult): void {
+    const last = result.hidden.at(-1);
+    if (!last || last.tokenType.name !== 'ML_COMMENT' || last.image.endsWith('*/') && last.image.length >= 4) return;
+    (result.report ??= { diagnostics: [] }).diagnostics.push({
+        severity: 'error', offset: last.startOffset, length: 2, line: last.startLine, column: last.startColumn,
+        message: "this comment is not closed: everything after '/*' is commented out; close it with '*/'",
+    });
 }
 
 /** 2: a model body left open before the next header is closed there, with one error. */

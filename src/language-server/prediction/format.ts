@@ -9,32 +9,20 @@ import { requiredSamples } from '../../runtime/report/statistics.js';
 import { formatBoundedMs, formatNeeds, formatRange, formatSlowdown as formatInterval, sloMark } from '../../protocol/figures.js';
 import type { OpPrediction, SloPrediction, TenantPrediction, WorkloadPrediction } from '../../runtime/predict/workload.js';
 import { DEFAULT_BAND, bandRange, combineBands, insideBand, type ErrorBand } from '../../runtime/predict/band.js';
-
-/** `0.42 ms`, `12.3 ms`, `1.25 s`, `∞` — three significant figures, unit chosen by size. */
-export function formatMs(ms: number): string {
-    if (!Number.isFinite(ms)) return '∞';
-    if (ms >= 1000) return `${(ms / 1000).toFixed(ms >= 10_000 ? 1 : 2)} s`;
-    if (ms >= 100) return `${ms.toFixed(0)} ms`;
-    if (ms >= 10) return `${ms.toFixed(1)} ms`;
-    if (ms >= 0.1) return `${ms.toFixed(2)} ms`;
-    return `${(ms * 1000).toFixed(ms >= 0.01 ? 0 : 1)} µs`;
-}
+import { formatBytes, formatFlops, formatMs, formatPercent, formatSignedPercent } from '../../protocol/units.js';
 
 /** `+8%` / `−12%`: (measured − predicted) / measured, the error of the prediction relative to the measurement. */
 export function formatError(predicted: number, measured: number): string {
     if (!(measured > 0) || !Number.isFinite(predicted)) return 'n/a';
-    const e = ((predicted - measured) / measured) * 100;
-    const r = Math.abs(e) >= 10 ? Math.round(e) : Math.round(e * 10) / 10;
-    return `${r >= 0 ? '+' : '−'}${Math.abs(r)}%`;
+    return formatSignedPercent((predicted - measured) / measured);
 }
 
-/** `±12 %`: a 90 % error band's relative half-width (band.ts). */
+/** `±12%`: a 90 % error band's relative half-width (band.ts). */
 export function formatBand(band: ErrorBand): string {
-    const pct = band.relative * 100;
-    return `±${pct >= 10 ? Math.round(pct) : Math.round(pct * 10) / 10} %`;
+    return `±${formatPercent(band.relative)}`;
 }
 
-/** `45–80 ms`-style range of a band in ms, without the unit: `45–80`, `≥ 45` when unbounded above. */
+/** A band's range in ms without the unit, as the figure it follows prints it (`61 ms (45–80)`); `≥ 45` when unbounded above. */
 export function formatBandRange(range: { low: number; high: number }): string {
     return formatRange(range.low, Number.isFinite(range.high) ? range.high : null);
 }
@@ -43,26 +31,7 @@ export function formatBandRange(range: { low: number; high: number }): string {
 function bandMeaning(band: ErrorBand): string {
     return band.calibrated
         ? `${formatBand(band)} is the 90 % band: on this profile's own calibration points, 90 % of measured times fell within that error of the prediction (each point predicted by the model fitted without it, the host's noise added).`
-        : `${formatBand(band)} is an uncalibrated band: a stated default (±${DEFAULT_BAND * 100} %), not this profile's evidence — run \`tenancy calibrate\` for bands measured on this device.`;
-}
-
-/** 1.2 GFLOP, 340 MFLOP, … */
-export function formatFlops(flops: number): string {
-    const units: [number, string][] = [[1e12, 'TFLOP'], [1e9, 'GFLOP'], [1e6, 'MFLOP'], [1e3, 'kFLOP']];
-    for (const [scale, unit] of units) if (flops >= scale) return `${(flops / scale).toPrecision(3)} ${unit}`;
-    return `${flops} FLOP`;
-}
-
-/** Bytes in binary units. */
-export function formatBytes(bytes: number): string {
-    const units: [number, string][] = [[2 ** 30, 'GiB'], [2 ** 20, 'MiB'], [2 ** 10, 'KiB']];
-    for (const [scale, unit] of units) if (bytes >= scale) return `${(bytes / scale).toPrecision(3)} ${unit}`;
-    return `${bytes} B`;
-}
-
-/** `75%` (utilisation). */
-export function formatPercent(x: number): string {
-    return Number.isFinite(x) ? `${(x * 100).toFixed(x >= 0.1 ? 0 : 1)}%` : '∞';
+        : `${formatBand(band)} is an uncalibrated band: a stated default (±${formatPercent(DEFAULT_BAND)}), not this profile's evidence — run \`tenancy calibrate\` for bands measured on this device.`;
 }
 
 /** The profile label every predicted figure carries: calibrated device or "uncalibrated". */
@@ -193,11 +162,11 @@ function runStatusNote(status: Results['status'] | undefined): string {
 }
 
 /**
- * Inlay hint text of one op line: `≈0.24 ms ±12 %` (the prediction and its 90 % band; `?` after
+ * Inlay hint text of one op line: `≈0.24 ms ±12%` (the prediction and its 90 % band; `?` after
  * the time: uncalibrated profile; after the band: a default band) before a run; after it the
  * measured solo time with the prediction's error and whether it fell inside the band, and the
  * measured co-run time with its slowdown over solo —
- * `≈0.24 ms ±12 % · measured 0.48 ms (−50%, outside band) · co-run 0.45 ms, 0.94× solo`.
+ * `≈0.24 ms ±12% · measured 0.48 ms (−50%, outside band) · co-run 0.45 ms, 0.94× solo`.
  */
 export function opHint(figure: MeasuredFigure, uncalibrated: boolean, status?: Results['status']): string {
     const bandMark = !uncalibrated && !figure.band.calibrated ? '?' : '';

@@ -1,6 +1,6 @@
 /**
  * The editor's views of predictions: a hover section (op, tenant, workload), inlay hints
- * (`≈1.2 ms ±12 %` per op line, predicted p50/p99 per tenant, and after a run the measured figures
+ * (`≈1.2 ms ±12%` per op line, predicted p50/p99 per tenant, and after a run the measured figures
  * with the error beside them — the editor's only inline view of measurements) and the three
  * prediction diagnostics (slo-infeasible, overloaded, slo-at-risk). All render from
  * PredictionService's cached per-workload prediction and format.ts's measuredFigure: no second logic.
@@ -14,10 +14,11 @@ import {
 import type { HoverSection, HoverTarget } from '../lsp/hover-provider.js';
 import { IssueCodes } from '../validation/issue-codes.js';
 import {
-    formatBand, formatBandRange, formatMs, formatPercent, measuredFigure, sloRiskReason, measuredTenant, opHint, opHintTooltip, opHoverMarkdown, tenantHint,
+    formatBand, formatBandRange, measuredFigure, sloRiskReason, measuredTenant, opHint, opHintTooltip, opHoverMarkdown, tenantHint,
     tenantHoverMarkdown, workloadHoverMarkdown, type OpInstanceFigures,
 } from './format.js';
 import type { PredictionService, WorkloadPredictionView } from './prediction-service.js';
+import { formatMs, formatPercent } from '../../protocol/units.js';
 
 type Services = LangiumServices & { prediction: { Predictions: PredictionService } };
 
@@ -186,10 +187,8 @@ export function checkWorkloadPredictions(services: Services, workload: Workload,
     }
 }
 
-/** Registers the hover section and the validation checks of predictions. Call once when creating the services. */
+/** Registers the validation checks of predictions. Call once when creating the services. */
 export function registerPredictionFeatures(services: Services): void {
-    const hover = services.lsp.HoverProvider as unknown as { addSection?: (s: HoverSection) => void } | undefined;
-    hover?.addSection?.(predictionHoverSection(services));
     const checks: ValidationChecks<TenancyAstType> = {
         Workload: (workload, accept) => checkWorkloadPredictions(services, workload, accept),
     };

@@ -110,6 +110,11 @@ export class PredictionService {
         this.resultsWatch = options.results;
     }
 
+    /** The server's plan cache (schedule comparisons plan the same graphs). */
+    get planCache(): PlanCache {
+        return this.plans;
+    }
+
     /** Sets the lowering (LS-core's lower.ts) and the results source (results-watch). */
     configure(options: { lower?: WorkloadLowerer; results?: () => ResultsWatch | undefined }): void {
         if (options.lower) this.lowerer = options.lower;

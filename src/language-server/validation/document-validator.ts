@@ -9,8 +9,7 @@ import {
     type ValidateSingleNodeOptions, type ValidationAcceptor, type ValidationOptions,
 } from 'langium';
 import type { LangiumSharedServices } from 'langium/lsp';
-import { CancellationToken } from 'vscode-languageserver';
-import type { Diagnostic } from 'vscode-languageserver-types';
+import { CancellationToken, type Diagnostic } from 'vscode-languageserver';
 import { findOperator, operators } from '../analysis/operators.js';
 import { Document, Import, isCall, isModel, isModelProp, isNameRef, isTenant, isWorkload, Model, Tenant, Workload } from '../generated/ast.js';
 import { offset, visibleBindings } from '../references/bindings.js';

@@ -18,8 +18,8 @@ import { findOperator } from '../analysis/operators.js';
 import type { AnalysisIssue, ModelAnalysis } from '../analysis/types.js';
 import { constantInt, readWorkload, type WorkloadReading } from '../analysis/workload.js';
 import {
-    isInput, isLet, isModel, isOutput, isParam,
-    type Call, type Document, type Model, type TenancyAstType, type Tenant, type Workload,
+    isInput, isLet, isModel, isOutput, isParam, isScheduleDecl,
+    type Binding, type Call, type Document, type Model, type TenancyAstType, type Tenant, type Workload,
 } from '../generated/ast.js';
 import { bindingTable } from '../references/bindings.js';
 import type { TenancyServices } from '../tenancy-module.js';
@@ -28,6 +28,7 @@ import { importCycle, importsOf, importTargetProblem } from '../workspace/import
 import { isZooUri, zooModelNames } from '../workspace/zoo-library.js';
 import type { DeviceLimitsProvider } from './device-limits.js';
 import { IssueCodes, type IssueCode } from './issue-codes.js';
+import { RUNNABLE_SCHEDULES } from '../../runtime/schedule/policy.js';
 
 /** Accepts a diagnostic with its stable code (LSP `code` and `data.code`). */
 export function report(accept: ValidationAcceptor, severity: 'error' | 'warning' | 'info' | 'hint', code: IssueCode, message: string,
@@ -166,6 +167,7 @@ export class TenancyValidator {
     checkWorkload(workload: Workload, accept: ValidationAcceptor): void {
         const reading = this.reading(workload);
         for (const issue of reading.issues) reportIssue(accept, issue);
+        this.checkScheduleRuns(workload, reading, accept);
         // What lowering would refuse, said here first (on the tenant or the workload line).
         const tooLarge = tooLargeIssues(workload, reading, t => this.analyzer.tenant(t));
         for (const issue of tooLarge) reportIssue(accept, issue);
@@ -187,6 +189,20 @@ export class TenancyValidator {
             report(accept, 'error', IssueCodes.OutOfMemory, `the tenants' peak memory ${formatBytes(total)} (${parts.join(', ')}) exceeds the ${formatBytes(memory)} of ${source}`,
                 device ? { node: device } : { node: workload, property: 'name' });
         }
+    }
+
+    /**
+     * `unsupported` on a schedule the language names but the runtime does not implement
+     * (RUNNABLE_SCHEDULES): `tenancy check` accepts only what `tenancy run` runs.
+     */
+    private checkScheduleRuns(workload: Workload, reading: WorkloadReading, accept: ValidationAcceptor): void {
+        const policy = reading.schedule.policy;
+        if (RUNNABLE_SCHEDULES.includes(policy)) return;
+        const decl = workload.members.find(isScheduleDecl);
+        if (!decl) return;
+        report(accept, 'error', IssueCodes.Unsupported,
+            `schedule ${policy} is not implemented by the runtime, so tenancy run cannot run this workload; use one of ${RUNNABLE_SCHEDULES.join(', ')}`,
+            { node: decl, property: 'policy' });
     }
 
     /** A tenant's model line: arguments, unbound dims, instance-only shape errors, buffer limits. */
@@ -241,6 +257,7 @@ export class TenancyValidator {
             report(accept, 'error', issue.code, `with ${model.name}(${args}): ${issue.message}${line}`, { node: call, property: 'callee' });
             return;
         }
+        if (this.checkOutputsComputed(model, instance, call, accept)) return;
         const largest = instance.memory.largestTensor;
         const limits = this.limits.current();
         if (largest && largest.bytes > limits.maxStorageBufferBindingSize) {
@@ -264,6 +281,31 @@ export class TenancyValidator {
         }
         // A model without outputs is an error in the model itself (checkModel), which blocks its tenants' runs too.
         return model.statements.some(isOutput);
+    }
+
+    /**
+     * `unsupported` when an output of the tenant's model is one of its inputs unchanged (`output
+     * y = x`, directly or through blocks that return their input): the runtime runs operators and
+     * has none that produces it. Fine in a block called by another model, so judged per tenant.
+     * True when reported.
+     */
+    private checkOutputsComputed(model: Model, instance: ModelAnalysis, call: Call, accept: ValidationAcceptor): boolean {
+        const tensorOf = (s: AstNode) => {
+            const value = instance.bindings.get(s as Binding);
+            return value?.kind === 'tensor' ? value.tensor : undefined;
+        };
+        for (const output of model.statements.filter(isOutput)) {
+            const tensor = tensorOf(output);
+            if (!tensor || !instance.inputs.includes(tensor)) continue;
+            const input = model.statements.find(s => isInput(s) && tensorOf(s) === tensor);
+            const name = output.name ? `output ${output.name}` : 'output';
+            const line = output.$cstNode ? ` (line ${output.$cstNode.range.start.line + 1})` : '';
+            report(accept, 'error', IssueCodes.Unsupported,
+                `${model.name}'s ${name}${line} is its input ${input && isInput(input) ? input.name : tensor.id} unchanged; the runtime runs a model's operators and none computes it — compute the output (output y = relu(x), …), or call ${model.name} as a block inside another model`,
+                { node: call, property: 'callee' });
+            return true;
+        }
+        return false;
     }
 
     /** `recursion` on each call to a model from which this model is reachable again (the call graph's cycles: no walk per model). */

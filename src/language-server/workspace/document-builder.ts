@@ -22,8 +22,7 @@ import {
     DefaultDocumentBuilder, DocumentState, isOperationCancelled,
     type BuildOptions, type LangiumDocument, type LangiumSharedCoreServices, type MaybePromise, type Mutable, type URI,
 } from 'langium';
-import type { CancellationToken } from 'vscode-languageserver';
-import { DiagnosticSeverity, type Diagnostic } from 'vscode-languageserver-types';
+import { DiagnosticSeverity, type CancellationToken, type Diagnostic } from 'vscode-languageserver';
 import { IssueCodes } from '../validation/issue-codes.js';
 import type { TenancyDocumentFactory } from './document-factory.js';
 import { importsOf, importTargetProblem } from './imports.js';

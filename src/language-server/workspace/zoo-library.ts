@@ -7,8 +7,7 @@
  */
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { AstUtils, URI, type AstNode, type FileSystemProvider, type LangiumDocument, type LangiumDocumentFactory, type LangiumDocuments, type LangiumSharedCoreServices } from 'langium';
-import { isDocument, isModel } from '../generated/ast.js';
+import { URI, type FileSystemProvider, type LangiumDocument, type LangiumDocumentFactory, type LangiumDocuments, type LangiumSharedCoreServices } from 'langium';
 import { zooSources } from '../zoo/sources.generated.js';
 
 /** URI scheme of zoo documents loaded from embedded text. */
@@ -97,14 +96,4 @@ function moduleDirectory(): string | undefined {
     }
 }
 
-/** Whether an AST node (e.g. a model) is defined in the zoo. */
-export function isZooNode(node: AstNode): boolean {
-    const doc = AstUtils.findRootNode(node).$document;
-    return doc !== undefined && isZooUri(doc.uri);
-}
 
-/** The models a zoo document defines. */
-export function modelsOf(document: LangiumDocument): string[] {
-    const root = document.parseResult.value;
-    return isDocument(root) ? root.elements.filter(isModel).map(m => m.name) : [];
-}

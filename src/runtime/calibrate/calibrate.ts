@@ -35,6 +35,7 @@ import { idlePenaltyFromRuntimeTrials, levelledByTrial, mean, meanFactorFromTria
 import { measureRuntimeIdle } from './runtime-idle.js';
 import { familyErrorEvidence } from './leave-one-out.js';
 import { familyBand } from '../predict/band.js';
+import { formatPercent } from '../../protocol/units.js';
 import { fitLine, prepareCase, robustStats, startAggressor, timeLaunches, timeSequence, type PreparedCase, type SequenceTimes } from './measure.js';
 import { calibrationCases, convCase, idleProbeTenant, interferenceKernels, matmulCase, reluCase, type SyntheticCase } from './synthetic.js';
 
@@ -297,7 +298,7 @@ function addBandEvidence(families: Record<string, FamilyProfile>, noiseCv: Recor
         const error = familyErrorEvidence(name, fam, floorMs, bandwidthBytesPerMs, noiseCv[name] ?? 0);
         if (!error) continue;
         fam.error = error;
-        shown.push(`${name} ±${Math.round(familyBand(fam).relative * 100)} %`);
+        shown.push(`${name} ±${formatPercent(familyBand(fam).relative)}`);
     }
     c.tick(`error bands (90 %, leave-one-out + noise): ${shown.join(', ') || 'none (every family measured at one size)'}`);
 }

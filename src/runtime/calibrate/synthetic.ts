@@ -6,6 +6,7 @@
  */
 import type { IrAttrs, IrGraph, IrOp, IrOpKind, IrTenant, IrWeight } from '../ir/types.js';
 import { numel } from '../ir/types.js';
+import { CAPPED_INTERFERENCE_WORKGROUPS } from '../predict/profile.js';
 
 /** One op to time. */
 export interface SyntheticCase {
@@ -156,7 +157,7 @@ export function interferenceKernels(): Record<'compute' | 'memory' | 'capped', S
     return {
         compute: matmulCase(256, 256, 256),
         memory: reluCase(2_097_152),
-        capped: matmulCase(256, 256, 256, 'capped_4'),
+        capped: matmulCase(256, 256, 256, `capped_${CAPPED_INTERFERENCE_WORKGROUPS}`),
     };
 }
 

@@ -9,14 +9,15 @@
  * compiled session (co-runs only) with its share of the budget.
  */
 import type { IrSchedule, WorkloadIR } from '../ir/types.js';
-import { policyFor, RUNNABLE_SCHEDULES, scheduleName, ScheduleNotImplementedError } from '../schedule/policy.js';
-import { CANDIDATE_SCHEDULES, compareSchedules, resolveSchedule, type ResolvedSchedule, type ScheduleEvaluation } from '../predict/schedules.js';
+import { policyFor, RUNNABLE_SCHEDULES, scheduleName, ScheduleNotImplementedError, type SchedulePolicy } from '../schedule/policy.js';
+import { firstShareVersion } from '../plan/versions.js';
+import { CANDIDATE_SCHEDULES, compareSchedules, distinctSchedules, type ResolvedSchedule, type ScheduleEvaluation } from '../predict/schedules.js';
 import { defaultProfile } from '../predict/profile.js';
-import { buildComparison, gainStatisticOf, CAPACITY_SCHEMA_VERSION, type Capacity, type CapacityReport, type Comparison, type ScheduleRunData } from '../report/compare.js';
-import type { Results } from '../report/schema.js';
+import { buildComparison, predictedOf, probeOf, CAPACITY_SCHEMA_VERSION, type Capacity, type CapacityReport, type Comparison, type ScheduleRunData } from '../report/compare.js';
 import type { RunEvent } from './events.js';
 import { hostCores } from './host.js';
-import { irHash, selectTenants, sessionResults, type ResultsContext, type RunWorkloadOptions } from './run.js';
+import { irHash } from '../ir/hash.js';
+import { saveCoTunedCache, scheduleContext, selectTenants, sessionResults, type ResultsContext, type RunWorkloadOptions } from './run.js';
 import { RunSession, type MeasuredRounds } from './session.js';
 import packageJson from '../../../package.json' with { type: 'json' };
 
@@ -52,15 +53,8 @@ const MIN_LOAD = 1 / 64, MAX_LOAD = 64;
 function candidatesOf(ir: WorkloadIR, options: CompareOptions, asked: readonly IrSchedule[]): Candidate[] {
     const profile = options.profile ?? defaultProfile();
     for (const s of asked) if (!RUNNABLE_SCHEDULES.includes(s.policy)) throw new ScheduleNotImplementedError(s.policy);
-    const seen = new Set<string>();
-    const kept: { asked: IrSchedule; resolved: ResolvedSchedule }[] = [];
-    for (const s of asked) {
-        const resolved = resolveSchedule({ ...ir, schedule: s }, profile);
-        if (seen.has(resolved.name)) continue;
-        seen.add(resolved.name);
-        kept.push({ asked: s, resolved });
-    }
-    const predicted = compareSchedules(ir, profile, kept.map(k => k.resolved.schedule));
+    const kept = distinctSchedules(ir, profile, asked, { coTunedStore: options.coTunedCache?.store });
+    const predicted = compareSchedules(ir, profile, kept.map(k => k.resolved.schedule), { coTunedStore: options.coTunedCache?.store });
     return kept.map((k, i) => ({ ...k, predicted: predicted[i] }));
 }
 
@@ -91,12 +85,13 @@ export async function compareWorkload(options: CompareOptions): Promise<Comparis
     // The workload's own schedule first: the baseline.
     const candidates = candidatesOf(ir, options, [ir.schedule, ...(options.schedules ?? CANDIDATE_SCHEDULES)]);
     const progress = new StagedProgress(event => options.onEvent?.(event));
-    const versions = options.versions ?? candidates.some(c => c.resolved.schedule.policy === 'layer_block');
-    const session = new RunSession({ ...options, profile, versions, onEvent: progress.onEvent }, candidates.map(c => policyFor(c.resolved.schedule, c.resolved.settings)), selectTenants(ir, options.tenants));
+    const { versions, shareWorkgroups, policies } = sessionSchedules(candidates, options);
+    await saveCoTunedCache(options);
+    const session = new RunSession({ ...options, profile, versions, shareWorkgroups, onEvent: progress.onEvent }, policies, selectTenants(ir, options.tenants));
     const startedAt = new Date();
     const capacities: (Capacity | null)[] = candidates.map(() => null);
     let measured: MeasuredRounds | undefined;
-    const context = (c: Candidate): ResultsContext => ({ ...options, policy: c.resolved.name, ...(c.resolved.why ? { scheduleWhy: c.resolved.why } : {}) });
+    const context = (c: Candidate): ResultsContext => ({ ...options, ...scheduleContext(c.resolved, versions) });
     try {
         await session.openDevices();
         await session.plan();
@@ -119,24 +114,28 @@ export async function compareWorkload(options: CompareOptions): Promise<Comparis
     const main = measured ?? outcome.measured;
     const schedules: ScheduleRunData[] = candidates.map((c, s) => ({
         name: c.resolved.name, asked: scheduleName(c.asked), ...(c.resolved.why ? { why: c.resolved.why } : {}), baseline: s === 0,
-        predicted: predictedOf(c.predicted, session),
+        predicted: predictedOf(c.predicted, session.tenants),
         results: sessionResults(session, main, session.endingOf(main, s), s, context(c)),
         corun: main.corun[s]?.tenants ?? [],
         capacity: capacities[s],
     }));
-    return buildComparison({ tenants: session.tenants, seed: ir.benchmark.seed, schedules, startedAt, finishedAt: new Date() });
+    return buildComparison({ tenants: session.tenants, seed: session.seed, schedules, startedAt, finishedAt: new Date() });
 }
 
-function predictedOf(e: ScheduleEvaluation, session: RunSession): ScheduleRunData['predicted'] {
-    return {
-        sloMet: e.sloMet, qosThroughput: e.qosThroughput, capacityLoad: e.capacityLoad,
-        tenants: session.tenants.map(t => {
-            const f = e.tenants.find(x => x.name === t.name);
-            const statistic = gainStatisticOf(t);
-            const ms = f ? (f.slos.find(s => s.percentile === statistic)?.predictedMs ?? f.p99Ms) : NaN;
-            return { name: t.name, p50Ms: f?.p50Ms ?? NaN, p99Ms: f?.p99Ms ?? NaN, statisticMs: ms };
-        }),
-    };
+/**
+ * The versions a session of these schedules compiles (layer_block's tolerant ones, co_tuned's
+ * shares) and each schedule's policy on them. Every co_tuned schedule of one session must share
+ * its versions (one compiled set per tenant): two with different shares are refused.
+ */
+function sessionSchedules(candidates: readonly { resolved: ResolvedSchedule }[], options: CompareOptions): { versions: boolean; shareWorkgroups?: readonly number[]; policies: SchedulePolicy[] } {
+    const versions = options.versions ?? candidates.some(c => c.resolved.schedule.policy === 'layer_block');
+    const coTuned = candidates.flatMap(c => c.resolved.settings.coTuned ? [{ name: c.resolved.name, workgroups: c.resolved.settings.coTuned.workgroups }] : []);
+    const other = coTuned.find(c => c.workgroups.join(',') !== coTuned[0].workgroups.join(','));
+    if (other) {
+        throw new IncompatibleSchedulesError(`${coTuned[0].name} and ${other.name} need different kernel versions (capped at ${coTuned[0].workgroups.join(', ')} and at ${other.workgroups.join(', ')} workgroups); measure one co_tuned(variants: N) at a time`);
+    }
+    const layout = { firstShareVersion: firstShareVersion({ tolerant: versions }) };
+    return { versions, shareWorkgroups: coTuned[0]?.workgroups, policies: candidates.map(c => policyFor(c.resolved.schedule, c.resolved.settings, layout)) };
 }
 
 /**
@@ -176,21 +175,6 @@ export async function searchCapacity(session: RunSession, s: number, predictedLo
 
 const clampLoad = (load: number) => Math.min(MAX_LOAD, Math.max(MIN_LOAD, load));
 
-/** A probe's verdict from its results: every SLO met, or what kept it from being met. */
-function probeOf(results: Results, load: number, elapsedMs: number): Capacity['probes'][number] {
-    const judged = results.tenants.map(t => t.corun ?? t.solo);
-    const throughput = judged.reduce((a, p) => a + (p?.throughputPerSecond ?? 0), 0);
-    const requests = judged.reduce((a, p) => a + (p?.requests ?? 0), 0);
-    const base = { load, throughputPerSecond: throughput, requests, elapsedMs };
-    if (results.status === 'partial') return { ...base, verdict: 'violated', reason: results.reason ?? 'overloaded' };
-    const slos = results.tenants.flatMap(t => t.slos.map(slo => ({ tenant: t.name, slo })));
-    const violated = slos.find(x => x.slo.verdict === 'violated');
-    if (violated) return { ...base, verdict: 'violated', reason: `${violated.tenant} ${violated.slo.percentile} ${violated.slo.measuredMs?.toFixed(1)} ms > ${violated.slo.targetMs} ms` };
-    const open = slos.find(x => x.slo.verdict !== 'met');
-    if (open) return { ...base, verdict: 'inconclusive', reason: `${open.tenant} ${open.slo.percentile} is ${open.slo.verdict}${open.slo.requestsNeeded ? ` (needs ${open.slo.requestsNeeded} requests)` : ''}` };
-    return { ...base, verdict: 'met' };
-}
-
 /** Each schedule's capacity (`tenancy capacity`): co-runs only, one search per schedule in one session. */
 export async function capacityWorkload(options: CompareOptions): Promise<CapacityReport> {
     const { ir } = options;
@@ -198,8 +182,9 @@ export async function capacityWorkload(options: CompareOptions): Promise<Capacit
     const profile = options.profile ?? defaultProfile();
     const candidates = candidatesOf(ir, options, options.schedules ?? [ir.schedule]);
     const progress = new StagedProgress(event => options.onEvent?.(event));
-    const versions = options.versions ?? candidates.some(c => c.resolved.schedule.policy === 'layer_block');
-    const session = new RunSession({ ...options, profile, versions, solo: false, onEvent: progress.onEvent }, candidates.map(c => policyFor(c.resolved.schedule, c.resolved.settings)), selectTenants(ir, options.tenants));
+    const { versions, shareWorkgroups, policies } = sessionSchedules(candidates, options);
+    await saveCoTunedCache(options);
+    const session = new RunSession({ ...options, profile, versions, shareWorkgroups, solo: false, onEvent: progress.onEvent }, policies, selectTenants(ir, options.tenants));
     const startedAt = new Date();
     const capacities: (Capacity | null)[] = candidates.map(() => null);
     const budgetMs = options.capacity?.budgetMs ?? DEFAULT_CAPACITY_BUDGET_MS;
@@ -210,7 +195,7 @@ export async function capacityWorkload(options: CompareOptions): Promise<Capacit
         for (let s = 0; s < candidates.length && session.status === 'complete'; s++) {
             progress.stage(s / candidates.length, (s + 1) / candidates.length);
             const c = candidates[s];
-            capacities[s] = await searchCapacity(session, s, c.predicted.capacityLoad, budgetMs, { ...options, policy: c.resolved.name });
+            capacities[s] = await searchCapacity(session, s, c.predicted.capacityLoad, budgetMs, { ...options, ...scheduleContext(c.resolved, versions) });
         }
     } catch (error) {
         session.stoppedBy(error);
@@ -230,7 +215,16 @@ export async function capacityWorkload(options: CompareOptions): Promise<Capacit
     };
 }
 
+/** Raised before measuring when schedules cannot share one session (they need different kernel versions). */
+export class IncompatibleSchedulesError extends Error {
+    constructor(message: string) {
+        super(message);
+        this.name = 'IncompatibleSchedulesError';
+    }
+}
+
 /** A workload a capacity cannot be measured for (no SLO). */
+
 export class CapacityInputError extends Error {
     constructor(message: string) {
         super(message);

@@ -6,15 +6,18 @@
  * with the input (no kernel for an op, a tensor that cannot fit, an unimplemented schedule) and
  * a missing adapter are thrown before any measurement. Every GPU object is released.
  */
-import { createHash } from 'node:crypto';
 import type { IrTenant, WorkloadIR } from '../ir/types.js';
+import { irHash } from '../ir/hash.js';
 import type { KernelProvider } from '../plan/plan.js';
 import type { AdapterIdentity, TuningCache } from '../plan/tuning.js';
 import type { AdapterPreference } from '../../protocol/adapter.js';
 import { policyFor, RUNNABLE_SCHEDULES, ScheduleNotImplementedError } from '../schedule/policy.js';
-import { resolveSchedule } from '../predict/schedules.js';
+import { firstShareVersion } from '../plan/versions.js';
+import { resolveSchedule, type ResolvedSchedule } from '../predict/schedules.js';
+import type { CoTunedStore } from '../predict/co-tuned.js';
+import { coTunedVersionRule } from '../schedule/co-tuned.js';
 import { defaultProfile, type DeviceProfile } from '../predict/profile.js';
-import { buildResults } from '../report/build.js';
+import { buildResults, type TenantPhaseData } from '../report/build.js';
 import type { Results } from '../report/schema.js';
 import type { AdapterTuningCache } from '../tune/cache.js';
 import type { TuneOptions } from '../tune/tuner.js';
@@ -61,51 +64,96 @@ export interface RunWorkloadOptions {
     kernels?: KernelProvider;
     /** Limit for one submission to finish (default 60 s). */
     stepTimeoutMs?: number;
-    /** Compile hot ops in several versions and let the schedule switch them (default: under layer_block). */
+    /** Compile hot ops in layer_block's tolerant versions and let the schedule switch them (default: under layer_block). */
     versions?: boolean;
+    /**
+     * co_tuned's searched configurations for the profile's adapter (tune/co-tuned-cache.ts): a
+     * stored one skips the search; a new one is recorded and the cache saved (a failure to save
+     * goes to `onWarning`).
+     */
+    coTunedCache?: { store: CoTunedStore; save: () => Promise<unknown>; onWarning?: (message: string) => void };
+    /** Compile hot ops in co_tuned's share versions too, capped at these workgroups (set from the resolved co_tuned schedule). */
+    shareWorkgroups?: readonly number[];
     /** Overrides of the benchmark block: measured rounds, the budget of the whole measurement, requests each tenant needs per phase. */
     rounds?: number;
     budgetMs?: number;
     minRequests?: number;
     /** The predictions shown when the run started, copied into the results. */
     predictions?: unknown;
-}
-
-/** sha256 of the IR's canonical JSON (keys sorted), identifying what was compiled. */
-export function irHash(ir: WorkloadIR): string {
-    const canonical = (v: unknown): unknown => Array.isArray(v) ? v.map(canonical)
-        : v && typeof v === 'object' ? Object.fromEntries(Object.keys(v).sort().map(k => [k, canonical((v as Record<string, unknown>)[k])])) : v;
-    return createHash('sha256').update(JSON.stringify(canonical(ir))).digest('hex');
+    /** × every tenant's declared traffic (default 1): a sweep's cell at another load. */
+    load?: number;
+    /**
+     * The seed of arrivals and weights (default the benchmark block's). The schedule is still
+     * resolved on the IR as written, so runs with different seeds run the same schedule.
+     */
+    seed?: number;
 }
 
 /** Runs the workload and returns its results (see the module comment for what throws). */
 export async function runWorkload(options: RunWorkloadOptions): Promise<Results> {
+    return (await runWorkloadRounds(options)).results;
+}
+
+/** What each tenant measured, round by round (solo and co-run), beside the results built from it. */
+export interface TenantRounds {
+    name: string;
+    solo: readonly (TenantPhaseData | undefined)[];
+    corun: readonly (TenantPhaseData | undefined)[];
+}
+
+/** Runs the workload like runWorkload and also returns the rounds its results were built from (a sweep's cell keeps them to pool repeats). */
+export async function runWorkloadRounds(options: RunWorkloadOptions): Promise<{ results: Results; rounds: TenantRounds[] }> {
     const { ir } = options;
     // `auto` and a schedule's `auto` arguments, resolved on the profile the editor predicts with: the runtime runs what it predicted.
     const profile = options.profile ?? defaultProfile();
     if (!RUNNABLE_SCHEDULES.includes(ir.schedule.policy)) throw new ScheduleNotImplementedError(ir.schedule.policy);
-    const resolved = resolveSchedule(ir, profile);
-    const policy = policyFor(resolved.schedule, resolved.settings);
+    const resolved = resolveSchedule(ir, profile, { coTunedStore: options.coTunedCache?.store });
+    await saveCoTunedCache(options);
     const versions = options.versions ?? resolved.schedule.policy === 'layer_block';
-    const session = new RunSession({ ...options, profile, versions }, [policy], selectTenants(ir, options.tenants));
+    const shareWorkgroups = resolved.settings.coTuned?.workgroups;
+    const policy = policyFor(resolved.schedule, resolved.settings, { firstShareVersion: firstShareVersion({ tolerant: versions }) });
+    const session = new RunSession({ ...options, profile, versions, shareWorkgroups }, [policy], selectTenants(ir, options.tenants));
     try {
         await session.openDevices();
         await session.plan();
         await session.compile();
-        await session.measure();
+        await session.measure({ load: options.load });
     } catch (error) {
         session.stoppedBy(error);
     } finally {
         await session.close();
     }
     const { ending, measured } = session.outcome();
-    return sessionResults(session, measured, ending, 0, { ...options, ir, policy: resolved.name, ...(resolved.why ? { scheduleWhy: resolved.why } : {}) });
+    const results = sessionResults(session, measured, ending, 0, { ...options, ir, ...scheduleContext(resolved, versions) });
+    const rounds = session.tenants.map((t, i) => ({ name: t.name, solo: measured.solo[i] ?? [], corun: measured.corun[0]?.tenants[i] ?? [] }));
+    return { results, rounds };
+}
+
+/** Saves the co_tuned cache after schedules were resolved (a failure is a warning: the cache only saves a search). */
+export async function saveCoTunedCache(options: Pick<RunWorkloadOptions, 'coTunedCache'>): Promise<void> {
+    const cache = options.coTunedCache;
+    if (!cache) return;
+    try {
+        await cache.save();
+    } catch (error) {
+        cache.onWarning?.(`could not save the co_tuned cache: ${error instanceof Error ? error.message : String(error)}`);
+    }
 }
 
 /** What a results document needs beyond the session's measurement: the run's options and the schedule that ran. */
 export interface ResultsContext extends Pick<RunWorkloadOptions, 'ir' | 'fusion' | 'durationMs' | 'predictions'> {
     policy: string;
     scheduleWhy?: string;
+    versionRule?: string;
+}
+
+/** What the results say of a resolved schedule: its name, why it runs so, and (co_tuned) the versions it runs; `tolerant`: the session compiles layer_block's versions too. */
+export function scheduleContext(resolved: ResolvedSchedule, tolerant: boolean): Pick<ResultsContext, 'policy' | 'scheduleWhy' | 'versionRule'> {
+    const coTuned = resolved.settings.coTuned;
+    return {
+        policy: resolved.name, ...(resolved.why ? { scheduleWhy: resolved.why } : {}),
+        ...(coTuned ? { versionRule: coTunedVersionRule(coTuned, firstShareVersion({ tolerant })) } : {}),
+    };
 }
 
 /** The results document of a session's measurement: its solo phases and the co-runs of schedule `s` (report/build.ts). */
@@ -116,7 +164,8 @@ export function sessionResults(session: RunSession, measured: MeasuredRounds, en
     const corun = measured.corun[s];
     return buildResults({
         ir, irHash: irHash(ir), adapter, policy: context.policy, ...(context.scheduleWhy ? { scheduleWhy: context.scheduleWhy } : {}),
-        seed: ir.benchmark.seed, timing: session.timing, fusion: context.fusion ?? true,
+        ...(context.versionRule ? { versionRule: context.versionRule } : {}),
+        seed: session.seed, ...(measured.load !== 1 ? { load: measured.load } : {}), timing: session.timing, fusion: context.fusion ?? true,
         tenancyVersion: packageJson.version, startedAt: session.startedAt, finishedAt: new Date(),
         status: ending.status, reason: ending.reason, failedOp: ending.failedOp,
         tenants: session.tenants.map((tenant, i) => ({

@@ -138,6 +138,8 @@ export class RunSession {
     private maxPhaseMs = Infinity;
     readonly measureSolo: boolean;
     readonly measureCorun: boolean;
+    /** The seed of arrivals and weights: the caller's, else the benchmark block's. */
+    readonly seed: number;
     timing: Results['config']['timing'];
 
     private readonly emit: (event: RunEvent) => void;
@@ -167,6 +169,7 @@ export class RunSession {
     constructor(private readonly options: RunWorkloadOptions, private readonly schedules: readonly SchedulePolicy[], tenants: readonly IrTenant[]) {
         const { ir } = options;
         this.tenants = tenants;
+        this.seed = options.seed ?? ir.benchmark.seed;
         this.measureSolo = options.solo ?? true;
         this.measureCorun = (options.corun ?? true) && tenants.length > 1;
         this.protocol = measurementPlan(ir.benchmark, options, this.phasesPerRound);
@@ -237,7 +240,7 @@ export class RunSession {
         const stepTimeoutMs = this.stepTimeoutMs;
         for (let i = 0; i < this.tenants.length; i++) {
             try {
-                this.compiled.push(await compileTenant(this.devices[i].device, this.plans[i], this.options.ir.benchmark.seed, { signal: this.signal, timeoutMs: stepTimeoutMs }));
+                this.compiled.push(await compileTenant(this.devices[i].device, this.plans[i], this.seed, { signal: this.signal, timeoutMs: stepTimeoutMs }));
             } catch (error) {
                 if (this.signal.aborted) throw error;
                 // The plan was accepted; a failure here is the GPU's (validation, memory): a failed run.
@@ -406,8 +409,10 @@ export class RunSession {
         const options: TenantPlanOptions = {
             kernels, caps, tuning, adapterKey: adapterKey(this.devices[0].adapter), fusion: this.options.fusion ?? true, onTuningWarning: this.options.tune?.onWarning,
             limits: { maxStorageBufferBindingSize: caps.maxStorageBufferBindingSize, maxBufferSize: caps.maxBufferSize },
-            // Multi-version kernels where a schedule switches them (layer_block): the hot ops by predicted time.
-            ...(this.options.versions ? { versions: versionsOfHotOps(ops => ops.map(op => opServiceMs(profile, op) ?? 0)) } : {}),
+            // Multi-version kernels where a schedule switches them (layer_block's tolerant versions, co_tuned's shares): the hot ops by predicted time.
+            ...(this.options.versions || this.options.shareWorkgroups ? {
+                versions: versionsOfHotOps(ops => ops.map(op => opServiceMs(profile, op) ?? 0), { tolerant: this.options.versions ?? false, shareWorkgroups: this.options.shareWorkgroups }),
+            } : {}),
         };
         return planWorkload(this.tenants, () => options, this.options.ir.device.memoryBytes);
     }
@@ -466,7 +471,7 @@ export class RunSession {
             return {
                 name: t.name, priority: t.priority, arrival: scaledArrival(t.arrival, this.measured.load), slos: t.slos, runner: this.runners[i], ops: this.views[i],
                 // Same arrival sequence solo and co-run within a round, so slowdowns compare like with like.
-                random: createRandom(this.options.ir.benchmark.seed, round < 0 ? `arrivals/${t.name}/warmup` : `arrivals/${t.name}/${round}`),
+                random: createRandom(this.seed, round < 0 ? `arrivals/${t.name}/warmup` : `arrivals/${t.name}/${round}`),
             };
         });
         const limit = round < 0 ? this.protocol.warmup : this.protocol.round(round);

@@ -23,12 +23,3 @@ export function withTimeout<T>(promise: Promise<T>, ms: number, what: string, si
     });
 }
 
-/** Sleeps `ms`, waking early (resolving) on abort. */
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-    return new Promise(resolve => {
-        if (signal?.aborted) { resolve(); return; }
-        const timer = setTimeout(done, Math.max(0, ms));
-        function done() { clearTimeout(timer); signal?.removeEventListener('abort', done); resolve(); }
-        signal?.addEventListener('abort', done, { once: true });
-    });
-}

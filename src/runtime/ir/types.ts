@@ -29,7 +29,7 @@
  */
 import type { z } from 'zod';
 import type {
-    arrivalSchema, benchmarkSchema, graphSchema, opSchema, scheduleSchema, sloSchema, sourceRangeSchema, tensorSchema, tenantSchema, weightSchema, workloadSchema,
+    arrivalSchema, benchmarkSchema, graphSchema, opSchema, scheduleSchema, sloSchema, sourceRangeSchema, tenantSchema, weightSchema, workloadSchema,
 } from './schema.js';
 import type { DEVICE_PREFERENCES, DTYPES, OP_KINDS, PRIORITIES, SLO_PERCENTILES } from './vocabulary.js';
 
@@ -42,10 +42,7 @@ export type IrPriority = (typeof PRIORITIES)[number];
 export type IrDevicePreference = (typeof DEVICE_PREFERENCES)[number];
 
 export type IrSourceRange = z.infer<typeof sourceRangeSchema>;
-export type IrPosition = IrSourceRange['start'];
-export type IrTensor = z.infer<typeof tensorSchema>;
 export type IrAttrs = z.infer<typeof opSchema>['attrs'];
-export type IrAttrValue = IrAttrs[string];
 export type IrWeight = z.infer<typeof weightSchema>;
 export type IrOp = z.infer<typeof opSchema>;
 export type IrGraph = z.infer<typeof graphSchema>;

@@ -2,6 +2,7 @@
  * Shared pieces of the kernel generators: errors, shape arithmetic, binding declarations,
  * epilogue WGSL, dispatch folding and the checks against DeviceCaps. Pure: no GPUDevice.
  */
+import { formatBytes } from '../../protocol/units.js';
 import type { IrOp } from '../ir/types.js';
 import type { BindingAccess, DeviceCaps, Epilogue, KernelDescription, KernelRequest } from './kernel.js';
 
@@ -286,14 +287,10 @@ export function checkWorkgroup(name: string, wg: [number, number, number], caps:
     }
 }
 
-function kib(bytes: number): string {
-    return bytes % 1024 === 0 ? `${bytes / 1024} KiB` : `${(bytes / 1024).toFixed(1)} KiB`;
-}
-
 /** Checks workgroup storage use against the device. */
 export function checkWorkgroupStorage(name: string, bytes: number, caps: DeviceCaps): void {
     if (bytes > caps.maxComputeWorkgroupStorageSize) {
-        throw new KernelError(`${name} needs ${kib(bytes)} workgroup storage; this device allows ${kib(caps.maxComputeWorkgroupStorageSize)}`);
+        throw new KernelError(`${name} needs ${formatBytes(bytes)} workgroup storage; this device allows ${formatBytes(caps.maxComputeWorkgroupStorageSize)}`);
     }
 }
 
@@ -374,10 +371,6 @@ export function expectOutputShape(req: KernelRequest, expected: readonly number[
     }
 }
 
-/** Bytes of f32 tensors read and written once. */
-export function f32Bytes(...counts: number[]): number {
-    return 4 * counts.reduce((a, b) => a + b, 0);
-}
 
 /**
  * Parses "name_<int>" variant names (e.g. "capped_8", "splitk_4"); returns undefined if

@@ -37,7 +37,7 @@ import { embeddingKernels } from './embedding.js';
 import { attentionKernels } from './attention.js';
 import { lstmKernels } from './lstm.js';
 
-export type { DeviceCaps, Epilogue, KernelDescription, KernelRequest, LaunchBuffer, OpKernels } from './kernel.js';
+export type { DeviceCaps, KernelRequest, OpKernels } from './kernel.js';
 export { KernelError } from './common.js';
 
 type Generator = (req: KernelRequest) => OpKernels;

@@ -54,7 +54,7 @@ export interface TenantPlanOptions {
     fusion?: boolean;
     /** Shared with other plans (tenants of one run); undefined ⇒ one per call. */
     cache?: PlanCache;
-    /** Per op, the variants to plan as its other versions (a variant that cannot be built is left out). */
+    /** Per op, the variants to plan as its other versions (one that cannot be built runs as the op itself). */
     versions?: (ops: readonly RunnableOp[]) => readonly (readonly string[])[];
 }
 
@@ -84,10 +84,9 @@ export function planTenant(tenant: IrTenant, options: TenantPlanOptions): Tenant
     }
     const wanted = options.versions?.(ops) ?? [];
     const versions = ops.map((op, i) => {
-        const alternatives = (wanted[i] ?? []).flatMap(v => {
-            const version = v === op.variant ? undefined : planVariant(op, graph, v, { caps: options.caps, fusion: options.fusion, kernels: options.kernels, cache: options.kernels ? undefined : options.cache });
-            return version ? [version as RunnableOp] : [];
-        });
+        // A version that is the op's own variant, or that cannot be built, runs as the op itself and keeps its place: version k means the same for every op.
+        const alternatives = (wanted[i] ?? []).map(v =>
+            (v === op.variant ? op : planVariant(op, graph, v, { caps: options.caps, fusion: options.fusion, kernels: options.kernels, cache: options.kernels ? undefined : options.cache }) ?? op) as RunnableOp);
         return alternatives.length > 0 ? alternatives : undefined;
     });
     const steps: MemoryStep[] = [];

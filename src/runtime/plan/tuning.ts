@@ -74,5 +74,3 @@ export class MemoryTuningCache implements TuningCache {
     }
 }
 
-/** The cache used when nothing is calibrated: every op takes its default variant. */
-export const noTuning: TuningCache = { variantFor: () => undefined };

@@ -43,10 +43,45 @@ export function hotOps(predictedMs: readonly number[]): Set<number> {
     return hot;
 }
 
-/** For planTenant's `versions`: per op, the tolerant variants to compile when it is hot (up to VERSIONS − 1 beside its own). */
-export function versionsOfHotOps(predictedMs: (ops: readonly RunnableOp[]) => readonly number[]): (ops: readonly RunnableOp[]) => readonly (readonly string[])[] {
+/**
+ * The variants of an op occupying a share of the device (co_tuned): per workgroup cap, the op's
+ * GEMM tiles walked by a persistent loop of that many workgroups; none for ops without such variants.
+ */
+export function shareVariants(op: Pick<RunnableOp, 'kind' | 'variant'>, workgroups: readonly number[]): string[] {
+    switch (op.kind) {
+        case 'dense': case 'matmul':
+            return workgroups.map(w => `capped_${w}`);
+        case 'conv2d':
+            return workgroups.map(w => op.variant?.startsWith('pointwise_') ? `pointwise_capped_${w}` : `capped_${w}`);
+        default:
+            return [];
+    }
+}
+
+/** Which versions planTenant compiles for a session's schedules: layer_block's tolerant ones, co_tuned's shares, or both (tolerant first). */
+export interface VersionSets {
+    tolerant: boolean;
+    /** co_tuned: the workgroup caps of its share versions. */
+    shareWorkgroups?: readonly number[];
+}
+
+/**
+ * For planTenant's `versions`: per hot op, its tolerant variants (exactly VERSIONS − 1 for an op
+ * that has them) and then one variant per device share; nothing for other ops. An op has tolerant
+ * variants exactly when it has share variants, so share k is version firstShareVersion(sets) + k − 1
+ * of every op that has versions.
+ */
+export function versionsOfHotOps(predictedMs: (ops: readonly RunnableOp[]) => readonly number[], sets: VersionSets = { tolerant: true }): (ops: readonly RunnableOp[]) => readonly (readonly string[])[] {
     return ops => {
         const hot = hotOps(predictedMs(ops));
-        return ops.map((op, i) => hot.has(i) ? tolerantVariants(op).filter(v => v !== op.variant).slice(0, VERSIONS - 1) : []);
+        return ops.map((op, i) => !hot.has(i) ? [] : [
+            ...(sets.tolerant ? tolerantVariants(op).filter(v => v !== op.variant).slice(0, VERSIONS - 1) : []),
+            ...shareVariants(op, sets.shareWorkgroups ?? []),
+        ]);
     };
+}
+
+/** The version index of co_tuned's first share version under these version sets (version 0: the op itself). */
+export function firstShareVersion(sets: VersionSets): number {
+    return sets.tolerant ? VERSIONS : 1;
 }

@@ -27,7 +27,7 @@
 export const Z90 = 1.6449;
 
 /**
- * The band a prediction carries without calibration evidence: ±40 %. Issue 20's accuracy run on
+ * The band a prediction carries without calibration evidence: ±40%. Issue 20's accuracy run on
  * this project's reference adapter found a mean absolute error of 19.7 % over all ops; for
  * roughly normal errors the 90th percentile of |error| is about 2.06× the mean absolute error.
  */

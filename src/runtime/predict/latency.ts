@@ -310,11 +310,3 @@ export function serviceCvFor(profile: DeviceProfile, serviceMs: number): number 
     return profile.serviceCv * Math.min(4, Math.max(0.25, Math.sqrt(at / serviceMs)));
 }
 
-/** Arithmetic intensity (FLOPs per byte) at which compute and memory time meet for a compute family: the ridge point. */
-export function ridgeIntensity(profile: DeviceProfile, family = 'gemm.vec4'): number | undefined {
-    const fam = familyProfile(profile, family);
-    if (!fam || fam.basis !== 'flops') return undefined;
-    const last = fam.points[fam.points.length - 1];
-    const flopsPerMs = last.flops / last.ms;
-    return flopsPerMs / profile.bandwidthBytesPerMs;
-}

@@ -63,6 +63,9 @@ export type FamilyProfile = z.infer<typeof familyProfileSchema>;
 export const demandKinds = ['compute', 'memory', 'capped'] as const;
 export type DemandKind = (typeof demandKinds)[number];
 
+/** Workgroups of the capped kernel calibration measures the `capped` interference pairs with (calibrate/synthetic.ts): the device share those pairs stand for. */
+export const CAPPED_INTERFERENCE_WORKGROUPS = 4;
+
 /** Measured pairwise interference: the victim's kernel time co-running with the aggressor (on a second device, continuously busy) over its solo time. */
 export const interferencePairSchema = z.object({
     victim: z.enum(demandKinds),

@@ -4,6 +4,11 @@
  * VELTAIR's metric: the most requests per second the tenants complete at the highest load (all
  * open-loop rates scaled alike) at which every SLO still holds. `auto`, the editor's schedule
  * hints, its hover on `schedule` and `tenancy predict` all read these figures. Pure.
+ *
+ * Each computation also has a stepwise form (`…Steps`, a generator that yields after every
+ * simulation, a few milliseconds of work): the editor runs it between other requests and stops
+ * it when the text changes. The plain functions run the same steps to the end, so both give the
+ * same figures.
  */
 import type { IrSchedule, IrSlo, WorkloadIR } from '../ir/types.js';
 import { PlanCache, planGraph } from '../plan/plan.js';
@@ -15,6 +20,7 @@ import { opTiming } from './latency.js';
 import { opViews } from './op-views.js';
 import { capsForProfile, type DeviceProfile } from './profile.js';
 import { simulate, simulatedStatistic, type SimulatedFigures, type SimulatedTenant } from './simulate.js';
+import { cachedCoTuned, simulateCoTuned, type CoTunedStore } from './co-tuned.js';
 
 /** A tenant's figures under one schedule. */
 export interface ScheduledTenant {
@@ -35,7 +41,7 @@ export interface ScheduleEvaluation {
     /** `layer_block(size: auto)`. */
     name: string;
     tenants: ScheduledTenant[];
-    /** Every SLO holds at the declared load. */
+    /** Every SLO holds at the declared load (evaluateResolved: at the load it was asked for). */
     sloMet: boolean;
     /** Requests per second over all tenants at `capacityLoad` (0 when no load meets the SLOs). */
     qosThroughput: number;
@@ -43,13 +49,24 @@ export interface ScheduleEvaluation {
     capacityLoad: number;
 }
 
-/** The schedules `auto` and the editor's hints choose among. */
+/** The schedules `tenancy compare` measures beside the workload's own by default. */
 export const CANDIDATE_SCHEDULES: readonly IrSchedule[] = [
     { policy: 'concurrent' },
     { policy: 'sequential' },
     { policy: 'layer_block', size: 'auto' },
     { policy: 'regulated', split: 'auto', sync: 'auto' },
 ];
+
+/**
+ * The schedules `auto` (and the editor's hints) choose among on a profile: compare's, and on a
+ * calibrated profile co_tuned with 3 versions (its search is bounded like regulated's; compare
+ * leaves it out by default because its versions add pipelines to compile, seconds each on a
+ * software adapter). On the built-in default profile a capped kernel's interference is an
+ * assumption, not a measurement, and it alone would make co_tuned look best for every workload.
+ */
+export function autoCandidates(profile: DeviceProfile): readonly IrSchedule[] {
+    return profile.uncalibrated ? CANDIDATE_SCHEDULES : [...CANDIDATE_SCHEDULES, { policy: 'co_tuned', variants: 3 }];
+}
 
 /** A schedule as it runs: `auto` replaced by the schedule it chose, `auto` arguments by the values the search found, and why. */
 export interface ResolvedSchedule {
@@ -69,15 +86,50 @@ export interface ResolvedSchedule {
  * editor resolve a workload alike on one profile.
  */
 export function resolveSchedule(ir: WorkloadIR, profile: DeviceProfile, options: EvaluateOptions = {}): ResolvedSchedule {
-    if (ir.schedule.policy !== 'auto') return resolveWith(simulationInput(ir, profile, options), ir.schedule);
-    const { best, why } = bestSchedule(compareSchedules(ir, profile, CANDIDATE_SCHEDULES, { ...options, capacity: options.capacity ?? true }));
+    if (ir.schedule.policy !== 'auto') return resolveWith(simulationInput(ir, profile, options), ir.schedule, options);
+    const { best, why } = bestSchedule(compareSchedules(ir, profile, autoCandidates(profile), { ...options, capacity: options.capacity ?? true }));
     return { ...best.resolved, why: `auto chose ${best.resolved.name}: ${why}${best.resolved.why ? `; ${best.resolved.why}` : ''}` };
 }
 
+/**
+ * Schedules as asked, each resolved on the profile, kept once by what runs (the first asked
+ * wins), in the order given: `layer_block(size: auto)` that resolves like one already listed
+ * is measured once.
+ */
+export function distinctSchedules(ir: WorkloadIR, profile: DeviceProfile, asked: readonly IrSchedule[], options: EvaluateOptions = {}): { asked: IrSchedule; resolved: ResolvedSchedule }[] {
+    const seen = new Set<string>();
+    const kept: { asked: IrSchedule; resolved: ResolvedSchedule }[] = [];
+    for (const s of asked) {
+        const resolved = resolveSchedule({ ...ir, schedule: s }, profile, options);
+        if (seen.has(resolved.name)) continue;
+        seen.add(resolved.name);
+        kept.push({ asked: s, resolved });
+    }
+    return kept;
+}
+
+/** Runs a stepwise computation to its end: the plain form of every `…Steps` function. */
+export function completeSteps<T>(steps: Generator<void, T>): T {
+    for (;;) {
+        const step = steps.next();
+        if (step.done) return step.value;
+    }
+}
+
 /** Resolves one (non-auto) schedule on a simulation input. */
-function resolveWith(input: SimulationInput, schedule: IrSchedule): ResolvedSchedule {
+function resolveWith(input: SimulationInput, schedule: IrSchedule, options: EvaluateOptions): ResolvedSchedule {
+    return completeSteps(resolveWithSteps(input, schedule, options));
+}
+
+/** resolveWith, stepwise. */
+function* resolveWithSteps(input: SimulationInput, schedule: IrSchedule, options: EvaluateOptions): Generator<void, ResolvedSchedule> {
+    if (schedule.policy === 'co_tuned') {
+        const { coTuned, why } = cachedCoTuned(input, schedule.variants, options.coTunedStore);
+        yield;
+        return { schedule, settings: { coTuned }, name: policyFor(schedule, { coTuned }).name, why };
+    }
     if (schedule.policy === 'regulated' && (schedule.split === 'auto' || schedule.sync === 'auto')) {
-        const { regulated, why } = searchRegulated(input, schedule);
+        const { regulated, why } = yield* searchRegulated(input, schedule);
         const resolved = { schedule, settings: { regulated }, name: '', why };
         return { ...resolved, name: policyFor(schedule, resolved.settings).name };
     }
@@ -93,18 +145,19 @@ const SPLITS = [1, 2, 4, 8, 16], SEARCH_SIMULATIONS = 40;
  * at the declared load on a shortened window. The score: SLOs violated, then the worst
  * predicted / target over SLO tenants, then the tenants' total throughput (higher is better).
  */
-function searchRegulated(input: SimulationInput, schedule: Extract<IrSchedule, { policy: 'regulated' }>): { regulated: RegulatedOptions; why: string } {
+function* searchRegulated(input: SimulationInput, schedule: Extract<IrSchedule, { policy: 'regulated' }>): Generator<void, { regulated: RegulatedOptions; why: string }> {
     const splits = schedule.split === 'auto' ? SPLITS : [schedule.split];
     const names = input.tenants.map(t => t.name);
     let current: RegulatedOptions = { splits: Object.fromEntries(names.map(n => [n, schedule.split === 'auto' ? 4 : schedule.split])), defaultSplit: schedule.split === 'auto' ? 4 : schedule.split, heavyMs: Infinity };
     let simulations = 0;
-    const scoreOf = (options: RegulatedOptions): number[] => {
+    function* scoreOf(options: RegulatedOptions): Generator<void, number[]> {
         simulations++;
         const figures = simulateSchedule(input, { schedule, settings: { regulated: options }, name: '' }, 1, 0.5);
+        yield;
         const tenants = input.tenants.map((t, i) => tenantFigures(t, figures[i]));
         const slos = tenants.flatMap(t => t.slos);
         return [slos.filter(s => !s.met).length, Math.max(0, ...slos.map(s => s.predictedMs / s.targetMs)), -tenants.reduce((a, t) => a + t.throughputPerSecond, 0)];
-    };
+    }
     const better = (a: number[], b: number[]) => {
         for (let k = 0; k < a.length; k++) {
             const tolerance = 1e-3 * Math.max(Math.abs(a[k]), Math.abs(b[k]));
@@ -113,14 +166,14 @@ function searchRegulated(input: SimulationInput, schedule: Extract<IrSchedule, {
         }
         return false;
     };
-    let best = scoreOf(current);
+    let best = yield* scoreOf(current);
     for (let pass = 0; pass < 2 && simulations < SEARCH_SIMULATIONS; pass++) {
         let improved = false;
         for (const name of names) {
             for (const split of splits) {
                 if (split === current.splits[name] || simulations >= SEARCH_SIMULATIONS) continue;
                 const candidate = { ...current, splits: { ...current.splits, [name]: split } };
-                const score = scoreOf(candidate);
+                const score = yield* scoreOf(candidate);
                 if (better(score, best)) { best = score; current = candidate; improved = true; }
             }
         }
@@ -130,7 +183,7 @@ function searchRegulated(input: SimulationInput, schedule: Extract<IrSchedule, {
             for (const heavyMs of [quantile(0.9), quantile(0.75), quantile(0.5), Infinity]) {
                 if (heavyMs === current.heavyMs || simulations >= SEARCH_SIMULATIONS) continue;
                 const candidate = { ...current, heavyMs };
-                const score = scoreOf(candidate);
+                const score = yield* scoreOf(candidate);
                 if (better(score, best)) { best = score; current = candidate; improved = true; }
             }
         }
@@ -146,10 +199,16 @@ export interface EvaluateOptions {
     seed?: number;
     /** Search the QoS-satisfied throughput (several simulations; default true). */
     capacity?: boolean;
+    /** Configurations co_tuned's search found before (the runtime's per-adapter cache); absent: always search. */
+    coTunedStore?: CoTunedStore;
 }
 
 /** What simulating a workload on a profile needs, computed once for all schedules compared. */
 export interface SimulationInput {
+    /** The workload, profile and plan cache it was built from (co_tuned plans its versions from them). */
+    ir: WorkloadIR;
+    profile: DeviceProfile;
+    cache: PlanCache;
     tenants: SimulatedTenant[];
     contention: number[][];
     serviceCv: number;
@@ -166,6 +225,12 @@ const MIN_WINDOW_MS = 2_000, MAX_WINDOW_MS = 60_000;
 const CLOSED_REQUESTS = 3_000;
 /** Load factors the capacity search tries between, and its steps. */
 const MAX_LOAD = 16, SEARCH_STEPS = 7;
+/**
+ * Open-loop requests one simulation may hold: each is an event and a latency kept in memory, so
+ * an absurd rate (`poisson(rate: 99999999999/s)`) is refused, not simulated (it would exhaust
+ * the process's memory). 2 s at 16× the load of 60,000 requests/s fit.
+ */
+export const MAX_SIMULATED_REQUESTS = 2_000_000;
 
 /** The tenants of a workload as the simulation runs them: planned ops with predicted times, contention between their demand mixes. */
 export function simulationInput(ir: WorkloadIR, profile: DeviceProfile, options: EvaluateOptions = {}): SimulationInput {
@@ -194,13 +259,33 @@ export function simulationInput(ir: WorkloadIR, profile: DeviceProfile, options:
     const closedMs = tenants.filter(t => t.arrival.kind === 'closed').map(t => CLOSED_REQUESTS * t.ops.reduce((s, o) => s + (o.predictedMs ?? 0), t.submitMs));
     const durationMs = Math.min(MAX_WINDOW_MS, ...closedMs, Math.max(MIN_WINDOW_MS, openMs, 200 * requestMs));
     return {
-        tenants, contention: pairCoefficients(profile, mixes), serviceCv: profile.serviceCv,
+        ir, profile, cache, tenants, contention: pairCoefficients(profile, mixes), serviceCv: profile.serviceCv,
         warmupMs: Math.min(1000, durationMs / 10), durationMs, seed: options.seed ?? ir.benchmark.seed,
     };
 }
 
-/** Simulates a resolved schedule at a load factor (a shorter window for searches). */
+/** A load factor for a message: `1`, `0.25`, `16`. */
+function significantLoad(load: number): string {
+    return String(Number(load.toPrecision(3)));
+}
+
+/** Open-loop requests per second of a simulated tenant (0 for a closed loop). */
+function openRate(t: SimulatedTenant): number {
+    return t.arrival.kind === 'poisson' ? t.arrival.ratePerSecond : t.arrival.kind === 'periodic' ? 1000 / t.arrival.everyMs : 0;
+}
+
+/** Simulates a resolved schedule at a load factor (a shorter window for searches); refuses more than MAX_SIMULATED_REQUESTS open-loop requests. */
 export function simulateSchedule(input: SimulationInput, resolved: ResolvedSchedule, load = 1, window = 1): SimulatedFigures[] {
+    const perSecond = input.tenants.reduce((sum, t) => sum + openRate(t), 0) * load;
+    const seconds = (input.durationMs * window + input.warmupMs) / 1000;
+    if (perSecond * seconds > MAX_SIMULATED_REQUESTS) {
+        const fastest = input.tenants.reduce((a, b) => (openRate(b) > openRate(a) ? b : a));
+        const rate = perSecond >= 1e6 ? perSecond.toExponential(2) : String(Math.round(perSecond));
+        throw new Error(`the open-loop arrivals (${rate} requests/s at ${significantLoad(load)}× the load; tenant ${fastest.name} the fastest) are too many to simulate: `
+            + `over ${MAX_SIMULATED_REQUESTS.toLocaleString('en-US')} requests in ${seconds} s; lower the rates`);
+    }
+    // co_tuned runs its tenants' chosen versions, with their own times and contention.
+    if (resolved.settings.coTuned) return simulateCoTuned(input, resolved.settings.coTuned, load, window);
     return simulate(input.tenants, {
         policy: policyFor(resolved.schedule, resolved.settings), contention: input.contention, serviceCv: input.serviceCv,
         seed: input.seed, warmupMs: input.warmupMs, durationMs: input.durationMs * window, load,
@@ -225,23 +310,51 @@ function allSlosMet(input: SimulationInput, figures: readonly SimulatedFigures[]
 
 /** Evaluates one schedule on a workload: figures at the declared load, and (unless asked not to) the QoS-satisfied throughput. */
 export function evaluateSchedule(ir: WorkloadIR, profile: DeviceProfile, schedule: IrSchedule, options: EvaluateOptions = {}, input = simulationInput(ir, profile, options)): ScheduleEvaluation {
-    const resolved = resolveWith(input, schedule);
-    const figures = simulateSchedule(input, resolved);
-    const tenants = input.tenants.map((t, i) => tenantFigures(t, figures[i]));
-    const sloMet = tenants.every(t => t.slos.every(s => s.met));
-    let capacityLoad = sloMet ? 1 : 0, qosThroughput = sloMet ? tenants.reduce((s, t) => s + t.throughputPerSecond, 0) : 0;
+    return completeSteps(evaluateScheduleSteps(schedule, input, options));
+}
+
+/** evaluateSchedule on a simulation input, stepwise (a step per simulation). */
+export function* evaluateScheduleSteps(schedule: IrSchedule, input: SimulationInput, options: EvaluateOptions = {}): Generator<void, ScheduleEvaluation> {
+    const resolved = yield* resolveWithSteps(input, schedule, options);
+    return yield* evaluateResolvedSteps(input, schedule, resolved, options);
+}
+
+/**
+ * Evaluates a resolved schedule: figures (and `sloMet`) at `load` × the declared traffic, and
+ * (unless asked not to) the QoS-satisfied throughput, whose `capacityLoad` is × the declared
+ * traffic whatever `load` is. A sweep predicts each of its loads with the schedule resolved at
+ * the declared load, as its cells run it.
+ */
+export function evaluateResolved(input: SimulationInput, schedule: IrSchedule, resolved: ResolvedSchedule, options: EvaluateOptions = {}, load = 1): ScheduleEvaluation {
+    return completeSteps(evaluateResolvedSteps(input, schedule, resolved, options, load));
+}
+
+/** evaluateResolved, stepwise (a step per simulation). */
+function* evaluateResolvedSteps(input: SimulationInput, schedule: IrSchedule, resolved: ResolvedSchedule, options: EvaluateOptions = {}, load = 1): Generator<void, ScheduleEvaluation> {
+    const figuresAt = (l: number) => {
+        const figures = simulateSchedule(input, resolved, l);
+        return input.tenants.map((t, i) => tenantFigures(t, figures[i]));
+    };
+    const tenants = figuresAt(load);
+    yield;
+    const met = (list: readonly ScheduledTenant[]) => list.every(t => t.slos.every(s => s.met));
+    const sloMet = met(tenants);
+    const declared = load === 1 ? tenants : figuresAt(1);
+    const declaredMet = met(declared);
+    let capacityLoad = declaredMet ? 1 : 0, qosThroughput = declaredMet ? declared.reduce((s, t) => s + t.throughputPerSecond, 0) : 0;
     if (options.capacity ?? true) {
         // Bisection on the load factor (geometric: the answer spans orders of magnitude); a load whose SLOs hold raises the floor.
-        let low = sloMet ? 1 : 0, high = sloMet ? MAX_LOAD : 1;
+        let low = declaredMet ? 1 : 0, high = declaredMet ? MAX_LOAD : 1;
         for (let step = 0; step < SEARCH_STEPS; step++) {
-            const load = low > 0 ? Math.sqrt(low * high) : high / 4;
-            const at = simulateSchedule(input, resolved, load);
+            const probe = low > 0 ? Math.sqrt(low * high) : high / 4;
+            const at = simulateSchedule(input, resolved, probe);
+            yield;
             if (allSlosMet(input, at)) {
-                low = load;
-                capacityLoad = load;
+                low = probe;
+                capacityLoad = probe;
                 qosThroughput = at.reduce((s, f) => s + f.throughputPerSecond, 0);
             } else {
-                high = load;
+                high = probe;
             }
             if (low > 0 && high / low < 1.05) break;
         }
@@ -252,7 +365,7 @@ export function evaluateSchedule(ir: WorkloadIR, profile: DeviceProfile, schedul
 /** Every candidate schedule evaluated on the workload (one simulation input, one seed: like with like). */
 export function compareSchedules(ir: WorkloadIR, profile: DeviceProfile, candidates: readonly IrSchedule[] = CANDIDATE_SCHEDULES, options: EvaluateOptions = {}): ScheduleEvaluation[] {
     const input = simulationInput(ir, profile, options);
-    return candidates.map(s => evaluateSchedule(ir, profile, s, options, input));
+    return candidates.map(s => completeSteps(evaluateScheduleSteps(s, input, options)));
 }
 
 /**
@@ -272,7 +385,9 @@ export function bestSchedule(evaluations: readonly ScheduleEvaluation[]): { best
     const next = sorted[1];
     const why = !next ? `the only schedule compared`
         : best.qosThroughput > 0 && best.qosThroughput > 1.05 * next.qosThroughput
-            ? `${(best.qosThroughput / Math.max(next.qosThroughput, 1e-9)).toFixed(2)}× the QoS-satisfied throughput of ${next.name} (the next best)`
+            ? next.qosThroughput > 0
+                ? `${(best.qosThroughput / next.qosThroughput).toFixed(2)}× the QoS-satisfied throughput of ${next.name} (the next best)`
+                : `the only one whose SLOs hold at some load (${next.name}, the next best, meets them at none)`
             : best.sloMet && !next.sloMet ? `it meets every SLO at the declared load and ${next.name} does not`
                 : `the lowest worst p99 (${worstP99(best).toFixed(1)} ms against ${worstP99(next).toFixed(1)} ms under ${next.name})`;
     return { best, why };

@@ -29,6 +29,8 @@ export interface SimulatedTenant {
     ops: readonly OpView[];
     /** Host overhead of one submission (submit and completion), ms. */
     submitMs: number;
+    /** Per version (multi-version kernels), the ops as that version runs them; a submission's `version` picks one (absent, or past the end: `ops`). */
+    versions?: readonly (readonly OpView[])[];
 }
 
 export interface SimulationOptions {
@@ -100,9 +102,10 @@ export function simulate(tenants: readonly SimulatedTenant[], options: Simulatio
     const nextArrival = (i: number) => future[i][cursor[i]] ?? Infinity;
     let now = 0, nextId = 0, events = 0;
 
-    const work = (t: number, from: number, to: number) => {
+    const work = (t: number, from: number, to: number, version = 0) => {
+        const ops = tenants[t].versions?.[version] ?? tenants[t].ops;
         let ms = tenants[t].submitMs;
-        for (let k = from; k < to; k++) ms += tenants[t].ops[k].predictedMs ?? 0;
+        for (let k = from; k < to; k++) ms += ops[k].predictedMs ?? 0;
         return ms * factor();
     };
     const rates = () => inFlight.map((f, i) => {
@@ -121,7 +124,7 @@ export function simulate(tenants: readonly SimulatedTenant[], options: Simulatio
             if (inFlight[s.tenant] || !head || s.opEnd <= head.nextOp || s.opEnd > tenants[s.tenant].ops.length) {
                 throw new Error(`schedule ${options.policy.name} submitted an invalid step for tenant ${tenants[s.tenant].name} in the simulation`);
             }
-            inFlight[s.tenant] = { tenant: s.tenant, opEnd: s.opEnd, work: work(s.tenant, head.nextOp, s.opEnd) };
+            inFlight[s.tenant] = { tenant: s.tenant, opEnd: s.opEnd, work: work(s.tenant, head.nextOp, s.opEnd, s.version) };
         }
     };
 

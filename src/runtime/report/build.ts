@@ -64,7 +64,11 @@ export interface RunData {
     /** The schedule that ran, in words (its `auto` arguments resolved), and why when something was chosen. */
     policy: string;
     scheduleWhy?: string;
+    /** How the schedule chose the versions blocks ran in (multi-version kernels); default: layer_block's rule. */
+    versionRule?: string;
     seed: number;
+    /** × every tenant's declared traffic, when not 1. */
+    load?: number;
     timing: Results['config']['timing'];
     fusion: boolean;
     tenancyVersion: string;
@@ -250,7 +254,7 @@ export function buildResults(run: RunData): Results {
             valid: invalidReasons.length === 0,
             invalidReasons,
             interference: attribution.interference[ti] ?? [],
-            multiVersion: multiVersionOf(t),
+            multiVersion: multiVersionOf(t, run.versionRule),
             ops,
             ...(t.tenant.source ? { source: t.tenant.source } : {}),
         };
@@ -281,6 +285,7 @@ export function buildResults(run: RunData): Results {
             requests: run.requests ?? null,
             rounds: Math.max(1, run.measurement.plannedRounds),
             seed: run.seed,
+            ...(run.load !== undefined && run.load !== 1 ? { load: run.load } : {}),
             irHash: run.irHash,
             timing: run.timing,
             fusion: run.fusion,
@@ -297,14 +302,14 @@ export function buildResults(run: RunData): Results {
 }
 
 /** What the multi-version kernels did in the co-run rounds (null without versions). */
-function multiVersionOf(t: TenantRunData): TenantResult['multiVersion'] {
+function multiVersionOf(t: TenantRunData, versionRule: string | undefined): TenantResult['multiVersion'] {
     if (!t.versions || t.versions.length === 0) return null;
     const rounds = present(t.corun).filter(r => r.versions);
     const blocks = rounds.reduce<number[]>((sum, r) => r.versions!.blocks.map((b, v) => b + (sum[v] ?? 0)), []);
     return {
         ops: t.versions,
         blocks,
-        rule: `each block in the version its tenant's interference level calls for (measured / predicted alone over recent co-running blocks): below ${VERSION_LEVELS[0]} version 0, from ${VERSION_LEVELS.join(', then ')} the next`,
+        rule: versionRule ?? `each block in the version its tenant's interference level calls for (measured / predicted alone over recent co-running blocks): below ${VERSION_LEVELS[0]} version 0, from ${VERSION_LEVELS.join(', then ')} the next`,
         decisions: rounds.flatMap(r => r.versions!.decisions).slice(0, 100),
     };
 }

@@ -10,9 +10,10 @@ import { z } from 'zod';
 import type { IrPercentile, IrTenant } from '../ir/types.js';
 import { createRandom } from '../plan/random.js';
 import { formatGain } from '../../protocol/figures.js';
+import type { ScheduleEvaluation } from '../predict/schedules.js';
 import { pairedRatio, type TenantPhaseData } from './build.js';
 import {
-    adapterInfoSchema, boundsSchema, hostSchema, measurementSchema, runStatusSchema, sloResultSchema, slowdownSchema,
+    adapterInfoSchema, boundsSchema, hostSchema, measurementSchema, parseVersioned, runStatusSchema, sloResultSchema, slowdownSchema,
     type Ratio, type Results,
 } from './schema.js';
 
@@ -119,6 +120,8 @@ export const comparedScheduleSchema = z.object({
         predicted: nullableNum,
     }).nullable(),
     capacity: capacitySchema.nullable(),
+    /** `tenancy merge`: the sweep's cells whose rounds these figures pool (their repeats). */
+    cells: z.array(z.number().int().nonnegative()).optional(),
 });
 export type ComparedSchedule = z.infer<typeof comparedScheduleSchema>;
 
@@ -129,6 +132,10 @@ export const comparisonSchema = z.object({
     reason: z.string().optional(),
     workload: z.string(),
     sourceUri: z.string(),
+    /** `tenancy merge`: the sweep's load axis, × every tenant's declared traffic (absent: 1, as declared). */
+    load: z.number().positive().optional(),
+    /** `tenancy merge`: the sweep's device axis, the adapter the cells ran on (`vendor device`). */
+    device: z.string().optional(),
     startedAt: z.string(),
     finishedAt: z.string(),
     adapter: adapterInfoSchema.nullable(),
@@ -145,6 +152,11 @@ export const comparisonSchema = z.object({
     schedules: z.array(comparedScheduleSchema),
 });
 export type Comparison = z.infer<typeof comparisonSchema>;
+
+/** Validates a parsed comparison file; throws a readable error naming the field (or the version) on mismatch. */
+export function parseComparison(value: unknown): Comparison {
+    return parseVersioned(value, comparisonSchema, COMPARISON_SCHEMA_VERSION, { name: 'comparison', again: 'compare the schedules again' });
+}
 
 export const CAPACITY_SCHEMA_VERSION = 1;
 
@@ -187,6 +199,8 @@ export interface ScheduleRunData {
     /** Per tenant, its co-run rounds (for gains against the baseline's). */
     corun: readonly (readonly (TenantPhaseData | undefined)[])[];
     capacity: Capacity | null;
+    /** The sweep's cells pooled into `results` (tenancy merge). */
+    cells?: readonly number[];
 }
 
 export interface ComparisonData {
@@ -195,6 +209,9 @@ export interface ComparisonData {
     schedules: readonly ScheduleRunData[];
     startedAt: Date;
     finishedAt: Date;
+    /** A sweep's axes (tenancy merge): the load and the device the schedules were measured at. */
+    load?: number;
+    device?: string;
 }
 
 const gainVerdict = (r: Pick<Ratio, 'low' | 'high'>): Gain['verdict'] =>
@@ -203,6 +220,34 @@ const gainVerdict = (r: Pick<Ratio, 'low' | 'high'>): Gain['verdict'] =>
 /** The statistic a tenant is compared on: its first SLO's, else p99. */
 export function gainStatisticOf(tenant: IrTenant): IrPercentile {
     return tenant.slos[0]?.percentile ?? 'p99';
+}
+
+/** A capacity probe's verdict from its results at `load`: every SLO met, or what kept it from being met (an overload, a violated SLO, one the requests cannot decide). */
+export function probeOf(results: Results, load: number, elapsedMs: number): Capacity['probes'][number] {
+    const judged = results.tenants.map(t => t.corun ?? t.solo);
+    const throughput = judged.reduce((a, p) => a + (p?.throughputPerSecond ?? 0), 0);
+    const requests = judged.reduce((a, p) => a + (p?.requests ?? 0), 0);
+    const base = { load, throughputPerSecond: throughput, requests, elapsedMs };
+    if (results.status === 'partial') return { ...base, verdict: 'violated', reason: results.reason ?? 'overloaded' };
+    const slos = results.tenants.flatMap(t => t.slos.map(slo => ({ tenant: t.name, slo })));
+    const violated = slos.find(x => x.slo.verdict === 'violated');
+    if (violated) return { ...base, verdict: 'violated', reason: `${violated.tenant} ${violated.slo.percentile} ${violated.slo.measuredMs?.toFixed(1)} ms > ${violated.slo.targetMs} ms` };
+    const open = slos.find(x => x.slo.verdict !== 'met');
+    if (open) return { ...base, verdict: 'inconclusive', reason: `${open.tenant} ${open.slo.percentile} is ${open.slo.verdict}${open.slo.requestsNeeded ? ` (needs ${open.slo.requestsNeeded} requests)` : ''}` };
+    return { ...base, verdict: 'met' };
+}
+
+/** What the simulation said of a schedule, per tenant on its compared statistic (as the comparison records it). */
+export function predictedOf(e: ScheduleEvaluation, tenants: readonly IrTenant[]): ScheduleRunData['predicted'] {
+    return {
+        sloMet: e.sloMet, qosThroughput: e.qosThroughput, capacityLoad: e.capacityLoad,
+        tenants: tenants.map(t => {
+            const f = e.tenants.find(x => x.name === t.name);
+            const statistic = gainStatisticOf(t);
+            const ms = f ? (f.slos.find(s => s.percentile === statistic)?.predictedMs ?? f.p99Ms) : NaN;
+            return { name: t.name, p50Ms: f?.p50Ms ?? NaN, p99Ms: f?.p99Ms ?? NaN, statisticMs: ms };
+        }),
+    };
 }
 
 /** Builds the comparison document from the per-schedule results (each built by report/build.ts from the same solo phases). */
@@ -230,6 +275,7 @@ export function buildComparison(data: ComparisonData): Comparison {
             valid: s.results.valid, invalidReasons: s.results.invalidReasons, tenants,
             gain: si === baseIndex ? null : headlineGain(s, base, tenants, headline),
             capacity: s.capacity,
+            ...(s.cells ? { cells: [...s.cells] } : {}),
         };
     });
     const { best, why } = measuredBest(schedules);
@@ -246,6 +292,8 @@ export function buildComparison(data: ComparisonData): Comparison {
         ...(worst.reason ? { reason: worst.reason } : {}),
         workload: first.workload,
         sourceUri: first.sourceUri,
+        ...(data.load !== undefined ? { load: data.load } : {}),
+        ...(data.device !== undefined ? { device: data.device } : {}),
         startedAt: data.startedAt.toISOString(),
         finishedAt: data.finishedAt.toISOString(),
         adapter: first.adapter,

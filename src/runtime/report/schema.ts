@@ -218,7 +218,6 @@ export const hostSchema = z.object({
     /** Why `busy`, in words. */
     warning: z.string().optional(),
 });
-export type HostReport = z.infer<typeof hostSchema>;
 
 export const resultsSchema = z.object({
     schemaVersion: z.literal(RESULTS_SCHEMA_VERSION),
@@ -244,6 +243,8 @@ export const resultsSchema = z.object({
         /** Measured rounds (each: every tenant solo, then all co-running), after one warm-up round. */
         rounds: z.number().int().positive(),
         seed: z.number().int(),
+        /** × every tenant's declared traffic (a sweep's cell); absent: 1, the traffic as declared. */
+        load: z.number().positive().optional(),
         /** sha256 of the canonical IR JSON the run compiled. */
         irHash: z.string(),
         /** How per-op times were measured. */
@@ -266,16 +267,25 @@ export const resultsSchema = z.object({
 export type Results = z.infer<typeof resultsSchema>;
 export type RunStatus = z.infer<typeof runStatusSchema>;
 
-/** Validates a parsed results file; throws a readable error naming the field (or the version) on mismatch. */
-export function parseResults(value: unknown): Results {
-    const version = (value as { schemaVersion?: unknown } | null)?.schemaVersion;
-    if (typeof version === 'number' && version !== RESULTS_SCHEMA_VERSION) {
-        throw new Error(version < RESULTS_SCHEMA_VERSION
-            ? `results written by an older Tenancy (results schema ${version}; this one reads ${RESULTS_SCHEMA_VERSION}): run the workload again`
-            : `results written by a newer Tenancy (results schema ${version}; this one reads ${RESULTS_SCHEMA_VERSION}): update Tenancy`);
+/**
+ * Validates a parsed, versioned file (`schemaVersion`) against its schema; throws a readable
+ * error that names the version (older: `again` says how to write a new one; newer: update) or
+ * the first fields that do not fit.
+ */
+export function parseVersioned<T>(value: unknown, schema: z.ZodType<T>, version: number, what: { name: string; again: string }): T {
+    const found = (value as { schemaVersion?: unknown } | null)?.schemaVersion;
+    if (typeof found === 'number' && found !== version) {
+        throw new Error(found < version
+            ? `${what.name} written by an older Tenancy (${what.name} schema ${found}; this one reads ${version}): ${what.again}`
+            : `${what.name} written by a newer Tenancy (${what.name} schema ${found}; this one reads ${version}): update Tenancy`);
     }
-    const r = resultsSchema.safeParse(value);
+    const r = schema.safeParse(value);
     if (r.success) return r.data;
     const first = r.error.issues.slice(0, 5).map(i => `${i.path.join('.') || '(root)'}: ${i.message}`);
-    throw new Error(`invalid results file: ${first.join('; ')}`);
+    throw new Error(`invalid ${what.name} file: ${first.join('; ')}`);
+}
+
+/** Validates a parsed results file; throws a readable error naming the field (or the version) on mismatch. */
+export function parseResults(value: unknown): Results {
+    return parseVersioned(value, resultsSchema, RESULTS_SCHEMA_VERSION, { name: 'results', again: 'run the workload again' });
 }

@@ -225,3 +225,11 @@ export function sloVerdict(bounds: Bounds, targetMs: number): SloVerdict {
     if (bounds.high === null) return 'invalid';
     return bounds.high <= targetMs ? 'met' : 'inconclusive';
 }
+
+/** Wilson's score interval of a proportion `successes / n` at 95 % (null for n = 0): two-sided, inside [0, 1]. */
+export function wilsonInterval(successes: number, n: number): { low: number; high: number } | null {
+    if (n === 0) return null;
+    const z = 1.959964, p = successes / n, d = 1 + z * z / n;
+    const centre = (p + z * z / (2 * n)) / d, half = z * Math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d;
+    return { low: Math.max(0, centre - half), high: Math.min(1, centre + half) };
+}

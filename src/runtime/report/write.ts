@@ -3,8 +3,8 @@
  * folder, fsync, rename), so a reader (the language server, the extension) never sees half a
  * file, plus a timestamped copy in `history/`. Node fs only; no webgpu.
  */
-import { existsSync, statSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
+import { existsSync, readdirSync } from 'node:fs';
+import { mkdir, open, rm } from 'node:fs/promises';
 import envPaths from 'env-paths';
 import atomicWrite from 'write-file-atomic';
 import { basename, dirname, extname, join, resolve } from 'node:path';
@@ -77,18 +77,83 @@ export async function writeFileAtomic(file: string, text: string): Promise<void>
     await atomicWrite(file, text, { encoding: 'utf8', fsync: true });
 }
 
-/** Writes results JSON to the latest file and a history copy; returns both paths. */
+/**
+ * History copies kept per results file (a workload's, a solo run's, a comparison's): after each
+ * write the newest {@link HISTORY_KEEP} stay and older ones are deleted, so the folder does not
+ * grow without bound (README, "Limits and failure behaviour").
+ */
+export const HISTORY_KEEP = 50;
+
+/** A results file that could not be written; `cause` is the file system's error. The files already there are unchanged. */
+export class ResultsWriteError extends Error {
+    /** Where the document was kept instead (the temp folder), when it could be. */
+    kept?: string;
+    constructor(readonly path: string, override readonly cause: unknown) {
+        const code = (cause as NodeJS.ErrnoException | undefined)?.code;
+        const reason = code === 'ENOSPC' ? 'the disk is full' : code === 'EROFS' ? 'the file system is read-only'
+            : code === 'EACCES' || code === 'EPERM' ? 'permission denied' : cause instanceof Error ? cause.message : String(cause);
+        super(`could not write ${path}: ${reason}${code && !reason.includes(code) ? ` (${code})` : ''}`);
+        this.name = 'ResultsWriteError';
+    }
+}
+
+/** The history copies of a results file, newest first (`<name>.<time>[.n].json`; not those of a run of some tenants). */
+export function historyFiles(paths: ResultsPaths): string[] {
+    const prefix = `${basename(paths.latest, '.json')}.`;
+    let names: string[];
+    try {
+        names = readdirSync(paths.historyDir);
+    } catch {
+        return [];
+    }
+    const stamp = (n: string) => n.slice(prefix.length).replace(/(\.\d+)?\.json$/, '');
+    const copy = (n: string) => Number(/\.(\d+)\.json$/.exec(n.slice(prefix.length))?.[1] ?? 0);
+    return names.filter(n => n.startsWith(prefix) && /^\d{4}-[\dT.Z-]+(\.\d+)?\.json$/.test(n.slice(prefix.length)))
+        .sort((a, b) => stamp(b).localeCompare(stamp(a)) || copy(b) - copy(a))
+        .map(n => join(paths.historyDir, n));
+}
+
+/**
+ * Writes results JSON to a history copy and then to the latest file, each atomically, and
+ * prunes the history to {@link HISTORY_KEEP}; returns both paths. Two writers of one results
+ * file (two runs finishing together) each get a history copy of their own, and the latest file
+ * is one of theirs, whole. Throws ResultsWriteError (disk full, read-only folder) with the
+ * previous files intact.
+ */
 export async function writeResultsFiles(paths: ResultsPaths, results: unknown, finishedAt: Date): Promise<{ latest: string; history: string }> {
     // Serialise first: a value that cannot be serialised must not touch the existing files.
     const text = `${JSON.stringify(results, null, 2)}\n`;
-    let history = paths.historyFile(finishedAt);
-    for (let n = 1; existsSync(history); n++) history = history.replace(/(\.\d+)?\.json$/, `.${n}.json`);
-    await writeFileAtomic(history, text);
-    await writeFileAtomic(paths.latest, text);
+    const history = await claimHistoryFile(paths, finishedAt);
+    try {
+        await writeFileAtomic(history, text);
+    } catch (error) {
+        await rm(history, { force: true }).catch(() => undefined);
+        throw new ResultsWriteError(history, error);
+    }
+    try {
+        await writeFileAtomic(paths.latest, text);
+    } catch (error) {
+        throw new ResultsWriteError(paths.latest, error);
+    }
+    await Promise.all(historyFiles(paths).slice(HISTORY_KEEP).map(f => rm(f, { force: true }).catch(() => undefined)));
     return { latest: paths.latest, history };
 }
 
-/** True if `path` is an existing directory. */
-export function isDirectory(path: string): boolean {
-    try { return statSync(path).isDirectory(); } catch { return false; }
+/** Creates an empty history file of a name no other writer holds (exclusive create), for writeFileAtomic to replace. */
+async function claimHistoryFile(paths: ResultsPaths, finishedAt: Date): Promise<string> {
+    const first = paths.historyFile(finishedAt);
+    try {
+        await mkdir(paths.historyDir, { recursive: true });
+    } catch (error) {
+        throw new ResultsWriteError(paths.historyDir, error);
+    }
+    for (let n = 0; ; n++) {
+        const candidate = n === 0 ? first : first.replace(/\.json$/, `.${n}.json`);
+        try {
+            await (await open(candidate, 'wx')).close();
+            return candidate;
+        } catch (error) {
+            if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw new ResultsWriteError(candidate, error);
+        }
+    }
 }

@@ -8,6 +8,7 @@
 import type { IrPriority, IrSchedule, IrSlo } from '../ir/types.js';
 import { cutBlocks, layerBlockPolicy } from './layer-block.js';
 import { cutChunks, regulatedPolicy, type RegulatedOptions } from './regulated.js';
+import { coTunedPolicy, type CoTunedOptions } from './co-tuned.js';
 
 /** A request waiting or partly executed. */
 export interface RequestView {
@@ -70,7 +71,7 @@ export interface SchedulePolicy {
 }
 
 /** The schedules the runtime runs (the language server says so of the others: one list, here). */
-export const RUNNABLE_SCHEDULES: readonly IrSchedule['policy'][] = ['sequential', 'concurrent', 'layer_block', 'regulated', 'auto'];
+export const RUNNABLE_SCHEDULES: readonly IrSchedule['policy'][] = ['sequential', 'concurrent', 'layer_block', 'regulated', 'co_tuned', 'auto'];
 
 /** Raised for a schedule the runtime does not implement yet (never silently replaced). */
 export class ScheduleNotImplementedError extends Error {
@@ -109,15 +110,22 @@ export const concurrentPolicy: SchedulePolicy = {
 /** What a schedule's `auto` arguments were resolved to (predict/schedules.ts resolveSchedule): the runtime and the predictor run the same. */
 export interface ScheduleSettings {
     regulated?: RegulatedOptions;
+    /** co_tuned: the versions the search chose (co_tuned has no unresolved form). */
+    coTuned?: CoTunedOptions;
+}
+
+/** Where a session's compiled versions put co_tuned's share versions (plan/versions.ts firstShareVersion; default 1). */
+export interface VersionLayout {
+    firstShareVersion?: number;
 }
 
 /**
  * The policy for a workload's schedule (a fresh object: policies may learn as they run), or
- * ScheduleNotImplementedError. `auto` and a regulated schedule's `auto` arguments must be
- * resolved first (predict/schedules.ts resolveSchedule), so that the editor and the runtime run
+ * ScheduleNotImplementedError. `auto`, a regulated schedule's `auto` arguments and co_tuned's
+ * versions must be resolved first (predict/schedules.ts resolveSchedule), so that the editor and the runtime run
  * the same thing.
  */
-export function policyFor(schedule: IrSchedule, settings: ScheduleSettings = {}): SchedulePolicy {
+export function policyFor(schedule: IrSchedule, settings: ScheduleSettings = {}, layout: VersionLayout = {}): SchedulePolicy {
     switch (schedule.policy) {
         case 'sequential': return sequentialPolicy;
         case 'concurrent': return concurrentPolicy;
@@ -127,8 +135,12 @@ export function policyFor(schedule: IrSchedule, settings: ScheduleSettings = {})
             if (schedule.split === 'auto' || schedule.sync === 'auto') throw new Error(`internal: ${scheduleName(schedule)} must be resolved (predict/schedules.ts resolveSchedule) before it runs`);
             return regulatedPolicy({ splits: {}, defaultSplit: schedule.split, heavyMs: Infinity });
         }
+        case 'co_tuned': {
+            if (!settings.coTuned) throw new Error(`internal: ${scheduleName(schedule)} must be resolved (predict/schedules.ts resolveSchedule) before it runs`);
+            return coTunedPolicy(settings.coTuned, layout.firstShareVersion);
+        }
         case 'auto': throw new Error('internal: schedule auto must be resolved (predict/schedules.ts resolveSchedule) before it runs');
-        default: throw new ScheduleNotImplementedError(schedule.policy);
+        default: throw new ScheduleNotImplementedError((schedule as IrSchedule).policy);
     }
 }
 

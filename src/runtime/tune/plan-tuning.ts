@@ -5,8 +5,8 @@
  * are compiled. `tenancy run --tune` calls this; calibration may too.
  */
 import type { TenantPlan } from '../plan/tenant-plan.js';
-import type { TuneTarget, TuneOptions, TuneProgress, RecordingTuningCache } from './tuner.js';
-import { shortlistFor, tuneTargets } from './tuner.js';
+import type { TuneTarget, TuneOptions, RecordingTuningCache } from './tuner.js';
+import { shortlistFor } from './tuner.js';
 
 /** One target per distinct signature of the plans (first occurrence wins). */
 export function tuneTargetsOfPlans(plans: readonly TenantPlan[]): TuneTarget[] {
@@ -32,8 +32,3 @@ export function missingTargets(plans: readonly TenantPlan[], cache: Pick<Recordi
     return tuneTargetsOfPlans(plans).filter(t => !cache.has(t.signature) && candidates(t, options.caps).length >= 2);
 }
 
-/** Measures the plans' missing signatures into the cache; returns the signatures tuned. */
-export async function tunePlans(plans: readonly TenantPlan[], cache: RecordingTuningCache, options: TuneOptions & { onProgress?: TuneProgress }):
-    Promise<{ tuned: string[]; untunable: string[] }> {
-    return tuneTargets(missingTargets(plans, cache, options), cache, options);
-}

@@ -134,7 +134,7 @@ describe('Tenancy in the extension host', () => {
         // One hint per op line: the prediction first, then what was measured.
         const opLines = opHints.map(h => h.position.line);
         assert.equal(new Set(opLines).size, opLines.length, `expected one hint per op line, found ${JSON.stringify(opHints.map(h => [h.position.line, hintText(h)]))}`);
-        for (const h of withMeasured) assert.match(hintText(h), /^\s*≈[\d.]+ (ms|µs|s)\?? ±[\d.]+ %\?? · measured (co-run )?[\d.]+ (ms|µs|s) \(([−+][\d.]+%|n\/a)(, (inside|outside) band)?\)/);
+        for (const h of withMeasured) assert.match(hintText(h), /^\s*≈[\d.]+ (ms|µs|s)\?? ±[\d.]+%\?? · measured (co-run )?[\d.]+ (ms|µs|s) \(([−+][\d.]+%|n\/a)(, (inside|outside) band)?\)/);
         const tenantHints = hints.filter(h => /^\s*≈ p50/.test(hintText(h)));
         assert.equal(tenantHints.length, 2, `expected a hint per tenant, found ${JSON.stringify(hints.map(hintText))}`);
         // p99 when the run bounded it, else the highest percentile it did bound (and what p99 still needs).

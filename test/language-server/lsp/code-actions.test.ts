@@ -1,8 +1,7 @@
-import { EmptyFileSystem } from 'langium';
+import { EmptyFileSystem, TextDocument } from 'langium';
 import { clearDocuments, validationHelper } from 'langium/test';
 import { afterEach, describe, expect, test } from 'vitest';
 import { CodeAction } from 'vscode-languageserver';
-import { TextDocument } from 'vscode-languageserver-textdocument';
 import { createTenancyServices } from '../../../src/language-server/tenancy-module.js';
 import { IssueCodes } from '../../../src/language-server/validation/issue-codes.js';
 

@@ -2,7 +2,8 @@ import { EmptyFileSystem } from 'langium';
 import { expectCompletion } from 'langium/test';
 import { describe, expect, test } from 'vitest';
 import type { CompletionItem } from 'vscode-languageserver';
-import { arrivalKinds, benchmarkSettings, devicePreferences, percentiles, policies, priorities } from '../../../src/language-server/analysis/workload.js';
+import { benchmarkSettings } from '../../../src/language-server/analysis/workload.js';
+import { ARRIVAL_KINDS, DEVICE_PREFERENCES, PRIORITIES, SCHEDULE_POLICIES, SLO_PERCENTILES } from '../../../src/runtime/ir/vocabulary.js';
 import { workloadWords } from '../../../src/language-server/lsp/workload-words.js';
 import { createTenancyServices } from '../../../src/language-server/tenancy-module.js';
 
@@ -137,11 +138,11 @@ describe('completion in workloads', () => {
     });
     test('the word lists are the validator\'s', () => {
         const words = (ctx: keyof typeof workloadWords) => workloadWords[ctx].map(w => w.word);
-        expect(words('arrival')).toEqual([...arrivalKinds]);
-        expect(words('schedule')).toEqual([...policies]);
-        expect(words('percentile')).toEqual([...percentiles]);
-        expect(words('priority')).toEqual([...priorities]);
-        expect(words('device')).toEqual([...devicePreferences]);
+        expect(words('arrival')).toEqual([...ARRIVAL_KINDS]);
+        expect(words('schedule')).toEqual([...SCHEDULE_POLICIES]);
+        expect(words('percentile')).toEqual([...SLO_PERCENTILES]);
+        expect(words('priority')).toEqual([...PRIORITIES]);
+        expect(words('device')).toEqual([...DEVICE_PREFERENCES]);
         expect(words('benchmark')).toEqual([...benchmarkSettings]);
     });
     test('units after a number where a quantity is expected', async () => {

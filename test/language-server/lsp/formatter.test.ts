@@ -1,8 +1,7 @@
 import { readFileSync } from 'node:fs';
-import { EmptyFileSystem, type LangiumDocument } from 'langium';
+import { EmptyFileSystem, TextDocument, type LangiumDocument } from 'langium';
 import { clearDocuments, parseDocument } from 'langium/test';
 import { afterEach, describe, expect, test } from 'vitest';
-import { TextDocument } from 'vscode-languageserver-textdocument';
 import { createTenancyServices } from '../../../src/language-server/tenancy-module.js';
 import { zooSources } from '../../../src/language-server/zoo/sources.generated.js';
 

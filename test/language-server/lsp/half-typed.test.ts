@@ -70,6 +70,7 @@ export async function exerciseEveryFeature(text: string): Promise<string[]> {
 /** The constructs: each a document as it is while being typed or after a slip. */
 export const halfTyped: Record<string, string> = {
     'tenant t { model }': 'model m(batch = 1) { input x: f32[batch, 4] output relu(x) }\nworkload w {\n  tenant t { model }\n}\n',
+    'tenant t { model ( } (a call without its name; found by the fuzzer)': 'workload{tenant{model(',
     'tenant t { model m( }': 'model m(batch = 1) { input x: f32[batch, 4] output relu(x) }\nworkload w {\n  tenant t { model m( }\n}\n',
     'tenant without a name': 'workload w {\n  tenant { model mlp() }\n}\n',
     'workload without a name': 'workload {\n  tenant t { model mlp() }\n}\n',

@@ -4,14 +4,18 @@ import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { URI, type LangiumDocument } from 'langium';
 import { NodeFileSystem } from 'langium/node';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { InlayHint } from 'vscode-languageserver';
 import { CommandIds } from '../../../src/protocol/commands.js';
 import { MeasuredChangedNotification, ResultsChangedNotification } from '../../../src/protocol/messages.js';
 import { isReportModel } from '../../../src/protocol/report.js';
+import { isComparisonReportModel } from '../../../src/protocol/comparison-report.js';
+import type { Comparison } from '../../../src/runtime/report/compare.js';
 import { tenantSummary } from '../../../src/language-server/lsp/code-lens.js';
-import { registerResultsHandlers, reportFor, workspaceStatus } from '../../../src/language-server/lsp/results-watch.js';
+import { comparisonSummary, measuredGain, measuredGainOf } from '../../../src/language-server/lsp/measured-comparison.js';
+import { comparisonReportFor, registerResultsHandlers, reportFor, workspaceStatus } from '../../../src/language-server/lsp/results-watch.js';
 import { createTenancyServices } from '../../../src/language-server/tenancy-module.js';
+import { makeComparison } from '../../fixtures/results/make-comparison.js';
 import { makeResults, tenantResult } from '../../fixtures/results/make-results.js';
 
 const source = `model m(batch = 1) {
@@ -33,9 +37,12 @@ workload w {
 
 let dir: string;
 let uri: string;
+/** What the server logged (files it ignored). */
+let logged: string[];
 let services: ReturnType<typeof createTenancyServices>['Tenancy'];
 
 beforeEach(() => {
+    logged = [];
     dir = mkdtempSync(path.join(tmpdir(), 'tenancy-results-'));
     mkdirSync(path.join(dir, '.tenancy', 'results', 'history'), { recursive: true });
     uri = pathToFileURL(path.join(dir, 'demo.tenancy')).toString();
@@ -43,7 +50,7 @@ beforeEach(() => {
     // Node file system: rebuilding a document after a results change reloads it like the server does.
     services = createTenancyServices(NodeFileSystem).Tenancy;
     // The validation check is registered with the handlers; a stub connection takes the rest.
-    const stub = { onNotification: () => undefined, onRequest: () => undefined } as never;
+    const stub = { onNotification: () => undefined, onRequest: () => undefined, console: { warn: (message: string) => logged.push(message) } } as never;
     registerResultsHandlers(stub, services);
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
@@ -75,11 +82,13 @@ describe('code lenses', () => {
     it('offer run, calibrate and solo runs before any results', async () => {
         const document = await open();
         const lenses = (await services.lsp.CodeLensProvider!.provideCodeLens(document, { textDocument: { uri } }))!;
-        expect(lenses.map(l => l.command!.title)).toEqual(['▶ Run benchmark', '⟳ Calibrate device', '▶ Run solo', '▶ Run solo']);
+        expect(lenses.map(l => l.command!.title)).toEqual(['▶ Run benchmark', '▶ Compare schedules', '⟳ Calibrate device', '▶ Run solo', '▶ Run solo']);
         expect(lenses[0]!.command).toMatchObject({ command: CommandIds.runWorkload, arguments: [{ uri, workload: 'w' }] });
         expect(lenses[0]!.range.start.line).toBe(6);
-        expect(lenses[2]!.command).toMatchObject({ command: CommandIds.runTenantSolo, arguments: [{ uri, workload: 'w', tenant: 'a' }] });
-        expect(lenses[2]!.range.start.line).toBe(7);
+        expect(lenses[1]!.command).toMatchObject({ command: CommandIds.compareSchedules, arguments: [{ uri, workload: 'w' }] });
+        expect(lenses[1]!.range.start.line).toBe(6);
+        expect(lenses[3]!.command).toMatchObject({ command: CommandIds.runTenantSolo, arguments: [{ uri, workload: 'w', tenant: 'a' }] });
+        expect(lenses[3]!.range.start.line).toBe(7);
     });
 
     it('show the measured summary per tenant and the report after a run; calibrate disappears with a profile', async () => {
@@ -89,7 +98,7 @@ describe('code lenses', () => {
         const titles = await lensTitles(document);
         expect(titles[0]).toBe('▶ Run benchmark');
         expect(titles).not.toContain('⟳ Calibrate device');
-        expect(titles[1]).toMatch(/^\$\(graph\) Report \(run at .*, complete\)$/);
+        expect(titles[2]).toMatch(/^\$\(graph\) Report \(run at .*, complete\)$/);
         // Every figure with its 95 % bounds or interval: a's p99 (400 requests bound it) and its SLO verdict, b's median (50 do not bound a p99).
         expect(titles.some(t => /^p99 34 ms \(33\.9\d*–34\) ✗ SLO 25 ms · 1\.79× slower \([\d.]+–[\d.]+\) vs solo · 400 req$/.test(t)), titles.join('\n')).toBe(true);
         expect(titles.some(t => /^p50 11\.2 ms \([\d.]+–[\d.]+\) · 1\.\d\d× slower \([\d.]+–[\d.]+\) vs solo · 50 req$/.test(t)), titles.join('\n')).toBe(true);
@@ -100,7 +109,7 @@ describe('code lenses', () => {
         rmSync(path.join(dir, '.tenancy', 'results'), { recursive: true });
         writeFileSync(path.join(dir, '.tenancy', 'results'), 'not a folder');
         expect(services.results.ResultsWatch.latest(uri, 'w')).toEqual({ kind: 'missing', path: path.join(dir, '.tenancy', 'results', 'demo.w.json') });
-        expect(await lensTitles(document)).toEqual(['▶ Run benchmark', '⟳ Calibrate device', '▶ Run solo', '▶ Run solo']);
+        expect(await lensTitles(document)).toEqual(['▶ Run benchmark', '▶ Compare schedules', '⟳ Calibrate device', '▶ Run solo', '▶ Run solo']);
     });
 
     it('say when the results file is unreadable', async () => {
@@ -154,7 +163,7 @@ function recordingConnection() {
         onRequest: () => undefined,
         sendRequest: async (method: string) => { sent.push(method); },
         sendNotification: async (method: string) => { sent.push(method); },
-        console: { error: (message: string) => { sent.push(`error: ${message}`); } },
+        console: { error: (message: string) => { sent.push(`error: ${message}`); }, warn: (message: string) => { sent.push(`warn: ${message}`); } },
     };
     return { connection: connection as never, handlers, sent };
 }
@@ -201,8 +210,8 @@ describe('measured figures after a results change', () => {
         expect(recorded.sent).toEqual(['workspace/codeLens/refresh', 'workspace/inlayHint/refresh', MeasuredChangedNotification.method]);
         const hints = await opHints(document);
         // Line 2: tenant a's own op (shown first), with b counted; line 3: only b measured it, so b is shown.
-        expect(hints.get(2)).toMatch(/^ ≈.* ±[\d.]+ %\?? · measured 1\.00 ms \([−+][\d.]+%, (inside|outside) band\) · co-run 1\.80 ms, 1\.80× solo \(a; 1 more tenant\)$/);
-        expect(hints.get(3)).toMatch(/^ ≈.* ±[\d.]+ %\?? · measured 0\.50 ms \([−+][\d.]+%, (inside|outside) band\) · co-run 0\.60 ms, 1\.20× solo \(b; 1 more tenant\)$/);
+        expect(hints.get(2)).toMatch(/^ ≈.* ±[\d.]+%\?? · measured 1 ms \([−+][\d.]+%, (inside|outside) band\) · co-run 1\.8 ms, 1\.80× solo \(a; 1 more tenant\)$/);
+        expect(hints.get(3)).toMatch(/^ ≈.* ±[\d.]+%\?? · measured 0\.5 ms \([−+][\d.]+%, (inside|outside) band\) · co-run 0\.6 ms, 1\.20× solo \(b; 1 more tenant\)$/);
     });
 
     it('refresh inlay hints when the tenancy settings change (tenancy.inlayHints.enabled)', async () => {
@@ -250,6 +259,38 @@ describe('report and status', () => {
         const status = workspaceStatus(services.results.ResultsWatch, document, uri);
         expect(status).toMatchObject({ calibrated: false, adapter: 'mesa llvmpipe (software)', lastRun: { workload: 'w', status: 'complete' } });
     });
+    it('treat results and profile files as untrusted: malformed or hostile ones are reported, never thrown, and names come back as plain one-line text', async () => {
+        const document = await open();
+        const watch = services.results.ResultsWatch;
+        const hostile = '<img src=x onerror=alert(1)> [run](command:workbench.action.terminal.new) $(alert)\n'.repeat(200);
+        // Not JSON: an unreadable-results lens, the report says why in text.
+        writeFileSync(path.join(dir, '.tenancy', 'results', 'demo.w.json'), hostile);
+        watch.invalidate([pathToFileURL(path.join(dir, '.tenancy', 'results', 'demo.w.json')).toString()]);
+        expect(await lensTitles(document)).toContain('⚠ Results unreadable — show report for details');
+        expect(reportFor(watch, { uri, workload: 'w' })).toEqual({ error: expect.stringMatching(/^The results file .*demo\.w\.json cannot be read: /) });
+        // Valid JSON of the wrong shape, and numbers where strings belong: reported, not thrown.
+        for (const value of [null, [], 'text', { schemaVersion: '1', tenants: 'all' }, { ...makeResults(uri, 'w', twoTenants(uri)), tenants: [{ name: 42 }] }]) {
+            writeResults('demo.w.json', value);
+            watch.invalidate([pathToFileURL(path.join(dir, '.tenancy', 'results', 'demo.w.json')).toString()]);
+            expect(await lensTitles(document)).toContain('⚠ Results unreadable — show report for details');
+            expect('error' in reportFor(watch, { uri, workload: 'w' })).toBe(true);
+        }
+        // Schema-valid, hostile strings: the adapter's name is one plain line without icon syntax.
+        const results = makeResults(uri, 'w', twoTenants(uri));
+        writeResults('demo.w.json', { ...results, adapter: { ...results.adapter, vendor: hostile, device: hostile, description: hostile }, reason: hostile });
+        watch.invalidate([pathToFileURL(path.join(dir, '.tenancy', 'results', 'demo.w.json')).toString()]);
+        const report = reportFor(watch, { uri, workload: 'w' });
+        expect('report' in report).toBe(true);
+        const shown = workspaceStatus(watch, document, uri).adapter!;
+        expect(shown).not.toMatch(/[\n\r]|\$\(/);
+        expect(shown.length).toBeLessThanOrEqual(80);
+        // The device profile: malformed (it exists, no adapter is named), then hostile.
+        writeFileSync(path.join(dir, '.tenancy', 'device-profile.json'), '{"adapter": ');
+        expect(watch.deviceProfile(uri)).toEqual({ exists: true, adapter: undefined });
+        writeFileSync(path.join(dir, '.tenancy', 'device-profile.json'), JSON.stringify({ adapter: { vendor: hostile, architecture: hostile } }));
+        expect(watch.deviceProfile(uri).adapter).not.toMatch(/[\n\r]|\$\(/);
+    });
+
     it('say how to get results when there are none', () => {
         expect(reportFor(services.results.ResultsWatch, { uri, workload: 'w' })).toEqual({ error: expect.stringMatching(/^No results for workload w yet \(expected .*demo\.w\.json\): run it/) });
     });
@@ -268,5 +309,100 @@ describe('results location', () => {
         // … until a watched file changes (or the workspace does): then the nearer `.tenancy` wins, as for the CLI.
         watch.invalidate([pathToFileURL(path.join(sub, '.tenancy', 'results', 'inner.w.json')).toString()]);
         expect(watch.paths(subUri, 'w')?.latest).toBe(path.join(sub, '.tenancy', 'results', 'inner.w.json'));
+    });
+});
+
+describe('comparisons of schedules', () => {
+    // Each comparison bootstraps its intervals (seconds each, minutes on a loaded host): built once, given the test's document.
+    let better: Comparison, noGain: Comparison, worse: Comparison;
+    beforeAll(() => {
+        better = makeComparison('file:///fixture/demo.tenancy', 'w', { layerBlockMs: 8 });
+        noGain = makeComparison('file:///fixture/demo.tenancy', 'w', { layerBlockMs: 40 });
+        worse = makeComparison('file:///fixture/demo.tenancy', 'w', { layerBlockMs: 60 });
+    }, 600_000);
+    const writeComparison = (comparison: Comparison | object) =>
+        writeResults('demo.w.compare.json', 'schedules' in comparison ? { ...comparison, sourceUri: uri } : comparison);
+
+    it('show the measured best on the workload after a comparison, opening the comparison report', async () => {
+        const document = await open();
+        writeComparison(better);
+        const lenses = (await services.lsp.CodeLensProvider!.provideCodeLens(document, { textDocument: { uri } }))!;
+        const best = lenses.find(l => l.command!.command === CommandIds.showComparison)!;
+        expect(best.command!.title).toMatch(/^\$\(graph\) measured best: layer_block\(size: 4\) — a's p99 predicted 4\.00×, measured \d+\.\d\d× \(\d+\.\d\d–\d+\.\d\d\)$/);
+        expect(best.command!.arguments).toEqual([{ uri, workload: 'w' }]);
+        expect(best.range.start.line).toBe(6);
+        // Right after the compare lens, before calibrate.
+        expect(lenses.map(l => l.command!.title).slice(0, 3)).toEqual(['▶ Run benchmark', '▶ Compare schedules', best.command!.title]);
+
+        const report = comparisonReportFor(services.results.ResultsWatch, { uri, workload: 'w' });
+        expect('comparison' in report && isComparisonReportModel(report.comparison)).toBe(true);
+        if (!('comparison' in report)) return;
+        expect(report.comparison).toMatchObject({ workload: 'w', file: 'demo.tenancy', baseline: 'concurrent', best: 'layer_block(size: 4)', status: 'complete', adapter: 'mesa llvmpipe (software)' });
+        expect(report.comparison.schedules.map(s => [s.name, s.asked, s.baseline])).toEqual([
+            ['concurrent', 'concurrent', true], ['layer_block(size: 4)', 'layer_block(size: auto)', false], ['sequential', 'sequential', false],
+        ]);
+        expect(report.comparison.schedules[1]!.headline).toMatchObject({ metric: 'latency', tenant: 'a', statistic: 'p99', predicted: 4, measured: { verdict: 'better' } });
+        expect(report.comparison.resultsPath).toBe(path.join(dir, '.tenancy', 'results', 'demo.w.compare.json'));
+    });
+
+    it('give other features the measured gain beside the predicted one, by the schedule as written or as it ran', () => {
+        writeComparison(better);
+        const watch = services.results.ResultsWatch;
+        expect(watch.measuredComparison(uri, 'w')?.best).toBe('layer_block(size: 4)');
+        const asked = measuredGain(watch, uri, 'w', 'layer_block(size:auto)')!;
+        expect(asked).toMatchObject({ schedule: 'layer_block(size: 4)', asked: 'layer_block(size: auto)', baseline: 'concurrent', what: "a's p99", predicted: 4, betterThanBaseline: 'confirmed', complete: true, valid: true });
+        expect(asked.text).toMatch(/^predicted 4\.00×, measured (\d+\.\d\d)× \((\d+\.\d\d)–(\d+\.\d\d)\)$/);
+        expect(asked.measured!.low!).toBeGreaterThan(1);
+        expect(measuredGain(watch, uri, 'w', 'layer_block(size: 4)')).toEqual(asked);
+        // The baseline has no gain over itself; a schedule not compared has none at all.
+        expect(measuredGain(watch, uri, 'w', 'concurrent')).toBeUndefined();
+        expect(measuredGain(watch, uri, 'w', 'round_robin')).toBeUndefined();
+        expect(measuredGain(watch, uri, 'other', 'sequential')).toBeUndefined();
+    });
+
+    it('judge a prediction contradicted when the measurement is worse, or no gain with the predicted one ruled out', () => {
+        const none = measuredGainOf(noGain, 'layer_block(size: auto)')!;
+        expect(none.measured!.verdict).toBe('no-change');
+        expect(none.measured!.low!).toBeLessThan(1);
+        expect(none.measured!.high!).toBeLessThan(4);
+        expect(none.betterThanBaseline).toBe('contradicted');
+        const worseGain = measuredGainOf(worse, 'layer_block(size: auto)')!;
+        expect(worseGain.measured).toMatchObject({ verdict: 'worse' });
+        expect(worseGain.measured!.high!).toBeLessThan(1);
+        expect(worseGain.betterThanBaseline).toBe('contradicted');
+        // sequential: predicted 1.2×, its interval holds both 1 and 1.2: nothing is ruled out.
+        const sequential = measuredGainOf(noGain, 'sequential')!;
+        expect(sequential.measured!.low!).toBeLessThan(1);
+        expect(sequential.measured!.high!).toBeGreaterThan(1.2);
+        expect(sequential.betterThanBaseline).toBe('inconclusive');
+        expect(comparisonSummary(noGain)).toBe('concurrent stays best (measured against 2 other schedules)');
+        expect(comparisonSummary({ ...noGain, status: 'cancelled', valid: false })).toBe('(cancelled) concurrent stays best (measured against 2 other schedules) · not valid');
+    });
+
+    it('ignore a comparison file of another schema version, say so on the lens and in the log once per version of the file', async () => {
+        const document = await open();
+        const file = writeComparison({ schemaVersion: 2, kind: 'comparison' });
+        const titles = await lensTitles(document);
+        expect(titles).toContain('⚠ Comparison unreadable — show it for details');
+        expect(titles.some(t => t.startsWith('$(graph) measured best'))).toBe(false);
+        expect(services.results.ResultsWatch.measuredComparison(uri, 'w')).toBeUndefined();
+        expect(comparisonReportFor(services.results.ResultsWatch, { uri, workload: 'w' })).toEqual({
+            error: `The comparison file ${file} cannot be read: comparison written by a newer Tenancy (comparison schema 2; this one reads 1): update Tenancy`,
+        });
+        expect(logged).toEqual([`Tenancy: ignoring the comparison file ${file}: comparison written by a newer Tenancy (comparison schema 2; this one reads 1): update Tenancy`]);
+        // A file that fits no schema is invalid too, and logged when it changes.
+        writeComparison({ ...better, schedules: 'none' });
+        services.results.ResultsWatch.invalidate([pathToFileURL(file).toString()]);
+        expect(services.results.ResultsWatch.latestComparison(uri, 'w')).toMatchObject({ kind: 'invalid', error: expect.stringMatching(/^invalid comparison file: schedules: /) });
+        expect(logged).toHaveLength(2);
+    });
+
+    it('say how to get a comparison when there is none, and offer no measured lens', async () => {
+        const document = await open();
+        expect((await lensTitles(document)).filter(t => t.includes('omparison') || t.includes('measured best'))).toEqual([]);
+        expect(comparisonReportFor(services.results.ResultsWatch, { uri, workload: 'w' })).toEqual({
+            error: `No comparison of schedules for workload w yet (expected ${path.join(dir, '.tenancy', 'results', 'demo.w.compare.json')}): compare them with "▶ Compare schedules" or \`tenancy compare\`.`,
+        });
+        expect(comparisonReportFor(services.results.ResultsWatch, { uri })).toEqual({ error: 'tenancy/comparisonReport expected { uri, workload }, found {"uri":"' + uri + '"}' });
     });
 });

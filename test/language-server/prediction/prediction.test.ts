@@ -10,7 +10,8 @@ import type { Diagnostic, InlayHint } from 'vscode-languageserver';
 import { IssueCodes } from '../../../src/language-server/validation/issue-codes.js';
 import { createTenancyServices } from '../../../src/language-server/tenancy-module.js';
 import { defaultProfile, type DeviceProfile } from '../../../src/runtime/predict/profile.js';
-import { formatBandRange, formatError, formatMs } from '../../../src/language-server/prediction/format.js';
+import { formatBandRange, formatError } from '../../../src/language-server/prediction/format.js';
+import { formatMs } from '../../../src/protocol/units.js';
 import { makeResults, tenantResult } from '../../fixtures/results/make-results.js';
 
 let dir: string;
@@ -160,7 +161,7 @@ workload w {
 workload w { tenant a { model m(batch: 8) } }
 `, 'probe.tenancy');
         const t = predictionOf(probe).tenants[0];
-        // The uncalibrated default band: ±40 %, a figure x spans [x/1.4, x/0.6].
+        // The uncalibrated default band: ±40%, a figure x spans [x/1.4, x/0.6].
         expect(t.band.relative).toBeCloseTo(0.4, 9);
         let n = 0;
         const withSlo = (target: number) => open(`${model}
@@ -180,7 +181,7 @@ workload w {
         // Below even the low end: infeasible, said so.
         const below = codes(await withSlo(t.serviceMs / 1.6), IssueCodes.SloInfeasible);
         expect(below).toHaveLength(1);
-        expect(below[0].message).toMatch(/even at its 90 % band's low end [\d.]+ (ms|µs) \(±40 %, uncalibrated band\)/);
+        expect(below[0].message).toMatch(/even at its 90 % band's low end [\d.]+ (ms|µs) \(±40%, uncalibrated band\)/);
         // Above the prediction, inside the band: at risk, the band straddles it.
         const straddle = await withSlo(t.corun.mean * 1.3);
         const risk = codes(straddle, IssueCodes.SloAtRisk);
@@ -232,7 +233,7 @@ workload w {
         expect(text).toMatch(/\| solo \|/);
         expect(text).toMatch(/co-run \(concurrent\)/);
         expect(text).toMatch(/utilisation/);
-        expect(text).toMatch(/SLO p99 ≤ 1\.00 s: ✓ met/);
+        expect(text).toMatch(/SLO p99 ≤ 1 s: ✓ met/);
     });
 
     it('inlay hints per op line and per tenant', async () => {
@@ -308,7 +309,7 @@ workload w {
         const p = predictionOf(d);
         const op = p.tenants[0].ops[0];
         const uri = d.uri.toString();
-        expect(await hintAt(d, 2)).toBe(` ≈${formatMs(op.soloMs)}? ±40 %`); // the uncalibrated default band
+        expect(await hintAt(d, 2)).toBe(` ≈${formatMs(op.soloMs)}? ±40%`); // the uncalibrated default band
         // The measured op sits on another line (as after an edit): matching is by path, not by line.
         await measure(d, [tenantResult('a', { requests: 50, soloBase: p.tenants[0].solo.mean * 1.25, corunBase: p.tenants[0].solo.mean * 1.25, uri, ops: [{ path: op.path, line: 40, soloMs: op.soloMs * 2, corunMs: op.soloMs * 3 }] })]);
         const hover = await hoverAt(d, 'dense(x, 512)');
@@ -316,8 +317,8 @@ workload w {
         const tenantHover = await hoverAt(d, 'tenant a', 7);
         expect(tenantHover).toMatch(/measured/);
         // One view: the measured solo time with the error of the (solo) prediction shown, then co-run and slowdown.
-        expect(await hintAt(d, 2)).toBe(` ≈${formatMs(op.soloMs)}? ±40 % · measured ${formatMs(op.soloMs * 2)} (−50%, outside band) · co-run ${formatMs(op.soloMs * 3)}, 1.50× solo`);
-        expect(await hintAt(d, 3)).toBe(` ≈${formatMs(p.tenants[0].ops[1].soloMs)}? ±40 %`); // not measured: the prediction alone
+        expect(await hintAt(d, 2)).toBe(` ≈${formatMs(op.soloMs)}? ±40% · measured ${formatMs(op.soloMs * 2)} (−50%, outside band) · co-run ${formatMs(op.soloMs * 3)}, 1.50× solo`);
+        expect(await hintAt(d, 3)).toBe(` ≈${formatMs(p.tenants[0].ops[1].soloMs)}? ±40%`); // not measured: the prediction alone
     });
 
     it('hovers say what the run measured with its intervals: slowdowns, where time went, who slowed whom, validity', async () => {
@@ -355,10 +356,10 @@ workload w {
 `);
         const op = predictionOf(d).tenants[0].ops[0];
         // h = √(0.1² + (1.6449 · 0.02)²) = 10.5 %.
-        expect(await hintAt(d, 2)).toBe(` ≈${formatMs(op.soloP50Ms)} ±11 %`);
+        expect(await hintAt(d, 2)).toBe(` ≈${formatMs(op.soloP50Ms)} ±11%`);
         const hover = await hoverAt(d, 'dense(x, 512)');
-        expect(hover).toContain(`| ${formatMs(op.soloP50Ms)} ±11 % |`);
-        expect(hover).toContain("±11 % is the 90 % band: on this profile's own calibration points, 90 % of measured times fell within that error of the prediction");
+        expect(hover).toContain(`| ${formatMs(op.soloP50Ms)} ±11% |`);
+        expect(hover).toContain("±11% is the 90 % band: on this profile's own calibration points, 90 % of measured times fell within that error of the prediction");
         const tenant = await hoverAt(d, 'tenant a', 7);
         expect(tenant).toMatch(/p50 and p99 with their 90 % band \(±1\d %, ms\)/);
         expect(await hintAt(d, 7)).toMatch(/^ ≈ p50 [\d.]+ (ms|µs) · p99 [\d.]+ (ms|µs) \([\d.]+–[\d.]+\) solo$/);
@@ -367,11 +368,11 @@ workload w {
         await measure(d, [tenantResult('a', { requests: 50, soloBase: 5, corunBase: 6, uri, ops: [{
             path: op.path, line: 2, soloMs: op.soloP50Ms * 1.05, corunMs: op.soloP50Ms * 1.05, soloP50Ms: op.soloP50Ms * 1.05, corunP50Ms: op.soloP50Ms * 1.05,
         }] })]);
-        expect(await hintAt(d, 2)).toContain(` ≈${formatMs(op.soloP50Ms)} ±11 % · measured ${formatMs(op.soloP50Ms * 1.05)} (${formatError(op.soloP50Ms, op.soloP50Ms * 1.05)}, inside band) · co-run`);
+        expect(await hintAt(d, 2)).toContain(` ≈${formatMs(op.soloP50Ms)} ±11% · measured ${formatMs(op.soloP50Ms * 1.05)} (${formatError(op.soloP50Ms, op.soloP50Ms * 1.05)}, inside band) · co-run`);
         await measure(d, [tenantResult('a', { requests: 50, soloBase: 5, corunBase: 6, uri, ops: [{
             path: op.path, line: 2, soloMs: op.soloP50Ms * 1.2, corunMs: op.soloP50Ms * 1.2, soloP50Ms: op.soloP50Ms * 1.2, corunP50Ms: op.soloP50Ms * 1.2,
         }] })]);
-        expect(await hintAt(d, 2)).toContain(` ≈${formatMs(op.soloP50Ms)} ±11 % · measured ${formatMs(op.soloP50Ms * 1.2)} (${formatError(op.soloP50Ms, op.soloP50Ms * 1.2)}, outside band) · co-run`);
+        expect(await hintAt(d, 2)).toContain(` ≈${formatMs(op.soloP50Ms)} ±11% · measured ${formatMs(op.soloP50Ms * 1.2)} (${formatError(op.soloP50Ms, op.soloP50Ms * 1.2)}, outside band) · co-run`);
     });
 
     it('compares typical (median) op times, measured and predicted', async () => {
@@ -384,7 +385,7 @@ workload w {
 `);
         const op = predictionOf(d).tenants[0].ops[0];
         expect(op.soloP50Ms).toBeCloseTo(op.soloMs / 1.25, 9);
-        expect(await hintAt(d, 2)).toBe(` ≈${formatMs(op.soloP50Ms)} ±40 %?`); // calibrated, but without band evidence: the default band, marked
+        expect(await hintAt(d, 2)).toBe(` ≈${formatMs(op.soloP50Ms)} ±40%?`); // calibrated, but without band evidence: the default band, marked
         const before = await hoverAt(d, 'dense(x, 512)');
         expect(before).toContain('typical (median) GPU time per request, predicted');
         // The kernels' times are their shares of the typical time too.
@@ -394,9 +395,9 @@ workload w {
         await measure(d, [tenantResult('a', { requests: 50, soloBase: 5, corunBase: 6, uri, ops: [{
             path: op.path, line: 2, soloMs: op.soloP50Ms * 2, corunMs: op.soloP50Ms * 2.5, soloP50Ms: op.soloP50Ms * 1.1, corunP50Ms: op.soloP50Ms * 1.32,
         }] })]);
-        expect(await hintAt(d, 2)).toBe(` ≈${formatMs(op.soloP50Ms)} ±40 %? · measured ${formatMs(op.soloP50Ms * 1.1)} (${formatError(op.soloP50Ms, op.soloP50Ms * 1.1)}, inside band) · co-run ${formatMs(op.soloP50Ms * 1.32)}, 1.20× solo`);
+        expect(await hintAt(d, 2)).toBe(` ≈${formatMs(op.soloP50Ms)} ±40%? · measured ${formatMs(op.soloP50Ms * 1.1)} (${formatError(op.soloP50Ms, op.soloP50Ms * 1.1)}, inside band) · co-run ${formatMs(op.soloP50Ms * 1.32)}, 1.20× solo`);
         const hover = await hoverAt(d, 'dense(x, 512)');
-        expect(hover).toContain(`| ${formatMs(op.soloP50Ms)} ±40 % | ${formatMs(op.soloP50Ms * op.corunMs / op.soloMs)} | ${formatMs(op.soloP50Ms * 1.1)} (${formatError(op.soloP50Ms, op.soloP50Ms * 1.1)}) |`);
+        expect(hover).toContain(`| ${formatMs(op.soloP50Ms)} ±40% | ${formatMs(op.soloP50Ms * op.corunMs / op.soloMs)} | ${formatMs(op.soloP50Ms * 1.1)} (${formatError(op.soloP50Ms, op.soloP50Ms * 1.1)}) |`);
         expect(hover).toContain('typical (median) GPU time per request, predicted; measured in the latest run');
     });
 
@@ -407,10 +408,10 @@ workload w {
         await measure(d, [tenantResult('a', { requests: 10, soloBase: 5, corunBase: 5, uri: d.uri.toString(), ops: ops.map((o, i) => ({ path: o.path, line: 2, soloMs: 1 + i, corunMs: 2 + 2 * i })) })]);
         // 1 + 2 + 3 = 6 ms solo, 2 + 4 + 6 = 12 ms co-run: means per request, summed over the line's instances.
         const predicted = ops.reduce((s, o) => s + o.soloMs, 0);
-        expect(await hintAt(d, 2)).toBe(` ≈${formatMs(predicted)}? ±40 % · measured 6.00 ms (${formatError(predicted, 6)}, outside band) · co-run 12.0 ms, 2.00× solo in 3 instances`);
+        expect(await hintAt(d, 2)).toBe(` ≈${formatMs(predicted)}? ±40% · measured 6 ms (${formatError(predicted, 6)}, outside band) · co-run 12 ms, 2.00× solo in 3 instances`);
         const hover = await hoverAt(d, 'dense(x, c)');
-        expect(hover).toContain(`| **a, 3 instances** | | | | | ${formatMs(predicted)} ±40 % |`);
-        expect(hover).toContain(`| 6.00 ms (${formatError(predicted, 6)}) | 12.0 ms, 2.00× (`);
+        expect(hover).toContain(`| **a, 3 instances** | | | | | ${formatMs(predicted)} ±40% |`);
+        expect(hover).toContain(`| 6 ms (${formatError(predicted, 6)}) | 12 ms, 2.00× (`);
         expect(hover).toMatch(/\| a · blk\.1 \|/);
     });
 
@@ -423,8 +424,8 @@ workload w { tenant a { model m(batch: 8) } }
         const results = tenantResult('a', { requests: 10, soloBase: 5, corunBase: 5, uri: d.uri.toString(), ops: [{ path: first.path, line: 2, soloMs: 1, corunMs: 1 }] });
         results.ops[0]!.fused = [second.path];
         await measure(d, [results]);
-        expect(await hintAt(d, 2)).toMatch(/ · measured 1\.00 ms /);
-        expect(await hintAt(d, 3)).toBe(` ≈${formatMs(second.soloMs)}? ±40 % · run fused it into ${first.path.split('/').pop()}`);
+        expect(await hintAt(d, 2)).toMatch(/ · measured 1 ms /);
+        expect(await hintAt(d, 3)).toBe(` ≈${formatMs(second.soloMs)}? ±40% · run fused it into ${first.path.split('/').pop()}`);
     });
 
     it('grades the co-run prediction when the run has no solo time, and marks a cancelled run', async () => {
@@ -439,7 +440,7 @@ workload w {
         a.ops[0]!.soloMs = null;
         a.ops[0]!.soloP50Ms = null;
         await measure(d, [a], 'cancelled');
-        expect(await hintAt(d, 2)).toBe(` ≈${formatMs(op.soloMs)}? ±40 % · measured co-run 2.00 ms (${formatError(op.corunMs, 2)}) (cancelled run) (a; 1 more tenant)`);
+        expect(await hintAt(d, 2)).toBe(` ≈${formatMs(op.soloMs)}? ±40% · measured co-run 2 ms (${formatError(op.corunMs, 2)}) (cancelled run) (a; 1 more tenant)`);
     });
 
     it('compares a tenant\'s measured p99 with the prediction of the phase it was measured in', async () => {

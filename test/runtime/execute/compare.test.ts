@@ -4,7 +4,8 @@
  * gets figures beside the same solo phases, and a capacity brackets the loads its probes met.
  */
 import { describe, expect, it } from 'vitest';
-import { capacityWorkload, compareWorkload, CapacityInputError } from '../../../src/runtime/execute/compare.js';
+import type { IrSchedule } from '../../../src/runtime/ir/types.js';
+import { capacityWorkload, compareWorkload, CapacityInputError, IncompatibleSchedulesError } from '../../../src/runtime/execute/compare.js';
 import { comparisonSchema, capacityReportSchema } from '../../../src/runtime/report/compare.js';
 import { capacityTable, comparisonTable } from '../../../src/runtime/report/table.js';
 import { ScheduleNotImplementedError } from '../../../src/runtime/schedule/policy.js';
@@ -22,7 +23,14 @@ const tenants = [
 describe('compare and capacity refuse before measuring', () => {
     it('a schedule the runtime does not run', async () => {
         const ir = workloadOf('w', tenants);
-        await expect(compareWorkload({ ir, schedules: [{ policy: 'co_tuned', variants: 2 }] })).rejects.toThrow(ScheduleNotImplementedError);
+        await expect(compareWorkload({ ir, schedules: [{ policy: 'future' } as unknown as IrSchedule] })).rejects.toThrow(ScheduleNotImplementedError);
+    });
+
+    it('two co_tuned schedules whose versions differ (one compiled set of versions per session)', async () => {
+        const ir = workloadOf('w', tenants);
+        // On the default profile (a device of 3 workgroups) 2 variants cap at 2 workgroups, 4 at 2 and 1.
+        await expect(compareWorkload({ ir, schedules: [{ policy: 'co_tuned', variants: 2 }, { policy: 'co_tuned', variants: 4 }] }))
+            .rejects.toThrow(IncompatibleSchedulesError);
     });
 
     it('a capacity without an SLO', async () => {

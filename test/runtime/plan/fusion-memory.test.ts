@@ -80,7 +80,7 @@ describe('memory planning', () => {
     it('rejects a buffer over the binding limit with sizes and the op path', () => {
         const limits = { maxStorageBufferBindingSize: 128 << 20, maxBufferSize: 256 << 20 };
         expect(() => checkBufferFits('output tensor t3 [64, 1024, 1024] f32', 256 << 20, limits, 'big', 'big/m/fc1'))
-            .toThrow("tenant big, op big/m/fc1: output tensor t3 [64, 1024, 1024] f32 needs 256 MiB (268435456 bytes), more than the device\'s maxStorageBufferBindingSize of 128 MiB (134217728 bytes); reduce the batch or sequence size, or split the tensor");
+            .toThrow("tenant big, op big/m/fc1: output tensor t3 [64, 1024, 1024] f32 needs 256 MiB (268435456 bytes), more than the device's maxStorageBufferBindingSize of 128 MiB (134217728 bytes); reduce the batch or sequence size, or split the tensor");
         expect(() => checkBufferFits('x', 128 << 20, limits, 'big')).not.toThrow();
         expect(() => checkBufferFits('x', 1 + (128 << 20), limits, 'big')).toThrow(MemoryLimitError);
     });

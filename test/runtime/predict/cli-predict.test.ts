@@ -8,8 +8,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bundleCli } from '../../fixtures/bundle-cli.js';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { formatMs } from '../../../src/language-server/prediction/format.js';
+import { formatMs } from '../../../src/protocol/units.js';
 import { defaultProfile } from '../../../src/runtime/predict/profile.js';
+import { EmptyFileSystem, URI } from 'langium';
+import { TextDocument } from 'langium';
+import { createTenancyServices } from '../../../src/language-server/tenancy-module.js';
 
 const root = join(import.meta.dirname, '../../..');
 const node = join(root, 'node_modules/.bin/node');
@@ -71,7 +74,7 @@ describe('tenancy predict', () => {
         expect(table.stdout).toMatch(/top 1 ops by predicted typical \(median\) solo GPU time per request/);
         const row = table.stdout.split('\n').find(l => l.startsWith(top.path))!;
         // A calibrated profile without band evidence: the stated default band.
-        expect(row.split(/\s{2,}/)[6]).toBe(`${formatMs(top.soloP50Ms)} ±40 %`);
+        expect(row.split(/\s{2,}/)[6]).toBe(`${formatMs(top.soloP50Ms)} ±40%`);
     });
     it('--json carries each op\'s band and each tenant\'s p50/p99 bands; the table shows them, from the profile\'s evidence', () => {
         const profile = JSON.parse(readFileSync(join(work, 'profile.json'), 'utf8')) as { families: Record<string, { error?: unknown }> };
@@ -91,7 +94,7 @@ describe('tenancy predict', () => {
             for (const o of t.ops.filter(x => x.soloP50Ms > 0)) expect(o.band).toEqual({ relative: expect.closeTo(h, 9), calibrated: true });
         }
         const table = runCli(['predict', 'demo.tenancy', '--profile', 'profile-band.json', '--workload', 'w', '--top', '3']);
-        expect(table.stdout).toMatch(/ms ±11 %/);
+        expect(table.stdout).toMatch(/ms ±11%/);
         expect(table.stdout).toMatch(/\d ms \([\d.]+–[\d.]+\)/);
         expect(table.stdout).toMatch(/the 90 % band/);
         expect(table.stdout).not.toMatch(/uncalibrated band/);
@@ -100,6 +103,56 @@ describe('tenancy predict', () => {
         const r = runCli(['predict', join(root, 'test/fixtures/ir/two-mlps.json'), '--top', '0']);
         expect(r.code).toBe(0);
         expect(r.stdout).toMatch(/workload two_mlps/);
+    });
+    it('compares the schedules as the editor\'s hover does; --no-schedules skips it', () => {
+        const r = runCli(['predict', 'demo.tenancy', '--top', '0']);
+        expect(r.code).toBe(0);
+        expect(r.stdout).toMatch(/schedules compared \(simulated; latencies in ms at the declared load\):\nschedule\s+a p50 · p99 ms \(SLO p99 ≤ 0\.001\)\s+b p50 · p99 ms\s+QoS-satisfied throughput/);
+        for (const name of ['concurrent', 'sequential', 'layer_block(size: auto)', 'regulated(split: auto, sync: auto)']) expect(r.stdout).toMatch(new RegExp(`\\n${name.replace(/[()]/g, '\\$&')}.*`));
+        expect(r.stdout).toMatch(/\nconcurrent .* — \(no load meets the SLOs\)\s+current/);
+        expect(r.stdout).toMatch(/\nBest: /);
+        const json = JSON.parse(runCli(['predict', 'demo.tenancy', '--json']).stdout) as { schedules: { workload: string; declared: string; current: string; schedules: { name: string }[]; hint: unknown }[] };
+        expect(json.schedules[0]).toMatchObject({ workload: 'w', declared: 'concurrent', current: 'concurrent', hint: null });
+        expect(json.schedules[0].schedules.map(s => s.name)).toEqual(['concurrent', 'sequential', 'layer_block(size: auto)', 'regulated(split: auto, sync: auto)']);
+        const skipped = runCli(['predict', 'demo.tenancy', '--top', '0', '--no-schedules']);
+        expect(skipped.stdout).not.toMatch(/schedules compared/);
+        expect(JSON.parse(runCli(['predict', 'demo.tenancy', '--json', '--no-schedules']).stdout)).not.toHaveProperty('schedules');
+    });
+    it('says what the editor\'s schedule hint says (one simulation, the same figures)', async () => {
+        const text = `workload rescue {
+  tenant small {
+    model mlp(batch: 1)
+    arrival poisson(rate: 40/s)
+    slo p95 <= 25ms
+    priority high
+  }
+  tenant batch {
+    model mlp(batch: 64, hidden: 2048)
+    arrival closed(clients: 1)
+    priority low
+  }
+  schedule sequential
+}
+`;
+        writeFileSync(join(work, 'rescue.tenancy'), text);
+        const r = runCli(['predict', 'rescue.tenancy', '--json']);
+        const hint = (JSON.parse(r.stdout) as { schedules: { hint: { schedule: string; message: string } | null }[] }).schedules[0].hint;
+        expect(hint?.schedule).toBe('regulated(split: auto, sync: auto)');
+        // The editor, on the same text and the same (default) profile: the CLI's empty user cache.
+        const savedCache = process.env.XDG_CACHE_HOME;
+        process.env.XDG_CACHE_HOME = join(work, 'cache');
+        const { shared, Tenancy } = createTenancyServices(EmptyFileSystem);
+        try {
+            Tenancy.prediction.ScheduleHints.debounceMs = 0;
+            shared.workspace.TextDocuments!.set(TextDocument.create('file:///editor/rescue.tenancy', 'tenancy', 1, text));
+            await shared.workspace.DocumentBuilder.update([URI.parse('file:///editor/rescue.tenancy')], []);
+            await Tenancy.prediction.ScheduleHints.idle();
+        } finally {
+            if (savedCache === undefined) delete process.env.XDG_CACHE_HOME; else process.env.XDG_CACHE_HOME = savedCache;
+        }
+        const diagnostic = shared.workspace.LangiumDocuments.getDocument(URI.parse('file:///editor/rescue.tenancy'))!.diagnostics!.find(d => d.code === 'schedule-hint');
+        expect(diagnostic?.message).toBe(hint?.message);
+        expect(runCli(['predict', 'rescue.tenancy', '--top', '0']).stdout).toContain(`Hint: ${hint?.message}.`);
     });
     it('bad input: unknown workload, broken profile, document errors → exit 1 with a clear message', () => {
         const missing = runCli(['predict', 'demo.tenancy', '--workload', 'nope']);

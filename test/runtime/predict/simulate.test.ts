@@ -1,7 +1,7 @@
 /** Schedules evaluated by simulation with the runtime's own policies (predict/simulate.ts, schedules.ts). Pure. */
 import { describe, expect, it } from 'vitest';
 import { simulate, type SimulatedTenant } from '../../../src/runtime/predict/simulate.js';
-import { bestSchedule, compareSchedules, evaluateSchedule, resolveSchedule } from '../../../src/runtime/predict/schedules.js';
+import { autoCandidates, bestSchedule, CANDIDATE_SCHEDULES, compareSchedules, evaluateSchedule, MAX_SIMULATED_REQUESTS, resolveSchedule } from '../../../src/runtime/predict/schedules.js';
 import { defaultProfile } from '../../../src/runtime/predict/profile.js';
 import { policyFor } from '../../../src/runtime/schedule/policy.js';
 import type { IrArrival } from '../../../src/runtime/ir/types.js';
@@ -70,10 +70,29 @@ describe('schedules compared', () => {
         expect(why.length).toBeGreaterThan(10);
         // Deterministic: the same seed gives the same figures.
         expect(evaluateSchedule(ir, defaultProfile(), evaluations[0].schedule).tenants).toEqual(evaluations[0].tenants);
-        // auto resolves to the best candidate and says why.
-        const auto = resolveSchedule({ ...ir, schedule: { policy: 'auto' } }, defaultProfile());
-        expect(auto.name).toBe(best.resolved.name);
-        expect(auto.why).toMatch(new RegExp(`^auto chose ${best.resolved.name.replace(/[()[\]{}.*+?^$|\\]/g, '\\$&')}: `));
+        // auto resolves to the best of its candidates and says why: compare's on the default profile,
+        // and co_tuned besides on a calibrated one (the default's capped interference is assumed, not measured).
+        expect(autoCandidates(defaultProfile())).toEqual(CANDIDATE_SCHEDULES);
+        const calibrated = { ...defaultProfile(), uncalibrated: false };
+        const candidates = compareSchedules(ir, calibrated, autoCandidates(calibrated));
+        expect(candidates.slice(0, evaluations.length).map(e => e.tenants)).toEqual(evaluations.map(e => e.tenants));
+        expect(candidates.at(-1)!.resolved.name).toMatch(/^co_tuned\(variants: 3; a: C \d+%, b: C \d+%\)$/);
+        const autoBest = bestSchedule(candidates).best;
+        const auto = resolveSchedule({ ...ir, schedule: { policy: 'auto' } }, calibrated);
+        expect(auto.name).toBe(autoBest.resolved.name);
+        expect(auto.why).toMatch(new RegExp(`^auto chose ${autoBest.resolved.name.replace(/[()[\]{}.*+?^$|\\]/g, '\\$&')}: `));
         console.log(`compareSchedules: ${took.toFixed(0)} ms`, evaluations.map(e => `${e.name}: qos ${e.qosThroughput.toFixed(1)}/s load ${e.capacityLoad.toFixed(2)} p99 ${e.tenants.map(t => t.p99Ms.toFixed(1)).join('/')}`), why);
+    });
+
+    it('refuses open-loop arrivals too many to simulate, with a clear error, instead of exhausting memory', () => {
+        const absurd = workload([mlpTenant('a', { kind: 'closed', clients: 1, thinkMs: 0 }), mlpTenant('b', { kind: 'poisson', ratePerSecond: 99_999_999_999 })], { policy: 'auto' });
+        expect(() => resolveSchedule(absurd, defaultProfile())).toThrow(
+            /^the open-loop arrivals \(1\.00e\+11 requests\/s at 1× the load; tenant b the fastest\) are too many to simulate: over 2,000,000 requests in [\d.]+ s; lower the rates$/);
+        // A schedule that needs no simulation to resolve still resolves.
+        expect(resolveSchedule({ ...absurd, schedule: { policy: 'concurrent' } }, defaultProfile()).name).toBe('concurrent');
+        // The bound leaves room for fast real streams: 30,000 requests/s simulate (at 16× the load too: under 2,000,000 in 2.2 s).
+        const fast = workload([mlpTenant('a', { kind: 'poisson', ratePerSecond: 30_000 }), mlpTenant('b', { kind: 'closed', clients: 1, thinkMs: 0 })]);
+        expect(evaluateSchedule(fast, defaultProfile(), { policy: 'concurrent' }, { capacity: false }).tenants[0].throughputPerSecond).toBeGreaterThan(0);
+        expect(MAX_SIMULATED_REQUESTS).toBe(2_000_000);
     });
 });

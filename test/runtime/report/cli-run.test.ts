@@ -3,10 +3,10 @@
  * exit codes, SIGTERM → cancelled results and exit 130; `tenancy compare` and `capacity`'s
  * refusals and comparison file. The CLI is bundled from source here.
  */
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { bundleCli } from '../../fixtures/bundle-cli.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { isProgressEvent, type ProgressEvent } from '../../../src/protocol/progress.js';
@@ -20,10 +20,15 @@ const work = mkdtempSync(join(tmpdir(), 'tenancy-cli-'));
 // Inside the project so the external `webgpu` resolves from node_modules.
 const cli = join(root, 'out', 'test', `cli-${process.pid}.mjs`);
 const fixture = join(root, 'test/fixtures/ir/two-mlps.json');
+// The CLI's user cache (profiles, tuning, co_tuned choices) is this file's own: what a calibration on this machine left
+// there must not change what these tests resolve, and the tests must not leave choices behind for the user.
+const cacheHome = mkdtempSync(join(tmpdir(), 'tenancy-cli-cache-'));
 
-function runCli(args: string[], onLine?: (event: ProgressEvent, child: ReturnType<typeof spawn>) => void) {
-    return new Promise<{ code: number | null; stdout: string; stderr: string; events: ProgressEvent[]; ms: number }>((resolve) => {
-        const child = spawn(node, [cli, ...args], { env: { ...process.env, XDG_RUNTIME_DIR: process.env.XDG_RUNTIME_DIR ?? tmpdir() } });
+/** Runs the CLI; `env` adds variables, `wrap` runs it under another command (`wrap…, node, cli, args…`). */
+function runCli(args: string[], onLine?: (event: ProgressEvent, child: ReturnType<typeof spawn>) => void, options: { env?: Record<string, string>; wrap?: string[] } = {}) {
+    return new Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string; events: ProgressEvent[]; ms: number }>((resolve) => {
+        const command = [...(options.wrap ?? []), node, cli, ...args];
+        const child = spawn(command[0]!, command.slice(1), { env: { ...process.env, XDG_RUNTIME_DIR: process.env.XDG_RUNTIME_DIR ?? tmpdir(), XDG_CACHE_HOME: cacheHome, ...options.env } });
         let stdout = '', stderr = '', pending = '';
         const events: ProgressEvent[] = [];
         const started = performance.now();
@@ -39,7 +44,7 @@ function runCli(args: string[], onLine?: (event: ProgressEvent, child: ReturnTyp
             }
         });
         child.stderr.on('data', (chunk: Buffer) => { stderr += chunk; });
-        child.on('close', code => resolve({ code, stdout, stderr, events, ms: performance.now() - started }));
+        child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr, events, ms: performance.now() - started }));
     });
 }
 
@@ -169,12 +174,104 @@ describe.skipIf(!gpu)('tenancy run on the software adapter (CLI)', () => {
     });
 });
 
+/** A results folder holding an earlier run's files (latest and a history copy), to check that a fault leaves them intact. */
+function seededResults(name: string): { dir: string; latest: string; history: string; text: string } {
+    const dir = join(work, name);
+    mkdirSync(join(dir, 'history'), { recursive: true });
+    const text = `${JSON.stringify({ earlier: 'run', name })}\n`;
+    const latest = join(dir, 'two-mlps.two_mlps.json'), history = join(dir, 'history', 'two-mlps.two_mlps.2020-01-01T00-00-00.000Z.json');
+    writeFileSync(latest, text);
+    writeFileSync(history, text);
+    return { dir, latest, history, text };
+}
+
+/**
+ * Whether this host lets an unprivileged process mount a small tmpfs in a user and mount
+ * namespace of its own (`unshare -rm`), where a full disk and a read-only folder can be made
+ * without touching the machine. Where it cannot, those two tests say so and skip.
+ */
+const canMount = process.platform === 'linux' && spawnSync('unshare', ['-rm', 'sh', '-c', `mount -t tmpfs -o size=64k none "${tmpdir()}"`]).status === 0;
+if (!canMount) console.warn('\n*** unshare -rm cannot mount a tmpfs here: SKIPPING the disk-full and read-only results tests ***\n');
+
+/** Runs the CLI in a namespace where `dir` is a 256 KiB tmpfs holding the seeded files, full (`full`) or read-only (`ro`). */
+function underTmpfs(dir: string, seeded: string, mode: 'full' | 'ro'): string[] {
+    const script = [
+        'dir="$1"; seeded="$2"; mode="$3"; shift 3',
+        'mount -t tmpfs -o size=256k none "$dir" || exit 99',
+        'mkdir -p "$dir/history" && cp "$seeded" "$dir/two-mlps.two_mlps.json" && cp "$seeded" "$dir/history/two-mlps.two_mlps.2020-01-01T00-00-00.000Z.json"',
+        '[ "$mode" = full ] && { dd if=/dev/zero of="$dir/filler" bs=4k 2>/dev/null; true; }',
+        '[ "$mode" = ro ] && mount -o remount,ro "$dir"',
+        '"$@"; rc=$?',
+        'cmp -s "$seeded" "$dir/two-mlps.two_mlps.json" && echo "FAULT-CHECK: previous results intact" >&2',
+        'echo "FAULT-CHECK: history files $(ls -A "$dir/history" | wc -l)" >&2',
+        'exit $rc',
+    ].join('\n');
+    return ['unshare', '-rm', 'sh', '-c', script, 'sh', dir, seeded, mode];
+}
+
+describe('tenancy run under faults (CLI)', () => {
+    it.runIf(process.platform === 'linux')('no adapter (no Vulkan driver): exit 2 with the reason and what to install, the previous results intact', async () => {
+        const seeded = seededResults('results-no-adapter');
+        const r = await runCli(['run', '--ir', fixture, '--progress', 'jsonl', '--results-dir', seeded.dir], undefined, { env: { VK_ICD_FILENAMES: join(work, 'no-such-icd.json') } });
+        expect(r.code, r.stderr).toBe(2);
+        expect(r.stderr).toMatch(/tenancy run: .*Tenancy needs a WebGPU adapter .*install Mesa lavapipe/);
+        expect(r.events.at(-1)).toMatchObject({ type: 'error', exitCode: 2 });
+        expect(readFileSync(seeded.latest, 'utf8')).toBe(seeded.text);
+        expect(readdirSync(join(seeded.dir, 'history'))).toEqual([basename(seeded.history)]);
+    });
+
+    it.runIf(gpu)('SIGINT in the warm-up round and in a co-run phase: cancelled results, exit 130, the earlier history intact', async () => {
+        for (const when of ['warm-up', 'co-run'] as const) {
+            const seeded = seededResults(`results-sigint-${when}`);
+            let sent = false;
+            const r = await runCli(['run', '--ir', fixture, '--duration', '20s', '--warmup', '5s', '--progress', 'jsonl', '--results-dir', seeded.dir], (event, child) => {
+                const hit = event.type === 'phase' && (when === 'warm-up' ? event.round === 0 && event.phase === 'solo' : event.phase === 'corun' && (event.round ?? 0) >= 1);
+                if (hit && !sent) { sent = true; setTimeout(() => child.kill('SIGINT'), 300); }
+            });
+            expect(sent, when).toBe(true);
+            expect(r.code, `${when}: ${r.stderr}`).toBe(130);
+            expect(r.stderr).toContain('tenancy run: SIGINT received; stopping and writing what was measured');
+            expect(r.events.at(-1)).toMatchObject({ type: 'result', status: 'cancelled' });
+            expect(parseResults(JSON.parse(readFileSync(seeded.latest, 'utf8'))).status).toBe('cancelled');
+            expect(readFileSync(seeded.history, 'utf8')).toBe(seeded.text);
+        }
+    });
+
+    it.runIf(gpu)('the CLI killed (SIGKILL) mid-run: the previous results intact, no temp file left', async () => {
+        const seeded = seededResults('results-killed');
+        const r = await runCli(['run', '--ir', fixture, '--duration', '20s', '--warmup', '0', '--progress', 'jsonl', '--results-dir', seeded.dir], (event, child) => {
+            if (event.type === 'phase' && event.phase === 'corun') child.kill('SIGKILL');
+        });
+        expect(r.signal).toBe('SIGKILL');
+        expect(readFileSync(seeded.latest, 'utf8')).toBe(seeded.text);
+        expect(readdirSync(seeded.dir).sort()).toEqual(['history', 'two-mlps.two_mlps.json']);
+    });
+
+    for (const [mode, reason] of [['full', 'the disk is full'], ['ro', 'the file system is read-only']] as const) {
+        it.runIf(gpu && canMount)(`${mode === 'full' ? 'a full disk' : 'a read-only results folder'}: exit 2, says so and where this run's results were kept, the previous results intact`, async () => {
+            const dir = join(work, `results-${mode}`);
+            mkdirSync(dir, { recursive: true });
+            const seeded = join(work, `seeded-${mode}.json`);
+            writeFileSync(seeded, `${JSON.stringify({ earlier: 'run' })}\n`);
+            const r = await runCli(['run', '--ir', fixture, '--duration', '200ms', '--warmup', '0', '--progress', 'jsonl', '--results-dir', dir], undefined, { wrap: underTmpfs(dir, seeded, mode) });
+            expect(r.code, r.stderr).toBe(2);
+            const message = new RegExp(`tenancy run: could not write ${dir}/(history/)?two-mlps\\.two_mlps\\.[^ ]*json: ${reason} \\(E[A-Z]+\\); the results already there are unchanged; this run's results are kept in (\\S+\\.json)`);
+            expect(r.stderr).toMatch(message);
+            expect(r.stderr).toContain('FAULT-CHECK: previous results intact');
+            expect(r.stderr).toContain('FAULT-CHECK: history files 1');
+            const kept = message.exec(r.stderr)![2]!;
+            expect(parseResults(JSON.parse(readFileSync(kept, 'utf8'))).status).toBe('complete');
+            rmSync(kept);
+        });
+    }
+});
+
 describe('tenancy compare and capacity (CLI)', () => {
     it('refuse a schedule they cannot read or run, and a one-tenant workload, before measuring', async () => {
         const bad = await runCli(['compare', '--ir', fixture, '--schedules', 'layer_blocks']);
         expect(bad.code).toBe(64);
         expect(bad.stderr).toContain("tenancy compare: --schedules: schedule 'layer_blocks': unknown schedule 'layer_blocks'");
-        const refused = await runCli(['compare', '--ir', fixture, '--schedules', 'co_tuned(variants: 2)', '--progress', 'jsonl']);
+        const refused = await runCli(['compare', '--ir', fixture, '--schedules', 'co_tuned(variants: 2), co_tuned(variants: 4)', '--progress', 'jsonl']);
         expect(refused.code).toBe(1);
         expect(refused.events.at(-1)).toMatchObject({ type: 'error', exitCode: 1 });
         const one = await runCli(['compare', '--ir', fixture, '--tenant', 'small']);

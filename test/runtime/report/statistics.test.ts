@@ -1,7 +1,7 @@
 /** The statistics behind every measured figure, against answers computed exactly (Python's fractions) or by construction. */
 import { describe, expect, it } from 'vitest';
 import {
-    binomialCdf, highestBoundedPercentile, meanBounds, quantileBounds, quantileSorted, ratioInterval, ratioVerdict, requiredSamples, sloVerdict, sortedAscending,
+    binomialCdf, highestBoundedPercentile, meanBounds, quantileBounds, quantileSorted, ratioInterval, ratioVerdict, requiredSamples, sloVerdict, sortedAscending, wilsonInterval,
 } from '../../../src/runtime/report/statistics.js';
 import { createRandom } from '../../../src/runtime/plan/random.js';
 
@@ -106,5 +106,16 @@ describe('SLO verdicts', () => {
         expect(sloVerdict({ low: 11, high: null }, 10)).toBe('violated');
         expect(sloVerdict({ low: 9, high: 11 }, 10)).toBe('inconclusive');
         expect(sloVerdict({ low: 9, high: null }, 10)).toBe('invalid');
+    });
+});
+
+describe("Wilson's interval of a proportion", () => {
+    it('matches published values (Newcombe 1998, method 3) and stays inside [0, 1]', () => {
+        const at = (k: number, n: number) => { const w = wilsonInterval(k, n)!; return [Number(w.low.toFixed(4)), Number(w.high.toFixed(4))]; };
+        expect(at(13, 20)).toEqual([0.4329, 0.8188]);
+        expect(at(0, 20)).toEqual([0, 0.1611]);
+        expect(at(10, 10)).toEqual([0.7225, 1]);
+        expect(at(81, 263)).toEqual([0.2553, 0.3662]);
+        expect(wilsonInterval(0, 0)).toBeNull();
     });
 });

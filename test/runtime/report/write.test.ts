@@ -1,8 +1,8 @@
-import { mkdtempSync, readFileSync, readdirSync, existsSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, existsSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { resultsPathsFor, userCacheFolder, workspaceFolderOf, writeFileAtomic, writeResultsFiles } from '../../../src/runtime/report/write.js';
+import { HISTORY_KEEP, historyFiles, resultsPathsFor, ResultsWriteError, userCacheFolder, workspaceFolderOf, writeFileAtomic, writeResultsFiles } from '../../../src/runtime/report/write.js';
 
 describe('results paths', () => {
     it('put results under <workspace>/.tenancy/results with a history folder', () => {
@@ -56,6 +56,48 @@ describe('atomic writes', () => {
         expect(readdirSync(paths.historyDir)).toHaveLength(2);
         expect(existsSync(join(dir, 'results'))).toBe(true);
         expect(readdirSync(join(dir, 'results')).filter(f => f.endsWith('.tmp'))).toEqual([]);
+    });
+});
+
+describe('results files under faults', () => {
+    it('two runs racing on one results file: each keeps a history copy of its own, the latest is one of them, whole', async () => {
+        const dir = mkdtempSync(join(tmpdir(), 'tenancy-race-'));
+        const paths = resultsPathsFor(join(dir, 'a.tenancy'), 'w', join(dir, 'results'));
+        const t = new Date('2026-01-01T00:00:00.000Z');
+        const docs = Array.from({ length: 6 }, (_, i) => ({ run: i, values: Array.from({ length: 20_000 }, (_, j) => i * j) }));
+        const written = await Promise.all(docs.map(d => writeResultsFiles(paths, d, t)));
+        expect(new Set(written.map(w => w.history)).size).toBe(docs.length);
+        expect(historyFiles(paths).map(f => JSON.parse(readFileSync(f, 'utf8')).run).sort()).toEqual([0, 1, 2, 3, 4, 5]);
+        expect(docs.map(d => d.run)).toContain(JSON.parse(readFileSync(paths.latest, 'utf8')).run);
+        expect(readdirSync(join(dir, 'results')).filter(f => f !== 'history' && !f.endsWith('.json'))).toEqual([]); // no temp files left
+    });
+
+    it(`prune the history to the newest ${HISTORY_KEEP} copies of each results file, leaving other files' copies`, async () => {
+        const dir = mkdtempSync(join(tmpdir(), 'tenancy-prune-'));
+        const paths = resultsPathsFor(join(dir, 'a.tenancy'), 'w', join(dir, 'results'));
+        const solo = resultsPathsFor(join(dir, 'a.tenancy'), 'w', join(dir, 'results'), ['t']);
+        await writeResultsFiles(solo, { solo: true }, new Date('2025-01-01T00:00:00.000Z'));
+        const start = Date.parse('2026-01-01T00:00:00.000Z');
+        for (let i = 0; i < HISTORY_KEEP + 5; i++) await writeResultsFiles(paths, { i }, new Date(start + i * 1000));
+        const kept = historyFiles(paths);
+        expect(kept).toHaveLength(HISTORY_KEEP);
+        expect(JSON.parse(readFileSync(kept[0]!, 'utf8'))).toEqual({ i: HISTORY_KEEP + 4 }); // newest first
+        expect(JSON.parse(readFileSync(kept.at(-1)!, 'utf8'))).toEqual({ i: 5 });
+        expect(historyFiles(solo)).toHaveLength(1);
+    });
+
+    it('a folder that cannot take the file: ResultsWriteError naming the path and why, the previous files intact', async () => {
+        const dir = mkdtempSync(join(tmpdir(), 'tenancy-nowrite-'));
+        const paths = resultsPathsFor(join(dir, 'a.tenancy'), 'w', join(dir, 'results'));
+        await writeResultsFiles(paths, { n: 1 }, new Date('2026-01-01T00:00:00.000Z'));
+        // The history folder replaced by a file: every write into it fails (ENOTDIR).
+        const before = readFileSync(paths.latest, 'utf8');
+        rmSync(paths.historyDir, { recursive: true });
+        writeFileSync(paths.historyDir, 'not a folder');
+        const error = await writeResultsFiles(paths, { n: 2 }, new Date()).catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(ResultsWriteError);
+        expect((error as Error).message).toMatch(/^could not write .*history: .*EEXIST/);
+        expect(readFileSync(paths.latest, 'utf8')).toBe(before);
     });
 });
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { IrSchedule } from '../../../src/runtime/ir/types.js';
 import { concurrentPolicy, policyFor, scheduleName, sequentialPolicy, type TenantView } from '../../../src/runtime/schedule/policy.js';
 import { cutChunks, regulatedPolicy } from '../../../src/runtime/schedule/regulated.js';
 
@@ -20,7 +21,8 @@ describe('schedule policies', () => {
     });
 
     it('unimplemented policies are a clear error, not a fallback; auto arguments must be resolved first', () => {
-        expect(() => policyFor({ policy: 'co_tuned', variants: 5 })).toThrow('schedule co_tuned is not implemented yet; use sequential, concurrent, layer_block, regulated, auto');
+        expect(() => policyFor({ policy: 'bogus' } as unknown as IrSchedule)).toThrow('schedule bogus is not implemented yet; use sequential, concurrent, layer_block, regulated, co_tuned, auto');
+        expect(() => policyFor({ policy: 'co_tuned', variants: 5 })).toThrow(/co_tuned\(variants: 5\) must be resolved/);
         expect(() => policyFor({ policy: 'regulated', split: 2, sync: 'auto' })).toThrow(/regulated\(split: 2, sync: auto\) must be resolved/);
         expect(() => policyFor({ policy: 'auto' })).toThrow(/schedule auto must be resolved/);
         expect(policyFor({ policy: 'regulated', split: 4, sync: 'none' }).name).toBe('regulated(split: 4, sync: none)');

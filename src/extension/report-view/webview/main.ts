@@ -2,71 +2,22 @@
 /**
  * The report webview's script (bundled by esbuild for the browser, chart.js inlined): draws
  * the latency CDFs, per-op slowdown bars, the kernel timeline and the SLO and comparison
- * tables of a {@link ReportModel} it receives from the extension by postMessage. Colours come
- * from the theme's CSS variables, so the report reads in light, dark and high contrast.
+ * tables of a {@link ReportModel} it receives from the extension by postMessage, or a
+ * comparison of schedules (./comparison.ts). Colours come from the theme's CSS variables, so
+ * the report reads in light, dark and high contrast.
  */
 import {
     BarController, BarElement, CategoryScale, Chart, Legend, LinearScale, LineController, LineElement,
     LogarithmicScale, PointElement, ScatterController, Tooltip, type ChartConfiguration,
 } from 'chart.js';
-import type { ReportModel, ReportTenant, ReportViewMessage, ReportViewReply } from '../../../protocol/report.js';
-import { formatMs, formatPercent, formatRatio } from '../../../protocol/units.js';
+import type { ReportModel, ReportTenant, ReportViewMessage } from '../../../protocol/report.js';
+import { formatPercent, formatRatio } from '../../../protocol/units.js';
 import { formatRange, formatSlowdown, sloMark } from '../../../protocol/figures.js';
+import { renderComparison } from './comparison.js';
+import { baseOptions, canvasBox, clearPage, el, keepChart, ms, openResultsLink, section, tenantColors, themeColor, vscode, withAlpha } from './draw.js';
 
 Chart.register(BarController, BarElement, CategoryScale, Legend, LinearScale, LineController, LineElement,
     LogarithmicScale, PointElement, ScatterController, Tooltip);
-
-interface VsCodeApi {
-    postMessage(message: ReportViewReply): void;
-}
-declare function acquireVsCodeApi(): VsCodeApi;
-
-const vscode: VsCodeApi = typeof acquireVsCodeApi === 'function'
-    ? acquireVsCodeApi()
-    : { postMessage: message => window.parent.postMessage(message, '*') };
-
-/** A theme colour by CSS variable, with a fallback for a plain browser page. */
-function themeColor(variable: string, fallback: string): string {
-    const value = getComputedStyle(document.body).getPropertyValue(variable).trim();
-    return value || fallback;
-}
-
-function tenantColors(): string[] {
-    return [
-        themeColor('--vscode-charts-blue', '#3794ff'),
-        themeColor('--vscode-charts-orange', '#d18616'),
-        themeColor('--vscode-charts-green', '#89d185'),
-        themeColor('--vscode-charts-purple', '#b180d7'),
-        themeColor('--vscode-charts-red', '#f14c4c'),
-        themeColor('--vscode-charts-yellow', '#cca700'),
-    ];
-}
-
-/** `rgb(…)`/`#rrggbb` with an alpha, for fills. */
-function withAlpha(color: string, alpha: number): string {
-    const hex = /^#([0-9a-f]{6})$/i.exec(color);
-    if (hex) {
-        const n = Number.parseInt(hex[1]!, 16);
-        return `rgba(${(n >> 16) & 255}, ${(n >> 8) & 255}, ${n & 255}, ${alpha})`;
-    }
-    const rgb = /^rgba?\(([^)]+)\)$/.exec(color);
-    if (rgb) {
-        const [r, g, b] = rgb[1]!.split(',').map(s => s.trim());
-        return `rgba(${r}, ${g}, ${b}, ${alpha})`;
-    }
-    return color;
-}
-
-function ms(value: number | undefined): string {
-    return value === undefined || !Number.isFinite(value) ? '—' : formatMs(value);
-}
-
-function el<K extends keyof HTMLElementTagNameMap>(tag: K, props: Partial<HTMLElementTagNameMap[K]> = {}, children: (Node | string)[] = []): HTMLElementTagNameMap[K] {
-    const node = document.createElement(tag);
-    Object.assign(node, props);
-    for (const child of children) node.append(child);
-    return node;
-}
 
 /** Points of an empirical CDF from sorted samples (x = latency, y = fraction ≤ x). */
 function cdfPoints(sorted: number[]): { x: number; y: number }[] {
@@ -74,32 +25,9 @@ function cdfPoints(sorted: number[]): { x: number; y: number }[] {
     return sorted.map((x, i) => ({ x, y: (i + 1) / n }));
 }
 
-const charts: { destroy(): void }[] = [];
-
 /** Few samples draw as points (a one-request CDF has no line to draw). */
 function pointRadius(samples: number[]): number {
     return samples.length < 30 ? 3 : 0;
-}
-
-function section(id: string, title: string, ...content: Node[]): HTMLElement {
-    return el('section', { id }, [el('h2', { textContent: title }), ...content]);
-}
-
-function canvasBox(id: string, height: number): { box: HTMLElement; canvas: HTMLCanvasElement } {
-    const canvas = el('canvas', { id });
-    canvas.setAttribute('role', 'img');
-    const box = el('div', { className: 'chart' }, [canvas]);
-    box.style.height = `${height}px`;
-    return { box, canvas };
-}
-
-function baseOptions() {
-    const fg = themeColor('--vscode-foreground', '#cccccc');
-    const grid = withAlpha(themeColor('--vscode-foreground', '#cccccc'), 0.15);
-    Chart.defaults.color = fg;
-    Chart.defaults.borderColor = grid;
-    Chart.defaults.font.family = themeColor('--vscode-font-family', 'sans-serif');
-    return { animation: false as const, responsive: true, maintainAspectRatio: false };
 }
 
 function drawCdf(canvas: HTMLCanvasElement, tenants: ReportTenant[]): void {
@@ -114,7 +42,7 @@ function drawCdf(canvas: HTMLCanvasElement, tenants: ReportTenant[]): void {
             datasets.push({ label: `${t.name} solo`, data: cdfPoints(t.soloLatenciesMs), showLine: true, borderColor: color, backgroundColor: color, pointRadius: pointRadius(t.soloLatenciesMs), borderWidth: 1.5, borderDash: [6, 4] });
         }
     });
-    charts.push(new Chart(canvas, {
+    keepChart(new Chart(canvas, {
         type: 'scatter',
         data: { datasets },
         options: {
@@ -132,7 +60,7 @@ function drawOpSlowdown(canvas: HTMLCanvasElement, report: ReportModel): void {
     const tenantIndex = new Map(report.tenants.map((t, i) => [t.name, i]));
     const ops = report.ops.filter(o => o.slowdown !== undefined)
         .sort((a, b) => (b.corunMs ?? 0) - (a.corunMs ?? 0)).slice(0, 20);
-    charts.push(new Chart(canvas, {
+    keepChart(new Chart(canvas, {
         type: 'bar',
         data: {
             labels: ops.map(o => o.path),
@@ -167,7 +95,7 @@ function drawTimeline(canvas: HTMLCanvasElement, report: ReportModel): void {
         categoryPercentage: 1,
         grouped: false,
     }));
-    charts.push(new Chart(canvas, {
+    keepChart(new Chart(canvas, {
         type: 'bar',
         data: { labels: names, datasets },
         options: {
@@ -266,9 +194,7 @@ function comparisonTable(report: ReportModel): HTMLElement {
 
 /** Replaces the page with the report; returns the ids of the charts drawn. */
 export function renderReport(report: ReportModel): string[] {
-    for (const chart of charts.splice(0)) chart.destroy();
-    const root = document.getElementById('root')!;
-    root.replaceChildren();
+    const root = clearPage();
     const meta = `${report.file} · ${report.adapter} · policy ${report.policy} · ${new Date(report.finishedAt).toLocaleString()}`;
     root.append(el('h1', { textContent: `Workload ${report.workload}` }), el('p', { className: 'muted', id: 'meta', textContent: meta }));
     if (report.status !== 'complete') {
@@ -307,10 +233,9 @@ export function renderReport(report: ReportModel): string[] {
     }
 
     root.append(section('comparison', 'Compared with the previous run', comparisonTable(report)));
-    const open = el('a', { href: '#', textContent: 'Open the results file', id: 'open-results' });
-    open.addEventListener('click', event => { event.preventDefault(); vscode.postMessage({ type: 'openResults', path: report.resultsPath }); });
-    root.append(el('p', {}, [open]));
+    root.append(openResultsLink(report.resultsPath, 'Open the results file'));
     document.body.dataset.rendered = drawn.join(',');
+    document.body.dataset.view = 'report';
     return drawn;
 }
 
@@ -319,9 +244,11 @@ window.addEventListener('message', (event: MessageEvent<ReportViewMessage>) => {
     if (message?.type === 'report') {
         const drawn = renderReport(message.report);
         vscode.postMessage({ type: 'rendered', charts: drawn });
+    } else if (message?.type === 'comparison') {
+        const drawn = renderComparison(message.comparison);
+        vscode.postMessage({ type: 'rendered', charts: drawn });
     } else if (message?.type === 'error') {
-        const root = document.getElementById('root')!;
-        root.replaceChildren(el('p', { className: 'error', id: 'report-error', textContent: message.message }));
+        clearPage().append(el('p', { className: 'error', id: 'report-error', textContent: message.message }));
     }
 });
 
