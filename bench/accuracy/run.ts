@@ -20,7 +20,7 @@ import type { WorkloadIR } from '../../src/runtime/ir/types.js';
 import { runWorkload } from '../../src/runtime/execute/run.js';
 import { locateProfile, readProfileFile } from '../../src/runtime/predict/profile-store.js';
 import { predictWorkload, type WorkloadPrediction } from '../../src/runtime/predict/workload.js';
-import { insideBand } from '../../src/runtime/predict/band.js';
+import { familyBand, insideBand } from '../../src/runtime/predict/band.js';
 import type { Results } from '../../src/runtime/report/schema.js';
 import { closedLoopProbes, evaluationSet } from './workloads.js';
 
@@ -98,10 +98,16 @@ function asPrediction(pred: WorkloadPrediction, res: Results): WorkloadPredictio
     };
 }
 
-/** Band coverage: the share of samples with a band whose measurement fell inside it (goal 85–95 % for 90 % bands), or — without bands. */
+/**
+ * Band coverage: the share of samples with a band whose measurement fell inside it (goal 85–95 % for 90 % bands), with the
+ * bands' median half-width beside it (a band wide enough covers anything: the width says what the coverage cost), or — without bands.
+ */
 const coverage = (xs: Sample[]) => {
     const banded = xs.filter(x => x.band !== undefined);
-    return banded.length ? `${(100 * banded.filter(x => insideBand(x.predicted, x.measured, x.band!)).length / banded.length).toFixed(0)}%` : '—';
+    if (banded.length === 0) return '—';
+    const inside = banded.filter(x => insideBand(x.predicted, x.measured, x.band!)).length;
+    const widths = banded.map(x => x.band!).sort((a, b) => a - b);
+    return `${(100 * inside / banded.length).toFixed(0)}% (±${(100 * widths[Math.floor(widths.length / 2)]).toFixed(0)}%)`;
 };
 const mape = (xs: Sample[]) => (xs.length ? (100 * xs.reduce((s, x) => s + x.ape, 0)) / xs.length : NaN);
 const fmt = (x: number) => (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2));
@@ -160,7 +166,7 @@ async function main(): Promise<void> {
     // The noise floor beside each figure: run 2 scored against run 1 of the same workload (what two measurements differ by here).
     const noiseOf = (xs: Sample[] | undefined) => (repeat > 1 && xs && xs.length ? `${mape(xs).toFixed(1)}%` : '—');
     // Band coverage: the share of measured values inside their prediction's 90 % band (predict/band.ts; goal 85–95 %).
-    lines.push(`| metric | n | MAPE (prediction vs run 1) | noise floor (run 2 vs run 1) | goal | inside 90 % band (goal 85–95 %) |`, '|---|---:|---:|---:|---:|---:|');
+    lines.push(`| metric | n | MAPE (prediction vs run 1) | noise floor (run 2 vs run 1) | goal | inside 90 % band (goal 85–95 %; median band) |`, '|---|---:|---:|---:|---:|---:|');
     for (const [kind, xs] of [...out.ops.entries()].sort()) lines.push(`| op ${kind} (solo GPU time, median per request) | ${xs.length} | ${mape(xs).toFixed(1)}% | ${noiseOf(noise.ops.get(kind))} | ≤ 10% | ${coverage(xs)} |`);
     lines.push(`| all ops (median per request) | ${allOps.length} | ${mape(allOps).toFixed(1)}% | ${noiseOf([...noise.ops.values()].flat())} | ≤ 10% | ${coverage(allOps)} |`);
     lines.push(`| all ops, mean per request (stalls included) | ${out.opMeans.length} | ${mape(out.opMeans).toFixed(1)}% | ${noiseOf(noise.opMeans)} | — | — |`);
@@ -179,6 +185,14 @@ async function main(): Promise<void> {
             const host = `${(100 * p.serviceCv).toFixed(0)}%, ${p.hostMeanFactor ? `${p.hostMeanFactor.gpu.toFixed(2)}/${p.hostMeanFactor.wall.toFixed(2)}` : '—'}, ${p.idlePenalty ? `${p.idlePenalty.wallMs.toFixed(2)} + ${p.idlePenalty.gpuMsPerPass.toFixed(3)}` : '—'}`;
             lines.push(`| ${o.file} | ${host} | ${mape(ops).toFixed(1)}% | ${mape(o.samples.tenantMean).toFixed(1)}% | ${mape(o.samples.corunP99).toFixed(1)}% |`);
         }
+    }
+    // What each family's band rests on (calibrate/band-evidence.ts): model error (leave-one-out, own or pooled) and run-to-run noise.
+    lines.push('', '## Band evidence per family (profile)', '', '| family | points | leave-one-out p90 (from) | noise p90 | band |', '|---|---:|---:|---:|---:|');
+    for (const [name, fam] of Object.entries(profile.families).sort(([a], [b]) => a.localeCompare(b))) {
+        const e = fam.error;
+        lines.push(e
+            ? `| ${name} | ${fam.points.length} | ${(100 * e.looP90).toFixed(1)}% (${e.from}, ${e.points}) | ${(100 * e.noiseP90).toFixed(1)}% | ±${(100 * familyBand(fam).relative).toFixed(0)}% |`
+            : `| ${name} | ${fam.points.length} | — | — | default ±${(100 * familyBand(fam).relative).toFixed(0)}% |`);
     }
     const worst = (xs: Sample[], n: number) => [...xs].sort((a, b) => b.ape - a.ape).slice(0, n);
     lines.push('', '## Worst cases (ms)', '', '| workload | what | predicted | measured | error |', '|---|---|---:|---:|---:|');

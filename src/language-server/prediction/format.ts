@@ -30,7 +30,7 @@ export function formatBandRange(range: { low: number; high: number }): string {
 /** One line saying what a band means: the evidence it rests on, or that it is the default. */
 function bandMeaning(band: ErrorBand): string {
     return band.calibrated
-        ? `${formatBand(band)} is the 90 % band: on this profile's own calibration points, 90 % of measured times fell within that error of the prediction (each point predicted by the model fitted without it, the host's noise added).`
+        ? `${formatBand(band)} is the 90 % band: on this profile's own calibration points, 90 % of measured times fell within that error of the prediction (each point predicted by the model fitted without it; a family with fewer than 4 points takes its class's), the host's run-to-run noise added.`
         : `${formatBand(band)} is an uncalibrated band: a stated default (±${formatPercent(DEFAULT_BAND)}), not this profile's evidence — run \`tenancy calibrate\` for bands measured on this device.`;
 }
 

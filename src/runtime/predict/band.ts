@@ -7,14 +7,16 @@
  * 90 % of such errors lay within ±h. So a measured value m is inside the band of a prediction p
  * when |p − m| / m ≤ h, i.e. m ∈ [p / (1 + h), p / (1 − h)] (bandRange).
  *
- *   family:  h = √(looP90² + (z₉₀ · noiseCv)²)
+ *   family:  h = √(looP90² + noiseP90²)
  *            looP90: the 90th percentile of the family's leave-one-out relative errors (the model
- *            fitted without a point, asked for it: calibrate/leave-one-out.ts) — the model's error
- *            at a shape it was not fitted on; noiseCv: the host's noise, the robust CV of a
- *            launch's repeats, whose 90 % two-sided spread is z₉₀ = 1.645 CVs. The two are
- *            independent sources (model vs host), so their squares add. A profile without this
- *            evidence (older profiles, the default profile, a family measured at one size) gets
- *            DEFAULT_BAND, labelled "uncalibrated band".
+ *            fitted without a point, asked for it) — the model's error at a shape it was not
+ *            fitted on; for a family with too few points, its class's or every family's pooled;
+ *            noiseP90: the 90th percentile of one measurement's run-to-run error (the same launch
+ *            timed in interleaved rounds) — the host's noise, which a measured figure carries
+ *            on top of the model's error (calibrate/band-evidence.ts). The two are independent
+ *            sources (model vs host), so their squares add (exact for normal errors, whose 90 %
+ *            quantiles scale with their standard deviations). A profile without this evidence
+ *            (older profiles, the default profile) gets DEFAULT_BAND, labelled "uncalibrated band".
  *   a sum of launches (an op, a line's instances, a tenant's request):
  *            h = √(Σ_f (Σ_{i∈f} h_i · t_i)²) / Σ_i t_i
  *            errors of launches of one family are fully correlated (the same fitted curve errs the
@@ -22,9 +24,6 @@
  *            independent (different curves: root-sum-square). A request of one family keeps its
  *            family's relative band; one spread over many families gets a narrower one.
  */
-
-/** Two-sided 90 % quantile of the normal distribution: a 90 % band spans ±1.645 standard deviations. */
-export const Z90 = 1.6449;
 
 /**
  * The band a prediction carries without calibration evidence: ±40%. Issue 20's accuracy run on
@@ -42,14 +41,14 @@ export interface ErrorBand {
 /** The evidence a calibrated family carries (profile.ts familyProfileSchema.error). */
 export interface FamilyErrorEvidence {
     looP90: number;
-    noiseCv: number;
+    noiseP90: number;
 }
 
 /** The 90 % band of a family's launches: its leave-one-out error and the host's noise combined, else the default band. */
 export function familyBand(family: { error?: FamilyErrorEvidence } | undefined): ErrorBand {
     const e = family?.error;
     if (!e) return { relative: DEFAULT_BAND, calibrated: false };
-    return { relative: Math.hypot(e.looP90, Z90 * e.noiseCv), calibrated: true };
+    return { relative: Math.hypot(e.looP90, e.noiseP90), calibrated: true };
 }
 
 /** The band of a sum of launches (see the module comment): half-widths add within a family, root-sum-square across families. */

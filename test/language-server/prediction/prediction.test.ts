@@ -347,7 +347,7 @@ workload w {
 
     it('a calibrated band: the hint shows it, the hover says what it means, the measured time is inside or outside it', async () => {
         const profile = calibrated(1);
-        for (const fam of Object.values(profile.families)) fam.error = { looP90: 0.1, noiseCv: 0.02, points: 3 };
+        for (const fam of Object.values(profile.families)) fam.error = { looP90: 0.1, noiseP90: 0.033, points: 5, from: 'family' };
         writeFileSync(path.join(dir, '.tenancy', 'device-profile.json'), JSON.stringify(profile));
         const d = await open(`${model}
 workload w {
@@ -355,7 +355,7 @@ workload w {
 }
 `);
         const op = predictionOf(d).tenants[0].ops[0];
-        // h = √(0.1² + (1.6449 · 0.02)²) = 10.5 %.
+        // h = √(0.1² + 0.033²) = 10.5 %.
         expect(await hintAt(d, 2)).toBe(` ≈${formatMs(op.soloP50Ms)} ±11%`);
         const hover = await hoverAt(d, 'dense(x, 512)');
         expect(hover).toContain(`| ${formatMs(op.soloP50Ms)} ±11% |`);

@@ -1,13 +1,18 @@
 /** Error bands: the leave-one-out evidence, the band of a family, its propagation to ops and tenants, and the SLO verdicts it decides. */
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_BAND, Z90, bandRange, combineBands, familyBand, insideBand } from '../../../src/runtime/predict/band.js';
+import { DEFAULT_BAND, bandRange, combineBands, familyBand, insideBand } from '../../../src/runtime/predict/band.js';
 import { defaultProfile, parseProfile, type DeviceProfile, type FamilyProfile } from '../../../src/runtime/predict/profile.js';
 import { predictWorkload, sloPrediction } from '../../../src/runtime/predict/workload.js';
-import { familyErrorEvidence, leaveOneOutErrors } from '../../../src/runtime/calibrate/leave-one-out.js';
+import { MIN_LOO_POINTS, bandEvidence, leaveOneOutErrors, roundDeviations } from '../../../src/runtime/calibrate/band-evidence.js';
+import { quantileOf } from '../../../src/runtime/calibrate/estimators.js';
+import { familyLaunchTiming } from '../../../src/runtime/predict/latency.js';
+import { createRandom } from '../../../src/runtime/plan/random.js';
 import type { LatencyFigures } from '../../../src/runtime/predict/queueing.js';
 import { mlpTenant, workload } from './fixtures.js';
 
 const point = (bytes: number, ms: number, workgroups = 1) => ({ flops: 0, bytes, workgroups, ms, shape: `${bytes} B` });
+/** n points on the model's own line t = floor + 1 µs per byte (floor 0.01 ms, one workgroup each): any two fix it. */
+const onLine = (n: number): FamilyProfile => ({ basis: 'bytes', points: Array.from({ length: n }, (_, i) => point(1000 * 2 ** i, 0.01 + 1000 * 2 ** i * 1e-3)) });
 
 describe('leave-one-out error of a family', () => {
     it('two points: each predicted from the other alone (linear scaling of one point), by hand', () => {
@@ -17,29 +22,106 @@ describe('leave-one-out error of a family', () => {
         const errors = leaveOneOutErrors('copy', fam, 0.001, 1e12);
         expect(errors[0]).toBeCloseTo(0.5, 12);
         expect(errors[1]).toBeCloseTo(-1 / 3, 12);
-        // 90th percentile of |errors| = {1/3, 1/2}, interpolated: 1/3 + 0.9 · (1/2 − 1/3) = 0.48333…
-        const evidence = familyErrorEvidence('copy', fam, 0.001, 1e12, 0.04);
-        expect(evidence).toEqual({ looP90: expect.closeTo(1 / 3 + 0.9 / 6, 12), noiseCv: 0.04, points: 2 });
-        // The family's band adds the noise's 90 % spread in quadrature.
-        expect(familyBand({ ...fam, error: evidence }).relative).toBeCloseTo(Math.hypot(1 / 3 + 0.9 / 6, Z90 * 0.04), 12);
+        expect(leaveOneOutErrors('copy', { basis: 'bytes', points: [point(1000, 1)] }, 0.001, 1e12)).toEqual([]);
     });
 
     it('points on the model\'s own line are predicted without error when held out; the in-sample fit is no evidence', () => {
-        // t = floor + 0.001 ms per byte, one workgroup each: any two points fix the line.
-        const fam: FamilyProfile = { basis: 'bytes', points: [1000, 2000, 4000, 8000, 16000].map(b => point(b, 0.01 + b * 1e-3)) };
-        for (const e of leaveOneOutErrors('copy', fam, 0.01, 1e12)) expect(Math.abs(e)).toBeLessThan(1e-6);
-        // One point off the line by +50 %: held out, the others' line misses it by a third; the rest stay near.
-        const bent: FamilyProfile = { basis: 'bytes', points: fam.points.map((p, i) => (i === 2 ? { ...p, ms: p.ms * 1.5 } : { ...p })) };
-        const errors = leaveOneOutErrors('copy', bent, 0.01, 1e12);
-        expect(errors[2]).toBeLessThan(-0.2);
-        expect(familyErrorEvidence('copy', bent, 0.01, 1e12, 0)!.looP90).toBeGreaterThan(0.1);
+        const errors = leaveOneOutErrors('copy', onLine(5), 0.01, 1e12);
+        for (const e of errors) expect(Math.abs(e)).toBeLessThan(1e-6);
+        // One point off the line by +50 %: held out, the others' line misses it by a third.
+        const bent: FamilyProfile = { basis: 'bytes', points: onLine(5).points.map((p, i) => (i === 2 ? { ...p, ms: p.ms * 1.5 } : p)) };
+        expect(leaveOneOutErrors('copy', bent, 0.01, 1e12)[2]).toBeLessThan(-0.2);
+    });
+});
+
+describe('band evidence', () => {
+    it('a round\'s deviation: its median against the pooled median, scaled by √(R/(R − 1)), by hand', () => {
+        // Pooled median of the nine samples: 1; rounds 1, 1.2, 0.8; √(3/2) = 1.2247.
+        const d = roundDeviations([[1, 1, 1], [1.2, 1.2, 1.2], [0.8, 0.8, 0.8]]);
+        expect(d[0]).toBeCloseTo(0, 12);
+        expect(d[1]).toBeCloseTo(0.2 * Math.sqrt(1.5), 12);
+        expect(d[2]).toBeCloseTo(-0.2 * Math.sqrt(1.5), 12);
+        // One round (or rounds without samples): no measurement to compare with.
+        expect(roundDeviations([[1, 2, 3], []])).toEqual([]);
     });
 
-    it('one point: no evidence (the family keeps the default band)', () => {
-        const fam: FamilyProfile = { basis: 'bytes', points: [point(1000, 1)] };
-        expect(leaveOneOutErrors('copy', fam, 0.001, 1e12)).toEqual([]);
-        expect(familyErrorEvidence('copy', fam, 0.001, 1e12, 0.05)).toBeUndefined();
-        expect(familyBand(fam)).toEqual({ relative: DEFAULT_BAND, calibrated: false });
+    it('noise is the spread of the same measurement, model error the held-out points: neither leaks into the other', () => {
+        const bent: FamilyProfile = { basis: 'bytes', points: onLine(6).points.map((p, i) => ({ ...p, ms: p.ms * (i % 2 ? 1.3 : 0.8) })) };
+        // Off the model, measured without noise: model error only.
+        const steady = bandEvidence({ copy: bent }, 0.01, 1e12, { copy: roundDeviations([[1, 1], [1, 1], [1, 1]]) });
+        expect(steady.copy.noiseP90).toBe(0);
+        expect(steady.copy.looP90).toBeCloseTo(quantileOf(leaveOneOutErrors('copy', bent, 0.01, 1e12).map(Math.abs), 0.9), 12);
+        expect(steady.copy.looP90).toBeGreaterThan(0.2);
+        // On the model, measured with noise: noise only, the 90th percentile of |deviation|.
+        const deviations = [0.1, -0.05, 0.02, -0.2, 0.04, 0];
+        const noisy = bandEvidence({ copy: onLine(6) }, 0.01, 1e12, { copy: deviations });
+        expect(noisy.copy).toEqual({ looP90: expect.closeTo(0, 6), noiseP90: expect.closeTo(quantileOf(deviations.map(Math.abs), 0.9), 12), points: 6, from: 'family' });
+        expect(familyBand(noisy.copy).relative).toBeCloseTo(Math.hypot(noisy.copy.looP90, noisy.copy.noiseP90), 12);
+    });
+
+    it('a family with fewer than 4 points takes its class\'s pooled leave-one-out errors, else every family\'s', () => {
+        const bent = (n: number, f: number): FamilyProfile => ({ basis: 'bytes', points: onLine(n).points.map((p, i) => (i === 1 ? { ...p, ms: p.ms * f } : p)) });
+        const families: Record<string, FamilyProfile> = {
+            'copy': bent(5, 1.4),                                    // own: 5 points
+            'copy.x': { basis: 'bytes', points: [point(1000, 1), point(2000, 3)] }, // 2 points, ±50 % own: takes copy's
+            'elementwise': bent(4, 0.7),                             // own: 4 points, exactly the minimum
+            'gemm.y': bent(3, 3),                                    // 3 points, no gemm family with 4: every family's
+            'gemm.z': { basis: 'bytes', points: [point(1000, 1)] },  // 1 point: every family's too
+        };
+        expect(MIN_LOO_POINTS).toBe(4);
+        const loo = (name: string) => leaveOneOutErrors(name, families[name], 0.01, 1e12).map(Math.abs);
+        const e = bandEvidence(families, 0.01, 1e12, {});
+        expect(e.copy).toMatchObject({ looP90: quantileOf(loo('copy'), 0.9), points: 5, from: 'family' });
+        expect(e['copy.x']).toMatchObject({ looP90: quantileOf(loo('copy'), 0.9), points: 5, from: 'class' });
+        expect(e.elementwise).toMatchObject({ looP90: quantileOf(loo('elementwise'), 0.9), points: 4, from: 'family' });
+        const all = [...loo('copy'), ...loo('elementwise')];
+        expect(e['gemm.y']).toMatchObject({ looP90: quantileOf(all, 0.9), points: 9, from: 'all' });
+        expect(e['gemm.z']).toMatchObject({ looP90: quantileOf(all, 0.9), points: 9, from: 'all' });
+        // Without rounds, no noise evidence: 0, said so by noiseP90.
+        expect(e.copy.noiseP90).toBe(0);
+        // A family without rounds of its own takes every family's deviations.
+        expect(bandEvidence(families, 0.01, 1e12, { copy: [0.1, 0.3] })['gemm.z'].noiseP90).toBeCloseTo(quantileOf([0.1, 0.3], 0.9), 12);
+        // No family with 4 points: no evidence anywhere (the default band).
+        expect(bandEvidence({ 'gemm.y': families['gemm.y'] }, 0.01, 1e12, {})).toEqual({});
+    });
+
+    it('honest: on synthetic calibrations with known model error and noise, about 90 % of fresh measurements fall inside their 90 % band', () => {
+        // Truth: t(b) = 0.01 ms + b µs. Each shape deviates from it by its own model error (8 %, normal,
+        // what no curve can know), each measurement by the host's noise (5 % per round, normal).
+        // Calibration: 12 sizes timed in 5 rounds of 8; then 100 fresh sizes, each measured once.
+        const random = createRandom(20, 'bands');
+        const truth = (b: number) => 0.01 + b * 1e-3;
+        const round = (ms: number) => { const f = 1 + 0.05 * random.normal(); return Array.from({ length: 8 }, () => ms * f * (1 + 0.005 * random.normal())); };
+        let inside = 0, total = 0;
+        const widths: number[] = [];
+        for (let trial = 0; trial < 20; trial++) {
+            const sizes = Array.from({ length: 12 }, (_, i) => Math.round(1000 * 2 ** (i * 0.9)));
+            const deviations: number[] = [];
+            // The model error is the shape's: the same in every round of it.
+            const fam: FamilyProfile = { basis: 'bytes', points: [] };
+            for (const b of sizes) {
+                const shapeMs = truth(b) * (1 + 0.08 * random.normal());
+                const rounds = Array.from({ length: 5 }, () => round(shapeMs));
+                deviations.push(...roundDeviations(rounds));
+                fam.points.push(point(b, quantileOf(rounds.flat(), 0.5)));
+            }
+            const evidence = bandEvidence({ copy: fam }, 0.01, 1e12, { copy: deviations }).copy;
+            const calibrated = { ...fam, error: evidence };
+            const h = familyBand(calibrated).relative;
+            widths.push(h);
+            for (let k = 0; k < 100; k++) {
+                const b = Math.round(1000 * 2 ** (random.next() * 9.9));
+                const predicted = familyLaunchTiming(calibrated, { family: 'copy', flops: 0, bytes: b, workgroups: 1 }, 0.01, 1e12).ms;
+                const measured = quantileOf(round(truth(b) * (1 + 0.08 * random.normal())), 0.5);
+                total++;
+                if (insideBand(predicted, measured, h)) inside++;
+            }
+        }
+        // The true 90 % half-width of a fresh error is about 1.645 · √(0.08² · (1 + ½) + 0.05²) ≈ 18 %
+        // (the shape's own error, its neighbours' through the local correction, the noise).
+        expect(inside / total).toBeGreaterThanOrEqual(0.85);
+        expect(inside / total).toBeLessThanOrEqual(0.95);
+        expect(quantileOf(widths, 0.5)).toBeLessThan(0.3);
     });
 });
 
@@ -71,10 +153,10 @@ describe('bands', () => {
     });
 });
 
-/** The default profile with band evidence on every family: loo 10 %, noise 3 %. */
+/** The default profile with band evidence on every family: loo 10 %, noise 5 %. */
 function profileWithEvidence(): DeviceProfile {
     const p = defaultProfile();
-    for (const f of Object.values(p.families)) f.error = { looP90: 0.1, noiseCv: 0.03, points: 3 };
+    for (const f of Object.values(p.families)) f.error = { looP90: 0.1, noiseP90: 0.05, points: 5, from: 'family' };
     return { ...p, uncalibrated: false };
 }
 
@@ -84,9 +166,9 @@ describe('bands of predictions', () => {
     it('each op carries its launches\' band; a tenant the band of all its launches; p50/p99 ranges follow', () => {
         const profile = profileWithEvidence();
         // Make one family's evidence different, so ops of different families differ.
-        profile.families.elementwise.error = { looP90: 0.3, noiseCv: 0, points: 4 };
+        profile.families.elementwise.error = { looP90: 0.3, noiseP90: 0, points: 4, from: 'family' };
         const w = predictWorkload(ir, profile);
-        const h = Math.hypot(0.1, Z90 * 0.03);
+        const h = Math.hypot(0.1, 0.05);
         const t = w.tenants[0];
         for (const o of t.ops.filter(x => x.launches.length > 0)) {
             const expected = combineBands(o.launches.map(l => ({ family: l.family, ms: l.ms, band: familyBand(profile.families[l.family]) })));
@@ -110,8 +192,8 @@ describe('bands of predictions', () => {
         expect(w.tenants[0].ops[0].band).toEqual({ relative: expect.closeTo(DEFAULT_BAND, 12), calibrated: false });
         // And a profile with evidence round-trips through the schema.
         const withEvidence = parseProfile(JSON.parse(JSON.stringify(profileWithEvidence())));
-        expect(withEvidence.families['gemm.vec4'].error).toEqual({ looP90: 0.1, noiseCv: 0.03, points: 3 });
-        expect(() => parseProfile({ ...withEvidence, families: { x: { basis: 'bytes', points: [point(1, 1)], error: { looP90: -1, noiseCv: 0, points: 3 } } } }))
+        expect(withEvidence.families['gemm.vec4'].error).toEqual({ looP90: 0.1, noiseP90: 0.05, points: 5, from: 'family' });
+        expect(() => parseProfile({ ...withEvidence, families: { x: { basis: 'bytes', points: [point(1, 1)], error: { looP90: -1, noiseP90: 0, points: 3, from: 'family' } } } }))
             .toThrow(/families\.x\.error\.looP90/);
     });
 });

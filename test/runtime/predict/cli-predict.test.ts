@@ -78,13 +78,13 @@ describe('tenancy predict', () => {
     });
     it('--json carries each op\'s band and each tenant\'s p50/p99 bands; the table shows them, from the profile\'s evidence', () => {
         const profile = JSON.parse(readFileSync(join(work, 'profile.json'), 'utf8')) as { families: Record<string, { error?: unknown }> };
-        // Every family with 10 % leave-one-out error and 3 % noise: h = √(0.1² + (1.6449·0.03)²) = 0.1115…
-        for (const f of Object.values(profile.families)) f.error = { looP90: 0.1, noiseCv: 0.03, points: 5 };
+        // Every family with 10 % leave-one-out error and 5 % noise: h = √(0.1² + 0.05²) = 0.1118…
+        for (const f of Object.values(profile.families)) f.error = { looP90: 0.1, noiseP90: 0.05, points: 5, from: 'family' };
         writeFileSync(join(work, 'profile-band.json'), JSON.stringify(profile));
         const json = runCli(['predict', 'demo.tenancy', '--json', '--profile', 'profile-band.json', '--workload', 'w']);
         type Band = { relative: number; calibrated: boolean };
         const out = JSON.parse(json.stdout) as { predictions: { tenants: { band: Band; corun: { p99: number }; bandMs: { corun: { p99: { low: number; high: number } } }; ops: { path: string; soloP50Ms: number; band: Band }[] }[] }[] };
-        const h = Math.hypot(0.1, 1.6449 * 0.03);
+        const h = Math.hypot(0.1, 0.05);
         for (const t of out.predictions[0].tenants) {
             // One relative band for every launch: any combination of them keeps it.
             expect(t.band.calibrated).toBe(true);
