@@ -29,7 +29,7 @@ import { medianOf, quantileOf } from './estimators.js';
 export const MIN_LOO_POINTS = 4;
 
 /** A family's band evidence (profile.ts familyProfileSchema.error). */
-export type BandEvidence = NonNullable<FamilyProfile['error']>;
+type BandEvidence = NonNullable<FamilyProfile['error']>;
 
 /** Each point's leave-one-out relative error (predicted − measured) / measured, in the family's point order; empty with fewer than two points. */
 export function leaveOneOutErrors(name: string, family: FamilyProfile, floorMs: number, bandwidthBytesPerMs: number): number[] {
@@ -58,7 +58,7 @@ export function roundDeviations(rounds: readonly (readonly number[])[]): number[
 }
 
 /** The class of a family: its name's first part (`gemm.sg` → `gemm`, `elementwise` → `elementwise`). */
-export function familyClass(name: string): string {
+function familyClass(name: string): string {
     return name.split('.')[0];
 }
 
@@ -82,13 +82,21 @@ export function bandEvidence(
     const allDeviations = Object.values(deviations).flat().map(Math.abs);
     const out: Record<string, BandEvidence> = {};
     for (const name of Object.keys(families)) {
-        const mine = own.get(name);
-        const ofClass = mine ? [] : pooled(n => familyClass(n) === familyClass(name));
-        const [errors, from] = mine ? [mine, 'family' as const] : ofClass.length > 0 ? [ofClass, 'class' as const] : [pooled(() => true), 'all' as const];
-        if (errors.length === 0) continue;
+        const source = evidenceSource(own.get(name), () => pooled(n => familyClass(n) === familyClass(name)), () => pooled(() => true));
+        if (!source) continue;
+        const { errors, from } = source;
         const ownNoise = (deviations[name] ?? []).map(Math.abs);
         const noise = ownNoise.length > 0 ? ownNoise : allDeviations;
         out[name] = { looP90: quantileOf(errors, 0.9), noiseP90: noise.length > 0 ? quantileOf(noise, 0.9) : 0, points: errors.length, from };
     }
     return out;
+}
+
+/** The first non-empty of a family's own errors, its class's, every family's. */
+function evidenceSource(own: number[] | undefined, ofClass: () => number[], ofAll: () => number[]): { errors: number[]; from: BandEvidence['from'] } | undefined {
+    if (own && own.length > 0) return { errors: own, from: 'family' };
+    const cls = ofClass();
+    if (cls.length > 0) return { errors: cls, from: 'class' };
+    const all = ofAll();
+    return all.length > 0 ? { errors: all, from: 'all' } : undefined;
 }
