@@ -56,7 +56,7 @@ describe('band evidence', () => {
         const deviations = [0.1, -0.05, 0.02, -0.2, 0.04, 0];
         const noisy = bandEvidence({ copy: onLine(6) }, 0.01, 1e12, { copy: deviations });
         expect(noisy.copy).toEqual({ looP90: expect.closeTo(0, 6), noiseP90: expect.closeTo(quantileOf(deviations.map(Math.abs), 0.9), 12), points: 6, from: 'family' });
-        expect(familyBand(noisy.copy).relative).toBeCloseTo(Math.hypot(noisy.copy.looP90, noisy.copy.noiseP90), 12);
+        expect(familyBand({ error: noisy.copy }).relative).toBeCloseTo(Math.hypot(noisy.copy.looP90, noisy.copy.noiseP90), 12);
     });
 
     it('a family with fewer than 4 points takes its class\'s pooled leave-one-out errors, else every family\'s', () => {
