@@ -361,7 +361,7 @@ workload w {
         expect(hover).toContain(`| ${formatMs(op.soloP50Ms)} ±11% |`);
         expect(hover).toContain("±11% is the 90 % band: on this profile's own calibration points, 90 % of measured times fell within that error of the prediction");
         const tenant = await hoverAt(d, 'tenant a', 7);
-        expect(tenant).toMatch(/p50 and p99 with their 90 % band \(±1\d %, ms\)/);
+        expect(tenant).toMatch(/p50 and p99 with their 90 % band \(±1\d%, ms\)/);
         expect(await hintAt(d, 7)).toMatch(/^ ≈ p50 [\d.]+ (ms|µs) · p99 [\d.]+ (ms|µs) \([\d.]+–[\d.]+\) solo$/);
         const uri = d.uri.toString();
         // Measured 5 % above the prediction: error −4.8 %, inside; 20 % above: −17 %, outside.
