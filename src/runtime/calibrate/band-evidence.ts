@@ -14,10 +14,13 @@
  *
  * Host noise — the run-to-run spread of the same measurement: calibration times every launch in
  * rounds interleaved through all ladders (calibrate.ts measureLadderRounds), so each round's median
- * of a launch is one measurement of the same thing at a different moment. A round's deviation from
- * the pooled median, scaled by √(R / (R − 1)) (the pooled median shares that round's samples: its
- * deviation from the true value is that much smaller), is one draw of a measurement's error; the
- * noise is the 90th percentile of |deviation| over the family's launches and rounds. It excludes
+ * of a launch is one measurement of the same thing at a different moment. The launch's pooled
+ * median stands in for a perfect prediction and the round for a measurement: their error, written
+ * as a prediction's error is, (pooled − round) / round, scaled by √(R / (R − 1)) (the pooled median
+ * shares that round's samples: its error is that much smaller), is one draw of what noise alone
+ * does to a prediction's error; the noise is the 90th percentile of |error| over the family's
+ * launches and rounds. Written the other way round, a round stalled 60× by the OS would count
+ * as a 5,900 % deviation, where a prediction's error against it is −98 %. It excludes
  * model error by construction (the same launch at the same shape, only the moment differs), and,
  * being a spread of medians, it is not the spread of single launches (a user's figure is a median).
  */
@@ -44,17 +47,17 @@ export function leaveOneOutErrors(name: string, family: FamilyProfile, floorMs: 
 }
 
 /**
- * One launch's measurement errors from its interleaved rounds (samples per round): each round's
- * median against the pooled median, relative, scaled by √(R / (R − 1)) (module comment). Empty
- * with fewer than two rounds with samples.
+ * One launch's measurement errors from its interleaved rounds (samples per round): the pooled
+ * median's error against each round's median, (pooled − round) / round, scaled by √(R / (R − 1))
+ * (module comment). Empty with fewer than two rounds with samples.
  */
 export function roundDeviations(rounds: readonly (readonly number[])[]): number[] {
     const filled = rounds.filter(r => r.length > 0);
     if (filled.length < 2) return [];
     const pooled = medianOf(filled.flat());
-    if (!(pooled > 0)) return [];
+    if (!(pooled > 0) || filled.some(r => !(medianOf(r) > 0))) return [];
     const scale = Math.sqrt(filled.length / (filled.length - 1));
-    return filled.map(r => (scale * (medianOf(r) - pooled)) / pooled);
+    return filled.map(r => { const m = medianOf(r); return (scale * (pooled - m)) / m; });
 }
 
 /** The class of a family: its name's first part (`gemm.sg` → `gemm`, `elementwise` → `elementwise`). */

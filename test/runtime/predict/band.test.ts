@@ -35,12 +35,15 @@ describe('leave-one-out error of a family', () => {
 });
 
 describe('band evidence', () => {
-    it('a round\'s deviation: its median against the pooled median, scaled by √(R/(R − 1)), by hand', () => {
+    it('a round\'s deviation: the pooled median\'s error against the round\'s, as a prediction\'s error, scaled by √(R/(R − 1)), by hand', () => {
         // Pooled median of the nine samples: 1; rounds 1, 1.2, 0.8; √(3/2) = 1.2247.
         const d = roundDeviations([[1, 1, 1], [1.2, 1.2, 1.2], [0.8, 0.8, 0.8]]);
         expect(d[0]).toBeCloseTo(0, 12);
-        expect(d[1]).toBeCloseTo(0.2 * Math.sqrt(1.5), 12);
-        expect(d[2]).toBeCloseTo(-0.2 * Math.sqrt(1.5), 12);
+        expect(d[1]).toBeCloseTo(((1 - 1.2) / 1.2) * Math.sqrt(1.5), 12);
+        expect(d[2]).toBeCloseTo(((1 - 0.8) / 0.8) * Math.sqrt(1.5), 12);
+        // A round stalled 60× (by the OS): a prediction's error against it is near −100 %, not +5,900 %.
+        const stalled = roundDeviations([[1, 1, 1], [1, 1, 1], [60, 60, 60]]);
+        expect(stalled[2]).toBeCloseTo(((1 - 60) / 60) * Math.sqrt(1.5), 12);
         // One round (or rounds without samples): no measurement to compare with.
         expect(roundDeviations([[1, 2, 3], []])).toEqual([]);
     });
