@@ -16,7 +16,8 @@ if (!entry) {
 }
 const work = path.join(root, 'bench/.work');
 mkdirSync(work, { recursive: true });
-const outfile = path.join(work, `${path.basename(path.dirname(path.resolve(entry)))}-bench.mjs`);
+// Named by folder and entry: bench/language/main.ts and bench/language/hints.ts are two bundles.
+const outfile = path.join(work, `${path.basename(path.dirname(path.resolve(entry)))}-${path.basename(entry, '.ts')}-bench.mjs`);
 await esbuild.build({
     entryPoints: [path.resolve(root, entry)],
     outfile, bundle: true, platform: 'node', format: 'esm', target: 'node22', logLevel: 'warning',

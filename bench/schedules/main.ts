@@ -31,6 +31,7 @@ import { resolveSchedule } from '../../src/runtime/predict/schedules.js';
 import type { CapacityReport, ComparedSchedule, Comparison } from '../../src/runtime/report/compare.js';
 import { RUNNABLE_SCHEDULES } from '../../src/runtime/schedule/policy.js';
 import { wilsonInterval } from '../../src/runtime/report/statistics.js';
+import { formatCapacityLoad } from '../../src/protocol/figures.js';
 
 const argv = process.argv.slice(2);
 const flag = (name: string) => { const i = argv.indexOf(name); return i >= 0 ? argv[i + 1] : undefined; };
@@ -89,8 +90,7 @@ function meanLatency(s: ComparedSchedule): string {
 function capacityCell(s: { capacity: ComparedSchedule['capacity'] }): string {
     const c = s.capacity;
     if (!c) return 'not measured';
-    const bracket = c.failedLoad === null ? `≥ ${c.load.toFixed(2)}×` : c.load === 0 ? `< ${c.failedLoad.toFixed(2)}×` : `${c.load.toFixed(2)}× (fails at ${c.failedLoad.toFixed(2)}×)`;
-    return `${bracket}, ${c.throughputPerSecond.toFixed(1)} req/s${c.budgetReached ? ', budget reached' : ''}`;
+    return `${formatCapacityLoad(c)}, ${c.throughputPerSecond.toFixed(1)} req/s${c.budgetReached ? ', budget reached' : ''}`;
 }
 
 /** Capacity ratio to the baseline, as a bracket from the bisection's met and failed loads. */

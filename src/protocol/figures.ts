@@ -65,3 +65,13 @@ export function formatPredictedMeasured(predicted: number | null, measured: { es
     const range = measured.low !== null && measured.high !== null ? ` (${measured.low.toFixed(2)}–${measured.high.toFixed(2)})` : '';
     return `${p}, measured ${measured.estimate.toFixed(2)}×${range}`;
 }
+
+/**
+ * A capacity search's bracket (× the declared load): `1.41× (fails at 1.62×)`, `≥ 2× (none failed)`,
+ * `< 0.5× (no load met the SLOs)`, or `not found: too few requests within the budget` when no
+ * probe could decide.
+ */
+export function formatCapacityLoad(c: { load: number; failedLoad: number | null }): string {
+    if (c.load === 0) return c.failedLoad === null ? 'not found: too few requests within the budget' : `< ${c.failedLoad.toFixed(2)}× (no load met the SLOs)`;
+    return c.failedLoad === null ? `≥ ${c.load.toFixed(2)}× (none failed)` : `${c.load.toFixed(2)}× (fails at ${c.failedLoad.toFixed(2)}×)`;
+}

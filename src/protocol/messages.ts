@@ -5,7 +5,8 @@
  * no `NotificationType`/`RequestType` objects: src/protocol has no dependencies, and the client
  * and the server each bundle their own copy of vscode-jsonrpc, whose message types have a private
  * member, so a type made from one copy is not the other's. Each side makes its typed messages
- * from these, in one place (src/extension/messages.ts on the client).
+ * from these, in one place (src/extension/messages.ts on the client,
+ * src/language-server/lsp/messages.ts on the server).
  */
 
 export type ResultsFileChangeKind = 'created' | 'changed' | 'deleted';

@@ -15,20 +15,21 @@ import { readFileSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import { URI, type LangiumDocument } from 'langium';
 import type { LangiumServices } from 'langium/lsp';
-import type { Connection } from 'vscode-languageserver';
+import { CodeLensRefreshRequest, InlayHintRefreshRequest, type Connection } from 'vscode-languageserver';
 import { parseComparison, type Comparison } from '../../runtime/report/compare.js';
 import { parseResults, type Results } from '../../runtime/report/schema.js';
 import { historyFiles, resultsPathsFor, workspaceFolderOf } from '../../runtime/report/write.js';
 import { isDocument, isTenant, isWorkload, type Tenant, type Workload } from '../generated/ast.js';
 import {
-    defaultResultsFolder, deviceProfilePath, isResultsChangedParams, MeasuredChangedNotification, ResultsChangedNotification,
-    WorkspaceStatusRequest, type MeasuredChangedParams, type TenancyInitializationOptions, type WorkspaceStatusResult,
+    defaultResultsFolder, deviceProfilePath, isResultsChangedParams, ResultsChangedNotification,
+    type MeasuredChangedParams, type TenancyInitializationOptions, type WorkspaceStatusResult,
 } from '../../protocol/messages.js';
 import { ReportRequest, type ReportParams, type ReportResult } from '../../protocol/report.js';
 import { ComparisonReportRequest, type ComparisonReportResult } from '../../protocol/comparison-report.js';
 import { registerSloViolated } from '../validation/slo-violated.js';
 import { buildComparisonReportModel } from './comparison-report-model.js';
 import { buildReportModel } from './report-model.js';
+import { comparisonReport, measuredChanged, report, resultsChanged, workspaceStatus as workspaceStatusRequest } from './messages.js';
 import { adapterName } from './results-format.js';
 
 /** The latest results of one workload, or why there are none usable. */
@@ -258,7 +259,7 @@ export function registerResultsHandlers(connection: Connection, services: Langiu
     });
     // The editor asks for inlay hints when a document changes, not when results or settings do: ask it again.
     const refreshInlayHints = async () => {
-        if (inlayHintRefresh) await connection.sendRequest('workspace/inlayHint/refresh').catch(() => undefined);
+        if (inlayHintRefresh) await connection.sendRequest(InlayHintRefreshRequest.type).catch(() => undefined);
     };
     shared.workspace.ConfigurationProvider.onConfigurationSectionUpdate(update => {
         if (update.section === 'tenancy') void refreshInlayHints();
@@ -266,7 +267,7 @@ export function registerResultsHandlers(connection: Connection, services: Langiu
 
     const documentOf = (uri: string) => shared.workspace.LangiumDocuments.getDocument(URI.parse(uri));
 
-    connection.onNotification(ResultsChangedNotification.method, async (params: unknown) => {
+    connection.onNotification(resultsChanged, async params => {
         if (!isResultsChangedParams(params)) {
             connection.console.error(`${ResultsChangedNotification.method}: expected { changes: [{ uri, kind }] }, found ${JSON.stringify(params)}`);
             return;
@@ -274,20 +275,20 @@ export function registerResultsHandlers(connection: Connection, services: Langiu
         const affected = watch.invalidate(params.changes.map(c => c.uri));
         // Rebuilding re-runs validation, which reads the new results (slo-violated).
         await shared.workspace.DocumentBuilder.update(affected.map(u => URI.parse(u)), []);
-        if (codeLensRefresh) await connection.sendRequest('workspace/codeLens/refresh').catch(() => undefined);
+        if (codeLensRefresh) await connection.sendRequest(CodeLensRefreshRequest.type).catch(() => undefined);
         // The measured figures beside the predictions (prediction-features.ts) read the reloaded results.
         await refreshInlayHints();
         const changed: MeasuredChangedParams = { uris: affected };
-        await connection.sendNotification(MeasuredChangedNotification.method, changed);
+        await connection.sendNotification(measuredChanged, changed);
     });
 
-    connection.onRequest(WorkspaceStatusRequest.method, (params: { uri?: unknown }): WorkspaceStatusResult => {
+    connection.onRequest(workspaceStatusRequest, (params): WorkspaceStatusResult => {
         const uri = typeof params?.uri === 'string' ? params.uri : '';
         return workspaceStatus(watch, uri ? documentOf(uri) : undefined, uri);
     });
 
-    connection.onRequest<ReportResult, unknown>(ReportRequest.method, (params: Partial<ReportParams>) => reportFor(watch, params));
-    connection.onRequest<ComparisonReportResult, unknown>(ComparisonReportRequest.method, (params: Partial<ReportParams>) => comparisonReportFor(watch, params));
+    connection.onRequest(report, params => reportFor(watch, params));
+    connection.onRequest(comparisonReport, params => comparisonReportFor(watch, params));
 
     // Its diagnostic lives with the other checks (validation/slo-violated.ts); it reads what this watch loads.
     registerSloViolated(services);

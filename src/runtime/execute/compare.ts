@@ -142,23 +142,33 @@ function sessionSchedules(candidates: readonly { resolved: ResolvedSchedule }[],
  * Bisection of the load for schedule `s` of the session: start at the predicted capacity; a met
  * probe raises the floor (doubling until one fails), any other lowers the ceiling (halving until
  * one is met); then the geometric middle until the bracket is within NARROW, MAX_PROBES were
- * taken, or the budget is spent. An inconclusive probe counts as not met: the capacity is one
- * the measurements show.
+ * taken, or the budget is spent. An inconclusive probe (its interval straddles a target) counts
+ * as not met: the capacity is one the measurements show. A probe with too few requests to bound
+ * a percentile decides nothing, and a lower load would have fewer still: the same load is
+ * measured again with twice the share of the budget, or the search stops there, budget reached.
  */
 export async function searchCapacity(session: RunSession, s: number, predictedLoad: number, budgetMs: number, context: ResultsContext): Promise<Capacity> {
     const started = performance.now();
     const probes: Capacity['probes'] = [];
     let low = 0, high: number | null = null, throughputAtLow = 0, budgetReached = false;
     let load = clampLoad(predictedLoad > 0 ? predictedLoad : 1);
+    let stretch = 1;
     for (let n = 0; n < MAX_PROBES; n++) {
         const left = budgetMs - (performance.now() - started);
         if (n > 0 && left <= 0) { budgetReached = true; break; }
+        const probeBudget = Math.min(Math.max(1, left), Math.max(1, stretch * left / (MAX_PROBES - n)));
         // One tenant has no co-run: its capacity is measured alone.
-        const m = await session.measure({ load, solo: session.tenants.length === 1, schedules: [s], budgetMs: Math.max(1, left / (MAX_PROBES - n)) });
+        const m = await session.measure({ load, solo: session.tenants.length === 1, schedules: [s], budgetMs: probeBudget });
         const ending = session.endingOf(m, s);
         if (ending.status === 'failed' || ending.status === 'cancelled') break;
-        const probe = probeOf(sessionResults(session, m, ending, s, context), load, m.elapsedMs);
+        const results = sessionResults(session, m, ending, s, context);
+        const probe = probeOf(results, load, m.elapsedMs);
         probes.push(probe);
+        if (probe.verdict === 'inconclusive' && results.tenants.some(t => t.slos.some(x => x.verdict === 'invalid'))) {
+            if (probeBudget >= left) { budgetReached = true; break; }
+            stretch *= 2;
+            continue;
+        }
         if (probe.verdict === 'met') {
             low = load;
             throughputAtLow = probe.throughputPerSecond;

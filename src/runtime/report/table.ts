@@ -6,7 +6,7 @@
  * `tenancy compare`'s: the same per schedule, with each schedule's gain over the baseline beside
  * the predicted one. `tenancy capacity`'s: each schedule's measured capacity and its probes. Pure.
  */
-import { formatGain, formatNeeds, formatPredictedMeasured, formatRange, formatSlowdown, sloMark } from '../../protocol/figures.js';
+import { formatCapacityLoad, formatGain, formatNeeds, formatPredictedMeasured, formatRange, formatSlowdown, sloMark } from '../../protocol/figures.js';
 import { formatMs, formatPercent, formatRatio, msValue, plural } from '../../protocol/units.js';
 import type { Capacity, CapacityReport, Comparison } from './compare.js';
 import type { PhaseStats, Results, SloResult, TenantResult } from './schema.js';
@@ -140,8 +140,7 @@ export function capacityTable(r: CapacityReport): string {
 function capacityRows(list: readonly { name: string; capacity: Capacity; predictedThroughput: number }[]): string {
     const rows = [['schedule', 'capacity (load)', 'QoS throughput', 'predicted', 'probes']];
     for (const { name, capacity: c, predictedThroughput } of list) {
-        const load = c.load === 0 ? `< ${(c.failedLoad ?? 0).toFixed(2)}× (no load met)` : `${c.load.toFixed(2)}×${c.failedLoad !== null ? ` (< ${c.failedLoad.toFixed(2)}×)` : ' (none failed)'}`;
-        rows.push([name, load, `${c.throughputPerSecond.toFixed(1)}/s`, `${predictedThroughput.toFixed(1)}/s at ${c.predictedLoad.toFixed(2)}×`, `${c.probes.length}${c.budgetReached ? ' (budget reached)' : ''}`]);
+        rows.push([name, formatCapacityLoad(c), `${c.throughputPerSecond.toFixed(1)}/s`, `${predictedThroughput.toFixed(1)}/s at ${c.predictedLoad.toFixed(2)}×`, `${c.probes.length}${c.budgetReached ? ' (budget reached)' : ''}`]);
     }
     return alignTable(rows);
 }

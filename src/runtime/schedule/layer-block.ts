@@ -35,10 +35,16 @@
  *   wait until it fits co-running again or its request is done. Blocks already in flight are
  *   not preempted. This is VELTAIR's "smallest share whose profiled time fits the budget" with
  *   the only shares WebGPU offers: the device co-run with the others, or the device to itself.
+ * - "would miss co-running" uses the larger of n and the slowdown the tenant's own recent
+ *   co-run blocks showed (TimeCorrection.interferenceLevel): on a GPU without preemption a
+ *   small tenant's kernels queue behind a big tenant's, far beyond an even share;
  * - a block that misses its deadline even alone is past saving: holding the others back would
  *   only spread the damage (under overload, EDF would starve the tenant whose requests arrived
- *   last), so everyone co-runs again. Without predictions (a view without OpView.predictedMs)
- *   no block is ever judged rescuable and every block co-runs, still ordered by EDF.
+ *   last), so everyone co-runs again — unless its tenant outranks every other tenant with work
+ *   (priority high over normal over low), whose work may then wait: a latency-critical tenant
+ *   beside a batch tenant stays protected after one late request. Without predictions (a view
+ *   without OpView.predictedMs) no block is ever judged rescuable and every block co-runs,
+ *   still ordered by EDF.
  * Only the earliest-deadline block is tested (a later block with a tight fit waits its turn).
  */
 import type { IrPriority, IrSlo } from '../ir/types.js';
@@ -196,10 +202,17 @@ export function layerBlockPolicy(options: LayerBlockOptions): LayerBlockPolicy {
                 || a.tenant.index - b.tenant.index);
             const first = candidates[0];
             if (!first) return [];
-            const missesCoRunning = view.nowMs + candidates.length * first.predictedMs > first.deadlineMs;
+            // Co-running, a block takes the longer of an even share of the GPU and the slowdown its
+            // tenant's recent co-run blocks showed: behind another tenant's big kernels (no
+            // preemption) a small block waits far longer than an even share says.
+            const coRunSlowdown = Math.max(candidates.length, learning.interferenceLevel(first.tenant.name));
+            const missesCoRunning = view.nowMs + coRunSlowdown * first.predictedMs > first.deadlineMs;
             const fitsAlone = view.nowMs + first.predictedMs <= first.deadlineMs;
+            // A late block of a tenant that outranks every other tenant with work still runs alone:
+            // its priority says the others' work may wait, and co-running would make it later still.
+            const outranks = first.predictedMs > 0 && candidates.every(c => c === first || priorityRank[first.tenant.priority] < priorityRank[c.tenant.priority]);
             let chosen: Candidate[];
-            if (missesCoRunning && fitsAlone) {
+            if (missesCoRunning && (fitsAlone || outranks)) {
                 // The most urgent block can be saved only by running alone: it alone may start (in flight: everyone else waits).
                 chosen = first.tenant.busy ? [] : [first];
             } else {

@@ -158,11 +158,13 @@ describe('slo-violated', () => {
 function recordingConnection() {
     const handlers = new Map<string, (params: unknown) => Promise<void>>();
     const sent: string[] = [];
+    // The server names its messages by their typed message objects (lsp/messages.ts), or LSP's own.
+    type Message = { method: string };
     const connection = {
-        onNotification: (method: string, handler: (params: unknown) => Promise<void>) => { handlers.set(method, handler); },
+        onNotification: (type: Message, handler: (params: unknown) => Promise<void>) => { handlers.set(type.method, handler); },
         onRequest: () => undefined,
-        sendRequest: async (method: string) => { sent.push(method); },
-        sendNotification: async (method: string) => { sent.push(method); },
+        sendRequest: async (type: Message) => { sent.push(type.method); },
+        sendNotification: async (type: Message) => { sent.push(type.method); },
         console: { error: (message: string) => { sent.push(`error: ${message}`); }, warn: (message: string) => { sent.push(`warn: ${message}`); } },
     };
     return { connection: connection as never, handlers, sent };

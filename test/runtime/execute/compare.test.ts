@@ -72,11 +72,24 @@ describe.skipIf(!gpu)('compare on the software adapter', () => {
         expect(cap.probes.length).toBeGreaterThan(0);
         expect(cap.probes.length).toBeLessThanOrEqual(7);
         const met = cap.probes.filter(p => p.verdict === 'met').map(p => p.load);
-        const notMet = cap.probes.filter(p => p.verdict !== 'met').map(p => p.load);
+        // A probe with too few requests to bound a percentile decides nothing (it is measured again, longer).
+        const notMet = cap.probes.filter(p => p.verdict !== 'met' && !/ is invalid/.test(p.reason ?? '')).map(p => p.load);
         expect(cap.load).toBe(met.length ? Math.max(...met) : 0);
         expect(cap.failedLoad).toBe(notMet.length ? Math.min(...notMet) : null);
         // The first probe is the predicted capacity; every probe says why it was not met.
         expect(cap.probes[0].load).toBeCloseTo(Math.min(64, Math.max(1 / 64, cap.predictedLoad)));
         for (const p of cap.probes) if (p.verdict !== 'met') expect(p.reason).toBeTruthy();
+    });
+
+    it('says a capacity was not found when no probe had the requests its SLO percentile needs, instead of lowering the load', async () => {
+        // A p99 needs 299 requests; at 50 requests/s a 1.5 s budget cannot have them at any load.
+        const ir = workloadOf('few', [{ ...tenants[0], slos: [{ percentile: 'p99', ms: 2000 }] }, tenants[1]], { benchmark: { durationMs: 400, warmupMs: 100, rounds: 2 } });
+        const report = await capacityWorkload({ ir, capacity: { budgetMs: 1500 } });
+        const cap = report.schedules[0].capacity!;
+        expect(cap).toMatchObject({ load: 0, failedLoad: null, budgetReached: true });
+        // Every probe was at the first load: a lower one has fewer requests still.
+        expect(new Set(cap.probes.map(p => p.load)).size).toBe(1);
+        expect(cap.probes.every(p => p.verdict === 'inconclusive' && / p99 is invalid \(needs 299 requests\)/.test(p.reason ?? ''))).toBe(true);
+        expect(capacityTable(report)).toContain('not found: too few requests within the budget');
     });
 });

@@ -124,6 +124,16 @@ describe('layer_block: decisions', () => {
             .toEqual([{ tenant: 1, opEnd: 2 }, { tenant: 0, opEnd: 2 }]);
     });
 
+    it('a late block of a tenant that outranks every other tenant with work still runs alone', () => {
+        // As above (now 15: 15 + 10 > 20, past saving), but t1 is high priority and t0 low: the low one waits.
+        const fresh = layerBlockPolicy({ size: 2 });
+        expect(fresh.decide({ nowMs: 15, tenants: [tenant({ index: 0, sloMs: 100, arrivalMs: 0, ops: ops(1), priority: 'low' }), tenant({ index: 1, sloMs: 40, arrivalMs: 0, ops: ops(5), priority: 'high' })] }))
+            .toEqual([{ tenant: 1, opEnd: 2 }]);
+        // Equal priorities: past saving, both co-run as before.
+        expect(fresh.decide({ nowMs: 15, tenants: [tenant({ index: 0, sloMs: 100, arrivalMs: 0, ops: ops(1), priority: 'high' }), tenant({ index: 1, sloMs: 40, arrivalMs: 0, ops: ops(5), priority: 'high' })] }))
+            .toEqual([{ tenant: 1, opEnd: 2 }, { tenant: 0, opEnd: 2 }]);
+    });
+
     it('equal deadlines: higher priority first, then earlier arrival', () => {
         const prio = (p: IrPriority[], ms = 0) => p.map((priority, index) => tenant({ index, sloMs: 40, arrivalMs: 0, priority, ops: ops(ms) }));
         expect(policy.decide({ nowMs: 1, tenants: prio(['low', 'high', 'normal']) }).map(s => s.tenant)).toEqual([1, 2, 0]);
@@ -270,6 +280,21 @@ describe('layer_block: learning how far predictions are off', () => {
         // t1's block 1: deadline 40, corrected prediction 12: 24 + 2 × 12 > 40 ≥ 24 + 12, so it runs alone (t0 is in flight anyway).
         expect(policy.decide(next)).toEqual([{ tenant: 1, opEnd: 4 }]);
         expect(policy.timeFactor).toBeCloseTo(3);
+    });
+
+    it('a tenant whose co-run blocks ran far slower than an even share runs its next block alone', () => {
+        const policy = layerBlockPolicy({ size: 2 });
+        const ops = [layer(1, 1), layer(1, 1), layer(1, 1), layer(1, 1)];
+        const view = (nowMs: number, nextOp: number) => ({
+            nowMs, tenants: [tenant({ index: 0, sloMs: 1000, arrivalMs: 0, nextOp, ops }), tenant({ index: 1, sloMs: 40, arrivalMs: 0, nextOp, ops })],
+        });
+        // Block 0 of each, predicted 2 ms; t1's deadline 20: 0 + 2 × 2 ≤ 20, both co-run.
+        expect(policy.decide(view(0, 0)).map(s => s.tenant)).toEqual([1, 0]);
+        // Both took 20 ms co-running: factor 20 / (2 × 2) = 5, and t1's blocks ran 10× slower than predicted alone.
+        // t1's block 1: deadline 40, predicted 10. An even share would fit (20 + 2 × 10 = 40); its own slowdown
+        // does not (20 + 10 × 10 > 40); alone it fits (30): it runs alone.
+        expect(policy.decide(view(20, 2))).toEqual([{ tenant: 1, opEnd: 4 }]);
+        expect(policy.timeFactor).toBeCloseTo(5);
     });
 
     it('ignores blocks of an earlier phase (new op views) and blocks without predictions', () => {

@@ -8,7 +8,7 @@
  */
 import { Chart, type ChartConfiguration, type ChartDataset, type Plugin } from 'chart.js';
 import type { ComparisonReportModel, ComparisonSchedule, ComparisonTenant } from '../../../protocol/comparison-report.js';
-import { formatGain, formatPredictedMeasured, formatRange, formatSlowdown, sloMark } from '../../../protocol/figures.js';
+import { formatCapacityLoad, formatGain, formatPredictedMeasured, formatRange, formatSlowdown, sloMark } from '../../../protocol/figures.js';
 import { formatMs, plural } from '../../../protocol/units.js';
 import { baseOptions, canvasBox, clearPage, el, keepChart, ms, openResultsLink, section, tenantColors, themeColor, withAlpha } from './draw.js';
 
@@ -209,9 +209,8 @@ function capacityTable(model: ComparisonReportModel): HTMLElement | undefined {
     const head = el('tr', {}, ['schedule', 'capacity (load)', 'QoS throughput', 'predicted', 'probes'].map(h => el('th', { textContent: h })));
     const rows = searched.map(s => {
         const c = s.capacity!;
-        const load = c.load === 0 ? `< ${(c.failedLoad ?? 0).toFixed(2)}× (no load met the SLOs)` : `${c.load.toFixed(2)}×${c.failedLoad !== null ? ` (< ${c.failedLoad.toFixed(2)}×)` : ' (none failed)'}`;
         return el('tr', {}, [
-            el('td', { textContent: scheduleLabel(s) }), el('td', { textContent: load }),
+            el('td', { textContent: scheduleLabel(s) }), el('td', { textContent: formatCapacityLoad(c) }),
             el('td', { textContent: `${c.throughputPerSecond.toFixed(1)}/s` }),
             el('td', { textContent: `${s.predictedQosThroughput.toFixed(1)}/s at ${c.predictedLoad.toFixed(2)}×` }),
             el('td', { textContent: `${c.probes}${c.budgetReached ? ' (budget reached)' : ''}` }),
