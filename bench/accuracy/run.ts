@@ -10,7 +10,8 @@
  * how much of the error is the calibration, with the host's run-to-run noise held fixed.
  *
  * Reports MAPE per op kind (solo GPU time per op: the median per request; the means beside it), per tenant mean latency (solo phase) and
- * co-run p99 and mean (co-run phase), the worst cases, and writes bench/.work/accuracy.json.
+ * co-run p99 and mean (co-run phase), the share of measured values inside their prediction's 90 % error band (band coverage),
+ * the worst cases, and writes bench/.work/accuracy.json.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
@@ -19,6 +20,7 @@ import type { WorkloadIR } from '../../src/runtime/ir/types.js';
 import { runWorkload } from '../../src/runtime/execute/run.js';
 import { locateProfile, readProfileFile } from '../../src/runtime/predict/profile-store.js';
 import { predictWorkload, type WorkloadPrediction } from '../../src/runtime/predict/workload.js';
+import { familyBand, insideBand } from '../../src/runtime/predict/band.js';
 import type { Results } from '../../src/runtime/report/schema.js';
 import { closedLoopProbes, evaluationSet } from './workloads.js';
 
@@ -29,7 +31,8 @@ const only = flag('--only');
 /** Runs per workload (default 2): with 2 or more, measured-vs-measured errors give the noise floor of this host. */
 const repeat = Math.max(1, Number(flag('--repeat') ?? 2));
 
-interface Sample { workload: string; what: string; predicted: number; measured: number; ape: number }
+/** One prediction against its measurement; `band`: the prediction's 90 % error band (relative half-width, predict/band.ts), where it has one. */
+interface Sample { workload: string; what: string; predicted: number; measured: number; ape: number; band?: number }
 
 const ape = (p: number, m: number) => Math.abs(p - m) / m;
 
@@ -44,10 +47,10 @@ function compare(ir: WorkloadIR, pred: WorkloadPrediction, res: Results, out: Sa
         if (m.solo && m.solo.requests > 0 && Number.isFinite(t.solo.mean)) {
             out.tenantMean.push({ workload: ir.workload, what: `${t.name} solo mean`, predicted: t.solo.mean, measured: m.solo.latencyMs.mean, ape: ape(t.solo.mean, m.solo.latencyMs.mean) });
             // The median as well: on a shared host a few descheduled requests inflate the mean.
-            out.tenantP50.push({ workload: ir.workload, what: `${t.name} solo p50`, predicted: t.solo.p50, measured: m.solo.latencyMs.p50, ape: ape(t.solo.p50, m.solo.latencyMs.p50) });
+            out.tenantP50.push({ workload: ir.workload, what: `${t.name} solo p50`, predicted: t.solo.p50, measured: m.solo.latencyMs.p50, ape: ape(t.solo.p50, m.solo.latencyMs.p50), band: t.band.relative });
         }
         if (multi && m.corun && m.corun.requests > 0 && Number.isFinite(t.corun.p99)) {
-            out.corunP99.push({ workload: ir.workload, what: `${t.name} co-run p99`, predicted: t.corun.p99, measured: m.corun.latencyMs.p99, ape: ape(t.corun.p99, m.corun.latencyMs.p99) });
+            out.corunP99.push({ workload: ir.workload, what: `${t.name} co-run p99`, predicted: t.corun.p99, measured: m.corun.latencyMs.p99, ape: ape(t.corun.p99, m.corun.latencyMs.p99), band: t.band.relative });
             out.corunMean.push({ workload: ir.workload, what: `${t.name} co-run mean`, predicted: t.corun.mean, measured: m.corun.latencyMs.mean, ape: ape(t.corun.mean, m.corun.latencyMs.mean) });
             // Slowdown (co-run mean / solo mean): scale-free, so a uniformly slower or faster host cancels out.
             const predictedSlowdown = t.corun.mean / t.solo.mean;
@@ -63,7 +66,7 @@ function compare(ir: WorkloadIR, pred: WorkloadPrediction, res: Results, out: Sa
                 if (!mo || op.launches.length === 0) continue;
                 if (mo.soloP50Ms != null && mo.soloP50Ms > 0 && Number.isFinite(op.soloP50Ms)) {
                     const list = out.ops.get(op.kind) ?? [];
-                    list.push({ workload: ir.workload, what: op.path, predicted: op.soloP50Ms, measured: mo.soloP50Ms, ape: ape(op.soloP50Ms, mo.soloP50Ms) });
+                    list.push({ workload: ir.workload, what: op.path, predicted: op.soloP50Ms, measured: mo.soloP50Ms, ape: ape(op.soloP50Ms, mo.soloP50Ms), band: op.band.relative });
                     out.ops.set(op.kind, list);
                 }
                 if (mo.soloMs !== null && mo.soloMs > 0 && Number.isFinite(op.soloMs)) {
@@ -95,6 +98,17 @@ function asPrediction(pred: WorkloadPrediction, res: Results): WorkloadPredictio
     };
 }
 
+/**
+ * Band coverage: the share of samples with a band whose measurement fell inside it (goal 85–95 % for 90 % bands), with the
+ * bands' median half-width beside it (a band wide enough covers anything: the width says what the coverage cost), or — without bands.
+ */
+const coverage = (xs: Sample[]) => {
+    const banded = xs.filter(x => x.band !== undefined);
+    if (banded.length === 0) return '—';
+    const inside = banded.filter(x => insideBand(x.predicted, x.measured, x.band!)).length;
+    const widths = banded.map(x => x.band!).sort((a, b) => a - b);
+    return `${(100 * inside / banded.length).toFixed(0)}% (±${(100 * widths[Math.floor(widths.length / 2)]).toFixed(0)}%)`;
+};
 const mape = (xs: Sample[]) => (xs.length ? (100 * xs.reduce((s, x) => s + x.ape, 0)) / xs.length : NaN);
 const fmt = (x: number) => (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2));
 const row = (s: Sample) => `| ${s.workload} | ${s.what} | ${fmt(s.predicted)} | ${fmt(s.measured)} | ${(100 * (s.predicted - s.measured) / s.measured).toFixed(1)}% |`;
@@ -151,15 +165,16 @@ async function main(): Promise<void> {
     lines.push(`# Prediction accuracy — ${adapter}`, '', `profile: ${located.file ?? 'default'} (created ${profile.createdAt}${profile.quick ? ', quick' : ''}); ${new Date().toISOString()}; ${((Date.now() - started) / 1000).toFixed(0)} s`, '');
     // The noise floor beside each figure: run 2 scored against run 1 of the same workload (what two measurements differ by here).
     const noiseOf = (xs: Sample[] | undefined) => (repeat > 1 && xs && xs.length ? `${mape(xs).toFixed(1)}%` : '—');
-    lines.push(`| metric | n | MAPE (prediction vs run 1) | noise floor (run 2 vs run 1) | goal |`, '|---|---:|---:|---:|---:|');
-    for (const [kind, xs] of [...out.ops.entries()].sort()) lines.push(`| op ${kind} (solo GPU time, median per request) | ${xs.length} | ${mape(xs).toFixed(1)}% | ${noiseOf(noise.ops.get(kind))} | ≤ 10% |`);
-    lines.push(`| all ops (median per request) | ${allOps.length} | ${mape(allOps).toFixed(1)}% | ${noiseOf([...noise.ops.values()].flat())} | ≤ 10% |`);
-    lines.push(`| all ops, mean per request (stalls included) | ${out.opMeans.length} | ${mape(out.opMeans).toFixed(1)}% | ${noiseOf(noise.opMeans)} | — |`);
-    lines.push(`| tenant mean latency (solo) | ${out.tenantMean.length} | ${mape(out.tenantMean).toFixed(1)}% | ${noiseOf(noise.tenantMean)} | ≤ 10% |`);
-    lines.push(`| tenant p50 latency (solo) | ${out.tenantP50.length} | ${mape(out.tenantP50).toFixed(1)}% | ${noiseOf(noise.tenantP50)} | — |`);
-    lines.push(`| co-run mean latency | ${out.corunMean.length} | ${mape(out.corunMean).toFixed(1)}% | ${noiseOf(noise.corunMean)} | — |`);
-    lines.push(`| co-run p99 latency | ${out.corunP99.length} | ${mape(out.corunP99).toFixed(1)}% | ${noiseOf(noise.corunP99)} | ≤ 15% |`);
-    lines.push(`| co-run slowdown (mean / solo mean) | ${out.slowdown.length} | ${mape(out.slowdown).toFixed(1)}% | ${noiseOf(noise.slowdown)} | — |`);
+    // Band coverage: the share of measured values inside their prediction's 90 % band (predict/band.ts; goal 85–95 %).
+    lines.push(`| metric | n | MAPE (prediction vs run 1) | noise floor (run 2 vs run 1) | goal | inside 90 % band (goal 85–95 %; median band) |`, '|---|---:|---:|---:|---:|---:|');
+    for (const [kind, xs] of [...out.ops.entries()].sort()) lines.push(`| op ${kind} (solo GPU time, median per request) | ${xs.length} | ${mape(xs).toFixed(1)}% | ${noiseOf(noise.ops.get(kind))} | ≤ 10% | ${coverage(xs)} |`);
+    lines.push(`| all ops (median per request) | ${allOps.length} | ${mape(allOps).toFixed(1)}% | ${noiseOf([...noise.ops.values()].flat())} | ≤ 10% | ${coverage(allOps)} |`);
+    lines.push(`| all ops, mean per request (stalls included) | ${out.opMeans.length} | ${mape(out.opMeans).toFixed(1)}% | ${noiseOf(noise.opMeans)} | — | — |`);
+    lines.push(`| tenant mean latency (solo) | ${out.tenantMean.length} | ${mape(out.tenantMean).toFixed(1)}% | ${noiseOf(noise.tenantMean)} | ≤ 10% | — |`);
+    lines.push(`| tenant p50 latency (solo) | ${out.tenantP50.length} | ${mape(out.tenantP50).toFixed(1)}% | ${noiseOf(noise.tenantP50)} | — | ${coverage(out.tenantP50)} |`);
+    lines.push(`| co-run mean latency | ${out.corunMean.length} | ${mape(out.corunMean).toFixed(1)}% | ${noiseOf(noise.corunMean)} | — | — |`);
+    lines.push(`| co-run p99 latency | ${out.corunP99.length} | ${mape(out.corunP99).toFixed(1)}% | ${noiseOf(noise.corunP99)} | ≤ 15% | ${coverage(out.corunP99)} |`);
+    lines.push(`| co-run slowdown (mean / solo mean) | ${out.slowdown.length} | ${mape(out.slowdown).toFixed(1)}% | ${noiseOf(noise.slowdown)} | — | — |`);
     // Signed bias: a model that is systematically low or high shows here, noise does not.
     const bias = (xs: Sample[]) => (xs.length ? `${(100 * xs.reduce((sum, x) => sum + (x.predicted - x.measured) / x.measured, 0) / xs.length).toFixed(1)}%` : '—');
     lines.push('', `Mean signed error (bias): all ops ${bias(allOps)} (means: ${bias(out.opMeans)}), tenant mean ${bias(out.tenantMean)}, co-run p99 ${bias(out.corunP99)}.`);
@@ -170,6 +185,14 @@ async function main(): Promise<void> {
             const host = `${(100 * p.serviceCv).toFixed(0)}%, ${p.hostMeanFactor ? `${p.hostMeanFactor.gpu.toFixed(2)}/${p.hostMeanFactor.wall.toFixed(2)}` : '—'}, ${p.idlePenalty ? `${p.idlePenalty.wallMs.toFixed(2)} + ${p.idlePenalty.gpuMsPerPass.toFixed(3)}` : '—'}`;
             lines.push(`| ${o.file} | ${host} | ${mape(ops).toFixed(1)}% | ${mape(o.samples.tenantMean).toFixed(1)}% | ${mape(o.samples.corunP99).toFixed(1)}% |`);
         }
+    }
+    // What each family's band rests on (calibrate/band-evidence.ts): model error (leave-one-out, own or pooled) and run-to-run noise.
+    lines.push('', '## Band evidence per family (profile)', '', '| family | points | leave-one-out p90 (from) | noise p90 | band |', '|---|---:|---:|---:|---:|');
+    for (const [name, fam] of Object.entries(profile.families).sort(([a], [b]) => a.localeCompare(b))) {
+        const e = fam.error;
+        lines.push(e
+            ? `| ${name} | ${fam.points.length} | ${(100 * e.looP90).toFixed(1)}% (${e.from}, ${e.points}) | ${(100 * e.noiseP90).toFixed(1)}% | ±${(100 * familyBand(fam).relative).toFixed(0)}% |`
+            : `| ${name} | ${fam.points.length} | — | — | default ±${(100 * familyBand(fam).relative).toFixed(0)}% |`);
     }
     const worst = (xs: Sample[], n: number) => [...xs].sort((a, b) => b.ape - a.ape).slice(0, n);
     lines.push('', '## Worst cases (ms)', '', '| workload | what | predicted | measured | error |', '|---|---|---:|---:|---:|');

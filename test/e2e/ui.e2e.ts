@@ -228,7 +228,7 @@ describe(`the user's path (installed ${path.basename(vsix)})`, () => {
         // prediction, then what was measured — whole, not cut at the editor's default 43 characters.
         const inline = async () => page.evaluate(() => [...document.querySelectorAll('.monaco-editor .view-line span[class*="dyn-rule"]')]
             .map(el => (el.textContent ?? '').replace(/\u00a0/g, ' ').trim()).filter(t => t.startsWith('≈')));
-        const measuredOp = /^≈[\d.]+ (ms|µs|s)\?? · measured (co-run )?[\d.]+ (ms|µs|s) \(([−+][\d.]+%|n\/a)\)/;
+        const measuredOp = /^≈[\d.]+ (ms|µs|s)\?? ±[\d.]+%\?? · measured (co-run )?[\d.]+ (ms|µs|s) \(([−+][\d.]+%|n\/a)(, (inside|outside) band)?\)/;
         await expect.poll(async () => (await inline()).filter(t => measuredOp.test(t)).length, { timeout: 30_000 }).toBeGreaterThan(0);
         const hints = await inline();
         expect(hints.filter(t => t.includes('…'))).toEqual([]);

@@ -12,9 +12,10 @@ import { parseWorkloadIr } from '../../runtime/ir/validate.js';
 import type { WorkloadIR } from '../../runtime/ir/types.js';
 import { locateProfile, readProfileFile, type LocatedProfile } from '../../runtime/predict/profile-store.js';
 import { predictWorkload, type WorkloadPrediction } from '../../runtime/predict/workload.js';
+import { DEFAULT_BAND } from '../../runtime/predict/band.js';
 import { alignTable } from '../../runtime/report/table.js';
 import { workspaceFolderOf } from '../../runtime/report/write.js';
-import { formatError, profileLabel, typicalOpMs } from '../../language-server/prediction/format.js';
+import { formatBand, formatBandRange, formatError, profileLabel, typicalOpMs } from '../../language-server/prediction/format.js';
 import { formatBytes, formatFlops, formatMs, formatPercent } from '../../protocol/units.js';
 import { comparisonJson, comparisonText, compareWorkloadSchedules } from '../../language-server/prediction/schedule-comparison.js';
 import { PlanCache } from '../../runtime/plan/plan.js';
@@ -48,8 +49,8 @@ export function predictionTable(p: WorkloadPrediction, top: number): string {
     for (const t of p.tenants) {
         const slo = t.slos.length === 0 ? '—' : t.slos.map(s => `${s.percentile}≤${formatMs(s.targetMs)} ${s.verdict === 'ok' ? '✓' : s.verdict === 'infeasible' ? '✗ infeasible' : '⚠ at risk'}`).join(' ');
         rows.push([
-            t.name, formatMs(t.serviceMs), formatMs(t.solo.p50), formatMs(t.solo.p99),
-            ...(multi ? [formatMs(t.corun.p50), formatMs(t.corun.p99), `${t.slowdown.toFixed(2)}×`] : []),
+            t.name, formatMs(t.serviceMs), formatMs(t.solo.p50), `${formatMs(t.solo.p99)} (${formatBandRange(t.bandMs.solo.p99)})`,
+            ...(multi ? [formatMs(t.corun.p50), `${formatMs(t.corun.p99)} (${formatBandRange(t.bandMs.corun.p99)})`, `${t.slowdown.toFixed(2)}×`] : []),
             `${formatPercent(t.corunUtilisation)}${t.openLoop ? '' : ' (closed)'}`, slo,
         ]);
     }
@@ -57,13 +58,16 @@ export function predictionTable(p: WorkloadPrediction, top: number): string {
         `workload ${p.workload} — schedule ${p.policy} — ${profileLabel(p)}`,
         alignTable(rows),
         `device utilisation (open-loop demand at solo speed): ${formatPercent(p.deviceUtilisation)}${p.overloaded ? ' — OVERLOADED' : ''}`,
+        p.tenants.some(t => !t.band.calibrated)
+            ? `p99 (low–high), ops ±: uncalibrated band, a stated default of ±${formatPercent(DEFAULT_BAND)} (this profile has no leave-one-out evidence; run \`tenancy calibrate\`)`
+            : 'p99 (low–high), ops ±: the 90 % band (90 % of the profile\'s own calibration points, each predicted without it, fell within it; the host\'s run-to-run noise added)',
     ];
     if (top > 0) {
         // Typical (median) times per request, as the editor's op hints show them.
         const ops = p.tenants.flatMap(t => t.ops.map(o => ({ o, typical: typicalOpMs(o) }))).sort((a, b) => b.typical.solo - a.typical.solo).slice(0, top);
         const opRows = [['op', 'kind', 'FLOPs', 'bytes', 'FLOP/B', 'bound', 'solo', 'co-run', 'kernels']];
         for (const { o, typical } of ops) {
-            opRows.push([o.path, o.kind, formatFlops(o.flops), formatBytes(o.bytes), o.intensity.toFixed(1), o.bound, formatMs(typical.solo), formatMs(typical.corun), o.launches.map(l => l.name).join(',')]);
+            opRows.push([o.path, o.kind, formatFlops(o.flops), formatBytes(o.bytes), o.intensity.toFixed(1), o.bound, `${formatMs(typical.solo)} ${formatBand(o.band)}`, formatMs(typical.corun), o.launches.map(l => l.name).join(',')]);
         }
         lines.push('', `top ${ops.length} ops by predicted typical (median) solo GPU time per request:`, alignTable(opRows));
     }

@@ -7,13 +7,31 @@ import type { OpResult, Results, TenantResult } from '../../runtime/report/schem
 import { describeAttribution } from '../../runtime/report/attribution.js';
 import { requiredSamples } from '../../runtime/report/statistics.js';
 import { formatBoundedMs, formatNeeds, formatRange, formatSlowdown as formatInterval, sloMark } from '../../protocol/figures.js';
-import type { OpPrediction, TenantPrediction, WorkloadPrediction } from '../../runtime/predict/workload.js';
+import type { OpPrediction, SloPrediction, TenantPrediction, WorkloadPrediction } from '../../runtime/predict/workload.js';
+import { DEFAULT_BAND, bandRange, combineBands, insideBand, type ErrorBand } from '../../runtime/predict/band.js';
 import { formatBytes, formatFlops, formatMs, formatPercent, formatSignedPercent } from '../../protocol/units.js';
 
 /** `+8%` / `−12%`: (measured − predicted) / measured, the error of the prediction relative to the measurement. */
 export function formatError(predicted: number, measured: number): string {
     if (!(measured > 0) || !Number.isFinite(predicted)) return 'n/a';
     return formatSignedPercent((predicted - measured) / measured);
+}
+
+/** `±12%`: a 90 % error band's relative half-width (band.ts). */
+export function formatBand(band: ErrorBand): string {
+    return `±${formatPercent(band.relative)}`;
+}
+
+/** A band's range in ms without the unit, as the figure it follows prints it (`61 ms (45–80)`); `≥ 45` when unbounded above. */
+export function formatBandRange(range: { low: number; high: number }): string {
+    return formatRange(range.low, Number.isFinite(range.high) ? range.high : null);
+}
+
+/** One line saying what a band means: the evidence it rests on, or that it is the default. */
+function bandMeaning(band: ErrorBand): string {
+    return band.calibrated
+        ? `${formatBand(band)} is the 90 % band: on this profile's own calibration points, 90 % of measured times fell within that error of the prediction (each point predicted by the model fitted without it; a family with fewer than 4 points takes its class's), the host's run-to-run noise added.`
+        : `${formatBand(band)} is an uncalibrated band: a stated default (±${formatPercent(DEFAULT_BAND)}), not this profile's evidence — run \`tenancy calibrate\` for bands measured on this device.`;
 }
 
 /** The profile label every predicted figure carries: calibrated device or "uncalibrated". */
@@ -77,6 +95,8 @@ export interface MeasuredFigure {
     slowdown?: number;
     /** The measured op the run fused these ops into, when it measured none of them on their own. */
     fusedInto?: string;
+    /** The 90 % band of predictedSoloMs: the instances' launches combined (band.ts combineBands). */
+    band: ErrorBand;
 }
 
 /** An op's predicted typical (median) time per request, solo and co-run (the co-run one scaled by the op's slowdown). */
@@ -86,7 +106,8 @@ export function typicalOpMs(op: OpPrediction): { solo: number; corun: number } {
 
 /** Decides "the measured figure" of op instances; inlay hints and hovers both show this. */
 export function measuredFigure(instances: OpInstanceFigures[]): MeasuredFigure {
-    const figure: MeasuredFigure = { predictedSoloMs: 0, predictedCorunMs: 0, instances: instances.length };
+    const band = combineBands(instances.flatMap(({ op }) => op.launches.map(l => ({ family: l.family, ms: l.ms, band: l.band }))));
+    const figure: MeasuredFigure = { predictedSoloMs: 0, predictedCorunMs: 0, instances: instances.length, band };
     const measuredMs = (o: OpResult, phase: 'solo' | 'corun') => phase === 'solo' ? o.soloP50Ms : o.corunP50Ms;
     const counted = new Set<string>();
     let bothSolo = 0, bothCorun = 0;
@@ -141,14 +162,17 @@ function runStatusNote(status: Results['status'] | undefined): string {
 }
 
 /**
- * Inlay hint text of one op line: `≈0.24 ms` before a run; after it the measured solo time
- * with the prediction's error, and the measured co-run time with its slowdown over solo —
- * `≈0.24 ms · measured 0.48 ms (−50%) · co-run 0.45 ms, 0.94× solo`.
+ * Inlay hint text of one op line: `≈0.24 ms ±12%` (the prediction and its 90 % band; `?` after
+ * the time: uncalibrated profile; after the band: a default band) before a run; after it the
+ * measured solo time with the prediction's error and whether it fell inside the band, and the
+ * measured co-run time with its slowdown over solo —
+ * `≈0.24 ms ±12% · measured 0.48 ms (−50%, outside band) · co-run 0.45 ms, 0.94× solo`.
  */
 export function opHint(figure: MeasuredFigure, uncalibrated: boolean, status?: Results['status']): string {
-    const parts = [`≈${formatMs(figure.predictedSoloMs)}${uncalibrated ? '?' : ''}`];
+    const bandMark = !uncalibrated && !figure.band.calibrated ? '?' : '';
+    const parts = [`≈${formatMs(figure.predictedSoloMs)}${uncalibrated ? '?' : ''} ${formatBand(figure.band)}${bandMark}`];
     const { solo, corun } = figure;
-    if (solo) parts.push(`measured ${formatMs(solo.ms)} (${formatError(solo.predictedMs, solo.ms)})`);
+    if (solo) parts.push(`measured ${formatMs(solo.ms)} (${formatError(solo.predictedMs, solo.ms)}, ${insideBand(solo.predictedMs, solo.ms, figure.band.relative) ? 'inside' : 'outside'} band)`);
     if (corun) {
         const label = solo ? 'co-run' : 'measured co-run';
         // Without a solo time there is no slowdown: grade the co-run prediction instead.
@@ -164,11 +188,11 @@ export function opHint(figure: MeasuredFigure, uncalibrated: boolean, status?: R
 export function opHintTooltip(figure: MeasuredFigure, p: WorkloadPrediction, tenant: string, ops: OpPrediction[], finishedAt: string | undefined): string {
     const names = [...new Set(ops.map(o => opName(o.path)))];
     const what = figure.instances > 1 ? `; the sum over this line's ${figure.instances} op instances (${names.map(n => `\`${n}\``).join(', ')})` : '';
-    const lines = [`Predicted typical (median) GPU time per request, solo, for \`${tenant}\` — ${profileLabel(p)}${what}.`];
+    const lines = [`Predicted typical (median) GPU time per request, solo, for \`${tenant}\` — ${profileLabel(p)}${what}.`, '', bandMeaning(figure.band)];
     const { solo, corun } = figure;
     if (solo || corun) {
         lines.push('', `Measured in the latest run${finishedAt ? ` (${new Date(finishedAt).toLocaleString()})` : ''}, typical (median) GPU time per request:`);
-        if (solo) lines.push(`- solo ${formatMs(solo.ms)} — predicted ${formatMs(solo.predictedMs)}, error ${formatError(solo.predictedMs, solo.ms)}`);
+        if (solo) lines.push(`- solo ${formatMs(solo.ms)} — predicted ${formatMs(solo.predictedMs)} ${formatBand(figure.band)}, error ${formatError(solo.predictedMs, solo.ms)}, ${insideBand(solo.predictedMs, solo.ms, figure.band.relative) ? 'inside' : 'outside'} the band`);
         if (corun) lines.push(`- co-run ${formatMs(corun.ms)}${figure.slowdown !== undefined ? `, ${formatSlowdown(figure.slowdown)} solo` : ''} — predicted ${formatMs(corun.predictedMs)}, error ${formatError(corun.predictedMs, corun.ms)}`);
         lines.push('', 'Error: (predicted − measured) / measured. Hover the op for every tenant and instance.');
     } else if (figure.fusedInto) {
@@ -181,7 +205,8 @@ export function opHintTooltip(figure: MeasuredFigure, p: WorkloadPrediction, ten
 export function tenantHint(t: TenantPrediction, measured: TenantResult | undefined, uncalibrated: boolean, multiTenant: boolean): string {
     const phase = multiTenant ? 'co-run' : 'solo';
     const f = multiTenant ? t.corun : t.solo;
-    let text = `≈ p50 ${formatMs(f.p50)} · p99 ${formatMs(f.p99)} ${phase}${uncalibrated ? ' (uncalibrated)' : ''}`;
+    const p99Band = formatBandRange(t.bandMs[multiTenant ? 'corun' : 'solo'].p99);
+    let text = `≈ p50 ${formatMs(f.p50)} · p99 ${formatMs(f.p99)} (${p99Band}) ${phase}${uncalibrated ? ' (uncalibrated)' : ''}`;
     // The phase the code lens summarises too: co-run when the run had one, else solo (a solo run).
     const measuredPhase = measured?.corun ? 'corun' : measured?.solo ? 'solo' : undefined;
     const stats = measuredPhase ? measured?.[measuredPhase] : undefined;
@@ -238,11 +263,11 @@ export function opHoverMarkdown(rows: { tenant: string; op: OpPrediction; measur
             const f = measuredFigure([{ op: r.op, measured: r.measured }]);
             anyMeasured ||= f.solo !== undefined || f.corun !== undefined;
             const label = group.length > 1 && instanceOf(r.op.path) ? `${tenant} · ${instanceOf(r.op.path)}` : tenant;
-            lines.push(`| ${label} | ${formatFlops(r.op.flops)} | ${formatBytes(r.op.bytes)} | ${r.op.intensity.toFixed(1)} | ${r.op.bound} | ${formatMs(f.predictedSoloMs)} | ${formatMs(f.predictedCorunMs)} | ${cells(f).join(' | ')} |`);
+            lines.push(`| ${label} | ${formatFlops(r.op.flops)} | ${formatBytes(r.op.bytes)} | ${r.op.intensity.toFixed(1)} | ${r.op.bound} | ${formatMs(f.predictedSoloMs)} ${formatBand(f.band)} | ${formatMs(f.predictedCorunMs)} | ${cells(f).join(' | ')} |`);
         }
         if (group.length > 1) {
             const f = measuredFigure(group.map(r => ({ op: r.op, measured: r.measured })));
-            lines.push(`| **${tenant}, ${group.length} instances** | | | | | ${formatMs(f.predictedSoloMs)} | ${formatMs(f.predictedCorunMs)} | ${cells(f).join(' | ')} |`);
+            lines.push(`| **${tenant}, ${group.length} instances** | | | | | ${formatMs(f.predictedSoloMs)} ${formatBand(f.band)} | ${formatMs(f.predictedCorunMs)} | ${cells(f).join(' | ')} |`);
         }
     }
     if (rows.length > maxRows) lines.push('', `…and ${rows.length - maxRows} more instances`);
@@ -258,6 +283,7 @@ export function opHoverMarkdown(rows: { tenant: string; op: OpPrediction; measur
         ? `Solo and co-run: typical (median) GPU time per request, predicted; measured in the latest run; error = (predicted − measured) / measured; × = co-run / solo.`
         : 'Solo and co-run: typical (median) GPU time per request, predicted.');
     const first = rows[0]?.op;
+    if (first) lines.push('', bandMeaning(first.band));
     if (first) {
         // Each launch's share of the op's typical time (launch times are means: the host's factor scales them alike).
         const scale = first.soloMs > 0 ? typicalOpMs(first).solo / first.soloMs : 1;
@@ -272,30 +298,43 @@ export function opHoverMarkdown(rows: { tenant: string; op: OpPrediction; measur
 export function tenantHoverMarkdown(t: TenantPrediction, p: WorkloadPrediction, measured: TenantResult | undefined): string {
     const multi = p.tenants.length > 1;
     const lines: string[] = [`**Predicted** — ${profileLabel(p)}`, ''];
-    const row = (label: string, f: TenantPrediction['solo'], m: TenantResult['solo'] | undefined) => {
+    const row = (label: string, f: TenantPrediction['solo'], m: TenantResult['solo'] | undefined, band: TenantPrediction['bandMs']['solo']) => {
         const cell = (x: number, key: 'p50' | 'p99' | 'mean') => {
-            if (!m) return formatMs(x);
+            const predicted = key === 'mean' ? formatMs(x) : `${formatMs(x)} (${formatBandRange(band[key])})`;
+            if (!m) return predicted;
             const b = m.boundsMs[key];
-            if (!b || b.high === null) return `${formatMs(x)} (measured ${key === 'mean' ? formatMs(m.latencyMs.mean) : formatNeeds(requiredSamples(key), m.requests)})`;
-            return `${formatMs(x)} (measured ${formatBoundedMs(m.latencyMs[key], b.low, b.high)}, ${formatError(x, m.latencyMs[key])})`;
+            if (!b || b.high === null) return `${predicted}, measured ${key === 'mean' ? formatMs(m.latencyMs.mean) : formatNeeds(requiredSamples(key), m.requests)}`;
+            return `${predicted}, measured ${formatBoundedMs(m.latencyMs[key], b.low, b.high)}, ${formatError(x, m.latencyMs[key])}`;
         };
         lines.push(`| ${label} | ${cell(f.mean, 'mean')} | ${cell(f.p50, 'p50')} | ${cell(f.p99, 'p99')} |`);
     };
     lines.push('| | mean | p50 | p99 |', '|---|---:|---:|---:|');
-    row('solo', t.solo, measured?.solo ?? undefined);
-    if (multi) row(`co-run (${p.policy})`, t.corun, measured?.corun ?? undefined);
-    lines.push('');
+    row('solo', t.solo, measured?.solo ?? undefined, t.bandMs.solo);
+    if (multi) row(`co-run (${p.policy})`, t.corun, measured?.corun ?? undefined, t.bandMs.corun);
+    lines.push('', `p50 and p99 with their 90 % band (${formatBand(t.band)}, ms). ${bandMeaning(t.band)} It covers the kernels' times and the host's noise, not the queueing and interference models.`, '');
     lines.push(`Service ${formatMs(t.serviceMs)} per request (${t.launches} kernels, ${t.submits} submit${t.submits === 1 ? '' : 's'})` +
         (multi ? ` · slowdown ×${t.slowdown.toFixed(2)}` : '') +
         ` · utilisation ${formatPercent(t.corunUtilisation)}${t.openLoop ? '' : ' (closed loop)'}`);
     for (const s of t.slos) {
-        const verdict = s.verdict === 'ok' ? '✓ met' : s.verdict === 'infeasible' ? '✗ infeasible even solo' : '⚠ at risk under co-run';
+        const verdict = s.verdict === 'ok' ? '✓ met' : s.verdict === 'infeasible' ? '✗ infeasible even solo, even at the band\'s low end' : `⚠ at risk: ${sloRiskReason(s, multi)}`;
         const run = measured?.slos.find(m => m.percentile === s.percentile);
         const seen = run ? `; measured ${run.verdict === 'invalid' ? `invalid (needs ${run.requestsNeeded} requests)` : `${sloMark(run.verdict)}${run.boundsMs ? ` (${formatRange(run.boundsMs.low, run.boundsMs.high)} ms)` : ''}`}` : '';
-        lines.push(`- SLO ${s.percentile} ≤ ${formatMs(s.targetMs)}: ${verdict} (predicted ${formatMs(multi ? s.corunMs : s.soloMs)})${seen}`);
+        lines.push(`- SLO ${s.percentile} ≤ ${formatMs(s.targetMs)}: ${verdict} (predicted ${formatMs(multi ? s.corunMs : s.soloMs)}, band ${formatBandRange(multi ? s.corunBandMs : bandRange(s.soloMs, t.band.relative))} ms)${seen}`);
     }
     if (measured) lines.push(...measuredTenantLines(measured));
     return lines.join('\n');
+}
+
+/**
+ * Why an SLO is at risk, in words: the figure exceeds the target, or it meets it but its band
+ * straddles the target (the band's high end exceeds it).
+ */
+export function sloRiskReason(s: SloPrediction, multiTenant: boolean): string {
+    const phase = multiTenant ? 'co-run' : 'queued';
+    if (s.soloServiceMs > s.targetMs) return `the predicted solo ${s.percentile} exceeds it, but the band's low end (${formatMs(s.soloServiceBandMs.low)}) does not`;
+    if (s.corunMs > s.targetMs) return `the predicted ${phase} ${s.percentile} exceeds it`;
+    const band = s.corunBandMs.high > s.targetMs ? s.corunBandMs : s.soloServiceBandMs;
+    return `the prediction meets it, but its 90 % band (${formatBandRange(band)} ms) straddles it`;
 }
 
 /** What the latest run measured of a tenant beyond its percentiles: slowdowns with intervals, where time went, who slowed it, validity. */

@@ -1,6 +1,6 @@
 /**
  * The editor's views of predictions: a hover section (op, tenant, workload), inlay hints
- * (`≈1.2 ms` per op line, predicted p50/p99 per tenant, and after a run the measured figures
+ * (`≈1.2 ms ±12%` per op line, predicted p50/p99 per tenant, and after a run the measured figures
  * with the error beside them — the editor's only inline view of measurements) and the three
  * prediction diagnostics (slo-infeasible, overloaded, slo-at-risk). All render from
  * PredictionService's cached per-workload prediction and format.ts's measuredFigure: no second logic.
@@ -14,7 +14,7 @@ import {
 import type { HoverSection, HoverTarget } from '../lsp/hover-provider.js';
 import { IssueCodes } from '../validation/issue-codes.js';
 import {
-    measuredFigure, measuredTenant, opHint, opHintTooltip, opHoverMarkdown, tenantHint,
+    formatBand, formatBandRange, measuredFigure, sloRiskReason, measuredTenant, opHint, opHintTooltip, opHoverMarkdown, tenantHint,
     tenantHoverMarkdown, workloadHoverMarkdown, type OpInstanceFigures,
 } from './format.js';
 import type { PredictionService, WorkloadPredictionView } from './prediction-service.js';
@@ -182,10 +182,12 @@ export function checkWorkloadPredictions(services: Services, workload: Workload,
                 if (prop) accept('warning', message, { node: prop, code, data: { code } });
                 else accept('warning', message, { node: member, property: 'name', code, data: { code } });
             };
+            const band = `${formatBand(t.band)}${t.band.calibrated ? '' : ', uncalibrated band'}`;
             if (s.verdict === 'infeasible') {
-                report(IssueCodes.SloInfeasible, `Predicted solo ${s.percentile} latency ${formatMs(s.soloServiceMs)} already exceeds the SLO of ${formatMs(s.targetMs)}${label}.`);
+                report(IssueCodes.SloInfeasible, `Predicted solo ${s.percentile} latency ${formatMs(s.soloServiceMs)} already exceeds the SLO of ${formatMs(s.targetMs)}, even at its 90 % band's low end ${formatMs(s.soloServiceBandMs.low)} (${band})${label}.`);
             } else if (s.verdict === 'at-risk') {
-                report(IssueCodes.SloAtRisk, `Predicted ${p.tenants.length > 1 ? `co-run (${p.policy})` : 'queued'} ${s.percentile} latency ${formatMs(s.corunMs)} exceeds the SLO of ${formatMs(s.targetMs)} (solo ${formatMs(s.soloMs)})${label}.`);
+                const multi = p.tenants.length > 1;
+                report(IssueCodes.SloAtRisk, `SLO ${s.percentile} ≤ ${formatMs(s.targetMs)} at risk: ${sloRiskReason(s, multi)} — predicted ${multi ? `co-run (${p.policy})` : 'queued'} ${s.percentile} latency ${formatMs(s.corunMs)} (${formatBandRange(s.corunBandMs)} ms, ${band}), solo ${formatMs(s.soloMs)}${label}.`);
             }
         }
     }

@@ -33,6 +33,9 @@ import {
 import { normalQuantile } from '../predict/queueing.js';
 import { idlePenaltyFromRuntimeTrials, levelledByTrial, mean, meanFactorFromTrials, medianOf, quantileOf, type RuntimeIdleTrial } from './estimators.js';
 import { measureRuntimeIdle } from './runtime-idle.js';
+import { bandEvidence, roundDeviations } from './band-evidence.js';
+import { familyBand } from '../predict/band.js';
+import { formatPercent } from '../../protocol/units.js';
 import { fitLine, prepareCase, robustStats, startAggressor, timeLaunches, timeSequence, type PreparedCase, type SequenceTimes } from './measure.js';
 import { calibrationCases, convCase, idleProbeTenant, interferenceKernels, matmulCase, reluCase, type SyntheticCase } from './synthetic.js';
 
@@ -102,8 +105,8 @@ export async function calibrate(options: CalibrateOptions): Promise<DeviceProfil
         opened.push(victim);
         const info = adapterInfo(adapter);
         const ladders = options.ladders ?? calibrationCases(quick);
-        // One tick per ladder case, six single steps, six interference pairs.
-        const totalSteps = ladders.reduce((s, l) => s + l.cases.length, 0) + 6 + 6;
+        // One tick per ladder case, seven single steps, six interference pairs.
+        const totalSteps = ladders.reduce((s, l) => s + l.cases.length, 0) + 7 + 6;
         let step = 0;
         const c: Calibration = {
             gpu, victim, preference, quick, signal: options.signal,
@@ -118,8 +121,9 @@ export async function calibrate(options: CalibrateOptions): Promise<DeviceProfil
 
         const kernelFloorMs = await measureKernelFloor(c);
         const rounds = await measureLadderRounds(c, ladders);
-        const families = familiesFrom(rounds, c);
+        const { families, deviations } = familiesFrom(rounds, c);
         const bandwidthBytesPerMs = bandwidthFrom(families, c);
+        addBandEvidence(families, deviations, kernelFloorMs, bandwidthBytesPerMs, c);
         const { dispatchOverheadMs, submitOverheadMs } = overheadsFrom(rounds, c);
         const jitter = jitterFrom(rounds, c);
         for (const run of rounds.runs) for (const p of run.cases) c.release(p);
@@ -240,9 +244,15 @@ function pooled(run: { cases: readonly PreparedCase[] }, times: readonly Sequenc
     };
 }
 
-/** 2 (cont.). Every launch's median time lands in its family's curve: the throughput-vs-size curve of each kernel family. */
-function familiesFrom(rounds: LadderRounds, c: Calibration): Record<string, FamilyProfile> {
+/**
+ * 2 (cont.). Every launch's median time lands in its family's curve: the throughput-vs-size curve
+ * of each kernel family. With it, each family's measurement errors: every launch's round medians
+ * against its pooled median (band-evidence.ts roundDeviations), the rounds being interleaved
+ * through all ladders.
+ */
+function familiesFrom(rounds: LadderRounds, c: Calibration): { families: Record<string, FamilyProfile>; deviations: Record<string, number[]> } {
     const points = new Map<string, CurvePoint[]>();
+    const deviations: Record<string, number[]> = {};
     for (const run of rounds.runs) {
         const t = pooled(run, run.times);
         run.cases.forEach((p, ci) => {
@@ -251,6 +261,7 @@ function familiesFrom(rounds: LadderRounds, c: Calibration): Record<string, Fami
             const ms = t.launches[ci].map(xs => robustStats(xs).median);
             p.kernels.launches.forEach((l, i) => {
                 const fam = familyOf(l.name);
+                (deviations[fam] ??= []).push(...roundDeviations(run.times.map(x => x.launches[ci][i])));
                 const list = points.get(fam) ?? [];
                 list.push({
                     flops: l.flops, bytes: Math.max(1, l.bytes), workgroups: l.dispatch[0] * l.dispatch[1] * l.dispatch[2],
@@ -271,7 +282,24 @@ function familiesFrom(rounds: LadderRounds, c: Calibration): Record<string, Fami
         if (usable.length === 0) continue;
         families[fam] = { basis, points: mergeSameWork(usable, basis) };
     }
-    return families;
+    return { families, deviations };
+}
+
+/**
+ * 3b. Each family's band evidence (predict/band.ts, calibrate/band-evidence.ts; computation only):
+ *     leave-one-out error over the points just measured (a family with few points: its class's
+ *     pooled) and the run-to-run error of its launches' measurements.
+ */
+function addBandEvidence(families: Record<string, FamilyProfile>, deviations: Record<string, number[]>, floorMs: number, bandwidthBytesPerMs: number, c: Calibration): void {
+    const evidence = bandEvidence(families, floorMs, bandwidthBytesPerMs, deviations);
+    const shown: string[] = [];
+    for (const [name, fam] of Object.entries(families)) {
+        const e = evidence[name];
+        if (!e) continue;
+        fam.error = e;
+        shown.push(`${name} ±${formatPercent(familyBand(fam).relative)}${e.from === 'family' ? '' : ` (${e.from})`}`);
+    }
+    c.tick(`error bands (90 %, leave-one-out + run-to-run noise): ${shown.join(', ') || 'none (no family measured at enough sizes)'}`);
 }
 
 /** 3. Memory bandwidth from the largest copy-like kernel measured (relu.map4: read once, write once). */

@@ -8,3 +8,4 @@ export * from './latency.js';
 export * from './contention.js';
 export * from './queueing.js';
 export * from './workload.js';
+export * from './band.js';

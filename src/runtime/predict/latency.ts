@@ -23,6 +23,7 @@ import type { IrArrival } from '../ir/types.js';
 import type { DemandKind, DeviceProfile, FamilyProfile } from './profile.js';
 import type { PlannedLaunch } from '../plan/launch.js';
 import type { PlannedOp } from '../plan/plan.js';
+import { combineBands, familyBand, type ErrorBand } from './band.js';
 
 /** Timing of one launch. */
 export interface LaunchTiming {
@@ -31,6 +32,8 @@ export interface LaunchTiming {
     bound: 'compute' | 'memory';
     /** Its contention kind (capped variants are their own kind). */
     demand: DemandKind;
+    /** Its family's 90 % error band (band.ts). */
+    band: ErrorBand;
 }
 
 /** Stand-ins for families older profiles lack: the family that timed those launches before. */
@@ -178,20 +181,32 @@ export function residualFactor(family: FamilyProfile, fit: WavesFit, floorMs: nu
     return Math.exp(sr / sw);
 }
 
+/** The work of a launch as the model reads it (a planned launch, or a calibration point with its family's name). */
+export type LaunchWork = Pick<PlannedLaunch, 'family' | 'flops' | 'bytes' | 'workgroups'> & { effectiveFlops?: number };
+
 /** Time of one launch on a profile. */
 export function launchTiming(profile: DeviceProfile, launch: PlannedLaunch): LaunchTiming {
-    const memoryMs = launch.bytes / profile.bandwidthBytesPerMs;
     const fam = familyProfile(profile, launch.family);
+    return { ...familyLaunchTiming(fam, launch, profile.kernelFloorMs, profile.bandwidthBytesPerMs), band: familyBand(fam) };
+}
+
+/**
+ * Time of one launch on a given family curve (undefined: none) with the memory roof: the model
+ * of launchTiming without the profile's look-up, so leave-one-out (band.ts) can ask it of a
+ * family with one point held out.
+ */
+export function familyLaunchTiming(fam: FamilyProfile | undefined, launch: LaunchWork, floorMs: number, bandwidthBytesPerMs: number): Omit<LaunchTiming, 'band'> {
+    const memoryMs = launch.bytes / bandwidthBytesPerMs;
     const capped = /capped/.test(launch.family);
     if (!fam) {
         // No curve at all: the roofline's memory side plus the floor (stated as memory-bound).
-        return { ms: Math.max(profile.kernelFloorMs, memoryMs), bound: 'memory', demand: capped ? 'capped' : 'memory' };
+        return { ms: Math.max(floorMs, memoryMs), bound: 'memory', demand: capped ? 'capped' : 'memory' };
     }
-    const fit = fitWaves(fam, profile.kernelFloorMs);
+    const fit = fitWaves(fam, floorMs);
     const work = workOf(fam.basis, launch);
     const modelMs = fit
-        ? wavesMs(fit, work, launch.workgroups, profile.kernelFloorMs) * residualFactor(fam, fit, profile.kernelFloorMs, work, launch.workgroups)
-        : curveMs(fam, work, profile.kernelFloorMs);
+        ? wavesMs(fit, work, launch.workgroups, floorMs) * residualFactor(fam, fit, floorMs, work, launch.workgroups)
+        : curveMs(fam, work, floorMs);
     if (fam.basis === 'bytes') {
         return { ms: Math.max(modelMs, memoryMs), bound: 'memory', demand: 'memory' };
     }
@@ -209,6 +224,8 @@ export interface OpTiming {
     /** Time per contention kind (sums to ms). */
     demandMs: Record<DemandKind, number>;
     launches: LaunchTiming[];
+    /** The op's 90 % error band: its launches' bands combined (band.ts combineBands). */
+    band: ErrorBand;
 }
 
 /**
@@ -235,7 +252,8 @@ export function launchesTiming(profile: DeviceProfile, planned: readonly Planned
         demandMs[t.demand] += t.ms;
         if (t.bound === 'compute') computeMs += t.ms; else memMs += t.ms;
     }
-    return { ms: computeMs + memMs, typicalMs, bound: computeMs >= memMs && computeMs > 0 ? 'compute' : 'memory', demandMs, launches };
+    const band = combineBands(planned.map((l, i) => ({ family: l.family, ms: launches[i].ms, band: launches[i].band })));
+    return { ms: computeMs + memMs, typicalMs, bound: computeMs >= memMs && computeMs > 0 ? 'compute' : 'memory', demandMs, launches, band };
 }
 
 /**

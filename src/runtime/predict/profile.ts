@@ -48,6 +48,17 @@ export const familyProfileSchema = z.object({
     basis: z.enum(['flops', 'bytes']),
     /** Ascending by the basis. At least one point. */
     points: z.array(curvePointSchema).min(1),
+    /**
+     * The evidence for the family's error band (band.ts; calibrate/band-evidence.ts): `looP90`, the
+     * 90th percentile of |leave-one-out relative error| (the model fitted without a point, then
+     * asked for it) over `points` errors — the family's own (`from: 'family'`), or, for a family
+     * with too few points, pooled over its class's (`'class'`) or every family's (`'all'`);
+     * `noiseP90`, the 90th percentile of the run-to-run error of one measurement of its launches
+     * (interleaved rounds). Absent in older profiles: predictions then carry the default band.
+     */
+    error: z.object({
+        looP90: nonNegative, noiseP90: nonNegative, points: z.number().int().min(2), from: z.enum(['family', 'class', 'all']),
+    }).optional(),
 });
 export type FamilyProfile = z.infer<typeof familyProfileSchema>;
 

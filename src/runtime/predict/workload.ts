@@ -15,8 +15,14 @@
  *            (and its ops' co-run times) is how much co-runners stretched its time in flight.
  *   device utilisation U = Σ_open λ_i · S_solo(i): U > 1 ⇒ the open-loop demand exceeds what
  *            the device can serve even without interference (overloaded).
- *   verdicts per SLO: solo service quantile > target ⇒ infeasible; co-run figure > target ⇒
- *            at risk; else ok.
+ *   bands (band.ts): each op carries its launches' 90 % error band combined; a tenant the band
+ *            of all its launches combined (the same rule), applied as a relative band to its
+ *            latency figures — it covers the op-time model and the host's noise, not the
+ *            queueing and interference models (calibration has no held-out evidence for those).
+ *   verdicts per SLO, with the tenant's band h (a figure x spans [x/(1+h), x/(1−h)]):
+ *            even the band's low end of the solo service quantile > target ⇒ infeasible;
+ *            else the band's high end of the co-run figure or of the solo service quantile >
+ *            target ⇒ at risk (the band straddles the target, or lies above it); else ok.
  */
 import type { IrOpKind, IrSchedule, IrSlo, IrSourceRange, IrTenant, WorkloadIR } from '../ir/types.js';
 import { demandMix, type DemandMix } from './contention.js';
@@ -24,6 +30,7 @@ import { idleAdjustment, opTiming, requestServiceMs, serviceCvFor, type OpTiming
 import { PlanCache, planGraph, type PlannedOp, type PlanOptions } from '../plan/plan.js';
 import { capsForProfile, type DeviceProfile } from './profile.js';
 import { chooseOpSplits, opViews, splitStepViews } from './op-views.js';
+import { bandRange, combineBands, type ErrorBand } from './band.js';
 import { submissionsPerRequest } from '../schedule/policy.js';
 import {
     PERCENTILE_Q, closedLoopLatency, openLoopLatency, serviceMoments, serviceQuantileMs, tailFrom, type LatencyFigures, type Percentile, type ServiceTail,
@@ -36,7 +43,7 @@ export interface OpPrediction {
     path: string;
     kind: IrOpKind;
     fused: string[];
-    launches: { name: string; family: string; flops: number; bytes: number; ms: number; bound: 'compute' | 'memory' }[];
+    launches: { name: string; family: string; flops: number; bytes: number; ms: number; bound: 'compute' | 'memory'; band: ErrorBand }[];
     flops: number;
     bytes: number;
     /** FLOPs per byte. */
@@ -51,6 +58,8 @@ export interface OpPrediction {
     soloP50Ms: number;
     /** GPU time per request under the workload's co-run (solo × the tenant's slowdown in the simulation). */
     corunMs: number;
+    /** The 90 % error band of the op's times (band.ts): relative half-width, and whether calibration evidence backs it. */
+    band: ErrorBand;
     estimated: boolean;
     source?: IrSourceRange;
 }
@@ -64,6 +73,9 @@ export interface SloPrediction {
     soloServiceMs: number;
     soloMs: number;
     corunMs: number;
+    /** The 90 % bands of soloServiceMs and corunMs (the tenant's band). */
+    soloServiceBandMs: { low: number; high: number };
+    corunBandMs: { low: number; high: number };
     verdict: SloVerdict;
 }
 
@@ -77,6 +89,10 @@ export interface TenantPrediction {
     submits: number;
     solo: LatencyFigures;
     corun: LatencyFigures;
+    /** The 90 % error band of the tenant's figures: its launches' bands combined (band.ts), relative to each figure. */
+    band: ErrorBand;
+    /** The band of the p50 and p99 figures, ms (∞ for an unbounded figure). */
+    bandMs: Record<'solo' | 'corun', Record<'p50' | 'p99', { low: number; high: number }>>;
     /** Time in flight co-running over its solo work (the simulation's; 1 alone, and under a schedule that never overlaps tenants). */
     slowdown: number;
     /** Busy fraction of this tenant's queue solo and co-run (≥ 1 ⇒ its queue grows without bound). */
@@ -126,6 +142,7 @@ interface TenantBase {
     /** Per op solo predictions, built on first read: validation reads only the sums. */
     ops: () => readonly OpPrediction[];
     gpuMs: number;
+    band: ErrorBand;
     /** Mean service time (idle-adjusted: latency.ts idleAdjustment). */
     serviceMs: number;
     launches: number;
@@ -142,12 +159,15 @@ interface TimedGraph {
     demand: { compute: number; memory: number; capped: number };
     /** Ops with launches (one pass each). */
     passes: number;
+    /** The band of the request's GPU time: every launch's band combined. */
+    band: ErrorBand;
 }
 
 function timeGraph(profile: DeviceProfile, plan: readonly PlannedOp[], cache: PlanCache): TimedGraph {
     const demand = { compute: 0, memory: 0, capped: 0 };
     let gpuMs = 0, launches = 0, passes = 0;
     const timings: OpTiming[] = [];
+    const bandParts: { family: string; ms: number; band: ErrorBand }[] = [];
     for (const p of plan) {
         // An op's timing depends on its launches alone: timed once per signature (the cache's launches array).
         const t = cache.perProfile(p.launches, profile, () => opTiming(profile, p));
@@ -158,18 +178,19 @@ function timeGraph(profile: DeviceProfile, plan: readonly PlannedOp[], cache: Pl
         demand.compute += t.demandMs.compute;
         demand.memory += t.demandMs.memory;
         demand.capped += t.demandMs.capped;
+        p.launches.forEach((l, k) => bandParts.push({ family: l.family, ms: t.launches[k].ms, band: t.launches[k].band }));
     }
     let ops: OpPrediction[] | undefined;
     const opsOf = () => (ops ??= plan.map((p, i) => {
         const t = timings[i];
         return {
             path: p.path, kind: p.kind, fused: p.fused.fused.map(o => o.path),
-            launches: p.launches.map((l, k) => ({ name: l.name, family: l.family, flops: l.flops, bytes: l.bytes, ms: t.launches[k].ms, bound: t.launches[k].bound })),
+            launches: p.launches.map((l, k) => ({ name: l.name, family: l.family, flops: l.flops, bytes: l.bytes, ms: t.launches[k].ms, bound: t.launches[k].bound, band: t.launches[k].band })),
             flops: p.flops, bytes: p.bytes, intensity: p.flops / p.bytes, bound: t.bound,
-            soloMs: t.ms, soloP50Ms: t.typicalMs, corunMs: t.ms, estimated: p.unsupported !== undefined, source: p.source,
+            soloMs: t.ms, soloP50Ms: t.typicalMs, corunMs: t.ms, band: t.band, estimated: p.unsupported !== undefined, source: p.source,
         };
     }));
-    return { ops: opsOf, gpuMs, launches, demand, passes };
+    return { ops: opsOf, gpuMs, launches, demand, passes, band: combineBands(bandParts) };
 }
 
 /** The views a schedule cuts a request by: per op, or under a regulated split N per step (its long ops split as the runtime splits them). */
@@ -222,7 +243,7 @@ export function predictWorkload(ir: WorkloadIR, profile: DeviceProfile, options:
                 };
             }));
         }
-        return { tenant, ops, gpuMs, serviceMs, launches, submits, mix: demandMix(demand) };
+        return { tenant, ops, gpuMs, band: timed.band, serviceMs, launches, submits, mix: demandMix(demand) };
     });
 
     // CV of a request's service time by its length (latency.ts serviceCvFor).
@@ -270,7 +291,9 @@ export function predictWorkload(ir: WorkloadIR, profile: DeviceProfile, options:
     const tenants: TenantPrediction[] = bases.map((b, i) => {
         const s = slow[i];
         let corunOps: OpPrediction[] | undefined;
-        const slos = b.tenant.slos.map(slo => sloPrediction(slo, b.serviceMs, cvOf(b.serviceMs), tail, solo[i].figures, corun[i].figures));
+        const h = b.band.relative;
+        const slos = b.tenant.slos.map(slo => sloPrediction(slo, b.serviceMs, cvOf(b.serviceMs), tail, solo[i].figures, corun[i].figures, h));
+        const rangeOf = (f: LatencyFigures) => ({ p50: bandRange(f.p50, h), p99: bandRange(f.p99, h) });
         return {
             name: b.tenant.name,
             serviceMs: b.serviceMs,
@@ -279,6 +302,8 @@ export function predictWorkload(ir: WorkloadIR, profile: DeviceProfile, options:
             submits: b.submits,
             solo: solo[i].figures,
             corun: corun[i].figures,
+            band: b.band,
+            bandMs: { solo: rangeOf(solo[i].figures), corun: rangeOf(corun[i].figures) },
             slowdown: slow[i],
             soloUtilisation: solo[i].utilisation,
             corunUtilisation: corun[i].utilisation,
@@ -324,9 +349,13 @@ function openRatePerSecond(arrival: Exclude<IrTenant['arrival'], { kind: 'closed
     return arrival.kind === 'poisson' ? arrival.ratePerSecond : 1000 / arrival.everyMs;
 }
 
-function sloPrediction(slo: IrSlo, serviceMs: number, cv: number, tail: ServiceTail, solo: LatencyFigures, corun: LatencyFigures): SloPrediction {
+/** An SLO's verdict from the tenant's figures and their band h (see the module comment). */
+export function sloPrediction(slo: IrSlo, serviceMs: number, cv: number, tail: ServiceTail, solo: LatencyFigures, corun: LatencyFigures, band: number): SloPrediction {
     const p = slo.percentile as Percentile;
     const soloServiceMs = p === 'mean' ? serviceMoments(serviceMs, cv, tail).meanMs : serviceQuantileMs(PERCENTILE_Q[p], serviceMs, cv, tail);
-    const verdict: SloVerdict = soloServiceMs > slo.ms ? 'infeasible' : corun[p] > slo.ms ? 'at-risk' : 'ok';
-    return { percentile: p, targetMs: slo.ms, soloServiceMs, soloMs: solo[p], corunMs: corun[p], verdict };
+    const soloServiceBandMs = bandRange(soloServiceMs, band);
+    const corunBandMs = bandRange(corun[p], band);
+    const verdict: SloVerdict = soloServiceBandMs.low > slo.ms ? 'infeasible'
+        : corunBandMs.high > slo.ms || soloServiceBandMs.high > slo.ms ? 'at-risk' : 'ok';
+    return { percentile: p, targetMs: slo.ms, soloServiceMs, soloMs: solo[p], corunMs: corun[p], soloServiceBandMs, corunBandMs, verdict };
 }

@@ -134,7 +134,7 @@ describe('Tenancy in the extension host', () => {
         // One hint per op line: the prediction first, then what was measured.
         const opLines = opHints.map(h => h.position.line);
         assert.equal(new Set(opLines).size, opLines.length, `expected one hint per op line, found ${JSON.stringify(opHints.map(h => [h.position.line, hintText(h)]))}`);
-        for (const h of withMeasured) assert.match(hintText(h), /^\s*≈[\d.]+ (ms|µs|s)\?? · measured (co-run )?[\d.]+ (ms|µs|s) \(([−+][\d.]+%|n\/a)\)/);
+        for (const h of withMeasured) assert.match(hintText(h), /^\s*≈[\d.]+ (ms|µs|s)\?? ±[\d.]+%\?? · measured (co-run )?[\d.]+ (ms|µs|s) \(([−+][\d.]+%|n\/a)(, (inside|outside) band)?\)/);
         const tenantHints = hints.filter(h => /^\s*≈ p50/.test(hintText(h)));
         assert.equal(tenantHints.length, 2, `expected a hint per tenant, found ${JSON.stringify(hints.map(hintText))}`);
         // p99 when the run bounded it, else the highest percentile it did bound (and what p99 still needs).
@@ -144,7 +144,9 @@ describe('Tenancy in the extension host', () => {
         const line = example.getText().split('\n').findIndex(l => l.includes('conv2d('));
         const hint = withMeasured.find(h => h.position.line === line);
         assert.ok(hint, `expected a measured figure on line ${line + 1} (conv2d), found ${JSON.stringify(withMeasured.map(h => [h.position.line, hintText(h)]))}`);
-        const figure = /measured ([\d.]+ (ms|µs|s) \([^)]*\))/.exec(hintText(hint))?.[1];
+        // The hint's measured time and error; the hover's cell has no band verdict (`, inside band` is the hint's).
+        const measuredHint = /measured ([\d.]+ (ms|µs|s)) \(([−+][\d.]+%|n\/a)/.exec(hintText(hint));
+        const figure = measuredHint ? `${measuredHint[1]} (${measuredHint[3]})` : undefined;
         const hovers = await vscode.commands.executeCommand<vscode.Hover[]>('vscode.executeHoverProvider', example.uri, new vscode.Position(line, example.lineAt(line).text.indexOf('conv2d') + 2)) ?? [];
         assert.ok(figure && hoverText(hovers).includes(`| ${figure} |`), `expected the hint's ${JSON.stringify(figure)} in the hover table, found ${JSON.stringify(hoverText(hovers))}`);
     });

@@ -10,7 +10,7 @@ import type { Diagnostic, InlayHint } from 'vscode-languageserver';
 import { IssueCodes } from '../../../src/language-server/validation/issue-codes.js';
 import { createTenancyServices } from '../../../src/language-server/tenancy-module.js';
 import { defaultProfile, type DeviceProfile } from '../../../src/runtime/predict/profile.js';
-import { formatError } from '../../../src/language-server/prediction/format.js';
+import { formatBandRange, formatError } from '../../../src/language-server/prediction/format.js';
 import { formatMs } from '../../../src/protocol/units.js';
 import { makeResults, tenantResult } from '../../fixtures/results/make-results.js';
 
@@ -156,6 +156,41 @@ workload w {
         expect(risk[0].range.start.line).toBe(9);
     });
 
+    it('the band decides: infeasible only beyond its low end, at risk when it straddles the SLO (and the message says so)', async () => {
+        const probe = await open(`${model}
+workload w { tenant a { model m(batch: 8) } }
+`, 'probe.tenancy');
+        const t = predictionOf(probe).tenants[0];
+        // The uncalibrated default band: ±40%, a figure x spans [x/1.4, x/0.6].
+        expect(t.band.relative).toBeCloseTo(0.4, 9);
+        let n = 0;
+        const withSlo = (target: number) => open(`${model}
+workload w {
+  tenant a {
+    model m(batch: 8)
+    slo mean <= ${target.toFixed(5)}ms
+  }
+}
+`, `slo${n++}.tenancy`);
+        // Below the prediction but above the band's low end: at risk, not infeasible.
+        const between = await withSlo(t.serviceMs / 1.2);
+        expect(codes(between, IssueCodes.SloInfeasible)).toEqual([]);
+        const exceeds = codes(between, IssueCodes.SloAtRisk);
+        expect(exceeds).toHaveLength(1);
+        expect(exceeds[0].message).toMatch(/at risk: the predicted solo mean exceeds it, but the band's low end \([\d.]+ (ms|µs)\) does not/);
+        // Below even the low end: infeasible, said so.
+        const below = codes(await withSlo(t.serviceMs / 1.6), IssueCodes.SloInfeasible);
+        expect(below).toHaveLength(1);
+        expect(below[0].message).toMatch(/even at its 90 % band's low end [\d.]+ (ms|µs) \(±40%, uncalibrated band\)/);
+        // Above the prediction, inside the band: at risk, the band straddles it.
+        const straddle = await withSlo(t.corun.mean * 1.3);
+        const risk = codes(straddle, IssueCodes.SloAtRisk);
+        expect(risk).toHaveLength(1);
+        expect(risk[0].message).toMatch(/the prediction meets it, but its 90 % band \([\d.]+–[\d.]+ ms\) straddles it/);
+        // Above the band's high end: no diagnostic.
+        expect(codes(await withSlo(t.corun.mean * 1.8), IssueCodes.SloAtRisk)).toEqual([]);
+    });
+
     it('a workload with errors gets no prediction diagnostics', async () => {
         const d = await open(`${model}
 workload w {
@@ -274,7 +309,7 @@ workload w {
         const p = predictionOf(d);
         const op = p.tenants[0].ops[0];
         const uri = d.uri.toString();
-        expect(await hintAt(d, 2)).toBe(` ≈${formatMs(op.soloMs)}?`);
+        expect(await hintAt(d, 2)).toBe(` ≈${formatMs(op.soloMs)}? ±40%`); // the uncalibrated default band
         // The measured op sits on another line (as after an edit): matching is by path, not by line.
         await measure(d, [tenantResult('a', { requests: 50, soloBase: p.tenants[0].solo.mean * 1.25, corunBase: p.tenants[0].solo.mean * 1.25, uri, ops: [{ path: op.path, line: 40, soloMs: op.soloMs * 2, corunMs: op.soloMs * 3 }] })]);
         const hover = await hoverAt(d, 'dense(x, 512)');
@@ -282,8 +317,8 @@ workload w {
         const tenantHover = await hoverAt(d, 'tenant a', 7);
         expect(tenantHover).toMatch(/measured/);
         // One view: the measured solo time with the error of the (solo) prediction shown, then co-run and slowdown.
-        expect(await hintAt(d, 2)).toBe(` ≈${formatMs(op.soloMs)}? · measured ${formatMs(op.soloMs * 2)} (−50%) · co-run ${formatMs(op.soloMs * 3)}, 1.50× solo`);
-        expect(await hintAt(d, 3)).toBe(` ≈${formatMs(p.tenants[0].ops[1].soloMs)}?`); // not measured: the prediction alone
+        expect(await hintAt(d, 2)).toBe(` ≈${formatMs(op.soloMs)}? ±40% · measured ${formatMs(op.soloMs * 2)} (−50%, outside band) · co-run ${formatMs(op.soloMs * 3)}, 1.50× solo`);
+        expect(await hintAt(d, 3)).toBe(` ≈${formatMs(p.tenants[0].ops[1].soloMs)}? ±40%`); // not measured: the prediction alone
     });
 
     it('hovers say what the run measured with its intervals: slowdowns, where time went, who slowed whom, validity', async () => {
@@ -310,6 +345,36 @@ workload w {
         expect(opHover).toContain('- `a`: 2.10× while b/m/dense.0 ran (63% of its time), 1.10× otherwise');
     });
 
+    it('a calibrated band: the hint shows it, the hover says what it means, the measured time is inside or outside it', async () => {
+        const profile = calibrated(1);
+        for (const fam of Object.values(profile.families)) fam.error = { looP90: 0.1, noiseP90: 0.033, points: 5, from: 'family' };
+        writeFileSync(path.join(dir, '.tenancy', 'device-profile.json'), JSON.stringify(profile));
+        const d = await open(`${model}
+workload w {
+  tenant a { model m(batch: 8) }
+}
+`);
+        const op = predictionOf(d).tenants[0].ops[0];
+        // h = √(0.1² + 0.033²) = 10.5 %.
+        expect(await hintAt(d, 2)).toBe(` ≈${formatMs(op.soloP50Ms)} ±11%`);
+        const hover = await hoverAt(d, 'dense(x, 512)');
+        expect(hover).toContain(`| ${formatMs(op.soloP50Ms)} ±11% |`);
+        expect(hover).toContain("±11% is the 90 % band: on this profile's own calibration points, 90 % of measured times fell within that error of the prediction");
+        const tenant = await hoverAt(d, 'tenant a', 7);
+        expect(tenant).toMatch(/p50 and p99 with their 90 % band \(±1\d%, ms\)/);
+        expect(await hintAt(d, 7)).toMatch(/^ ≈ p50 [\d.]+ (ms|µs) · p99 [\d.]+ (ms|µs) \([\d.]+–[\d.]+\) solo$/);
+        const uri = d.uri.toString();
+        // Measured 5 % above the prediction: error −4.8 %, inside; 20 % above: −17 %, outside.
+        await measure(d, [tenantResult('a', { requests: 50, soloBase: 5, corunBase: 6, uri, ops: [{
+            path: op.path, line: 2, soloMs: op.soloP50Ms * 1.05, corunMs: op.soloP50Ms * 1.05, soloP50Ms: op.soloP50Ms * 1.05, corunP50Ms: op.soloP50Ms * 1.05,
+        }] })]);
+        expect(await hintAt(d, 2)).toContain(` ≈${formatMs(op.soloP50Ms)} ±11% · measured ${formatMs(op.soloP50Ms * 1.05)} (${formatError(op.soloP50Ms, op.soloP50Ms * 1.05)}, inside band) · co-run`);
+        await measure(d, [tenantResult('a', { requests: 50, soloBase: 5, corunBase: 6, uri, ops: [{
+            path: op.path, line: 2, soloMs: op.soloP50Ms * 1.2, corunMs: op.soloP50Ms * 1.2, soloP50Ms: op.soloP50Ms * 1.2, corunP50Ms: op.soloP50Ms * 1.2,
+        }] })]);
+        expect(await hintAt(d, 2)).toContain(` ≈${formatMs(op.soloP50Ms)} ±11% · measured ${formatMs(op.soloP50Ms * 1.2)} (${formatError(op.soloP50Ms, op.soloP50Ms * 1.2)}, outside band) · co-run`);
+    });
+
     it('compares typical (median) op times, measured and predicted', async () => {
         // A host whose mean GPU time is 1.25× the median: an op's typical time is its mean prediction / 1.25.
         writeFileSync(path.join(dir, '.tenancy', 'device-profile.json'), JSON.stringify({ ...calibrated(1), hostMeanFactor: { gpu: 1.25, wall: 1 } }));
@@ -320,7 +385,7 @@ workload w {
 `);
         const op = predictionOf(d).tenants[0].ops[0];
         expect(op.soloP50Ms).toBeCloseTo(op.soloMs / 1.25, 9);
-        expect(await hintAt(d, 2)).toBe(` ≈${formatMs(op.soloP50Ms)}`);
+        expect(await hintAt(d, 2)).toBe(` ≈${formatMs(op.soloP50Ms)} ±40%?`); // calibrated, but without band evidence: the default band, marked
         const before = await hoverAt(d, 'dense(x, 512)');
         expect(before).toContain('typical (median) GPU time per request, predicted');
         // The kernels' times are their shares of the typical time too.
@@ -330,9 +395,9 @@ workload w {
         await measure(d, [tenantResult('a', { requests: 50, soloBase: 5, corunBase: 6, uri, ops: [{
             path: op.path, line: 2, soloMs: op.soloP50Ms * 2, corunMs: op.soloP50Ms * 2.5, soloP50Ms: op.soloP50Ms * 1.1, corunP50Ms: op.soloP50Ms * 1.32,
         }] })]);
-        expect(await hintAt(d, 2)).toBe(` ≈${formatMs(op.soloP50Ms)} · measured ${formatMs(op.soloP50Ms * 1.1)} (${formatError(op.soloP50Ms, op.soloP50Ms * 1.1)}) · co-run ${formatMs(op.soloP50Ms * 1.32)}, 1.20× solo`);
+        expect(await hintAt(d, 2)).toBe(` ≈${formatMs(op.soloP50Ms)} ±40%? · measured ${formatMs(op.soloP50Ms * 1.1)} (${formatError(op.soloP50Ms, op.soloP50Ms * 1.1)}, inside band) · co-run ${formatMs(op.soloP50Ms * 1.32)}, 1.20× solo`);
         const hover = await hoverAt(d, 'dense(x, 512)');
-        expect(hover).toContain(`| ${formatMs(op.soloP50Ms)} | ${formatMs(op.soloP50Ms * op.corunMs / op.soloMs)} | ${formatMs(op.soloP50Ms * 1.1)} (${formatError(op.soloP50Ms, op.soloP50Ms * 1.1)}) |`);
+        expect(hover).toContain(`| ${formatMs(op.soloP50Ms)} ±40% | ${formatMs(op.soloP50Ms * op.corunMs / op.soloMs)} | ${formatMs(op.soloP50Ms * 1.1)} (${formatError(op.soloP50Ms, op.soloP50Ms * 1.1)}) |`);
         expect(hover).toContain('typical (median) GPU time per request, predicted; measured in the latest run');
     });
 
@@ -343,9 +408,9 @@ workload w {
         await measure(d, [tenantResult('a', { requests: 10, soloBase: 5, corunBase: 5, uri: d.uri.toString(), ops: ops.map((o, i) => ({ path: o.path, line: 2, soloMs: 1 + i, corunMs: 2 + 2 * i })) })]);
         // 1 + 2 + 3 = 6 ms solo, 2 + 4 + 6 = 12 ms co-run: means per request, summed over the line's instances.
         const predicted = ops.reduce((s, o) => s + o.soloMs, 0);
-        expect(await hintAt(d, 2)).toBe(` ≈${formatMs(predicted)}? · measured 6 ms (${formatError(predicted, 6)}) · co-run 12 ms, 2.00× solo in 3 instances`);
+        expect(await hintAt(d, 2)).toBe(` ≈${formatMs(predicted)}? ±40% · measured 6 ms (${formatError(predicted, 6)}, outside band) · co-run 12 ms, 2.00× solo in 3 instances`);
         const hover = await hoverAt(d, 'dense(x, c)');
-        expect(hover).toContain(`| **a, 3 instances** | | | | | ${formatMs(predicted)} |`);
+        expect(hover).toContain(`| **a, 3 instances** | | | | | ${formatMs(predicted)} ±40% |`);
         expect(hover).toContain(`| 6 ms (${formatError(predicted, 6)}) | 12 ms, 2.00× (`);
         expect(hover).toMatch(/\| a · blk\.1 \|/);
     });
@@ -360,7 +425,7 @@ workload w { tenant a { model m(batch: 8) } }
         results.ops[0]!.fused = [second.path];
         await measure(d, [results]);
         expect(await hintAt(d, 2)).toMatch(/ · measured 1 ms /);
-        expect(await hintAt(d, 3)).toBe(` ≈${formatMs(second.soloMs)}? · run fused it into ${first.path.split('/').pop()}`);
+        expect(await hintAt(d, 3)).toBe(` ≈${formatMs(second.soloMs)}? ±40% · run fused it into ${first.path.split('/').pop()}`);
     });
 
     it('grades the co-run prediction when the run has no solo time, and marks a cancelled run', async () => {
@@ -375,7 +440,7 @@ workload w {
         a.ops[0]!.soloMs = null;
         a.ops[0]!.soloP50Ms = null;
         await measure(d, [a], 'cancelled');
-        expect(await hintAt(d, 2)).toBe(` ≈${formatMs(op.soloMs)}? · measured co-run 2 ms (${formatError(op.corunMs, 2)}) (cancelled run) (a; 1 more tenant)`);
+        expect(await hintAt(d, 2)).toBe(` ≈${formatMs(op.soloMs)}? ±40% · measured co-run 2 ms (${formatError(op.corunMs, 2)}) (cancelled run) (a; 1 more tenant)`);
     });
 
     it('compares a tenant\'s measured p99 with the prediction of the phase it was measured in', async () => {
@@ -390,13 +455,13 @@ workload w {
         await measure(d, [{ ...solo, corun: null }]);
         const m = solo.solo!.latencyMs.p99, b = solo.solo!.boundsMs.p99!;
         // A solo run (▶ Run solo) of a co-running workload: graded against the solo prediction, and labelled solo; the measured p99 with its 95 % bounds.
-        expect(await hintAt(d, 7)).toBe(` ≈ p50 ${formatMs(t.corun.p50)} · p99 ${formatMs(t.corun.p99)} co-run (uncalibrated) · measured p99 ${formatBoundedMs(m, b.low, b.high)} solo (${formatError(t.solo.p99, m)})`);
+        expect(await hintAt(d, 7)).toBe(` ≈ p50 ${formatMs(t.corun.p50)} · p99 ${formatMs(t.corun.p99)} (${formatBandRange(t.bandMs.corun.p99)}) co-run (uncalibrated) · measured p99 ${formatBoundedMs(m, b.low, b.high)} solo (${formatError(t.solo.p99, m)})`);
         // From 100 requests a p99 cannot be bounded: the hint shows the highest percentile they bound (p95) and what p99 needs.
         const few = { ...tenantResult('a', { requests: 100, soloBase: 5, corunBase: 5, uri: d.uri.toString() }), corun: null };
         await measure(d, [few]);
         const p95 = few.solo!.latencyMs.p95, b95 = few.solo!.boundsMs.p95!;
         expect(few.solo!.boundedUpTo).toBe('p95');
-        expect(await hintAt(d, 7)).toBe(` ≈ p50 ${formatMs(t.corun.p50)} · p99 ${formatMs(t.corun.p99)} co-run (uncalibrated) · measured p95 ${formatBoundedMs(p95, b95.low, b95.high)} solo; p99 n/a: needs 299 requests (has 100)`);
+        expect(await hintAt(d, 7)).toBe(` ≈ p50 ${formatMs(t.corun.p50)} · p99 ${formatMs(t.corun.p99)} (${formatBandRange(t.bandMs.corun.p99)}) co-run (uncalibrated) · measured p95 ${formatBoundedMs(p95, b95.low, b95.high)} solo; p99 n/a: needs 299 requests (has 100)`);
         // From 20 requests only the median is bounded: graded against the predicted median.
         const fewer = { ...tenantResult('a', { requests: 20, soloBase: 5, corunBase: 5, uri: d.uri.toString() }), corun: null };
         await measure(d, [fewer]);

@@ -20,7 +20,7 @@ describe.skipIf(!hasAdapter)('calibrate (tiny shapes)', () => {
             ladders: [
                 { family: 'gemm.vec4', cases: [matmulCase(32, 32, 32, 'vec4_4x8'), matmulCase(64, 64, 64, 'vec4_4x8'), denseCase(4, 128, 64, 'vec4_4x8')] },
                 { family: 'conv2d (default)', cases: [convCase(4, 12, 8, 3)] },
-                { family: 'elementwise', cases: [reluCase(4096), reluCase(65536), addCase(8192)] },
+                { family: 'elementwise', cases: [reluCase(4096), reluCase(16384), reluCase(65536), addCase(8192)] },
                 { family: 'reduction', cases: [softmaxCase(16, 64)] },
             ],
             interference: { compute: matmulCase(96, 96, 96), memory: reluCase(262144), capped: matmulCase(96, 96, 96, 'capped_2') },
@@ -54,6 +54,18 @@ describe.skipIf(!hasAdapter)('calibrate (tiny shapes)', () => {
             expect(tail?.p90).toBeGreaterThanOrEqual(0);
             expect(Number.isFinite(tail?.p99)).toBe(true);
         }
+        // Band evidence for every family (elementwise has 4 points: its own leave-one-out; the others pool), said in the progress.
+        expect(profile.families.elementwise.points.length, JSON.stringify(profile.families.elementwise.points)).toBeGreaterThanOrEqual(4);
+        for (const [name, fam] of Object.entries(profile.families)) {
+            const e = fam.error;
+            expect(e, name).toBeDefined();
+            if (fam.points.length >= 4) expect(e, name).toMatchObject({ from: 'family', points: fam.points.length });
+            else expect(['class', 'all'], name).toContain(e!.from);
+            expect(e!.points, name).toBeGreaterThanOrEqual(4);
+            expect(Number.isFinite(e!.looP90) && e!.looP90 >= 0, name).toBe(true);
+            expect(Number.isFinite(e!.noiseP90) && e!.noiseP90 >= 0, name).toBe(true);
+        }
+        expect(messages.find(m => m.startsWith('error bands'))).toMatch(/elementwise ±[\d.]+%(,|$)/);
         // The model runs on what was measured.
         const w = predictWorkload(workload([mlpTenant('a', { kind: 'closed', clients: 1, thinkMs: 0 })]), profile);
         expect(w.tenants[0].serviceMs).toBeGreaterThan(0);

@@ -73,7 +73,31 @@ describe('tenancy predict', () => {
         const table = runCli(['predict', 'demo.tenancy', '--profile', 'profile-host.json', '--workload', 'w', '--top', '1']);
         expect(table.stdout).toMatch(/top 1 ops by predicted typical \(median\) solo GPU time per request/);
         const row = table.stdout.split('\n').find(l => l.startsWith(top.path))!;
-        expect(row.split(/\s{2,}/)[6]).toBe(formatMs(top.soloP50Ms));
+        // A calibrated profile without band evidence: the stated default band.
+        expect(row.split(/\s{2,}/)[6]).toBe(`${formatMs(top.soloP50Ms)} ±40%`);
+    });
+    it('--json carries each op\'s band and each tenant\'s p50/p99 bands; the table shows them, from the profile\'s evidence', () => {
+        const profile = JSON.parse(readFileSync(join(work, 'profile.json'), 'utf8')) as { families: Record<string, { error?: unknown }> };
+        // Every family with 10 % leave-one-out error and 5 % noise: h = √(0.1² + 0.05²) = 0.1118…
+        for (const f of Object.values(profile.families)) f.error = { looP90: 0.1, noiseP90: 0.05, points: 5, from: 'family' };
+        writeFileSync(join(work, 'profile-band.json'), JSON.stringify(profile));
+        const json = runCli(['predict', 'demo.tenancy', '--json', '--profile', 'profile-band.json', '--workload', 'w']);
+        type Band = { relative: number; calibrated: boolean };
+        const out = JSON.parse(json.stdout) as { predictions: { tenants: { band: Band; corun: { p99: number }; bandMs: { corun: { p99: { low: number; high: number } } }; ops: { path: string; soloP50Ms: number; band: Band }[] }[] }[] };
+        const h = Math.hypot(0.1, 0.05);
+        for (const t of out.predictions[0].tenants) {
+            // One relative band for every launch: any combination of them keeps it.
+            expect(t.band.calibrated).toBe(true);
+            expect(t.band.relative).toBeCloseTo(h, 9);
+            expect(t.bandMs.corun.p99.low).toBeCloseTo(t.corun.p99 / (1 + h), 6);
+            expect(t.bandMs.corun.p99.high).toBeCloseTo(t.corun.p99 / (1 - h), 6);
+            for (const o of t.ops.filter(x => x.soloP50Ms > 0)) expect(o.band).toEqual({ relative: expect.closeTo(h, 9), calibrated: true });
+        }
+        const table = runCli(['predict', 'demo.tenancy', '--profile', 'profile-band.json', '--workload', 'w', '--top', '3']);
+        expect(table.stdout).toMatch(/ms ±11%/);
+        expect(table.stdout).toMatch(/\d ms \([\d.]+–[\d.]+\)/);
+        expect(table.stdout).toMatch(/the 90 % band/);
+        expect(table.stdout).not.toMatch(/uncalibrated band/);
     });
     it('reads Workload IR JSON too', () => {
         const r = runCli(['predict', join(root, 'test/fixtures/ir/two-mlps.json'), '--top', '0']);

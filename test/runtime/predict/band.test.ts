@@ -1,0 +1,224 @@
+/** Error bands: the leave-one-out evidence, the band of a family, its propagation to ops and tenants, and the SLO verdicts it decides. */
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_BAND, bandRange, combineBands, familyBand, insideBand } from '../../../src/runtime/predict/band.js';
+import { defaultProfile, parseProfile, type DeviceProfile, type FamilyProfile } from '../../../src/runtime/predict/profile.js';
+import { predictWorkload, sloPrediction } from '../../../src/runtime/predict/workload.js';
+import { MIN_LOO_POINTS, bandEvidence, leaveOneOutErrors, roundDeviations } from '../../../src/runtime/calibrate/band-evidence.js';
+import { quantileOf } from '../../../src/runtime/calibrate/estimators.js';
+import { familyLaunchTiming } from '../../../src/runtime/predict/latency.js';
+import { createRandom } from '../../../src/runtime/plan/random.js';
+import type { LatencyFigures } from '../../../src/runtime/predict/queueing.js';
+import { mlpTenant, workload } from './fixtures.js';
+
+const point = (bytes: number, ms: number, workgroups = 1) => ({ flops: 0, bytes, workgroups, ms, shape: `${bytes} B` });
+/** n points on the model's own line t = floor + 1 µs per byte (floor 0.01 ms, one workgroup each): any two fix it. */
+const onLine = (n: number): FamilyProfile => ({ basis: 'bytes', points: Array.from({ length: n }, (_, i) => point(1000 * 2 ** i, 0.01 + 1000 * 2 ** i * 1e-3)) });
+
+describe('leave-one-out error of a family', () => {
+    it('two points: each predicted from the other alone (linear scaling of one point), by hand', () => {
+        // Held out 1000 B: from (2000 B, 3 ms) alone, 3 · 1000/2000 = 1.5 ms → (1.5 − 1)/1 = +0.5.
+        // Held out 2000 B: from (1000 B, 1 ms) alone, 1 · 2 = 2 ms → (2 − 3)/3 = −1/3.
+        const fam: FamilyProfile = { basis: 'bytes', points: [point(1000, 1), point(2000, 3)] };
+        const errors = leaveOneOutErrors('copy', fam, 0.001, 1e12);
+        expect(errors[0]).toBeCloseTo(0.5, 12);
+        expect(errors[1]).toBeCloseTo(-1 / 3, 12);
+        expect(leaveOneOutErrors('copy', { basis: 'bytes', points: [point(1000, 1)] }, 0.001, 1e12)).toEqual([]);
+    });
+
+    it('points on the model\'s own line are predicted without error when held out; the in-sample fit is no evidence', () => {
+        const errors = leaveOneOutErrors('copy', onLine(5), 0.01, 1e12);
+        for (const e of errors) expect(Math.abs(e)).toBeLessThan(1e-6);
+        // One point off the line by +50 %: held out, the others' line misses it by a third.
+        const bent: FamilyProfile = { basis: 'bytes', points: onLine(5).points.map((p, i) => (i === 2 ? { ...p, ms: p.ms * 1.5 } : p)) };
+        expect(leaveOneOutErrors('copy', bent, 0.01, 1e12)[2]).toBeLessThan(-0.2);
+    });
+});
+
+describe('band evidence', () => {
+    it('a round\'s deviation: the pooled median\'s error against the round\'s, as a prediction\'s error, scaled by √(R/(R − 1)), by hand', () => {
+        // Pooled median of the nine samples: 1; rounds 1, 1.2, 0.8; √(3/2) = 1.2247.
+        const d = roundDeviations([[1, 1, 1], [1.2, 1.2, 1.2], [0.8, 0.8, 0.8]]);
+        expect(d[0]).toBeCloseTo(0, 12);
+        expect(d[1]).toBeCloseTo(((1 - 1.2) / 1.2) * Math.sqrt(1.5), 12);
+        expect(d[2]).toBeCloseTo(((1 - 0.8) / 0.8) * Math.sqrt(1.5), 12);
+        // A round stalled 60× (by the OS): a prediction's error against it is near −100 %, not +5,900 %.
+        const stalled = roundDeviations([[1, 1, 1], [1, 1, 1], [60, 60, 60]]);
+        expect(stalled[2]).toBeCloseTo(((1 - 60) / 60) * Math.sqrt(1.5), 12);
+        // One round (or rounds without samples): no measurement to compare with.
+        expect(roundDeviations([[1, 2, 3], []])).toEqual([]);
+    });
+
+    it('noise is the spread of the same measurement, model error the held-out points: neither leaks into the other', () => {
+        const bent: FamilyProfile = { basis: 'bytes', points: onLine(6).points.map((p, i) => ({ ...p, ms: p.ms * (i % 2 ? 1.3 : 0.8) })) };
+        // Off the model, measured without noise: model error only.
+        const steady = bandEvidence({ copy: bent }, 0.01, 1e12, { copy: roundDeviations([[1, 1], [1, 1], [1, 1]]) });
+        expect(steady.copy.noiseP90).toBe(0);
+        expect(steady.copy.looP90).toBeCloseTo(quantileOf(leaveOneOutErrors('copy', bent, 0.01, 1e12).map(Math.abs), 0.9), 12);
+        expect(steady.copy.looP90).toBeGreaterThan(0.2);
+        // On the model, measured with noise: noise only, the 90th percentile of |deviation|.
+        const deviations = [0.1, -0.05, 0.02, -0.2, 0.04, 0];
+        const noisy = bandEvidence({ copy: onLine(6) }, 0.01, 1e12, { copy: deviations });
+        expect(noisy.copy).toEqual({ looP90: expect.closeTo(0, 6), noiseP90: expect.closeTo(quantileOf(deviations.map(Math.abs), 0.9), 12), points: 6, from: 'family' });
+        expect(familyBand({ error: noisy.copy }).relative).toBeCloseTo(Math.hypot(noisy.copy.looP90, noisy.copy.noiseP90), 12);
+    });
+
+    it('a family with fewer than 4 points takes its class\'s pooled leave-one-out errors, else every family\'s', () => {
+        const bent = (n: number, f: number): FamilyProfile => ({ basis: 'bytes', points: onLine(n).points.map((p, i) => (i === 1 ? { ...p, ms: p.ms * f } : p)) });
+        const families: Record<string, FamilyProfile> = {
+            'copy': bent(5, 1.4),                                    // own: 5 points
+            'copy.x': { basis: 'bytes', points: [point(1000, 1), point(2000, 3)] }, // 2 points, ±50 % own: takes copy's
+            'elementwise': bent(4, 0.7),                             // own: 4 points, exactly the minimum
+            'gemm.y': bent(3, 3),                                    // 3 points, no gemm family with 4: every family's
+            'gemm.z': { basis: 'bytes', points: [point(1000, 1)] },  // 1 point: every family's too
+        };
+        expect(MIN_LOO_POINTS).toBe(4);
+        const loo = (name: string) => leaveOneOutErrors(name, families[name], 0.01, 1e12).map(Math.abs);
+        const e = bandEvidence(families, 0.01, 1e12, {});
+        expect(e.copy).toMatchObject({ looP90: quantileOf(loo('copy'), 0.9), points: 5, from: 'family' });
+        expect(e['copy.x']).toMatchObject({ looP90: quantileOf(loo('copy'), 0.9), points: 5, from: 'class' });
+        expect(e.elementwise).toMatchObject({ looP90: quantileOf(loo('elementwise'), 0.9), points: 4, from: 'family' });
+        const all = [...loo('copy'), ...loo('elementwise')];
+        expect(e['gemm.y']).toMatchObject({ looP90: quantileOf(all, 0.9), points: 9, from: 'all' });
+        expect(e['gemm.z']).toMatchObject({ looP90: quantileOf(all, 0.9), points: 9, from: 'all' });
+        // Without rounds, no noise evidence: 0, said so by noiseP90.
+        expect(e.copy.noiseP90).toBe(0);
+        // A family without rounds of its own takes every family's deviations.
+        expect(bandEvidence(families, 0.01, 1e12, { copy: [0.1, 0.3] })['gemm.z'].noiseP90).toBeCloseTo(quantileOf([0.1, 0.3], 0.9), 12);
+        // No family with 4 points: no evidence anywhere (the default band).
+        expect(bandEvidence({ 'gemm.y': families['gemm.y'] }, 0.01, 1e12, {})).toEqual({});
+    });
+
+    it('honest: on synthetic calibrations with known model error and noise, about 90 % of fresh measurements fall inside their 90 % band', () => {
+        // Truth: t(b) = 0.01 ms + b µs. Each shape deviates from it by its own model error (8 %, normal,
+        // what no curve can know), each measurement by the host's noise (5 % per round, normal).
+        // Calibration: 12 sizes timed in 5 rounds of 8; then 100 fresh sizes, each measured once.
+        const random = createRandom(20, 'bands');
+        const truth = (b: number) => 0.01 + b * 1e-3;
+        const round = (ms: number) => { const f = 1 + 0.05 * random.normal(); return Array.from({ length: 8 }, () => ms * f * (1 + 0.005 * random.normal())); };
+        let inside = 0, total = 0;
+        const widths: number[] = [];
+        for (let trial = 0; trial < 20; trial++) {
+            const sizes = Array.from({ length: 12 }, (_, i) => Math.round(1000 * 2 ** (i * 0.9)));
+            const deviations: number[] = [];
+            // The model error is the shape's: the same in every round of it.
+            const fam: FamilyProfile = { basis: 'bytes', points: [] };
+            for (const b of sizes) {
+                const shapeMs = truth(b) * (1 + 0.08 * random.normal());
+                const rounds = Array.from({ length: 5 }, () => round(shapeMs));
+                deviations.push(...roundDeviations(rounds));
+                fam.points.push(point(b, quantileOf(rounds.flat(), 0.5)));
+            }
+            const evidence = bandEvidence({ copy: fam }, 0.01, 1e12, { copy: deviations }).copy;
+            const calibrated = { ...fam, error: evidence };
+            const h = familyBand(calibrated).relative;
+            widths.push(h);
+            for (let k = 0; k < 100; k++) {
+                const b = Math.round(1000 * 2 ** (random.next() * 9.9));
+                const predicted = familyLaunchTiming(calibrated, { family: 'copy', flops: 0, bytes: b, workgroups: 1 }, 0.01, 1e12).ms;
+                const measured = quantileOf(round(truth(b) * (1 + 0.08 * random.normal())), 0.5);
+                total++;
+                if (insideBand(predicted, measured, h)) inside++;
+            }
+        }
+        // The true 90 % half-width of a fresh error is about 1.645 · √(0.08² · (1 + ½) + 0.05²) ≈ 18 %
+        // (the shape's own error, its neighbours' through the local correction, the noise).
+        expect(inside / total).toBeGreaterThanOrEqual(0.85);
+        expect(inside / total).toBeLessThanOrEqual(0.95);
+        expect(quantileOf(widths, 0.5)).toBeLessThan(0.3);
+    });
+});
+
+describe('bands', () => {
+    it('combine: half-widths add within a family, root-sum-square across families', () => {
+        const c = { calibrated: true };
+        const b = combineBands([
+            { family: 'f', ms: 1, band: { relative: 0.1, ...c } },
+            { family: 'f', ms: 2, band: { relative: 0.2, ...c } },
+            { family: 'g', ms: 3, band: { relative: 0.1, ...c } },
+        ]);
+        // f: 0.1·1 + 0.2·2 = 0.5 ms; g: 0.3 ms; √(0.25 + 0.09) / 6 ms.
+        expect(b.relative).toBeCloseTo(Math.sqrt(0.34) / 6, 12);
+        expect(b.calibrated).toBe(true);
+        // A single family keeps its relative band however many launches; a default-band part marks the sum uncalibrated.
+        expect(combineBands([{ family: 'f', ms: 1, band: { relative: 0.12, ...c } }, { family: 'f', ms: 5, band: { relative: 0.12, ...c } }]).relative).toBeCloseTo(0.12, 12);
+        expect(combineBands([{ family: 'f', ms: 1, band: { relative: 0.12, ...c } }, { family: 'g', ms: 1, band: familyBand(undefined) }]).calibrated).toBe(false);
+        expect(combineBands([])).toEqual({ relative: 0, calibrated: true });
+    });
+
+    it('range and inside: the measured values whose error (predicted − measured)/measured lies within ±h', () => {
+        expect(bandRange(1, 0.25)).toEqual({ low: 0.8, high: 1 / 0.75 });
+        expect(bandRange(1, 1.2).high).toBe(Infinity);
+        expect(insideBand(1, 0.8, 0.25)).toBe(true);     // error +25 %
+        expect(insideBand(1, 0.79, 0.25)).toBe(false);
+        expect(insideBand(1, 1.33, 0.25)).toBe(true);    // error −24.8 %
+        expect(insideBand(1, 1.34, 0.25)).toBe(false);
+        expect(insideBand(1, 0, 0.25)).toBe(false);
+    });
+});
+
+/** The default profile with band evidence on every family: loo 10 %, noise 5 %. */
+function profileWithEvidence(): DeviceProfile {
+    const p = defaultProfile();
+    for (const f of Object.values(p.families)) f.error = { looP90: 0.1, noiseP90: 0.05, points: 5, from: 'family' };
+    return { ...p, uncalibrated: false };
+}
+
+describe('bands of predictions', () => {
+    const ir = workload([mlpTenant('a', { kind: 'poisson', ratePerSecond: 20 }), mlpTenant('b', { kind: 'closed', clients: 1, thinkMs: 0 })]);
+
+    it('each op carries its launches\' band; a tenant the band of all its launches; p50/p99 ranges follow', () => {
+        const profile = profileWithEvidence();
+        // Make one family's evidence different, so ops of different families differ.
+        profile.families.elementwise.error = { looP90: 0.3, noiseP90: 0, points: 4, from: 'family' };
+        const w = predictWorkload(ir, profile);
+        const h = Math.hypot(0.1, 0.05);
+        const t = w.tenants[0];
+        for (const o of t.ops.filter(x => x.launches.length > 0)) {
+            const expected = combineBands(o.launches.map(l => ({ family: l.family, ms: l.ms, band: familyBand(profile.families[l.family]) })));
+            expect(o.band.relative).toBeCloseTo(expected.relative, 12);
+            expect(o.band.calibrated).toBe(true);
+        }
+        const dense = t.ops.find(o => o.kind === 'dense')!;
+        expect(dense.band.relative).toBeCloseTo(h, 9);
+        const all = t.ops.flatMap(o => o.launches.map(l => ({ family: l.family, ms: l.ms, band: l.band })));
+        expect(t.band.relative).toBeCloseTo(combineBands(all).relative, 9);
+        expect(t.band.relative).toBeGreaterThan(0);
+        expect(t.bandMs.solo.p99).toEqual(bandRange(t.solo.p99, t.band.relative));
+        expect(t.bandMs.corun.p50).toEqual(bandRange(t.corun.p50, t.band.relative));
+    });
+
+    it('an older profile without evidence still loads; its predictions carry the default band, marked uncalibrated', () => {
+        const old = JSON.parse(JSON.stringify(defaultProfile())) as DeviceProfile;
+        const loaded = parseProfile({ ...old, uncalibrated: false });
+        const w = predictWorkload(ir, loaded);
+        expect(w.tenants[0].band).toEqual({ relative: expect.closeTo(DEFAULT_BAND, 12), calibrated: false });
+        expect(w.tenants[0].ops[0].band).toEqual({ relative: expect.closeTo(DEFAULT_BAND, 12), calibrated: false });
+        // And a profile with evidence round-trips through the schema.
+        const withEvidence = parseProfile(JSON.parse(JSON.stringify(profileWithEvidence())));
+        expect(withEvidence.families['gemm.vec4'].error).toEqual({ looP90: 0.1, noiseP90: 0.05, points: 5, from: 'family' });
+        expect(() => parseProfile({ ...withEvidence, families: { x: { basis: 'bytes', points: [point(1, 1)], error: { looP90: -1, noiseP90: 0, points: 3, from: 'family' } } } }))
+            .toThrow(/families\.x\.error\.looP90/);
+    });
+});
+
+describe('SLO verdicts with the band', () => {
+    // The mean SLO without a tail: the solo service figure is the service time itself.
+    const figures = (ms: number): LatencyFigures => ({ mean: ms, p50: ms, p90: ms, p95: ms, p99: ms, p999: ms } as LatencyFigures);
+    const verdict = (serviceMs: number, corunMs: number, targetMs: number, band: number) =>
+        sloPrediction({ percentile: 'mean', ms: targetMs }, serviceMs, 0, undefined as never, figures(serviceMs), figures(corunMs), band).verdict;
+
+    it('infeasible only when even the band\'s low end of the solo figure exceeds the target', () => {
+        // h = 0.25: solo 10 ms spans 8–13.3 ms.
+        expect(verdict(10, 10, 7.9, 0.25)).toBe('infeasible');
+        expect(verdict(10, 10, 8.1, 0.25)).toBe('at-risk');   // point above, low end below: straddles
+        expect(verdict(10, 10, 9.9, 0)).toBe('infeasible');   // no band: the point decides, as before
+    });
+
+    it('at risk when the co-run (or solo) band reaches above the target; ok when the whole band fits', () => {
+        expect(verdict(5, 10, 12, 0.25)).toBe('at-risk');     // co-run 10 ms spans 8–13.3 ms: straddles 12
+        expect(verdict(5, 10, 13.4, 0.25)).toBe('ok');
+        expect(verdict(5, 10, 9, 0.25)).toBe('at-risk');      // co-run point above the target
+        expect(verdict(5, 5, 6, 0.25)).toBe('at-risk');       // solo 5 ms spans 4–6.67 ms
+        expect(verdict(5, 5, 6.7, 0.25)).toBe('ok');
+    });
+});
