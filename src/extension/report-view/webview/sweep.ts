@@ -9,6 +9,7 @@
  */
 import { Chart, type ChartConfiguration, type ChartDataset } from 'chart.js';
 import type { SweepLoadAxis, SweepReportModel } from '../../../protocol/sweep-report.js';
+import { formatBoundedMs } from '../../../protocol/figures.js';
 import { formatMs, formatRatio, msValue, plural } from '../../../protocol/units.js';
 import { bestLine, errorBars, renderComparison, schedulesTable, type Bar } from './comparison.js';
 import { baseOptions, canvasBox, clearPage, el, keepChart, ms, openResultsLink, section, tenantColors, themeColor, vscode } from './draw.js';
@@ -52,7 +53,7 @@ function drawLoadChart(canvas: HTMLCanvasElement, axis: SweepLoadAxis, tenant: S
                         label: ctx => {
                             const series = tenant.series[Math.floor(ctx.datasetIndex / 2)];
                             const point = ctx.datasetIndex < tenant.series.length * 2 ? series?.points[ctx.dataIndex] : undefined;
-                            if (point?.p99 && ctx.datasetIndex % 2 === 0) return `${series!.schedule} p99 ${formatMs(point.p99.ms)} (${point.p99.low !== null ? formatMs(point.p99.low) : '?'}–${point.p99.high !== null ? formatMs(point.p99.high) : '?'}), p50 ${ms(point.p50?.ms)}`;
+                            if (point?.p99 && ctx.datasetIndex % 2 === 0) return `${series!.schedule} p99 ${formatBoundedMs(point.p99.ms, point.p99.low, point.p99.high)}, p50 ${ms(point.p50?.ms)}`;
                             return `${ctx.dataset.label}: ${ms(ctx.parsed.y)}`;
                         },
                     },
