@@ -84,7 +84,7 @@ describe('a comparison of schedules', () => {
         const better = { ...blocks, capacity: cap(2, 2.2), predicted: { ...blocks.predicted, qosThroughput: 25 } };
         const c = buildComparison({ tenants, seed: 0, schedules: [base, better], startedAt: new Date(0), finishedAt: new Date(1) });
         expect(c.schedules[1].gain).toEqual({ metric: 'capacity', measured: { estimate: 2, low: 2 / 1.1, high: 2.2, verdict: 'better' }, predicted: 2.5 });
-        expect(comparisonTable(c)).toMatch(/layer_block\(size: 4\)\s+2\.00× \(< 2\.20×\)\s+20\.0\/s/);
+        expect(comparisonTable(c)).toMatch(/layer_block\(size: 4\)\s+2\.00× \(fails at 2\.20×\)\s+20\.0\/s/);
     });
 
     it('takes the worst status of its schedules and says an overload once, under the schedule it hit', () => {
