@@ -6,6 +6,7 @@
 import { create, globals } from 'webgpu';
 import type { AdapterPreference } from '../../protocol/adapter.js';
 import type { DeviceCaps } from '../kernels/kernel.js';
+import { dawnPollingFromEnvironment, setDawnPolling } from './dawn-polling.js';
 
 export type { AdapterPreference };
 
@@ -41,6 +42,8 @@ export function openGpu(toggles: readonly string[] = DAWN_TOGGLES): GPU {
         process.env.XDG_RUNTIME_DIR = process.env.TMPDIR ?? '/tmp';
     }
     Object.assign(globalThis, globals);
+    // Dawn's busy polling would otherwise stall the measurements (dawn-polling.ts).
+    setDawnPolling(dawnPollingFromEnvironment());
     return create([...toggles]);
 }
 
