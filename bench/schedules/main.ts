@@ -170,7 +170,9 @@ const heavy = comparisons.heavy;
 if (heavy) {
     const base = heavy.schedules.find(s => s.baseline)!;
     const seeds = heavy.schedules.filter(s => !s.baseline && s.name !== 'sequential');
-    const best = seeds.map(s => ({ s, r: capacityRatio(s, base) })).sort((a, b) => (b.r?.estimate ?? -1) - (a.r?.estimate ?? -1))[0];
+    // Best by QoS-satisfied throughput; where no capacity was found, by violations at the declared load.
+    const best = seeds.map(s => ({ s, r: capacityRatio(s, base), v: violations(s)?.rate ?? Infinity }))
+        .sort((a, b) => (b.r?.estimate ?? -1) - (a.r?.estimate ?? -1) || a.v - b.v)[0];
     if (best) {
         lines.push(`| heavy: best seeds' schedule ≥ 1.45× concurrent's QoS-satisfied throughput | ${best.s.name}: ${best.r ? `${best.r.estimate.toFixed(2)}× ${interval(best.r.low, best.r.high, x => x.toFixed(2))}` : 'n/a'} | ${best.r && best.r.low >= 1.45 ? 'yes' : best.r && best.r.estimate >= 1.45 ? 'estimate only (interval reaches below)' : 'no'} |`);
         const vb = violations(base), vs = violations(best.s);
