@@ -20,6 +20,8 @@
  *
  * Run: node bench/bundle-and-run.mjs bench/schedules/main.ts [--mixes FILE] [--only light,heavy]
  *      [--capacity-budget 30s] [--budget 20s] [--no-findings | --findings 3,4] [--no-mixes] [--quick]
+ *      [--schedules layer_block,regulated] (the mixes compare concurrent with these only: sequential,
+ *      layer_block, regulated, co_tuned; default all)
  * Predictions use the workspace's device profile (`tenancy calibrate` first; the output says
  * which). Writes bench/.work/schedules.json and prints markdown.
  */
@@ -31,7 +33,6 @@ import { capacityWorkload, compareWorkload } from '../../src/runtime/execute/com
 import type { IrSchedule, WorkloadIR } from '../../src/runtime/ir/types.js';
 import { locateProfile } from '../../src/runtime/predict/profile-store.js';
 import { resolveSchedule } from '../../src/runtime/predict/schedules.js';
-import { shareWorkgroups } from '../../src/runtime/predict/co-tuned.js';
 import type { CapacityReport, ComparedSchedule, Comparison } from '../../src/runtime/report/compare.js';
 import { versionShare } from '../../src/runtime/schedule/co-tuned.js';
 import { wilsonInterval } from '../../src/runtime/report/statistics.js';
@@ -64,6 +65,9 @@ const sequential: IrSchedule = { policy: 'sequential' };
 const layerBlock = (size: number | 'auto'): IrSchedule => ({ policy: 'layer_block', size });
 const regulated = (split: number | 'auto', sync: 'auto' | 'none'): IrSchedule => ({ policy: 'regulated', split, sync });
 const SEEDS_SCHEDULES: IrSchedule[] = [layerBlock('auto'), regulated('auto', 'auto'), { policy: 'co_tuned', variants: 3 }];
+/** The schedules each mix compares with concurrent (--schedules names some by policy). */
+const asked = flag('--schedules')?.split(',');
+const MIX_SCHEDULES = [sequential, ...SEEDS_SCHEDULES].filter(s => !asked || asked.includes(s.policy));
 
 const progress = (text: string) => process.stderr.write(`${text}\n`);
 const out: Record<string, unknown> = { adapter: null, profile: located.file ?? null, uncalibrated: profile.uncalibrated ?? false, mixes: {}, findings: {} };
@@ -154,7 +158,7 @@ for (const mix of runMixes ? mixes : []) {
     const ir = withSchedule(workspace.lower(mix, mixesFile), concurrent);
     progress(`mix ${mix}: ${ir.tenants.map(t => t.name).join(', ')}`);
     const auto = resolveSchedule(withSchedule(ir, { policy: 'auto' }), profile);
-    const cmp = await compare(ir, [sequential, ...SEEDS_SCHEDULES], true);
+    const cmp = await compare(ir, MIX_SCHEDULES, capacityBudgetMs > 0);
     comparisons[mix] = cmp;
     out.adapter ??= cmp.adapter;
     (out.mixes as Record<string, unknown>)[mix] = { auto: { name: auto.name, why: auto.why }, comparison: cmp };
@@ -260,11 +264,9 @@ if (findings) {
 async function conCoGrid(base: WorkloadIR, mix: string, f: Record<string, unknown>): Promise<void> {
     const ir = withSchedule(base, { policy: 'co_tuned', variants: 3 });
     const [a, b] = ir.tenants;
-    const found = resolveSchedule(ir, profile).settings.coTuned!;
-    // The shares are W / P; a profile whose GEMM curve fits one workgroup in flight (lavapipe's) makes every cap 100 %
-    // and the grid one cell. A software adapter runs a workgroup per CPU thread: P is at least the host's cores.
-    const parallelism = Math.max(found.parallelism, availableParallelism());
-    const search = { ...found, parallelism, workgroups: shareWorkgroups(found.variants, parallelism) };
+    // The shares are W / P, P as the predictor takes it (predict/co-tuned.ts deviceParallelism: on a software adapter at least the host's cores).
+    const search = resolveSchedule(ir, profile).settings.coTuned!;
+    const parallelism = search.parallelism;
     const shares = [0, ...search.workgroups.map((_, k) => k + 1)];
     const configs = shares.flatMap(va => shares.map(vb => ({ ...search, versions: { [a.name]: va, [b.name]: vb } })));
     // co_tuned resolves through its store: a store that hands out the forced configurations in turn (every resolution of
@@ -295,7 +297,7 @@ async function conCoGrid(base: WorkloadIR, mix: string, f: Record<string, unknow
         });
         lines.push(`| ${pctShare(shareOf(va))} | ${row.join(' | ')} |`);
     }
-    lines.push('', `Status ${cmp.status}${cmp.reason ? ` (${cmp.reason})` : ''}${cmp.valid ? '' : `, not valid: ${cmp.invalidReasons.join('; ')}`}. Shares of ${parallelism} workgroups in flight (the profile's GEMM concurrency ${found.parallelism}, at least the host's ${availableParallelism()} cores); caps ${search.workgroups.join(', ')}.`, '');
+    lines.push('', `Status ${cmp.status}${cmp.reason ? ` (${cmp.reason})` : ''}${cmp.valid ? '' : `, not valid: ${cmp.invalidReasons.join('; ')}`}. Shares of ${parallelism} workgroups in flight (predict/co-tuned.ts deviceParallelism: the profile's GEMM concurrency, on a software adapter at least its host's cores); caps ${search.workgroups.join(', ')}.`, '');
 }
 
 /** The name co_tuned runs under with these shares (schedule/co-tuned.ts coTunedName). */

@@ -11,6 +11,7 @@ import { NoAdapterError } from '../../runtime/gpu/adapter.js';
 import { adapterOptionHelp, parseAdapterOption } from '../adapter-option.js';
 import { stderrIsTerminal } from '../filtered-stderr.js';
 import { writeProfile } from '../../runtime/predict/profile-store.js';
+import { isSoftwareAdapter } from '../../runtime/predict/profile.js';
 import { workspaceFolderOf } from '../../runtime/report/write.js';
 import { exitCodes } from '../../protocol/exit-codes.js';
 
@@ -62,7 +63,7 @@ export function register(program: Command): void {
                 });
                 if (tty) process.stderr.write('\n');
                 const load = profile.hostLoad;
-                const software = profile.adapter.architecture === 'software' || /llvmpipe|lavapipe|swiftshader/i.test(`${profile.adapter.device} ${profile.adapter.description}`);
+                const software = isSoftwareAdapter(profile.adapter);
                 if (software && load && Math.max(load.before, load.after) > load.cores) {
                     console.error(`tenancy calibrate: warning: the host was busy (load average ${load.before.toFixed(1)} → ${load.after.toFixed(1)} on ${load.cores} cores); ` +
                         'other processes share the cores a software adapter computes on, so these figures are inflated. Re-run when the machine is quieter.');

@@ -84,6 +84,11 @@ export function splitOp(op: Pick<PlannedOp, 'kernels' | 'launches'>, split: OpSp
     return { split, launches, planned };
 }
 
+/** How many ops of all tenants a schedule's splits (by tenant, then op path) cut into two chunks or more. */
+export function splitWithinCount(opSplits: Readonly<Record<string, Readonly<Record<string, OpSplit>>>> | undefined): number {
+    return Object.values(opSplits ?? {}).reduce((n, ops) => n + Object.values(ops).filter(s => s.chunks > 1).length, 0);
+}
+
 /** "rows × 4": an op split as the results and messages say it. */
 export function splitLabel(split: OpSplit): string {
     return `${split.axis} × ${split.chunks}`;

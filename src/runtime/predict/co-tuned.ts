@@ -5,7 +5,7 @@
  *
  * Shares. P, the workgroups the device runs at once, is the concurrency of the waves model fitted
  * to the profile's register-blocked GEMM curve (latency.ts fitWaves) — the device's parallelism as
- * calibration measured it. Version k of N (k ≥ 1) caps each hot op at W_k = round(P·(N−k)/N)
+ * calibration measured it — and on a software adapter at least the host's cores (deviceParallelism). Version k of N (k ≥ 1) caps each hot op at W_k = round(P·(N−k)/N)
  * workgroups (at least 1; equal caps merge, so a narrow device may offer fewer versions than
  * asked), share C_k = W_k / P; version 0 is the op's own variant, C = 1. The hot ops are the ones
  * layer_block's versions use (plan/versions.ts hotOps); ops without capped variants run their own.
@@ -47,7 +47,7 @@ import { PERCENTILE_Q } from '../report/statistics.js';
 import { demandMix, interferenceCoefficient, type DemandMix } from './contention.js';
 import { familyProfile, fitWaves, opServiceMs, opTiming } from './latency.js';
 import { opViews } from './op-views.js';
-import { CAPPED_INTERFERENCE_WORKGROUPS, capsForProfile, demandKinds, type DemandKind, type DeviceProfile } from './profile.js';
+import { CAPPED_INTERFERENCE_WORKGROUPS, capsForProfile, demandKinds, isSoftwareAdapter, type DemandKind, type DeviceProfile } from './profile.js';
 import type { ServiceTail } from './queueing.js';
 import { simulate, simulatedStatistic, type SimulatedFigures, type SimulatedTenant } from './simulate.js';
 import { completeSteps } from './steps.js';
@@ -66,11 +66,19 @@ export interface CoTunedInput {
     durationMs: number;
 }
 
-/** The device's parallelism P as the profile knows it: the fitted concurrency of its GEMM curve (at least 1). */
+/**
+ * The device's parallelism P as the profile knows it: the fitted concurrency of its GEMM curve,
+ * and on a software adapter at least the host's cores when calibrated. A software adapter
+ * (lavapipe) runs a dispatch's workgroups on a pool of worker threads, one per core, so it runs
+ * one workgroup per core at once; its GEMM curve need not show that (the calibrated lavapipe
+ * profile of the two-core reference host fits a concurrency of 1), and P = 1 would make every
+ * cap 100 % — co_tuned a plain concurrent schedule with nothing to search. At least 1.
+ */
 export function deviceParallelism(profile: DeviceProfile): number {
     const family = familyProfile(profile, 'gemm.vec4');
     const fit = family ? fitWaves(family, profile.kernelFloorMs) : undefined;
-    return Math.max(1, fit?.concurrency ?? 1);
+    const threads = isSoftwareAdapter(profile.adapter) ? profile.hostLoad?.cores ?? 1 : 1;
+    return Math.max(1, fit?.concurrency ?? 1, threads);
 }
 
 /** The workgroup caps of versions 1 … of `variants` (distinct, descending) on a device of `parallelism` workgroups. */
@@ -227,7 +235,7 @@ export interface CoTunedStore {
 }
 
 /** Bump when the search or its model changes what it finds: older stored configurations then miss. */
-const SEARCH_REVISION = 2;
+const SEARCH_REVISION = 3;
 
 /** What identifies a search (everything it reads), as text for a store to hash. */
 function coTunedSearchKey(input: CoTunedInput, variants: number): string {

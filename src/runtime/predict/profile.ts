@@ -156,6 +156,11 @@ export const deviceProfileSchema = z.object({
 });
 export type DeviceProfile = z.infer<typeof deviceProfileSchema>;
 
+/** Whether an adapter computes on the host's CPU cores (lavapipe/llvmpipe, SwiftShader): its figures share the cores with every other process. */
+export function isSoftwareAdapter(adapter: ProfileAdapter): boolean {
+    return adapter.architecture === 'software' || /llvmpipe|lavapipe|swiftshader/i.test(`${adapter.device} ${adapter.description}`);
+}
+
 /** A filesystem-safe key for an adapter: vendor-architecture-device-description, slugged, with a short hash so distinct descriptions never collide. */
 export function profileKey(adapter: ProfileAdapter): string {
     const text = [adapter.vendor, adapter.architecture, adapter.device, adapter.description].map(s => s || 'unknown').join('/');

@@ -13,15 +13,15 @@
 import type { IrSchedule, IrSlo, WorkloadIR } from '../ir/types.js';
 import { PlanCache, planGraph, type PlannedOp } from '../plan/plan.js';
 import { splitLabel, type OpSplit } from '../plan/split.js';
-import { policyFor, scheduleName, type ScheduleSettings } from '../schedule/policy.js';
+import { policyFor, scheduleName, type SchedulePolicy, type ScheduleSettings } from '../schedule/policy.js';
 import { cutChunks, type RegulatedOptions } from '../schedule/regulated.js';
 import { PERCENTILE_Q } from '../report/statistics.js';
 import { demandMix, pairCoefficients, type DemandMix } from './contention.js';
 import { opTiming, requestServiceMs } from './latency.js';
 import { tailFrom, type ServiceTail } from './queueing.js';
-import { chooseOpSplits, opViews, splitStepViews } from './op-views.js';
+import { chooseOpSplits, layerBlockOpSplits, opViews, splitStepViews } from './op-views.js';
 import { capsForProfile, type DeviceProfile } from './profile.js';
-import { simulate, simulatedStatistic, type SimulatedFigures, type SimulatedTenant } from './simulate.js';
+import { boundedStatistic, simulate, simulatedStatistic, type SimulatedFigures, type SimulatedTenant } from './simulate.js';
 import { cachedCoTunedSteps, simulateCoTuned, type CoTunedStore } from './co-tuned.js';
 import { completeSteps } from './steps.js';
 
@@ -152,7 +152,23 @@ function* resolveWithSteps(input: SimulationInput, schedule: IrSchedule, options
         const resolved = { schedule, settings: { regulated }, name: '', why };
         return { ...resolved, name: policyFor(schedule, resolved.settings).name };
     }
+    if (schedule.policy === 'layer_block') return resolveLayerBlock(input, schedule);
     return { schedule, settings: {}, name: scheduleName(schedule) };
+}
+
+/** layer_block with the ops it splits within on the profile (op-views.ts layerBlockOpSplits: a rule, no search), and why. */
+function resolveLayerBlock(input: SimulationInput, schedule: Extract<IrSchedule, { policy: 'layer_block' }>): ResolvedSchedule {
+    const { opSplits, reasons } = layerBlockOpSplits(input.ir.tenants.map((t, i) => ({ name: t.name, priority: t.priority, slos: t.slos, plan: input.plans[i], views: input.tenants[i].ops })), input.profile, schedule.size);
+    const within = opSplitList(opSplits);
+    if (within.length === 0) return { schedule, settings: {}, name: scheduleName(schedule) };
+    const settings = { layerBlock: { opSplits } };
+    const yields = Object.entries(reasons).map(([tenant, r]) => `${tenant}'s long ops in chunks of ≤ ${r.targetMs.toFixed(1)} ms, so that ${r.protects} waits for at most about half its slack`).join('; ');
+    return { schedule, settings, name: policyFor(schedule, settings).name, why: `${yields}; ops split within: ${within.join(', ')}` };
+}
+
+/** "batch batch/mlp/fc1 rows × 4" per op split within. */
+function opSplitList(opSplits: Readonly<Record<string, Readonly<Record<string, OpSplit>>>>): string[] {
+    return Object.entries(opSplits).flatMap(([tenant, ops]) => Object.entries(ops).filter(([, split]) => split.chunks > 1).map(([path, split]) => `${tenant} ${path} ${splitLabel(split)}`));
 }
 
 /** Splits a regulated search tries per tenant, and most simulations it may take (a count, not a clock: results must not depend on the machine's speed). */
@@ -161,8 +177,9 @@ const SPLITS = [1, 2, 4, 8, 16], SEARCH_SIMULATIONS = 40;
 /**
  * GACER's search, as coordinate descent over the simulation: per tenant the split, then the
  * exclusive threshold among quantiles of the chunks' predicted times; each candidate simulated
- * at the declared load on a shortened window. The score: SLOs violated, then the worst
- * predicted / target over SLO tenants, then the tenants' total throughput (higher is better).
+ * at the declared load on a shortened window. The score (regulatedScore): whether an SLO is
+ * missed, then the worst predicted / target over SLO tenants, then the tenants' total
+ * throughput (higher is better).
  */
 function* searchRegulated(input: SimulationInput, schedule: Extract<IrSchedule, { policy: 'regulated' }>): Generator<void, { regulated: RegulatedOptions; why: string }> {
     const splits = schedule.split === 'auto' ? SPLITS : [schedule.split];
@@ -182,13 +199,16 @@ function* searchRegulated(input: SimulationInput, schedule: Extract<IrSchedule, 
     const first = schedule.split === 'auto' ? 4 : schedule.split;
     let current: RegulatedOptions = withOpSplits({ splits: Object.fromEntries(names.map(n => [n, first])), defaultSplit: first, heavyMs: Infinity });
     let simulations = 0;
+    let everyMissed = true;
+    const missedBy = new Map<number[], number>();
     function* scoreOf(options: RegulatedOptions): Generator<void, number[]> {
         simulations++;
         const figures = simulateSchedule(input, { schedule, settings: { regulated: options }, name: '' }, 1, 0.5);
         yield;
-        const tenants = input.tenants.map((t, i) => tenantFigures(t, figures[i]));
-        const slos = tenants.flatMap(t => t.slos);
-        return [slos.filter(s => !s.met).length, Math.max(0, ...slos.map(s => s.predictedMs / s.targetMs)), -tenants.reduce((a, t) => a + t.throughputPerSecond, 0)];
+        const { rank, missed } = regulatedScore(input.tenants, figures);
+        if (missed === 0) everyMissed = false;
+        missedBy.set(rank, missed);
+        return rank;
     }
     const better = (a: number[], b: number[]) => {
         for (let k = 0; k < a.length; k++) {
@@ -210,7 +230,7 @@ function* searchRegulated(input: SimulationInput, schedule: Extract<IrSchedule, 
             }
         }
         if (schedule.sync === 'auto') {
-            const steps = simulatedTenants(input, current);
+            const steps = simulatedTenants(input, current.opSplits);
             const chunkMs = steps.flatMap(t => cutChunks(t.ops.length, t.ops, current.splits[t.name] ?? current.defaultSplit).predictedMs).sort((a, b) => a - b);
             const quantile = (q: number) => chunkMs[Math.min(chunkMs.length - 1, Math.floor(q * chunkMs.length))];
             for (const heavyMs of [quantile(0.9), quantile(0.75), quantile(0.5), Infinity]) {
@@ -222,10 +242,35 @@ function* searchRegulated(input: SimulationInput, schedule: Extract<IrSchedule, 
         }
         if (!improved) break;
     }
-    const within = Object.entries(current.opSplits ?? {}).flatMap(([tenant, ops]) => Object.entries(ops).map(([path, split]) => `${tenant} ${path} ${splitLabel(split)}`));
-    const why = `the search (${simulations} simulation${simulations === 1 ? '' : 's'}) found ${best[0]} SLO${best[0] === 1 ? '' : 's'} missed, the worst at ${best[1].toFixed(2)}× its target`
-        + (within.length ? `; ops split within: ${within.join(', ')}` : '');
+    const bestMissed = missedBy.get(best) ?? 0;
+    const within = opSplitList(current.opSplits ?? {});
+    const missed = `${bestMissed} SLO${bestMissed === 1 ? '' : 's'} missed, the worst at ${best[1].toFixed(2)}× its target`;
+    const ranked = everyMissed
+        ? `${missed}: every split it tried misses an SLO, so it ranked them by the worst predicted / target ratio (requests still queued when a simulation stopped counted at their wait so far), then by throughput`
+        : missed;
+    const why = `the search (${simulations} simulation${simulations === 1 ? '' : 's'}) found ${ranked}` + (within.length ? `; ops split within: ${within.join(', ')}` : '');
     return { regulated: current, why };
+}
+
+/**
+ * How good a candidate's simulated figures are (`rank`: lower first, compared element by
+ * element) and how many SLOs it misses. The rank: [1 when an SLO is missed else 0, the worst
+ * predicted / target over the tenants' SLOs, −the tenants' total throughput]. The ratio uses
+ * boundedStatistic, finite under overload: when every candidate misses an SLO (a mix overloaded
+ * at every split) the ratio still ranks them — the one whose worst tenant is closest to its
+ * target first — where counting missed SLOs, or an infinite "overloaded", could not.
+ */
+export function regulatedScore(tenants: readonly Pick<SimulatedTenant, 'slos'>[], figures: readonly SimulatedFigures[]): { rank: number[]; missed: number } {
+    let missed = 0, worst = 0, throughput = 0;
+    tenants.forEach((t, i) => {
+        throughput += figures[i].throughputPerSecond;
+        for (const s of t.slos) {
+            const q = s.percentile === 'mean' ? undefined : PERCENTILE_Q[s.percentile];
+            if (!(simulatedStatistic(figures[i], s.percentile, q) <= s.ms)) missed++;
+            worst = Math.max(worst, boundedStatistic(figures[i], s.percentile, q) / s.ms);
+        }
+    });
+    return { rank: [missed > 0 ? 1 : 0, worst, -throughput], missed };
 }
 
 export interface EvaluateOptions {
@@ -341,17 +386,17 @@ export function simulateSchedule(input: SimulationInput, resolved: ResolvedSched
     }
     // co_tuned runs its tenants' chosen versions, with their own times and contention.
     if (resolved.settings.coTuned) return simulateCoTuned(input, resolved.settings.coTuned, load, window);
-    return simulate(simulatedTenants(input, resolved.settings.regulated), {
+    return simulate(simulatedTenants(input, resolved.settings.regulated?.opSplits ?? resolved.settings.layerBlock?.opSplits), {
         policy: policyFor(resolved.schedule, resolved.settings), contention: input.contention, serviceCv: input.serviceCv, tail: input.tail, corunTail: input.corunTail,
         seed: input.seed, warmupMs: input.warmupMs, durationMs: input.durationMs * window, load,
     });
 }
 
-/** The tenants as a schedule runs them: under a regulated schedule that splits ops, one view per step (whole ops and chunks), as the runtime gives its policy. */
-function simulatedTenants(input: SimulationInput, regulated: RegulatedOptions | undefined): SimulatedTenant[] {
-    if (!regulated?.opSplits) return input.tenants;
+/** The tenants as a schedule runs them: under a schedule that splits ops within (regulated, layer_block), one view per step (whole ops and chunks), as the runtime gives its policy. */
+function simulatedTenants(input: SimulationInput, opSplits: SchedulePolicy['opSplits']): SimulatedTenant[] {
+    if (!opSplits) return input.tenants;
     return input.tenants.map((t, i) => {
-        const splits = regulated.opSplits![t.name];
+        const splits = opSplits[t.name];
         if (!splits || Object.keys(splits).length === 0) return t;
         return { ...t, ops: splitStepViews(input.plans[i], splits, input.profile, t.ops).views };
     });

@@ -28,8 +28,9 @@ import type { IrOpKind, IrSchedule, IrSlo, IrSourceRange, IrTenant, WorkloadIR }
 import { demandMix, type DemandMix } from './contention.js';
 import { idleAdjustment, opTiming, requestServiceMs, serviceCvFor, type OpTiming } from './latency.js';
 import { PlanCache, planGraph, type PlannedOp, type PlanOptions } from '../plan/plan.js';
+import type { OpSplit } from '../plan/split.js';
 import { capsForProfile, type DeviceProfile } from './profile.js';
-import { chooseOpSplits, opViews, splitStepViews } from './op-views.js';
+import { chooseOpSplits, layerBlockOpSplits, opViews, splitStepViews } from './op-views.js';
 import { bandRange, combineBands, type ErrorBand } from './band.js';
 import { submissionsPerRequest } from '../schedule/policy.js';
 import {
@@ -193,9 +194,13 @@ function timeGraph(profile: DeviceProfile, plan: readonly PlannedOp[], cache: Pl
     return { ops: opsOf, gpuMs, launches, demand, passes, band: combineBands(bandParts) };
 }
 
-/** The views a schedule cuts a request by: per op, or under a regulated split N per step (its long ops split as the runtime splits them). */
-function scheduleViews(schedule: IrSchedule, plan: readonly PlannedOp[], profile: DeviceProfile) {
+/**
+ * The views a schedule cuts a request by: per op, or per step where it splits ops within as the
+ * runtime splits them (a regulated split N; layer_block's `blockSplits`, op-views.ts layerBlockOpSplits).
+ */
+function scheduleViews(schedule: IrSchedule, plan: readonly PlannedOp[], profile: DeviceProfile, blockSplits: Readonly<Record<string, OpSplit>> | undefined) {
     const whole = opViews(plan, profile);
+    if (schedule.policy === 'layer_block') return blockSplits ? splitStepViews(plan, blockSplits, profile, whole).views : whole;
     if (schedule.policy !== 'regulated' || schedule.split === 'auto') return whole;
     return splitStepViews(plan, chooseOpSplits(plan, profile, schedule.split, whole), profile, whole).views;
 }
@@ -208,6 +213,11 @@ export function predictWorkload(ir: WorkloadIR, profile: DeviceProfile, options:
     // A graph's timing on the profile with default variants is cached with its plan (a graph shared by tenants of
     // several workloads, as the language server shares them, is timed once).
     const timingKey = options.variants ? undefined : `${options.fusion ?? true}|${JSON.stringify(caps)}`;
+    const planOf = (tenant: IrTenant) => planGraph(tenant.graph, { caps, variants: options.variants, fusion: options.fusion, cache });
+    // layer_block splits the long ops of tenants outranked by a tenant with an SLO: a choice over all tenants, made once.
+    const blockSplits = ir.schedule.policy === 'layer_block'
+        ? layerBlockOpSplits(ir.tenants.map(t => { const plan = planOf(t); return { name: t.name, priority: t.priority, slos: t.slos, plan, views: opViews(plan, profile) }; }), profile, ir.schedule.size).opSplits
+        : undefined;
     const bases: TenantBase[] = ir.tenants.map(tenant => {
         const time = () => timeGraph(profile, planGraph(tenant.graph, { caps, variants: options.variants, fusion: options.fusion, cache }), cache);
         const timed = timingKey !== undefined ? cache.derived(tenant.graph, profile, timingKey, time) : time();
@@ -215,7 +225,7 @@ export function predictWorkload(ir: WorkloadIR, profile: DeviceProfile, options:
         let gpuMs = timed.gpuMs;
         // The blocks the schedule cuts a request into, by the same rule the runtime cuts them (the schedule's own).
         const submits = ir.schedule.policy === 'layer_block' || ir.schedule.policy === 'regulated'
-            ? submissionsPerRequest(ir.schedule, scheduleViews(ir.schedule, planGraph(tenant.graph, { caps, variants: options.variants, fusion: options.fusion, cache }), profile))
+            ? submissionsPerRequest(ir.schedule, scheduleViews(ir.schedule, planOf(tenant), profile, blockSplits?.[tenant.name]))
             : 1;
         // Requests that find the device idle run slower on some hosts (latency.ts idleAdjustment). Each tenant has its
         // own device (its own queue and driver threads), so co-runners do not keep it awake: the same solo and co-running.

@@ -6,6 +6,15 @@
  * launches at least one kernel. Ops that launch nothing (reshape/flatten aliases) are not
  * layers; they ride in the block of the layer before them (or the first block).
  *
+ * Ops split within: one op can be far longer than a higher-priority tenant's whole budget (a
+ * transformer's dense op of hundreds of ms on the software adapter beside a 25 ms SLO), and a
+ * block boundary is the only point where another tenant's block can be let in (WebGPU cannot
+ * preempt a dispatch). So the long ops of a tenant that a tenant with an SLO outranks are split
+ * into chunks of their workgroup grid (plan/split.ts, chosen by predict/op-views.ts
+ * layerBlockOpSplits: the same planner and step model as `regulated`), each chunk a step and a
+ * layer of its own, so a block boundary can fall inside the op. The views the policy then sees
+ * (TenantView.ops) are per step; `opSplits` tells the executor and the simulation which.
+ *
  * Blocks: each request's op list is cut into blocks of `size` consecutive layers. `size: auto`
  * cuts blocks of about AUTO_TARGET_MS of predicted GPU work (at least one layer each) when the
  * executor supplies per-op predictions (TenantView.ops[].predictedMs), else AUTO_FALLBACK_SIZE
@@ -45,9 +54,15 @@
  *   beside a batch tenant stays protected after one late request. Without predictions (a view
  *   without OpView.predictedMs) no block is ever judged rescuable and every block co-runs,
  *   still ordered by EDF.
- * Only the earliest-deadline block is tested (a later block with a tight fit waits its turn).
+ * Only one block is tested: the earliest-deadline one — or, when that one is past saving, the
+ * earliest block of a tenant that outranks it and can still be saved alone (a best-effort
+ * tenant's requests are late against the default budget most of the time; its late block must
+ * not decide for a latency-critical block that would make its deadline; a higher-priority
+ * tenant that is late itself does not displace it, or an overloaded one would starve the
+ * others). A later block with a tight fit waits its turn.
  */
 import type { IrPriority, IrSlo } from '../ir/types.js';
+import { splitWithinCount, type OpSplit } from '../plan/split.js';
 import type { OpView, SchedulePolicy, SchedulerView, Submission, TenantView } from './policy.js';
 
 /** Budget of a request whose tenant has no latency SLO, ms. */
@@ -71,6 +86,8 @@ export interface LayerBlocks {
 /** Options of layerBlockPolicy (the defaults above; tests override them). */
 export interface LayerBlockOptions {
     size: number | 'auto';
+    /** Ops split within, by tenant name then op path (predict/op-views.ts layerBlockOpSplits); the views are then per step. */
+    opSplits?: Readonly<Record<string, Readonly<Record<string, OpSplit>>>>;
     defaultBudgetMs?: number;
     autoTargetMs?: number;
     autoFallbackSize?: number;
@@ -182,12 +199,14 @@ export function layerBlockPolicy(options: LayerBlockOptions): LayerBlockPolicy {
         if (!b) byCount.set(t.opCount, b = cutBlocks(t.opCount, undefined, options));
         return b;
     };
-    const name = `layer_block(size: ${options.size})`;
+    const within = splitWithinCount(options.opSplits);
+    const name = `layer_block(size: ${options.size}${within ? `; ${within} op${within === 1 ? '' : 's'} split within` : ''})`;
     // Online correction of the predictions: measured block time / (predicted × tenants co-running).
     const learning = new TimeCorrection();
 
     return {
         name,
+        ...(within ? { opSplits: options.opSplits } : {}),
         decide(view: SchedulerView): Submission[] {
             learning.observe(view);
             const factor = learning.factor;
@@ -205,14 +224,24 @@ export function layerBlockPolicy(options: LayerBlockOptions): LayerBlockPolicy {
                 || priorityRank[a.tenant.priority] - priorityRank[b.tenant.priority]
                 || a.tenant.waiting[0].arrivalMs - b.tenant.waiting[0].arrivalMs
                 || a.tenant.index - b.tenant.index);
-            const first = candidates[0];
+            const fits = (c: Candidate) => view.nowMs + c.predictedMs <= c.deadlineMs;
+            // The block tested: the earliest deadline — or, when that one is past saving (late even
+            // alone), the earliest block of a tenant that outranks it and can still be saved: a late
+            // best-effort block must not stand in the way of a latency-critical block that would
+            // make its deadline. (Only a block that can be saved: a higher-priority tenant that is
+            // late itself, overloaded, would otherwise starve the lower one.)
+            let first = candidates[0];
             if (!first) return [];
+            if (first.predictedMs > 0 && !fits(first)) {
+                const late = first;
+                first = candidates.find(c => c.predictedMs > 0 && priorityRank[c.tenant.priority] < priorityRank[late.tenant.priority] && fits(c)) ?? late;
+            }
             // Co-running, a block takes the longer of an even share of the GPU and the slowdown its
             // tenant's recent co-run blocks showed: behind another tenant's big kernels (no
             // preemption) a small block waits far longer than an even share says.
             const coRunSlowdown = Math.max(candidates.length, learning.interferenceLevel(first.tenant.name));
             const missesCoRunning = view.nowMs + coRunSlowdown * first.predictedMs > first.deadlineMs;
-            const fitsAlone = view.nowMs + first.predictedMs <= first.deadlineMs;
+            const fitsAlone = fits(first);
             // A late block of a tenant that outranks every other tenant with work still runs alone:
             // its priority says the others' work may wait, and co-running would make it later still.
             const outranks = first.predictedMs > 0 && candidates.every(c => c === first || priorityRank[first.tenant.priority] < priorityRank[c.tenant.priority]);

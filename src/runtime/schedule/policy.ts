@@ -68,7 +68,7 @@ export interface Submission {
 export interface SchedulePolicy {
     readonly name: string;
     /**
-     * Ops it runs in chunks, by tenant name then op path (regulated: plan/split.ts). For such a
+     * Ops it runs in chunks, by tenant name then op path (regulated, layer_block: plan/split.ts). For such a
      * tenant the executor and the simulation give the policy one view per step — whole ops and
      * chunks — and `opCount`, `nextOp` and `opEnd` count steps.
      */
@@ -117,6 +117,8 @@ export const concurrentPolicy: SchedulePolicy = {
 /** What a schedule's `auto` arguments were resolved to (predict/schedules.ts resolveSchedule): the runtime and the predictor run the same. */
 export interface ScheduleSettings {
     regulated?: RegulatedOptions;
+    /** layer_block: the ops it splits within, by tenant name then op path (predict/op-views.ts layerBlockOpSplits). */
+    layerBlock?: { opSplits: Readonly<Record<string, Readonly<Record<string, OpSplit>>>> };
     /** co_tuned: the versions the search chose (co_tuned has no unresolved form). */
     coTuned?: CoTunedOptions;
 }
@@ -136,7 +138,7 @@ export function policyFor(schedule: IrSchedule, settings: ScheduleSettings = {},
     switch (schedule.policy) {
         case 'sequential': return sequentialPolicy;
         case 'concurrent': return concurrentPolicy;
-        case 'layer_block': return layerBlockPolicy({ size: schedule.size });
+        case 'layer_block': return layerBlockPolicy({ size: schedule.size, ...(settings.layerBlock ? { opSplits: settings.layerBlock.opSplits } : {}) });
         case 'regulated': {
             if (settings.regulated) return regulatedPolicy(settings.regulated);
             if (schedule.split === 'auto' || schedule.sync === 'auto') throw new Error(`internal: ${scheduleName(schedule)} must be resolved (predict/schedules.ts resolveSchedule) before it runs`);
@@ -153,7 +155,8 @@ export function policyFor(schedule: IrSchedule, settings: ScheduleSettings = {},
 
 /**
  * Submissions a request makes under a schedule (each pays the submit overhead): one per block
- * under block schedules, cut by the rule the runtime's policy cuts by; one otherwise.
+ * under block schedules, cut by the rule the runtime's policy cuts by; one otherwise. `ops`: the
+ * views the policy cuts (per step where it splits ops within).
  */
 export function submissionsPerRequest(schedule: IrSchedule, ops: readonly OpView[], settings: ScheduleSettings = {}, tenant = ''): number {
     if (schedule.policy === 'regulated') {

@@ -26,7 +26,7 @@
  * p99s against the SLOs on the device profile. The runtime runs what the search found. Pure.
  */
 import type { IrPriority } from '../ir/types.js';
-import type { OpSplit } from '../plan/split.js';
+import { splitWithinCount, type OpSplit } from '../plan/split.js';
 import { budgetMs, cutBlocks, DEFAULT_BUDGET_MS, type LayerBlocks } from './layer-block.js';
 import type { OpView, SchedulePolicy, SchedulerView, Submission, TenantView } from './policy.js';
 
@@ -39,11 +39,6 @@ export interface RegulatedOptions {
     heavyMs: number;
     /** Ops split into chunks of their own, by tenant name then op path (absent: requests are cut at op boundaries only). */
     opSplits?: Readonly<Record<string, Readonly<Record<string, OpSplit>>>>;
-}
-
-/** How many ops of all tenants the options split within. */
-function splitOpCount(options: RegulatedOptions): number {
-    return Object.values(options.opSplits ?? {}).reduce((n, ops) => n + Object.values(ops).filter(s => s.chunks > 1).length, 0);
 }
 
 const priorityRank: Record<IrPriority, number> = { high: 0, normal: 1, low: 2 };
@@ -75,7 +70,7 @@ export function regulatedPolicy(options: RegulatedOptions): SchedulePolicy {
     /** Per tenant, whether the chunk it has in flight is exclusive. */
     const exclusiveInFlight = new Map<string, boolean>();
     const sync = Number.isFinite(options.heavyMs);
-    const within = splitOpCount(options);
+    const within = splitWithinCount(options.opSplits);
     return {
         name: `regulated(split: ${Object.keys(options.splits).length ? JSON.stringify(options.splits) : options.defaultSplit}, sync: ${sync ? `${options.heavyMs.toFixed(2)} ms` : 'none'}${within ? `; ${within} op${within === 1 ? '' : 's'} split within` : ''})`,
         opSplits: options.opSplits,

@@ -38,6 +38,33 @@ describe('device shares', () => {
         expect([0, 1, 2, 3].map(v => versionShare(grid, v))).toEqual([1, 0.75, 0.5, 0.25]);
     });
 
+    it('a software adapter offers shares of at least one workgroup per host core, where its GEMM curve fits one workgroup in flight', () => {
+        // A GEMM curve whose time is its work whatever the workgroups: the waves model fits one in flight (as the calibrated lavapipe profile of the two-core host does).
+        const serial = (adapter: DeviceProfile['adapter'], cores?: number): DeviceProfile => {
+            const p = defaultProfile();
+            p.uncalibrated = false;
+            p.adapter = adapter;
+            if (cores !== undefined) p.hostLoad = { before: 1, after: 1, cores };
+            p.families['gemm.vec4'] = {
+                basis: 'flops',
+                points: [1, 4, 16, 64].map(w => ({ flops: w * 1e6, bytes: 1e5, workgroups: w, ms: w + p.kernelFloorMs, shape: `${w} workgroups` })),
+            };
+            return p;
+        };
+        const gpu = { vendor: 'acme', architecture: 'rdna', device: 'x', description: 'acme x' };
+        const lavapipe = { vendor: 'mesa', architecture: 'software', device: 'llvmpipe-llvm-15-0-6-256-bits-', description: 'llvmpipe: Mesa' };
+        expect(fitWaves(serial(gpu, 2).families['gemm.vec4'], 0.02)!.concurrency).toBe(1);
+        expect(deviceParallelism(serial(gpu, 2))).toBe(1); // a GPU: its curve, whatever the host
+        expect(deviceParallelism(serial(lavapipe))).toBe(1); // no core count recorded
+        expect(deviceParallelism(serial(lavapipe, 2))).toBe(2);
+        expect(deviceParallelism(serial({ ...lavapipe, architecture: '' }, 8))).toBe(8); // known by its description
+        // co_tuned then compiles a real share (one workgroup of two: C 50 %) rather than caps that all mean 100 %.
+        const resolved = resolveSchedule(pair(25, 3), serial(lavapipe, 2));
+        expect(resolved.settings.coTuned).toMatchObject({ parallelism: 2, workgroups: [1] });
+        expect(versionShare(resolved.settings.coTuned!, 1)).toBe(0.5);
+        expect(resolveSchedule(pair(25, 3), serial(gpu, 2)).settings.coTuned).toMatchObject({ parallelism: 1, workgroups: [1] });
+    });
+
     it('a capped kernel\'s interference follows its share: the measured capped pair at the calibrated share, the full-width pair at 100 %, linear between', () => {
         const p = defaultProfile();
         const P = 64, measured = CAPPED_INTERFERENCE_WORKGROUPS / P;

@@ -1,12 +1,15 @@
 /** Ops split within under regulated (predict/op-views.ts, plan/split.ts): which ops, the chunks' times, and the one simulation running them. Pure. */
 import { describe, expect, it } from 'vitest';
-import { chooseOpSplits, opViews, splitStepViews } from '../../../src/runtime/predict/op-views.js';
+import { chooseOpSplits, layerBlockOpSplits, opViews, splitLongOps, splitStepViews } from '../../../src/runtime/predict/op-views.js';
 import { defaultProfile } from '../../../src/runtime/predict/profile.js';
 import { capsForProfile } from '../../../src/runtime/predict/profile.js';
 import { evaluateSchedule, resolveSchedule } from '../../../src/runtime/predict/schedules.js';
 import { simulate, type SimulatedTenant } from '../../../src/runtime/predict/simulate.js';
 import { planGraph } from '../../../src/runtime/plan/plan.js';
 import { regulatedPolicy } from '../../../src/runtime/schedule/regulated.js';
+import { layerBlockPolicy } from '../../../src/runtime/schedule/layer-block.js';
+import { policyFor, submissionsPerRequest } from '../../../src/runtime/schedule/policy.js';
+import { predictWorkload } from '../../../src/runtime/predict/workload.js';
 import { mlpTenant, workload } from './fixtures.js';
 
 const profile = defaultProfile();
@@ -73,5 +76,77 @@ describe('ops split within a request', () => {
             return f.latenciesMs[Math.floor(0.95 * f.latenciesMs.length)];
         };
         expect(p95(10)).toBeLessThan(p95(1) / 2);
+    });
+});
+
+describe('layer_block splits ops within (the same planner and step model as regulated)', () => {
+    const caps = capsForProfile(profile);
+    const blockTenant = (t: ReturnType<typeof big>) => {
+        const plan = planGraph(t.graph, { caps });
+        return { name: t.name, priority: t.priority, slos: t.slos, plan, views: opViews(plan, profile) };
+    };
+    const critical = () => ({ ...small(), priority: 'high' as const });
+    const batch = () => ({ ...big(), priority: 'low' as const });
+
+    it('splits the long ops of a tenant outranked by one with an SLO into chunks of half that tenant\'s slack, and no one else\'s', () => {
+        const c = blockTenant(critical()), b = blockTenant(batch());
+        const requestMs = c.views.reduce((s, v) => s + (v.predictedMs ?? 0), profile.submitOverheadMs);
+        const slack = Math.max(30 - requestMs, 30 / 4);
+        const { opSplits, reasons } = layerBlockOpSplits([c, b], profile, 'auto');
+        expect(opSplits.critical).toEqual({});
+        expect(opSplits.batch).toEqual(splitLongOps(b.plan, profile, slack / 2, b.views));
+        expect(Object.keys(opSplits.batch)).toContain('batch/mlp/fc1');
+        expect(reasons).toEqual({ batch: { targetMs: slack / 2, protects: 'critical' } });
+        // A fixed block size holds that many layers: each chunk is cut to its share of the wait.
+        expect(layerBlockOpSplits([c, b], profile, 4).reasons.batch.targetMs).toBeCloseTo(slack / 8, 12);
+        // Nobody outranks the batch tenant with an SLO (equal priorities, or no SLO above it): nothing is split.
+        expect(layerBlockOpSplits([{ ...c, priority: 'low' }, b], profile, 'auto').opSplits).toEqual({ critical: {}, batch: {} });
+        expect(layerBlockOpSplits([{ ...c, slos: [] }, b], profile, 'auto').opSplits).toEqual({ critical: {}, batch: {} });
+    });
+
+    it('splitLongOps is chooseOpSplits\' rule: split N is a target of 1/N of the request', () => {
+        const plan = planGraph(big().graph, { caps });
+        const whole = opViews(plan, profile);
+        const total = whole.reduce((s, v) => s + (v.predictedMs ?? 0), 0);
+        expect(chooseOpSplits(plan, profile, 4)).toEqual(splitLongOps(plan, profile, total / 4));
+        expect(splitLongOps(plan, profile, 0)).toEqual({});
+        expect(splitLongOps(plan, profile, Infinity)).toEqual({});
+    });
+
+    it('resolves layer_block with those splits, runs them in the policy and the simulation, and predicts each block a submission', () => {
+        const ir = workload([critical(), batch()], { policy: 'layer_block', size: 'auto' });
+        const resolved = resolveSchedule(ir, profile);
+        const expected = layerBlockOpSplits([blockTenant(critical()), blockTenant(batch())], profile, 'auto');
+        expect(resolved.settings.layerBlock?.opSplits).toEqual(expected.opSplits);
+        expect(resolved.name).toMatch(/^layer_block\(size: auto; \d+ ops? split within\)$/);
+        expect(resolved.why).toMatch(/^batch's long ops in chunks of ≤ [\d.]+ ms, so that critical waits for at most about half its slack; ops split within: batch batch\/mlp\/fc1 (batch|rows|channels) × \d+/);
+        expect(policyFor(resolved.schedule, resolved.settings).opSplits).toEqual(expected.opSplits);
+        const evaluation = evaluateSchedule(ir, profile, ir.schedule, { capacity: false });
+        expect(evaluation.resolved.name).toBe(resolved.name);
+        expect(evaluation.tenants.every(t => Number.isFinite(t.p95Ms))).toBe(true);
+        // Without a tenant to protect, layer_block resolves as written.
+        const alone = resolveSchedule(workload([{ ...critical(), priority: 'low' }, batch()], { policy: 'layer_block', size: 'auto' }), profile);
+        expect([alone.name, alone.settings, alone.why]).toEqual(['layer_block(size: auto)', {}, undefined]);
+        // The solo prediction counts the blocks the chunks make (one submission each): more than without splitting.
+        const split = predictWorkload(ir, profile).tenants.find(t => t.name === 'batch')!;
+        const whole = predictWorkload({ ...ir, tenants: [{ ...critical(), slos: [] }, batch()] }, profile).tenants.find(t => t.name === 'batch')!;
+        expect(whole.submits).toBe(submissionsPerRequest(ir.schedule, opViews(planGraph(batch().graph, { caps }), profile)));
+        expect(split.submits).toBeGreaterThan(whole.submits);
+    });
+
+    it('lets a high-priority request in between the chunks of a long op: its block runs alone once the chunk in flight ends', () => {
+        // One 100 ms op, split or not, beside a 2 ms high-priority tenant that it slows 21× while they overlap (the software
+        // adapter's head-of-line blocking); layer_block holds the batch tenant back while the critical block would miss co-running.
+        const critical: SimulatedTenant = { name: 'critical', priority: 'high', arrival: { kind: 'poisson', ratePerSecond: 20 }, slos: [{ percentile: 'p95', ms: 20 }], submitMs: 0, ops: [{ flops: 1, launches: 1, predictedMs: 2 }] };
+        const batch = (chunks: number): SimulatedTenant => ({
+            name: 'batch', priority: 'low', arrival: { kind: 'closed', clients: 1, thinkMs: 0 }, slos: [], submitMs: 0,
+            ops: Array.from({ length: chunks }, () => ({ flops: 1, launches: 1, predictedMs: 100 / chunks })),
+        });
+        const run = (chunks: number) => simulate([critical, batch(chunks)], { policy: layerBlockPolicy({ size: 'auto' }), contention: [[0, 20], [0.05, 0]], serviceCv: 0, seed: 2, warmupMs: 1000, durationMs: 30_000 });
+        const p95 = (f: ReturnType<typeof run>[number]) => f.latenciesMs[Math.floor(0.95 * f.latenciesMs.length)];
+        const [whole, wholeBatch] = run(1), [split, splitBatch] = run(10);
+        expect(p95(split)).toBeLessThan(p95(whole) / 2);
+        expect(p95(split)).toBeLessThanOrEqual(20);
+        expect(splitBatch.throughputPerSecond).toBeGreaterThan(0.8 * wholeBatch.throughputPerSecond);
     });
 });

@@ -1,7 +1,7 @@
 /** Schedules evaluated by simulation with the runtime's own policies (predict/simulate.ts, schedules.ts). Pure. */
 import { describe, expect, it } from 'vitest';
-import { simulate, type SimulatedTenant } from '../../../src/runtime/predict/simulate.js';
-import { autoCandidates, bestSchedule, CANDIDATE_SCHEDULES, compareSchedules, evaluateSchedule, MAX_SIMULATED_REQUESTS, resolveSchedule } from '../../../src/runtime/predict/schedules.js';
+import { boundedStatistic, simulate, simulatedStatistic, type SimulatedFigures, type SimulatedTenant } from '../../../src/runtime/predict/simulate.js';
+import { autoCandidates, bestSchedule, CANDIDATE_SCHEDULES, compareSchedules, evaluateSchedule, MAX_SIMULATED_REQUESTS, regulatedScore, resolveSchedule } from '../../../src/runtime/predict/schedules.js';
 import { defaultProfile } from '../../../src/runtime/predict/profile.js';
 import { policyFor } from '../../../src/runtime/schedule/policy.js';
 import type { IrArrival } from '../../../src/runtime/ir/types.js';
@@ -94,5 +94,55 @@ describe('schedules compared', () => {
         const fast = workload([mlpTenant('a', { kind: 'poisson', ratePerSecond: 30_000 }), mlpTenant('b', { kind: 'closed', clients: 1, thinkMs: 0 })]);
         expect(evaluateSchedule(fast, defaultProfile(), { policy: 'concurrent' }, { capacity: false }).tenants[0].throughputPerSecond).toBeGreaterThan(0);
         expect(MAX_SIMULATED_REQUESTS).toBe(2_000_000);
+    });
+});
+
+/** Figures of a tenant: completed latencies, and the waits of requests still queued when the simulation stopped. */
+const figures = (latencies: number[], waits: number[] = [], throughputPerSecond = 10): SimulatedFigures => ({
+    latenciesMs: Float64Array.from(latencies).sort(), unfinished: waits.length, unfinishedWaitsMs: Float64Array.from(waits).sort(),
+    throughputPerSecond, serviceMs: 1, slowdown: 1,
+});
+const ramp = (n: number, step = 1) => Array.from({ length: n }, (_, i) => (i + 1) * step);
+
+describe('ranking candidates that all miss an SLO (regulated split: auto)', () => {
+    it('boundedStatistic counts requests still queued at their wait so far: finite where simulatedStatistic says overloaded', () => {
+        const drained = figures(ramp(100));
+        expect(boundedStatistic(drained, 'p95', 0.95)).toBe(simulatedStatistic(drained, 'p95', 0.95));
+        expect(boundedStatistic(drained, 'mean', undefined)).toBe(simulatedStatistic(drained, 'mean', undefined));
+        const worse = figures(ramp(100), ramp(20, 100)), better = figures(ramp(100), ramp(20, 50));
+        expect(simulatedStatistic(worse, 'p95', 0.95)).toBe(Infinity);
+        expect(simulatedStatistic(better, 'p95', 0.95)).toBe(Infinity);
+        expect(boundedStatistic(better, 'p95', 0.95)).toBeLessThan(boundedStatistic(worse, 'p95', 0.95));
+        expect(Number.isFinite(boundedStatistic(worse, 'p95', 0.95))).toBe(true);
+        expect(boundedStatistic(figures([]), 'p95', 0.95)).toBe(Infinity);
+    });
+
+    it('regulatedScore: meeting every SLO first; then the worst predicted / target ratio, whatever the count of SLOs missed; then throughput', () => {
+        const two = [{ slos: [{ percentile: 'p95' as const, ms: 10 }] }, { slos: [{ percentile: 'p95' as const, ms: 10 }] }];
+        // Element by element, the first that differs decides (the search's comparison, without its tolerance).
+        const better = (a: number[], b: number[]) => { const k = a.findIndex((x, i) => x !== b[i]); return k >= 0 && a[k] < b[k]; };
+        const met = regulatedScore(two, [figures(ramp(100, 0.05)), figures(ramp(100, 0.05))]);
+        expect(met.missed).toBe(0);
+        // Both SLOs missed a little (1.2×) vs one missed far (overloaded, its queue still growing): the first is better.
+        const near = regulatedScore(two, [figures(ramp(100, 0.12)), figures(ramp(100, 0.12))]);
+        const far = regulatedScore(two, [figures(ramp(100, 0.05)), figures(ramp(100), ramp(20, 100))]);
+        expect([near.missed, far.missed]).toEqual([2, 1]);
+        expect(Number.isFinite(far.rank[1])).toBe(true);
+        expect(better(near.rank, far.rank)).toBe(true);
+        expect(better(met.rank, near.rank)).toBe(true);
+        // Same ratios: the higher throughput wins.
+        const faster = regulatedScore(two, [figures(ramp(100, 0.12), [], 20), figures(ramp(100, 0.12))]);
+        expect(better(faster.rank, near.rank)).toBe(true);
+    });
+
+    it('split: auto says when every split misses an SLO and how it ranked them', () => {
+        const ir = workload([
+            { ...mlpTenant('critical', { kind: 'poisson', ratePerSecond: 20 }, [{ percentile: 'p95', ms: 0.001 }]), priority: 'high' },
+            { ...mlpTenant('batch', { kind: 'closed', clients: 1, thinkMs: 0 }, [], { batch: 256, input: 512, hidden: 1024, out: 8 }), priority: 'low' },
+        ], { policy: 'regulated', split: 'auto', sync: 'auto' });
+        const resolved = resolveSchedule(ir, defaultProfile());
+        expect(resolved.why).toMatch(/^the search \(\d+ simulations\) found 1 SLO missed, the worst at [\d.]+× its target: every split it tried misses an SLO, so it ranked them by the worst predicted \/ target ratio \(requests still queued when a simulation stopped counted at their wait so far\), then by throughput/);
+        const easy = resolveSchedule({ ...ir, tenants: [{ ...ir.tenants[0], slos: [{ percentile: 'p95', ms: 10_000 }] }, ir.tenants[1]] }, defaultProfile());
+        expect(easy.why).toMatch(/^the search \(\d+ simulations\) found 0 SLOs missed, the worst at [\d.]+× its target(; ops split within: .*)?$/);
     });
 });

@@ -134,6 +134,18 @@ describe('layer_block: decisions', () => {
             .toEqual([{ tenant: 1, opEnd: 2 }, { tenant: 0, opEnd: 2 }]);
     });
 
+    it('a late block of a tenant outranked by another with work does not stand in the way of that tenant\'s block that can still be saved', () => {
+        // t0 best effort (default budget 500): its block 0 was due at 250, now 600 — past saving. t1 high, SLO 40, arrived
+        // at 590: block 0 due 610, predicted 10: co-running 600 + 2 × 10 > 610, alone 610 fits. t1 alone, t0 waits.
+        const p = layerBlockPolicy({ size: 2, defaultBudgetMs: 500 });
+        const late = (priority: IrPriority) => tenant({ index: 0, arrivalMs: 0, ops: ops(1), priority });
+        expect(p.decide({ nowMs: 600, tenants: [late('low'), tenant({ index: 1, sloMs: 40, arrivalMs: 590, ops: ops(5), priority: 'high' })] }))
+            .toEqual([{ tenant: 1, opEnd: 2 }]);
+        // Equal priorities: the late block is tested first, past saving, so both co-run (as before).
+        expect(layerBlockPolicy({ size: 2, defaultBudgetMs: 500 }).decide({ nowMs: 600, tenants: [late('high'), tenant({ index: 1, sloMs: 40, arrivalMs: 590, ops: ops(5), priority: 'high' })] }))
+            .toEqual([{ tenant: 0, opEnd: 2 }, { tenant: 1, opEnd: 2 }]);
+    });
+
     it('equal deadlines: higher priority first, then earlier arrival', () => {
         const prio = (p: IrPriority[], ms = 0) => p.map((priority, index) => tenant({ index, sloMs: 40, arrivalMs: 0, priority, ops: ops(ms) }));
         expect(policy.decide({ nowMs: 1, tenants: prio(['low', 'high', 'normal']) }).map(s => s.tenant)).toEqual([1, 2, 0]);
@@ -204,6 +216,24 @@ function simulate(policy: SchedulePolicy, specs: { sloMs?: number; priority?: Ir
     }
     return { log, done, leftover: waiting.map(w => w.length) };
 }
+
+describe('layer_block: ops split within', () => {
+    it('carries the splits it was resolved with (the executor and the simulation run those ops in chunks) and says so in its name', () => {
+        const opSplits = { batch: { 'batch/bert/dense.0': { axis: 'channels' as const, chunks: 4 }, 'batch/bert/f': { axis: 'rows' as const, chunks: 1 } }, critical: {} };
+        const p = policyFor({ policy: 'layer_block', size: 'auto' }, { layerBlock: { opSplits } });
+        expect(p.name).toBe('layer_block(size: auto; 1 op split within)');
+        expect(p.opSplits).toEqual(opSplits);
+        const plain = policyFor({ policy: 'layer_block', size: 2 });
+        expect(plain.name).toBe('layer_block(size: 2)');
+        expect(plain.opSplits).toBeUndefined();
+    });
+
+    it('a chunk is a layer: a block boundary falls between the chunks of a long op', () => {
+        // One 40 ms op in four 10 ms chunks (steps), then a 1 ms op: size auto (2 ms) cuts after every chunk.
+        const steps = [layer(1, 10), layer(1, 10), layer(1, 10), layer(1, 10), layer(1, 1)];
+        expect(cutBlocks(steps.length, steps, { size: 'auto' }).starts).toEqual([0, 1, 2, 3, 4]);
+    });
+});
 
 describe('layer_block: a simulated phase', () => {
     it('interleaves blocks of different tenants, one block per tenant in flight, and finishes every request', () => {
