@@ -60,19 +60,21 @@ const typical = profiles.map(({ profile }) => {
     for (const ir of solo) for (const t of predictWorkload(ir, profile).tenants) for (const o of t.ops) if (o.launches.length > 0) ms.set(`${ir.workload} ${o.path}`, o.soloP50Ms);
     return ms;
 });
-const pairs = ['', '| profiles | ops | per-op typical time, MAPE (first vs second) | geometric mean ratio |', '|---|---:|---:|---:|'];
+// The MAPE again after dividing the first by the geometric mean ratio: what is left when the common factor (a host
+// uniformly faster or slower during one calibration) is taken out — the part of the disagreement that is per op.
+const pairs = ['', '| profiles | ops | per-op typical time, MAPE (first vs second) | geometric mean ratio | MAPE without the common factor |', '|---|---:|---:|---:|---:|'];
 for (let i = 0; i < profiles.length; i++) {
     for (let j = i + 1; j < profiles.length; j++) {
-        let ape = 0, logRatio = 0, n = 0;
+        const both: [number, number][] = [];
         for (const [op, a] of typical[i]) {
             const b = typical[j].get(op);
-            if (b === undefined || !(b > 0)) continue;
-            ape += Math.abs(a / b - 1);
-            logRatio += Math.log(a / b);
-            n++;
+            if (b !== undefined && b > 0) both.push([a, b]);
         }
+        const n = both.length;
+        const common = Math.exp(both.reduce((s, [a, b]) => s + Math.log(a / b), 0) / n);
+        const mapeOf = (f: number) => `${(100 * both.reduce((s, [a, b]) => s + Math.abs(a / f / b - 1), 0) / n).toFixed(1)}%`;
         const name = (k: number) => profiles[k].file.replace(/^.*\//, '');
-        pairs.push(`| ${name(i)} vs ${name(j)} | ${n} | ${n ? `${(100 * ape / n).toFixed(1)}%` : '—'} | ${n ? Math.exp(logRatio / n).toFixed(2) : '—'} |`);
+        pairs.push(`| ${name(i)} vs ${name(j)} | ${n} | ${n ? mapeOf(1) : '—'} | ${n ? common.toFixed(2) : '—'} | ${n ? mapeOf(common) : '—'} |`);
     }
 }
 if (profiles.length >= 2) console.log(pairs.join('\n'));

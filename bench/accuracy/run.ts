@@ -202,7 +202,9 @@ async function main(): Promise<void> {
     console.log(text);
     const dir = resolve('bench/.work');
     mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, 'accuracy.json'), JSON.stringify({ adapter, profile: located.file, ops: Object.fromEntries(out.ops), opMeans: out.opMeans, tenantMean: out.tenantMean, tenantP50: out.tenantP50, corunP99: out.corunP99, corunMean: out.corunMean, slowdown: out.slowdown, load: loadavg() }, null, 2));
+    // The noise samples too (run 2 against run 1), so rescore.ts can put each re-scored figure beside its own run's floor.
+    const samplesJson = (s: Samples) => ({ ops: Object.fromEntries(s.ops), opMeans: s.opMeans, tenantMean: s.tenantMean, tenantP50: s.tenantP50, corunP99: s.corunP99, corunMean: s.corunMean, slowdown: s.slowdown });
+    writeFileSync(join(dir, 'accuracy.json'), JSON.stringify({ adapter, profile: located.file, durationMs, ...samplesJson(out), ...(repeat > 1 ? { noise: samplesJson(noise) } : {}), load: loadavg() }, null, 2));
     writeFileSync(join(dir, 'accuracy.md'), text + '\n');
 }
 

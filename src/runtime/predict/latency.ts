@@ -12,7 +12,8 @@
  *                with 960 channels). A family measured at one size scales its time with x;
  *                without a fit, log-log interpolation over x (curveMs). The fitted model is
  *                then corrected locally by the log residuals of the family's nearby points
- *                (residualFactor: Gaussian weights in (ln x, ln W), shrunk toward the model).
+ *                (residualFactor: Gaussian weights in (ln x, ln W, ln padding), shrunk toward
+ *                the model; padding = padded over useful FLOPs, 1 for memory families).
  *   t_launch   = max(t_model, bytes / bandwidth)          (the memory roof binds skinny GEMMs)
  *   t_op       = Σ t_launch over the op's launches         (composites are their kernels)
  *
@@ -144,14 +145,23 @@ function wavesMs(fit: WavesFit, work: number, workgroups: number, floorMs: numbe
  * cannot follow every shape a kernel runs at (a skinny dense with a long K and a square matmul
  * of the same FLOPs differ by 2× on lavapipe), so the log residuals of the calibration points,
  * r_i = ln(measured_i / model_i), are averaged with Gaussian weights over the distance between
- * the launch and each point in (ln work, ln workgroups) and shrunk toward 0 (the model) by a
- * prior weight: near a measured shape the prediction follows the measurement, far from every
- * one it is the fitted model.
+ * the launch and each point in (ln work, ln workgroups, ln padding) and shrunk toward 0 (the
+ * model) by a prior weight: near a measured shape the prediction follows the measurement, far
+ * from every one it is the fitted model.
+ *
+ * Padding (padded over useful FLOPs of a tiled GEMM: 32 for a batch-1 dense on 32-row tiles, 1
+ * for a full tile and for memory families) is a coordinate because the padded rows do not cost
+ * what useful ones do: on lavapipe a 1-row dense runs about twice the padded FLOP rate of a 2–8
+ * row one of the same padded work and workgroups, so without it a batch-1 classifier head took
+ * its correction from the few-row and square shapes beside it in (ln x, ln W). Chosen by
+ * leave-one-out over calibration points alone (bench/accuracy/README.md, session of issue 20):
+ * gemm.vec4's held-out error fell in each of five calibrations (24.2 → 24.0, 18.8 → 16.5,
+ * 35.6 → 26.9, 27.2 → 22.1, 43.0 → 38.0 %), all families' together in each.
  */
 export const RESIDUAL_BANDWIDTH = 0.6;
 export const RESIDUAL_PRIOR_WEIGHT = 0.2;
 
-interface Residual { lw: number; lg: number; r: number }
+interface Residual { lw: number; lg: number; lp: number; r: number }
 const residuals = new WeakMap<FamilyProfile, Residual[]>();
 
 function residualsOf(family: FamilyProfile, fit: WavesFit, floorMs: number): Residual[] {
@@ -160,6 +170,7 @@ function residualsOf(family: FamilyProfile, fit: WavesFit, floorMs: number): Res
         rs = family.points.filter(p => workOf(family.basis, p) > 0).map(p => ({
             lw: Math.log(workOf(family.basis, p)),
             lg: Math.log(Math.max(1, p.workgroups)),
+            lp: Math.log(paddingOf(family.basis, p)),
             r: Math.log(p.ms / wavesMs(fit, workOf(family.basis, p), p.workgroups, floorMs)),
         }));
         residuals.set(family, rs);
@@ -167,13 +178,18 @@ function residualsOf(family: FamilyProfile, fit: WavesFit, floorMs: number): Res
     return rs;
 }
 
-/** exp of the weighted mean log residual of a family's points near (work, workgroups): the factor the waves model is corrected by there. */
-export function residualFactor(family: FamilyProfile, fit: WavesFit, floorMs: number, work: number, workgroups: number): number {
+/** Padded over useful FLOPs of a launch or point in a compute family (≥ 1); 1 in a memory family or without FLOPs. */
+export function paddingOf(basis: FamilyProfile['basis'], p: { flops: number; effectiveFlops?: number }): number {
+    return basis === 'flops' && p.flops > 0 && p.effectiveFlops !== undefined ? Math.max(1, p.effectiveFlops / p.flops) : 1;
+}
+
+/** exp of the weighted mean log residual of a family's points near (work, workgroups, padding): the factor the waves model is corrected by there. */
+export function residualFactor(family: FamilyProfile, fit: WavesFit, floorMs: number, work: number, workgroups: number, padding = 1): number {
     if (!(work > 0)) return 1;
-    const lw = Math.log(work), lg = Math.log(Math.max(1, workgroups));
+    const lw = Math.log(work), lg = Math.log(Math.max(1, workgroups)), lp = Math.log(Math.max(1, padding));
     let sw = RESIDUAL_PRIOR_WEIGHT, sr = 0;
     for (const p of residualsOf(family, fit, floorMs)) {
-        const d2 = (p.lw - lw) ** 2 + (p.lg - lg) ** 2;
+        const d2 = (p.lw - lw) ** 2 + (p.lg - lg) ** 2 + (p.lp - lp) ** 2;
         const w = Math.exp(-d2 / (2 * RESIDUAL_BANDWIDTH ** 2));
         sw += w;
         sr += w * p.r;
@@ -205,7 +221,7 @@ export function familyLaunchTiming(fam: FamilyProfile | undefined, launch: Launc
     const fit = fitWaves(fam, floorMs);
     const work = workOf(fam.basis, launch);
     const modelMs = fit
-        ? wavesMs(fit, work, launch.workgroups, floorMs) * residualFactor(fam, fit, floorMs, work, launch.workgroups)
+        ? wavesMs(fit, work, launch.workgroups, floorMs) * residualFactor(fam, fit, floorMs, work, launch.workgroups, paddingOf(fam.basis, launch))
         : curveMs(fam, work, floorMs);
     if (fam.basis === 'bytes') {
         return { ms: Math.max(modelMs, memoryMs), bound: 'memory', demand: 'memory' };

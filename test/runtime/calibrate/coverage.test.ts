@@ -26,4 +26,11 @@ describe('calibration coverage', () => {
         }
         expect([...missing]).toEqual([]);
     }, 60_000);
+    test('the global pool ladder reaches down to a few planes (a small CNN\'s final pool is tens of workgroups, below one wave of the wide shapes)', () => {
+        const ladder = calibrationCases(false).find(l => l.family === 'reduction (pool)')!;
+        const workgroups = ladder.cases.map(c => kernelsFor({ op: c.op, inputShapes: c.inputShapes, outputShape: c.outputShape, epilogue: [], caps }).launches[0])
+            .map(l => l.dispatch[0] * l.dispatch[1] * l.dispatch[2]);
+        expect(Math.min(...workgroups)).toBeLessThanOrEqual(12);
+        expect(Math.max(...workgroups)).toBeGreaterThanOrEqual(1000);
+    });
 });

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { convCase, denseCase } from '../../../src/runtime/calibrate/synthetic.js';
 import { DEFAULT_CAPS, kernelsFor } from '../../../src/runtime/kernels/index.js';
 import {
-    defaultProfile, familyProfile, fitWaves, idleAdjustment, launchTiming, parseProfile, predictWorkload,
+    defaultProfile, familyProfile, fitWaves, idleAdjustment, launchTiming, paddingOf, parseProfile, predictWorkload,
     requestServiceMs, residualFactor, serviceCvFor, type DeviceProfile, type FamilyProfile,
 } from '../../../src/runtime/predict/index.js';
 import type { IrArrival } from '../../../src/runtime/ir/types.js';
@@ -63,6 +63,38 @@ describe('residual correction of the waves model', () => {
         const fit = fitWaves(p.families['gemm.sgrow'], 0)!;
         const model = Math.ceil(200 / fit.concurrency) * (fit.perWave + fit.perWork * 1e7 / 200);
         expect(slow.ms / model).toBeCloseTo(residualFactor(p.families['gemm.sgrow'], fit, 0, 1e7, 200), 9);
+    });
+});
+
+/**
+ * A GEMM family like lavapipe's vec4 one: unpadded shapes at 1e-7 ms per FLOP per workgroup slot, and batch-1 denses
+ * (32× padded on 32-row tiles) at half that per padded FLOP, at the same work and workgroups as two of the full ones.
+ */
+function paddedFamily(): FamilyProfile {
+    const full = [[1e6, 2], [4e6, 4], [1.6e7, 8], [6.4e7, 16], [2.56e8, 32]].map(([x, w], i) => ({ flops: x, effectiveFlops: x, bytes: 1e4, workgroups: w, ms: 1e-7 * x, shape: `full${i}` }));
+    const oneRow = [[1.6e7, 8], [6.4e7, 16]].map(([x, w], i) => ({ flops: x / 32, effectiveFlops: x, bytes: 1e4, workgroups: w, ms: 0.5e-7 * x, shape: `row${i}` }));
+    return { basis: 'flops', points: [...full, ...oneRow].sort((a, b) => a.flops - b.flops) };
+}
+
+describe('padding as a coordinate of the residual correction', () => {
+    it('reads padded over useful FLOPs of compute launches, 1 for memory families and unpadded ones', () => {
+        expect(paddingOf('flops', { flops: 1e6, effectiveFlops: 3.2e7 })).toBe(32);
+        expect(paddingOf('flops', { flops: 1e6, effectiveFlops: 1e6 })).toBe(1);
+        expect(paddingOf('flops', { flops: 1e6 })).toBe(1);
+        expect(paddingOf('bytes', { flops: 1e6, effectiveFlops: 3.2e7 })).toBe(1);
+    });
+    it('corrects a batch-1 dense by the batch-1 points and a full tile by the full ones at the same work and workgroups', () => {
+        const p: DeviceProfile = { ...defaultProfile(), kernelFloorMs: 0, bandwidthBytesPerMs: 1e15, families: { 'gemm.vec4': paddedFamily() } };
+        const at = (x: number, w: number, padding: number) => launchTiming(p, { name: 'dense.vec4_4x8', family: 'gemm.vec4', flops: x / padding, bytes: 1e4, workgroups: w, effectiveFlops: x }).ms;
+        // Between the two batch-1 points (in ln x and ln W): about half the full tiles' time there.
+        const x = 3.2e7, w = 11;
+        const ratio = at(x, w, 32) / at(x, w, 1);
+        expect(ratio).toBeGreaterThan(0.5);
+        expect(ratio).toBeLessThan(0.65);
+        // Without the padding coordinate both would take the same correction (the points at (ln x, ln W) are shared).
+        const fam = p.families['gemm.vec4'], fit = fitWaves(fam, 0)!;
+        expect(residualFactor(fam, fit, 0, x, w)).toBeCloseTo(residualFactor(fam, fit, 0, x, w, 1), 12);
+        expect(residualFactor(fam, fit, 0, x, w, 32)).toBeLessThan(0.8 * residualFactor(fam, fit, 0, x, w, 1));
     });
 });
 

@@ -1,0 +1,158 @@
+/**
+ * Re-scores a stored accuracy run with the model as it is now: the measurements of run.ts's
+ * accuracy.json (run 1 of every workload) against today's predictions on a profile, without
+ * measuring again. A model change is judged on the same measurements it was scored on before,
+ * so the host's run-to-run noise is held fixed; the noise floor beside each figure is that run's
+ * own (run 2 vs run 1: accuracy.json's `noise`, or, for files written before run.ts stored it,
+ * the table of the accuracy.md beside it).
+ *
+ *   node bench/bundle-and-run.mjs bench/accuracy/rescore.ts [--from bench/.work/accuracy.json] [--profile P] [--also-profiles P2,P3…] [--duration-ms N] [--worst N]
+ *
+ * --profile: the profile to predict with (default: the one the run used, as its file records).
+ * Goals per op class (issue 20): MAPE ≤ max(10 %, 1.5 × the class's floor) for classes of 3 ops or more.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { readProfileFile } from '../../src/runtime/predict/profile-store.js';
+import type { DeviceProfile } from '../../src/runtime/predict/profile.js';
+import { predictWorkload, type WorkloadPrediction } from '../../src/runtime/predict/workload.js';
+import { evaluationSet } from './workloads.js';
+
+const args = process.argv.slice(2);
+const flag = (name: string) => { const i = args.indexOf(name); return i >= 0 ? args[i + 1] : undefined; };
+
+interface Sample { workload: string; what: string; predicted: number; measured: number }
+interface Stored {
+    profile?: string;
+    durationMs?: number;
+    ops: Record<string, Sample[]>;
+    tenantMean: Sample[];
+    tenantP50: Sample[];
+    corunMean: Sample[];
+    corunP99: Sample[];
+    /** Run 2 scored against run 1 (written by run.ts since the re-score path exists). */
+    noise?: { ops: Record<string, Sample[]>; tenantMean: Sample[]; tenantP50: Sample[]; corunMean: Sample[]; corunP99: Sample[] };
+}
+
+const from = resolve(flag('--from') ?? 'bench/.work/accuracy.json');
+const stored = JSON.parse(readFileSync(from, 'utf8')) as Stored;
+const profileFile = flag('--profile') ?? stored.profile;
+if (!profileFile) throw new Error(`${from} names no profile; pass --profile P`);
+const profiles = [profileFile, ...(flag('--also-profiles')?.split(',').filter(Boolean) ?? [])].map(f => ({ file: f, profile: readProfileFile(resolve(f)) }));
+const durationMs = Number(flag('--duration-ms') ?? stored.durationMs ?? 2500);
+const worstN = Number(flag('--worst') ?? 8);
+
+const ape = (p: number, m: number) => Math.abs(p - m) / m;
+const mape = (xs: readonly { predicted: number; measured: number }[]) => (xs.length ? (100 * xs.reduce((s, x) => s + ape(x.predicted, x.measured), 0)) / xs.length : NaN);
+const bias = (xs: readonly { predicted: number; measured: number }[]) => (xs.length ? (100 * xs.reduce((s, x) => s + (x.predicted - x.measured) / x.measured, 0)) / xs.length : NaN);
+const pct = (x: number) => (Number.isFinite(x) ? `${x.toFixed(1)}%` : '—');
+
+/** The noise floors by row name: stored in the json, else read off the accuracy.md table beside it. */
+function floors(): Map<string, number> {
+    const out = new Map<string, number>();
+    if (stored.noise) {
+        for (const [kind, xs] of Object.entries(stored.noise.ops)) out.set(`op ${kind}`, mape(xs));
+        out.set('all ops', mape(Object.values(stored.noise.ops).flat()));
+        for (const k of ['tenantMean', 'tenantP50', 'corunMean', 'corunP99'] as const) out.set(k, mape(stored.noise[k]));
+        return out;
+    }
+    const md = join(dirname(from), 'accuracy.md');
+    if (!existsSync(md)) return out;
+    const names: [RegExp, (m: RegExpExecArray) => string][] = [
+        [/^op (\S+) \(/, m => `op ${m[1]}`], [/^all ops \(median/, () => 'all ops'], [/^tenant mean latency/, () => 'tenantMean'],
+        [/^tenant p50 latency/, () => 'tenantP50'], [/^co-run mean latency/, () => 'corunMean'], [/^co-run p99 latency/, () => 'corunP99'],
+    ];
+    for (const line of readFileSync(md, 'utf8').split('\n')) {
+        const cells = line.split('|').map(c => c.trim());
+        if (cells.length < 6) continue;
+        const floor = Number(cells[4].replace('%', ''));
+        if (!Number.isFinite(floor)) continue;
+        for (const [re, name] of names) {
+            const m = re.exec(cells[1]);
+            if (m) out.set(name(m), floor);
+        }
+    }
+    return out;
+}
+
+const set = await evaluationSet(durationMs);
+const byName = new Map(set.map(w => [w.workload, w]));
+
+/** Today's prediction of a stored sample's figure on a profile (undefined: the workload or figure is gone). */
+function predicted(preds: Map<string, WorkloadPrediction>, row: string, s: Sample): number | undefined {
+    const pred = preds.get(s.workload);
+    if (!pred) return undefined;
+    if (row.startsWith('op ')) {
+        for (const t of pred.tenants) {
+            const op = t.ops.find(o => o.path === s.what);
+            if (op) return op.soloP50Ms;
+        }
+        return undefined;
+    }
+    const name = s.what.split(' ')[0];
+    const t = pred.tenants.find(x => x.name === name);
+    if (!t) return undefined;
+    switch (row) {
+        case 'tenantMean': return t.solo.mean;
+        case 'tenantP50': return t.solo.p50;
+        case 'corunMean': return t.corun.mean;
+        case 'corunP99': return t.corun.p99;
+    }
+    return undefined;
+}
+
+function predictionsOn(profile: DeviceProfile): Map<string, WorkloadPrediction> {
+    const preds = new Map<string, WorkloadPrediction>();
+    const needed = new Set([...Object.values(stored.ops).flat(), ...stored.tenantMean, ...stored.corunP99].map(s => s.workload));
+    for (const w of needed) {
+        const ir = byName.get(w);
+        if (ir) preds.set(w, predictWorkload(ir, profile));
+    }
+    return preds;
+}
+
+const allOps = Object.values(stored.ops).flat();
+/** Each stored op sample's class row (`op <kind>`): the 'all ops' row predicts each op as its class does. */
+const classOf = new Map(Object.entries(stored.ops).flatMap(([kind, xs]) => xs.map(s => [s, `op ${kind}`] as const)));
+const rows: [string, Sample[]][] = [
+    ...Object.entries(stored.ops).sort(([a], [b]) => a.localeCompare(b)).map(([kind, xs]): [string, Sample[]] => [`op ${kind}`, xs]),
+    ['all ops', allOps],
+    ['tenantMean', stored.tenantMean], ['tenantP50', stored.tenantP50], ['corunMean', stored.corunMean], ['corunP99', stored.corunP99],
+];
+const floor = floors();
+const rescored = profiles.map(({ file, profile }) => {
+    const preds = predictionsOn(profile);
+    const out = new Map<string, Sample[]>();
+    for (const [row, xs] of rows) {
+        const now: Sample[] = [];
+        for (const s of xs) {
+            const p = predicted(preds, row === 'all ops' ? classOf.get(s)! : row, s);
+            if (p !== undefined && Number.isFinite(p)) now.push({ ...s, predicted: p });
+        }
+        out.set(row, now);
+    }
+    return { file, out };
+});
+
+const goalOf = (row: string, n: number) => {
+    const f = floor.get(row);
+    if (row.startsWith('op ') || row === 'all ops') return n >= 3 && f !== undefined ? Math.max(10, 1.5 * f) : undefined;
+    if (row === 'tenantMean' && f !== undefined) return Math.max(10, 1.25 * f);
+    if (row === 'corunP99' && f !== undefined) return Math.max(15, 1.25 * f);
+    return undefined;
+};
+const lines = [
+    `Re-scored ${from} (${allOps.length} ops); measurements of run 1, predictions of this checkout.`, '',
+    `| figure | n | in the run | ${rescored.map(r => `now: ${r.file.replace(/^.*\//, '')} (bias)`).join(' | ')} | noise floor | goal |`,
+    `|---|---:|---:|${rescored.map(() => '---:').join('|')}|---:|---:|`,
+];
+for (const [row, xs] of rows) {
+    const goal = goalOf(row, xs.length);
+    lines.push(`| ${row} | ${xs.length} | ${pct(mape(xs))} | ${rescored.map(r => { const ys = r.out.get(row)!; return `${pct(mape(ys))} (${bias(ys) >= 0 ? '+' : ''}${pct(bias(ys))})${ys.length !== xs.length ? ` n=${ys.length}` : ''}`; }).join(' | ')} | ${pct(floor.get(row) ?? NaN)} | ${goal !== undefined ? `≤ ${goal.toFixed(1)}%` : '—'} |`);
+}
+const first = rescored[0].out;
+const worst = [...first.get('all ops')!].sort((a, b) => ape(b.predicted, b.measured) - ape(a.predicted, a.measured)).slice(0, worstN);
+lines.push('', `Worst ops now (${rescored[0].file.replace(/^.*\//, '')}):`, '', '| workload | op | in the run | now | measured | error now |', '|---|---|---:|---:|---:|---:|');
+const before = new Map(allOps.map(s => [`${s.workload} ${s.what}`, s.predicted]));
+for (const s of worst) lines.push(`| ${s.workload} | ${s.what} | ${before.get(`${s.workload} ${s.what}`)!.toFixed(3)} | ${s.predicted.toFixed(3)} | ${s.measured.toFixed(3)} | ${(100 * (s.predicted - s.measured) / s.measured).toFixed(1)}% |`);
+console.log(lines.join('\n'));
