@@ -5,7 +5,11 @@
  * commits) score two models on the very same measurements, with the run's noise floor beside
  * (its accuracy.md's "noise floor (run 2 vs run 1)" column, when given).
  *
- *   node bench/bundle-and-run.mjs bench/accuracy/rescore.ts --accuracy DIR/accuracy.json --profile P [--floor DIR/accuracy.md] [--time N]
+ *   node bench/bundle-and-run.mjs bench/accuracy/rescore.ts --accuracy DIR/accuracy.json --profile P [--floor DIR/accuracy.md] [--no-tail] [--time N]
+ *
+ * Besides p99 and mean, the co-run slowdown (co-run mean / solo mean, each side's own): scale-free,
+ * so it scores the co-run model apart from the solo op times' error. --no-tail predicts without the
+ * profile's host tail (serviceTailMs, corunTailMs): how much of the error is the tail.
  *
  * --time N also times, N times per multi-tenant workload, what the editor's schedule hints compute
  * (compareSchedules over autoCandidates on the profile: every simulation of a comparison) and
@@ -30,8 +34,12 @@ if (!accuracyFile || !profileFile) {
     console.error('usage: rescore.ts --accuracy accuracy.json --profile profile.json [--floor accuracy.md] [--time N]');
     process.exit(64);
 }
-const recorded = JSON.parse(readFileSync(resolve(accuracyFile), 'utf8')) as { corunP99: Sample[]; corunMean: Sample[] };
+const recorded = JSON.parse(readFileSync(resolve(accuracyFile), 'utf8')) as { corunP99: Sample[]; corunMean: Sample[]; slowdown: Sample[] };
 const profile = readProfileFile(resolve(profileFile));
+if (args.includes('--no-tail')) {
+    delete profile.serviceTailMs;
+    delete profile.corunTailMs;
+}
 const floorFile = flag('--floor');
 const times = Number(flag('--time') ?? 0);
 
@@ -43,7 +51,7 @@ function floorOf(metric: string): string | undefined {
 }
 
 const workloads = new Map((await evaluationSet(2500)).map(w => [w.workload, w]));
-const rows: { workload: string; tenant: string; measuredP99: number; recordedP99: number; p99: number; measuredMean: number; recordedMean: number; mean: number }[] = [];
+const rows: { workload: string; tenant: string; measuredP99: number; recordedP99: number; p99: number; measuredMean: number; recordedMean: number; mean: number; measuredSlowdown?: number; recordedSlowdown?: number; slowdown: number }[] = [];
 const timing: { workload: string; ms: number }[] = [];
 for (const [name, ir] of workloads) {
     const measured = recorded.corunP99.filter(s => s.workload === name);
@@ -54,7 +62,11 @@ for (const [name, ir] of workloads) {
         const t = prediction.tenants.find(x => x.name === tenant);
         const mean = recorded.corunMean.find(x => x.workload === name && x.what === `${tenant} co-run mean`);
         if (!t || !mean) continue;
-        rows.push({ workload: name, tenant, measuredP99: s.measured, recordedP99: s.predicted, p99: t.corun.p99, measuredMean: mean.measured, recordedMean: mean.predicted, mean: t.corun.mean });
+        const slowdown = recorded.slowdown.find(x => x.workload === name && x.what === `${tenant} slowdown`);
+        rows.push({
+            workload: name, tenant, measuredP99: s.measured, recordedP99: s.predicted, p99: t.corun.p99, measuredMean: mean.measured, recordedMean: mean.predicted, mean: t.corun.mean,
+            measuredSlowdown: slowdown?.measured, recordedSlowdown: slowdown?.predicted, slowdown: t.corun.mean / t.solo.mean,
+        });
     }
     if (times > 0) {
         const ms: number[] = [];
@@ -75,8 +87,11 @@ const fmt = (x: number) => (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x
 console.log(`| metric (${rows.length} co-run tenants) | recorded prediction | this build | noise floor of the run |`, '|---|---:|---:|---:|');
 console.log(`| co-run p99, MAPE (bias) | ${mape(rows.map(r => [r.recordedP99, r.measuredP99]))} (${bias(rows.map(r => [r.recordedP99, r.measuredP99]))}) | ${mape(rows.map(r => [r.p99, r.measuredP99]))} (${bias(rows.map(r => [r.p99, r.measuredP99]))}) | ${floorOf('co-run p99 latency') ?? '—'} |`);
 console.log(`| co-run mean, MAPE (bias) | ${mape(rows.map(r => [r.recordedMean, r.measuredMean]))} (${bias(rows.map(r => [r.recordedMean, r.measuredMean]))}) | ${mape(rows.map(r => [r.mean, r.measuredMean]))} (${bias(rows.map(r => [r.mean, r.measuredMean]))}) | ${floorOf('co-run mean latency') ?? '—'} |`);
-console.log('', '| workload | tenant | measured p99 | recorded | this build | measured mean | recorded | this build |', '|---|---|---:|---:|---:|---:|---:|---:|');
-for (const r of rows) console.log(`| ${r.workload} | ${r.tenant} | ${fmt(r.measuredP99)} | ${fmt(r.recordedP99)} | ${fmt(r.p99)} | ${fmt(r.measuredMean)} | ${fmt(r.recordedMean)} | ${fmt(r.mean)} |`);
+const slow = rows.filter(r => r.measuredSlowdown !== undefined && r.recordedSlowdown !== undefined);
+console.log(`| co-run slowdown (mean / solo mean), MAPE (bias) | ${mape(slow.map(r => [r.recordedSlowdown!, r.measuredSlowdown!]))} (${bias(slow.map(r => [r.recordedSlowdown!, r.measuredSlowdown!]))}) | ${mape(slow.map(r => [r.slowdown, r.measuredSlowdown!]))} (${bias(slow.map(r => [r.slowdown, r.measuredSlowdown!]))}) | ${floorOf('co-run slowdown (mean / solo mean)') ?? '—'} |`);
+console.log('', '| workload | tenant | measured p99 | recorded | this build | measured mean | recorded | this build | measured slowdown | recorded | this build |', '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+const opt = (x: number | undefined) => (x === undefined ? '—' : fmt(x));
+for (const r of rows) console.log(`| ${r.workload} | ${r.tenant} | ${fmt(r.measuredP99)} | ${fmt(r.recordedP99)} | ${fmt(r.p99)} | ${fmt(r.measuredMean)} | ${fmt(r.recordedMean)} | ${fmt(r.mean)} | ${opt(r.measuredSlowdown)} | ${opt(r.recordedSlowdown)} | ${fmt(r.slowdown)} |`);
 if (timing.length) {
     console.log('', '| workload | schedules compared (hints), median ms |', '|---|---:|');
     for (const t of timing) console.log(`| ${t.workload} | ${t.ms.toFixed(1)} |`);
