@@ -15,12 +15,13 @@
  * while another tenant's runs waits for that kernel's residual, and behind a busy tenant a
  * submission of n small kernels waits for n of its big ones. That is the software adapter's
  * mechanism (lavapipe's one compute thread pool, shared by every device of the process, hands
- * out one dispatch's workgroups before the next's) and a GPU's across devices (time-sliced
- * contexts); processor sharing, which stretched every co-running submission by at most
- * 1 + Σ c_ij, under-predicted small-kernel tenants beside big-kernel ones 1.7× (BENCHMARKS.md,
- * "Co-run tails"). Calibration's interference pairs (a victim kernel beside an always-busy
- * aggressor) fit the same picture: waiting half an aggressor kernel on average gives
- * (s_vl − 1)(s_lv − 1) = 1/4 for any pair of kernels, and the measured pairs multiply to about that.
+ * out one dispatch's workgroups before the next's), and presumably a GPU's across devices, whose
+ * contexts are time-sliced (not measured here); processor sharing, which stretched every co-running submission by at most
+ * 1 + Σ c_ij, scored worse on the same measurements (BENCHMARKS.md, "Co-run tails"). Calibration's
+ * interference pairs (a victim kernel beside an always-busy aggressor) fit the same picture where
+ * the kernels differ: waiting half an aggressor kernel on average gives (s_vl − 1)(s_lv − 1) = 1/4,
+ * and the compute × memory pairs multiplied to 0.20 and 0.25 in two calibrations (same-kind pairs,
+ * 1.5 by that account, measured 1.39–2.68: the host's noise).
  * Only co_tuned's capped kernels occupy a share of the device (SimulatedTenant.shares) and
  * leave room: kernels running side by side progress at rate 1 / s_i with
  * s_i = 1 + Σ_{j running, j ≠ i} c_ij (contention.ts: the profile's measured interference of the
