@@ -1,6 +1,6 @@
 /** Schedules evaluated by simulation with the runtime's own policies (predict/simulate.ts, schedules.ts). Pure. */
 import { describe, expect, it } from 'vitest';
-import { simulate, type SimulatedTenant } from '../../../src/runtime/predict/simulate.js';
+import { simulate, simulatedStatistic, type SimulatedTenant } from '../../../src/runtime/predict/simulate.js';
 import { autoCandidates, bestSchedule, CANDIDATE_SCHEDULES, compareSchedules, evaluateSchedule, MAX_SIMULATED_REQUESTS, resolveSchedule } from '../../../src/runtime/predict/schedules.js';
 import { defaultProfile } from '../../../src/runtime/predict/profile.js';
 import { policyFor } from '../../../src/runtime/schedule/policy.js';
@@ -77,6 +77,18 @@ describe('the simulation', () => {
             policy: policyFor({ policy: 'concurrent' }), contention: [[0, 0.5], [0.5, 0]], serviceCv: 0, seed: 1, warmupMs: 100, durationMs: 2000,
         });
         for (const f of figures) expect(f.latenciesMs[Math.floor(f.latenciesMs.length / 2)]).toBeCloseTo(15, 6);
+    });
+
+    it('ends an overloaded open-loop stream at its backlog bound (figures ∞), never a closed loop however many its clients', () => {
+        const options = { policy: policyFor({ policy: 'concurrent' }), contention: [[0]], serviceCv: 0, seed: 1, warmupMs: 100, durationMs: 100_000 };
+        // ρ = 2: the queue grows by 100 requests a second and passes 2,000 long before the window ends.
+        const [over] = simulate([tenant('a', { kind: 'poisson', ratePerSecond: 200 }, [10])], options);
+        expect(over.unfinished).toBeGreaterThan(over.latenciesMs.length * 0.01);
+        expect(simulatedStatistic(over, 'p99', 0.99)).toBe(Infinity);
+        // 3,000 clients queue 3,000 requests at once: a closed loop's queue is bounded by its clients, not an overload.
+        const [many] = simulate([tenant('a', { kind: 'closed', clients: 3000, thinkMs: 0 }, [0.1])], { ...options, durationMs: 1000 });
+        expect(many.unfinished).toBe(0);
+        expect(simulatedStatistic(many, 'mean', undefined)).toBeCloseTo(300, -1);
     });
 
     it("runs the runtime's layer_block policy: a short high-priority request waits for one block of a long one, not all of it", () => {
