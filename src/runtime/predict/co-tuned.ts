@@ -26,7 +26,9 @@
  * extrapolation). So on an adapter where capping does not spare the co-runner (the software
  * adapter: DESIGN.md) the calibrated profile says so and the search keeps the own variants.
  * R, the share a tenant runs at, is C / max(1, ΣC) over the tenants' chosen shares: over-provisioning
- * (ΣC > 1) is allowed and divides the device in proportion.
+ * (ΣC > 1) is allowed and divides the device in proportion. R is what `why` reports; the simulation
+ * itself starts a kernel while the running ones' shares sum below 1 and slows kernels side by side
+ * by the coefficients above.
  *
  * Search. The state is one version per tenant; the objective the predicted SLO-satisfied
  * throughput at the declared load: Σ over tenants of the requests per second that finish within
