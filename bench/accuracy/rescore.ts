@@ -6,9 +6,14 @@
  * own (run 2 vs run 1: accuracy.json's `noise`, or, for files written before run.ts stored it,
  * the table of the accuracy.md beside it).
  *
- *   node bench/bundle-and-run.mjs bench/accuracy/rescore.ts [--from bench/.work/accuracy.json] [--profile P] [--also-profiles P2,P3…] [--duration-ms N] [--worst N]
+ *   node bench/bundle-and-run.mjs bench/accuracy/rescore.ts [--from bench/.work/accuracy.json] [--profile P] [--also-profiles P2,P3…] [--duration-ms N] [--worst N] [--no-tail] [--time N]
  *
  * --profile: the profile to predict with (default: the one the run used, as its file records).
+ * --no-tail: predicts without the profiles' host tail (serviceTailMs, corunTailMs): how much of
+ * the co-run error is the tail. The co-run slowdown (co-run mean / solo mean, each side's own) is
+ * scale-free: it scores the co-run model apart from the solo op times' error.
+ * --time N: also times, N times per multi-tenant workload, what the editor's schedule hints compute
+ * (compareSchedules over autoCandidates on the first profile) and prints the median ms.
  * Goals per op class (issue 20): MAPE ≤ max(10 %, 1.5 × the class's floor) for classes of 3 ops or more.
  */
 import { existsSync, readFileSync } from 'node:fs';
@@ -16,6 +21,7 @@ import { dirname, join, resolve } from 'node:path';
 import { readProfileFile } from '../../src/runtime/predict/profile-store.js';
 import type { DeviceProfile } from '../../src/runtime/predict/profile.js';
 import { predictWorkload, type WorkloadPrediction } from '../../src/runtime/predict/workload.js';
+import { autoCandidates, compareSchedules } from '../../src/runtime/predict/schedules.js';
 import { evaluationSet } from './workloads.js';
 
 const args = process.argv.slice(2);
@@ -30,8 +36,9 @@ interface Stored {
     tenantP50: Sample[];
     corunMean: Sample[];
     corunP99: Sample[];
+    slowdown?: Sample[];
     /** Run 2 scored against run 1 (written by run.ts since the re-score path exists). */
-    noise?: { ops: Record<string, Sample[]>; tenantMean: Sample[]; tenantP50: Sample[]; corunMean: Sample[]; corunP99: Sample[] };
+    noise?: { ops: Record<string, Sample[]>; tenantMean: Sample[]; tenantP50: Sample[]; corunMean: Sample[]; corunP99: Sample[]; slowdown?: Sample[] };
 }
 
 const from = resolve(flag('--from') ?? 'bench/.work/accuracy.json');
@@ -39,6 +46,8 @@ const stored = JSON.parse(readFileSync(from, 'utf8')) as Stored;
 const profileFile = flag('--profile') ?? stored.profile;
 if (!profileFile) throw new Error(`${from} names no profile; pass --profile P`);
 const profiles = [profileFile, ...(flag('--also-profiles')?.split(',').filter(Boolean) ?? [])].map(f => ({ file: f, profile: readProfileFile(resolve(f)) }));
+if (args.includes('--no-tail')) for (const { profile } of profiles) { delete profile.serviceTailMs; delete profile.corunTailMs; }
+const times = Number(flag('--time') ?? 0);
 const durationMs = Number(flag('--duration-ms') ?? stored.durationMs ?? 2500);
 const worstN = Number(flag('--worst') ?? 8);
 
@@ -54,6 +63,7 @@ function floors(): Map<string, number> {
         for (const [kind, xs] of Object.entries(stored.noise.ops)) out.set(`op ${kind}`, mape(xs));
         out.set('all ops', mape(Object.values(stored.noise.ops).flat()));
         for (const k of ['tenantMean', 'tenantP50', 'corunMean', 'corunP99'] as const) out.set(k, mape(stored.noise[k]));
+        if (stored.noise.slowdown) out.set('slowdown', mape(stored.noise.slowdown));
         return out;
     }
     const md = join(dirname(from), 'accuracy.md');
@@ -61,6 +71,7 @@ function floors(): Map<string, number> {
     const names: [RegExp, (m: RegExpExecArray) => string][] = [
         [/^op (\S+) \(/, m => `op ${m[1]}`], [/^all ops \(median/, () => 'all ops'], [/^tenant mean latency/, () => 'tenantMean'],
         [/^tenant p50 latency/, () => 'tenantP50'], [/^co-run mean latency/, () => 'corunMean'], [/^co-run p99 latency/, () => 'corunP99'],
+        [/^co-run slowdown/, () => 'slowdown'],
     ];
     for (const line of readFileSync(md, 'utf8').split('\n')) {
         const cells = line.split('|').map(c => c.trim());
@@ -97,6 +108,7 @@ function predicted(preds: Map<string, WorkloadPrediction>, row: string, s: Sampl
         case 'tenantP50': return t.solo.p50;
         case 'corunMean': return t.corun.mean;
         case 'corunP99': return t.corun.p99;
+        case 'slowdown': return t.corun.mean / t.solo.mean;
     }
     return undefined;
 }
@@ -118,6 +130,7 @@ const rows: [string, Sample[]][] = [
     ...Object.entries(stored.ops).sort(([a], [b]) => a.localeCompare(b)).map(([kind, xs]): [string, Sample[]] => [`op ${kind}`, xs]),
     ['all ops', allOps],
     ['tenantMean', stored.tenantMean], ['tenantP50', stored.tenantP50], ['corunMean', stored.corunMean], ['corunP99', stored.corunP99],
+    ['slowdown', stored.slowdown ?? []],
 ];
 const floor = floors();
 const rescored = profiles.map(({ file, profile }) => {
@@ -155,4 +168,17 @@ const worst = [...first.get('all ops')!].sort((a, b) => ape(b.predicted, b.measu
 lines.push('', `Worst ops now (${rescored[0].file.replace(/^.*\//, '')}):`, '', '| workload | op | in the run | now | measured | error now |', '|---|---|---:|---:|---:|---:|');
 const before = new Map(allOps.map(s => [`${s.workload} ${s.what}`, s.predicted]));
 for (const s of worst) lines.push(`| ${s.workload} | ${s.what} | ${before.get(`${s.workload} ${s.what}`)!.toFixed(3)} | ${s.predicted.toFixed(3)} | ${s.measured.toFixed(3)} | ${(100 * (s.predicted - s.measured) / s.measured).toFixed(1)}% |`);
+if (times > 0) {
+    lines.push('', `| workload | schedules compared (hints), median ms of ${times} |`, '|---|---:|');
+    for (const ir of set.filter(w => w.tenants.length > 1)) {
+        const ms: number[] = [];
+        for (let k = 0; k < times; k++) {
+            const started = performance.now();
+            compareSchedules(ir, profiles[0].profile, autoCandidates(profiles[0].profile));
+            ms.push(performance.now() - started);
+        }
+        ms.sort((a, b) => a - b);
+        lines.push(`| ${ir.workload} | ${ms[Math.floor(ms.length / 2)].toFixed(1)} |`);
+    }
+}
 console.log(lines.join('\n'));

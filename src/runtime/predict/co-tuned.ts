@@ -13,9 +13,12 @@
  * Cost at a share. A version's solo op times are the profile's prediction for the capped kernel
  * (its family's curve at W_k workgroups): each candidate is timed once at its own share and then
  * re-evaluated at whatever running share the co-runners leave it, never re-searched — ConCo's
- * observation that candidates rank alike across shares. Co-running, tenant i is slowed by
- * 1 + Σ_j c_ij (the simulation's processor sharing, simulate.ts) with c_ij from the tenants'
- * demand mixes as for every schedule (contention.ts), except that a capped kernel's coefficients
+ * observation that candidates rank alike across shares. Co-running (simulate.ts), a full-width
+ * kernel takes the whole device and the tenants' kernels alternate, non-preemptively; a capped
+ * op's kernels occupy their version's share C of it, so another tenant's kernel can start beside
+ * them while the running shares leave room, and kernels side by side slow tenant i by
+ * 1 + Σ_j c_ij with c_ij from the tenants' demand mixes as for every schedule (contention.ts),
+ * except that a capped kernel's coefficients
  * follow its share: calibration measured the `capped` pairs with a kernel of
  * CAPPED_INTERFERENCE_WORKGROUPS workgroups (share C₀ = that / P) and the `compute` pairs with a
  * full-width one (C = 1); a capped kernel at share C takes the linear interpolation between the
@@ -23,7 +26,9 @@
  * extrapolation). So on an adapter where capping does not spare the co-runner (the software
  * adapter: DESIGN.md) the calibrated profile says so and the search keeps the own variants.
  * R, the share a tenant runs at, is C / max(1, ΣC) over the tenants' chosen shares: over-provisioning
- * (ΣC > 1) is allowed and divides the device in proportion.
+ * (ΣC > 1) is allowed and divides the device in proportion. R is what `why` reports; the simulation
+ * itself starts a kernel while the running ones' shares sum below 1 and slows kernels side by side
+ * by the coefficients above.
  *
  * Search. The state is one version per tenant; the objective the predicted SLO-satisfied
  * throughput at the declared load: Σ over tenants of the requests per second that finish within
@@ -91,9 +96,10 @@ export function shareWorkgroups(variants: number, parallelism: number): number[]
     return caps;
 }
 
-/** Each tenant's versions as the simulation runs them: per version its op views and demand mix. */
+/** Each tenant's versions as the simulation runs them: per version its op views, the device share of each op's kernels, and its demand mix. */
 interface TenantVersions {
     ops: OpView[][];
+    shares: number[][];
     mixes: DemandMix[];
 }
 
@@ -114,13 +120,16 @@ function shareModel(input: CoTunedInput, variants: number): ShareModel {
     const parallelism = deviceParallelism(profile);
     const workgroups = shareWorkgroups(variants, parallelism);
     const caps = capsForProfile(profile);
+    const grid = { variants, parallelism, workgroups };
     const tenants = input.ir.tenants.map(t => {
         const planned = planGraph(t.graph, { caps, cache });
         const hot = hotOps(planned.map(op => opServiceMs(profile, op) ?? 0));
         const versionOps = [planned, ...workgroups.map(w => planned.map((op, i) => hot.has(i) ? shareVersion(op, t.graph, w, input) : op))];
-        return { ops: versionOps.map(ops => opViews(ops, profile)), mixes: versionOps.map(ops => mixOf(profile, ops)) };
+        // A capped op's kernels occupy its version's share of the device; every other op's take all of it.
+        const shares = versionOps.map((ops, v) => ops.map((op, i) => op === planned[i] ? 1 : versionShare(grid, v)));
+        return { ops: versionOps.map(ops => opViews(ops, profile)), shares, mixes: versionOps.map(ops => mixOf(profile, ops)) };
     });
-    model = { grid: { variants, parallelism, workgroups }, tenants };
+    model = { grid, tenants };
     byVariants.set(variants, model);
     return model;
 }
@@ -181,7 +190,7 @@ function versionsOf(input: CoTunedInput, options: CoTunedOptions): number[] {
  */
 export function simulateCoTuned(input: CoTunedInput, options: CoTunedOptions, load = 1, window = 1): SimulatedFigures[] {
     const model = shareModel(input, options.variants);
-    const tenants = input.tenants.map((t, i) => ({ ...t, versions: model.tenants[i].ops }));
+    const tenants = input.tenants.map((t, i) => ({ ...t, versions: model.tenants[i].ops, shares: model.tenants[i].shares }));
     return simulate(tenants, {
         policy: coTunedPolicy(options), contention: configurationContention(input, model, versionsOf(input, options)), serviceCv: input.serviceCv, tail: input.tail, corunTail: input.corunTail,
         seed: input.seed, warmupMs: input.warmupMs, durationMs: input.durationMs * window, load,

@@ -9,7 +9,8 @@
  *
  * Superposition is linear: two always-busy compute aggressors on a device that time-shares
  * evenly (c = 1) give s = 3, which is processor sharing's answer. The simulation applies c_ij
- * only while both tenants have a submission in flight.
+ * only to kernels running side by side (co_tuned's capped kernels, which leave room on the
+ * device); full-width kernels take turns instead (simulate.ts).
  */
 import type { DemandKind, DeviceProfile } from './profile.js';
 import { demandKinds } from './profile.js';

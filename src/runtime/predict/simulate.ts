@@ -5,16 +5,33 @@
  * their predicted time. The editor's schedule figures and the runtime's decisions therefore come
  * from one piece of code; only the clock differs.
  *
- * The device: every submission in flight progresses at once, tenant i's at rate 1 / s_i with
- * s_i = 1 + Σ_{j in flight, j ≠ i} c_ij (contention.ts: the profile's measured interference of
- * the two tenants' demand mixes) — processor sharing on a software adapter, overlapping kernels
- * on a GPU. A submission's work is its ops' predicted time (dispatch overheads included) plus
- * the submit overhead, times a log-normal factor with the profile's service CV (the host's
- * jitter), scaled by the host's mean factors (latency.ts requestServiceMs) as the solo
- * prediction is. A request's first submission also carries the idle penalty when the request
- * found its tenant's device idle (latency.ts idleAdjustment: each tenant has its own device, so
- * co-runners do not keep it awake). Each request's latency carries, drawn once per request, the
- * host's heavy tail (calibration's stalls beyond that body, queueing.ts ServiceTail: its co-run
+ * The device: a non-preemptive queue of kernels. A submission is its ops' kernels in order (an
+ * op's predicted time, dispatch overheads included, cut evenly among its launches), preceded by
+ * the host's submit overhead, which holds no share of the device. A tenant puts one kernel at a
+ * time to the device (a WebGPU queue runs its passes in order); kernels start in the order they
+ * were put while the running ones leave room, and a kernel, once started, runs to its end. Every
+ * kernel of a tenant's own plan takes the whole device, so co-running tenants alternate kernel by
+ * kernel and one tenant's small kernels wait behind another's big ones: a kernel that arrives
+ * while another tenant's runs waits for that kernel's residual, and behind a busy tenant a
+ * submission of n small kernels waits for n of its big ones. That is the software adapter's
+ * mechanism (lavapipe's one compute thread pool, shared by every device of the process, hands
+ * out one dispatch's workgroups before the next's), and presumably a GPU's across devices, whose
+ * contexts are time-sliced (not measured here); processor sharing, which stretched every co-running submission by at most
+ * 1 + Σ c_ij, scored worse on the same measurements (BENCHMARKS.md, "Co-run tails"). Calibration's
+ * interference pairs (a victim kernel beside an always-busy aggressor) fit the same picture where
+ * the kernels differ: waiting half an aggressor kernel on average gives (s_vl − 1)(s_lv − 1) = 1/4,
+ * and the compute × memory pairs multiplied to 0.20 and 0.25 in two calibrations (same-kind pairs,
+ * 1.5 by that account, measured 1.39–2.68: the host's noise).
+ * Only co_tuned's capped kernels occupy a share of the device (SimulatedTenant.shares) and
+ * leave room: kernels running side by side progress at rate 1 / s_i with
+ * s_i = 1 + Σ_{j running, j ≠ i} c_ij (contention.ts: the profile's measured interference of the
+ * two tenants' demand mixes). A submission's kernel and host times are scaled by a log-normal
+ * factor with the profile's service CV (the host's jitter) and by the host's mean factors
+ * (latency.ts requestServiceMs) as the solo prediction is. A request's first submission also
+ * carries the idle penalty (host time) when the request found its tenant's device idle
+ * (latency.ts idleAdjustment: each tenant has its own device, so co-runners do not keep it
+ * awake). Each request's latency carries, drawn once per request, the host's heavy tail
+ * (calibration's stalls beyond its normal body, queueing.ts ServiceTail: its co-run
  * tail when another tenant had work in flight while it did, else its solo tail) — added
  * to the latency as the solo figures add it to their quantiles, not queued as device work: scored
  * on the same measurements, a stall queued as work made the co-run p99 of a profile with a
@@ -45,6 +62,8 @@ export interface SimulatedTenant {
     workScale?: number;
     /** Extra time (ms) of a request that finds the tenant's device idle (default 0). */
     idlePenaltyMs?: number;
+    /** Per version, per op the share of the device its kernels occupy (absent: all of it): co_tuned's capped kernels leave room for others'. */
+    shares?: readonly (readonly number[])[];
 }
 
 export interface SimulationOptions {
@@ -101,17 +120,44 @@ interface Live {
     overlapped?: boolean;
 }
 
+/** An op list's kernels: each op's predicted time cut evenly among its launches (an op's launches are not timed one by one in its view). */
+interface Kernels {
+    /** end[m + 1] − end[m]: kernel m's time at solo speed, before the host's factors; end[0] = 0. */
+    end: Float64Array;
+    /** first[k]: op k's first kernel (first[ops] = the kernel count). */
+    first: Int32Array;
+    /** Per kernel, the share of the device it occupies (absent: every kernel takes it all). */
+    share?: Float64Array;
+}
+
+const HOST = 0, QUEUED = 1, RUNNING = 2;
+
 interface InFlight {
-    tenant: number;
     opEnd: number;
-    /** Work left at solo speed, ms. */
-    work: number;
+    kernels: Kernels;
+    /** Device ms per kernel ms: the host's mean factors × this submission's jitter. */
+    scale: number;
+    /** Host time left before its first kernel (submit round trip, idle penalty), ms: it holds no share of the device. */
+    hostMs: number;
+    state: typeof HOST | typeof QUEUED | typeof RUNNING;
+    /** The kernel running, or next to run; `last` the submission's end (exclusive). */
+    kernel: number;
+    last: number;
+    /** Position in the op list's kernel time (end[] coordinates): how far the running kernel has got. */
+    at: number;
     /** The submission's whole work at solo speed, ms. */
     total: number;
 }
 
-/** Most events one simulation may take: bounds the work of an overloaded mix (the rest is unfinished). */
-const MAX_EVENTS = 200_000;
+/** Most events one simulation may take: bounds the work of an overloaded mix (the rest is unfinished). A kernel switch is an event. */
+const MAX_EVENTS = 1_000_000;
+/**
+ * Most requests an open-loop tenant's queue may hold (a closed loop's holds at most its clients): past it the tenant is
+ * overloaded beyond doubt and the simulation stops there (what is queued or still to come is unfinished, so its figures
+ * are ∞ as for any overload) instead of draining a backlog whose every request would miss any target (a capacity probe at
+ * 16× the load took most of a comparison's time draining).
+ */
+const MAX_BACKLOG = 2_000;
 
 /** Runs the tenants' queues under the policy; figures per tenant in input order. */
 export function simulate(tenants: readonly SimulatedTenant[], options: SimulationOptions): SimulatedFigures[] {
@@ -137,34 +183,21 @@ export function simulate(tenants: readonly SimulatedTenant[], options: Simulatio
     // Over the whole run: time with a submission in flight, work done at solo speed, requests completed.
     const busyMs = tenants.map(() => 0), workMs = tenants.map(() => 0), served = tenants.map(() => 0);
     const nextArrival = (i: number) => future[i][cursor[i]] ?? Infinity;
-    let now = 0, nextId = 0, events = 0;
+    let now = 0, nextId = 0, events = 0, changed = true, overloaded = false;
 
-    // Per op list (a tenant's, or one of its versions'), the running sum of the ops' predicted times: a submission's work in O(1).
-    const sums = new Map<readonly OpView[], Float64Array>();
-    const prefix = (ops: readonly OpView[]) => {
-        let sum = sums.get(ops);
-        if (!sum) {
-            sums.set(ops, sum = new Float64Array(ops.length + 1));
-            for (let k = 0; k < ops.length; k++) sum[k + 1] = sum[k] + (ops[k].predictedMs ?? 0);
-        }
-        return sum;
-    };
-    const work = (t: number, from: number, to: number, version = 0) => {
-        const sum = prefix(tenants[t].versions?.[version] ?? tenants[t].ops);
-        return (tenants[t].submitMs + sum[to] - sum[from]) * (tenants[t].workScale ?? 1) * factor();
+    // Per op list (a tenant's, or one of its versions'), its kernels: built once, so a submission's kernels are a range.
+    const built = new Map<readonly OpView[], Kernels>();
+    const kernelsOf = (t: number, version = 0): Kernels => {
+        const ops = tenants[t].versions?.[version] ?? tenants[t].ops;
+        let k = built.get(ops);
+        if (!k) built.set(ops, k = kernelList(ops, tenants[t].versions?.[version] ? tenants[t].shares?.[version] : undefined));
+        return k;
     };
     // When each tenant's last request finished: an arrival at that instant (a closed loop without think time) finds it busy.
     const lastFinish = tenants.map(() => -Infinity);
-    const rate = new Float64Array(tenants.length);
-    const rates = () => {
-        for (let i = 0; i < tenants.length; i++) {
-            if (!inFlight[i]) { rate[i] = 0; continue; }
-            let s = 1;
-            for (let j = 0; j < inFlight.length; j++) if (j !== i && inFlight[j]) s += options.contention[i][j];
-            rate[i] = 1 / s;
-        }
-        return rate;
-    };
+    // The device's queue: tenants whose next kernel waits for room, in the order they asked (non-preemptive FIFO).
+    const queue: number[] = [];
+    const slowdown = new Float64Array(tenants.length), stops = new Float64Array(tenants.length);
     // The view the runtime's phase loop gives a policy (execute/phase.ts), from the simulated queues: built once (the
     // waiting lists are the queues themselves), its busy flags set before each decision.
     const views: TenantView[] = tenants.map((t, index) => ({
@@ -177,8 +210,73 @@ export function simulate(tenants: readonly SimulatedTenant[], options: Simulatio
             if (inFlight[s.tenant] || !head || s.opEnd <= head.nextOp || s.opEnd > tenants[s.tenant].ops.length) {
                 throw new Error(`schedule ${options.policy.name} submitted an invalid step for tenant ${tenants[s.tenant].name} in the simulation`);
             }
-            const ms = work(s.tenant, head.nextOp, s.opEnd, s.version) + (head.nextOp === 0 && head.idle ? tenants[s.tenant].idlePenaltyMs ?? 0 : 0);
-            inFlight[s.tenant] = { tenant: s.tenant, opEnd: s.opEnd, work: ms, total: ms };
+            const t = tenants[s.tenant];
+            const kernels = kernelsOf(s.tenant, s.version);
+            const first = kernels.first[head.nextOp], last = kernels.first[s.opEnd];
+            const scale = (t.workScale ?? 1) * factor();
+            const hostMs = t.submitMs * scale + (head.nextOp === 0 && head.idle ? t.idlePenaltyMs ?? 0 : 0);
+            const deviceMs = (kernels.end[last] - kernels.end[first]) * scale;
+            inFlight[s.tenant] = { opEnd: s.opEnd, kernels, scale, hostMs, state: HOST, kernel: first, last, at: kernels.end[first], total: hostMs + deviceMs };
+        }
+    };
+    const shareOf = (f: InFlight) => f.kernels.share?.[f.kernel] ?? 1;
+    // Starts queued kernels in order while the running ones leave room: a kernel that takes the whole device runs alone.
+    const admit = () => {
+        while (queue.length > 0) {
+            let used = 0;
+            for (const f of inFlight) if (f?.state === RUNNING) used += shareOf(f);
+            if (used >= 1 - 1e-9) return;
+            inFlight[queue.shift()!]!.state = RUNNING;
+        }
+    };
+    // Where a running submission stops next: its current kernel's end while others wait or run beside it (a kernel is not
+    // preempted, but the next one goes to the back of the queue), else its last kernel's end.
+    const stopOf = (i: number, f: InFlight) => {
+        if (queue.length === 0) {
+            let alone = true;
+            for (let j = 0; j < inFlight.length; j++) if (j !== i && inFlight[j]?.state === RUNNING) alone = false;
+            if (alone) return f.kernels.end[f.last];
+        }
+        return f.kernels.end[f.kernel + 1];
+    };
+
+    // Where every kernel takes the whole device, one runs at a time: while tenants take turns and nothing else happens before
+    // the next arrival or host end, their turns are stepped here without the general step's bookkeeping (most of a co-run's
+    // events), in the same order and at the same times. The last kernel of a submission is left to the general step.
+    const serial = tenants.every(t => t.shares === undefined);
+    const takeTurns = () => {
+        let horizon = Infinity, running = -1;
+        for (let i = 0; i < tenants.length; i++) {
+            horizon = Math.min(horizon, nextArrival(i));
+            const f = inFlight[i];
+            if (f?.state === HOST) horizon = Math.min(horizon, now + f.hostMs);
+            else if (f?.state === RUNNING) running = i;
+        }
+        if (running < 0) return;
+        const start = now;
+        while (events < MAX_EVENTS) {
+            const f = inFlight[running]!;
+            if (f.kernel + 1 >= f.last) break;
+            const end = now + (f.kernels.end[f.kernel + 1] - f.at) * f.scale;
+            if (end > horizon) break;
+            now = end;
+            f.kernel++;
+            f.at = f.kernels.end[f.kernel];
+            f.state = QUEUED;
+            queue.push(running);
+            running = queue.shift()!;
+            inFlight[running]!.state = RUNNING;
+            events++;
+        }
+        const dt = now - start;
+        if (dt <= 0) return;
+        // Others waited throughout (the queue was never empty): every tenant in flight overlapped.
+        for (let i = 0; i < tenants.length; i++) {
+            const f = inFlight[i];
+            if (!f) continue;
+            busyMs[i] += dt;
+            waiting[i][0].overlapped = true;
+            if (f.state === HOST) f.hostMs -= dt;
         }
     };
 
@@ -190,28 +288,69 @@ export function simulate(tenants: readonly SimulatedTenant[], options: Simulatio
                 const arrivalMs = future[i][cursor[i]++];
                 const idle = waiting[i].length === 0 && inFlight[i] === undefined && arrivalMs > lastFinish[i];
                 waiting[i].push({ id: nextId++, arrivalMs, nextOp: 0, idle });
+                changed = true;
             }
+            if (waiting[i].length > MAX_BACKLOG && !processes[i].closedLoop) overloaded = true;
         }
-        decide();
-        const r = rates();
+        if (overloaded) break;
+        // The policy decides after every arrival and completion, as in the runtime (not after a kernel switch: its view is the same).
+        if (changed) decide();
+        changed = false;
+        admit();
+        if (serial && queue.length > 0) takeTurns();
+        // Running kernels slow each other only where they overlap (kernels that leave room for others): s_i = 1 + Σ c_ij.
+        for (let i = 0; i < tenants.length; i++) {
+            if (inFlight[i]?.state !== RUNNING) continue;
+            let s = 1;
+            for (let j = 0; j < inFlight.length; j++) if (j !== i && inFlight[j]?.state === RUNNING) s += options.contention[i][j];
+            slowdown[i] = s;
+        }
         let dt = Infinity;
         for (let i = 0; i < tenants.length; i++) {
             const f = inFlight[i];
-            if (f && r[i] > 0) dt = Math.min(dt, f.work / r[i]);
+            if (f?.state === HOST) dt = Math.min(dt, f.hostMs);
+            else if (f?.state === RUNNING) dt = Math.min(dt, ((stops[i] = stopOf(i, f)) - f.at) * f.scale * slowdown[i]);
             dt = Math.min(dt, nextArrival(i) - now);
         }
         if (!Number.isFinite(dt)) break; // nothing in flight, nothing to come
-        now += Math.max(0, dt);
+        dt = Math.max(0, dt);
+        now += dt;
         let running = 0;
         for (const f of inFlight) if (f) running++;
         for (let i = 0; i < tenants.length; i++) {
             const f = inFlight[i];
             if (!f) continue;
-            f.work -= r[i] * dt;
-            busyMs[i] += Math.max(0, dt);
+            busyMs[i] += dt;
             if (running > 1 && dt > 0) waiting[i][0].overlapped = true;
-            if (f.work > 1e-9) continue;
+            if (f.state === HOST) {
+                f.hostMs -= dt;
+                if (f.hostMs > 1e-9) continue;
+                if (f.kernel < f.last) {
+                    f.state = QUEUED;
+                    queue.push(i);
+                    continue;
+                }
+            } else if (f.state === RUNNING) {
+                const stop = stops[i];
+                f.at += dt / (f.scale * slowdown[i]);
+                if ((stop - f.at) * f.scale > 1e-9) {
+                    // Mid-kernel: the kernel it is in (a lone submission runs its kernels back to back).
+                    while (f.kernel + 1 < f.last && f.kernels.end[f.kernel + 1] <= f.at) f.kernel++;
+                    continue;
+                }
+                f.at = stop;
+                while (f.kernel < f.last && f.kernels.end[f.kernel + 1] <= stop) f.kernel++;
+                if (f.kernel < f.last) {
+                    // Others wait or run: its next kernel goes to the back of the device's queue.
+                    f.state = QUEUED;
+                    queue.push(i);
+                    continue;
+                }
+            } else {
+                continue;
+            }
             inFlight[i] = undefined;
+            changed = true;
             workMs[i] += f.total;
             const head = waiting[i][0];
             head.nextOp = f.opEnd;
@@ -236,6 +375,27 @@ export function simulate(tenants: readonly SimulatedTenant[], options: Simulatio
             serviceMs: served[i] > 0 ? busyMs[i] / served[i] : Infinity, slowdown: workMs[i] > 0 ? busyMs[i] / workMs[i] : 1,
         };
     });
+}
+
+/** The kernels of an op list: each op with a predicted time runs as its launches, that time cut evenly among them; `shares` per op. */
+function kernelList(ops: readonly OpView[], shares: readonly number[] | undefined): Kernels {
+    const first = new Int32Array(ops.length + 1);
+    let count = 0;
+    for (let k = 0; k < ops.length; k++) {
+        first[k] = count;
+        if ((ops[k].predictedMs ?? 0) > 0) count += Math.max(1, ops[k].launches);
+    }
+    first[ops.length] = count;
+    const end = new Float64Array(count + 1);
+    const share = shares ? new Float64Array(count) : undefined;
+    for (let k = 0; k < ops.length; k++) {
+        const n = first[k + 1] - first[k];
+        for (let m = first[k]; m < first[k + 1]; m++) {
+            end[m + 1] = end[m] + ops[k].predictedMs! / n;
+            if (share) share[m] = shares![k] ?? 1;
+        }
+    }
+    return { end, first, share };
 }
 
 /** Inserts t into the ascending list from `from` on. */

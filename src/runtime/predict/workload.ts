@@ -10,8 +10,9 @@
  *   co-run:  the workload's schedule run by the one schedule simulation (predict/schedules.ts,
  *            simulate.ts) — the figures the editor's hints and hover on `schedule`, `auto`,
  *            `tenancy compare`'s predictions and `tenancy predict` show for that schedule: the
- *            tenants' queues under the schedule's own policy, their submissions slowed by each
- *            other's demand (contention.ts) and the host's jitter and tail. A tenant's slowdown
+ *            tenants' queues under the schedule's own policy, their kernels taking turns on a
+ *            non-preemptive device (a kernel waits for the co-runner's kernel in service), with
+ *            the host's jitter and tail. A tenant's slowdown
  *            (and its ops' co-run times) is how much co-runners stretched its time in flight.
  *   device utilisation U = Σ_open λ_i · S_solo(i): U > 1 ⇒ the open-loop demand exceeds what
  *            the device can serve even without interference (overloaded).

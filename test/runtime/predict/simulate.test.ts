@@ -22,17 +22,73 @@ describe('the simulation', () => {
         expect(f.unfinished).toBe(0);
     });
 
-    it('shares the device between co-running submissions by the contention coefficients', () => {
-        // Two closed loops of 10 ms requests, each slowing the other 2× while both run: 20 ms each.
+    it('alternates co-running tenants kernel by kernel: two closed loops of one 10 ms kernel each take 20 ms a request', () => {
+        // Each kernel waits for the other tenant's, whatever the contention coefficients (they apply only to kernels side by side).
         const figures = simulate([tenant('a', { kind: 'closed', clients: 1, thinkMs: 0 }, [10]), tenant('b', { kind: 'closed', clients: 1, thinkMs: 0 }, [10])], {
             policy: policyFor({ policy: 'concurrent' }), contention: [[0, 1], [1, 0]], serviceCv: 0, seed: 1, warmupMs: 100, durationMs: 2000,
         });
         for (const f of figures) expect(f.latenciesMs[Math.floor(f.latenciesMs.length / 2)]).toBeCloseTo(20, 6);
+        for (const f of figures) expect(f.slowdown).toBeCloseTo(2, 1);
         // Sequential: one at a time, each waits for the other's request: 20 ms too, at full speed.
         const seq = simulate([tenant('a', { kind: 'closed', clients: 1, thinkMs: 0 }, [10]), tenant('b', { kind: 'closed', clients: 1, thinkMs: 0 }, [10])], {
             policy: policyFor({ policy: 'sequential' }), contention: [[0, 1], [1, 0]], serviceCv: 0, seed: 1, warmupMs: 100, durationMs: 2000,
         });
         expect(seq[0].latenciesMs[Math.floor(seq[0].latenciesMs.length / 2)]).toBeCloseTo(20, 6);
+    });
+
+    it("makes a kernel wait for the residual of the co-runner's kernel in service, not preempt it", () => {
+        // a: one 10 ms kernel, back to back. b: one 1 ms kernel, 4 ms after its last. From t = 11, b arrives 4 ms into a's
+        // kernel (a restarted when b's kernel ended), waits its residual 6 ms and runs 1: 7 ms; a waits for b's 1 ms: 11 ms.
+        const options = { policy: policyFor({ policy: 'concurrent' }), contention: [[0, 0], [0, 0]], serviceCv: 0, seed: 1, warmupMs: 100, durationMs: 2000 };
+        const [a, b] = simulate([tenant('a', { kind: 'closed', clients: 1, thinkMs: 0 }, [10]), tenant('b', { kind: 'closed', clients: 1, thinkMs: 4 }, [1])], options);
+        expect(b.latenciesMs[0]).toBeCloseTo(7, 9);
+        expect(b.latenciesMs.at(-1)).toBeCloseTo(7, 9);
+        expect(a.latenciesMs[0]).toBeCloseTo(11, 9);
+        expect(a.latenciesMs.at(-1)).toBeCloseTo(11, 9);
+        // Poisson arrivals see the 20 ms kernel in service at a uniform point: the wait is its residual, uniform on [0, 20] ms
+        // (median 10), except for the few that arrive while the tenant's previous request waits (1/s: about 1 %).
+        const poisson = simulate([tenant('a', { kind: 'closed', clients: 1, thinkMs: 0 }, [20]), tenant('b', { kind: 'poisson', ratePerSecond: 1 }, [0.5])], { ...options, seed: 7, durationMs: 2_000_000 })[1];
+        const n = poisson.latenciesMs.length;
+        expect(poisson.latenciesMs[Math.floor(n / 2)]).toBeGreaterThan(0.5 + 9.5);
+        expect(poisson.latenciesMs[Math.floor(n / 2)]).toBeLessThan(0.5 + 10.5);
+        expect(poisson.latenciesMs.filter(ms => ms <= 20.5 + 1e-9).length / n).toBeGreaterThan(0.97);
+    });
+
+    it("queues a tenant's small kernels one by one behind another's big ones: n small kernels wait for n big ones", () => {
+        // b: 5 kernels of 1 ms; a: always busy with 10 ms kernels. Each of b's kernels waits for one of a's: 5 × 11 = 55 ms
+        // (processor sharing stretched b's 5 ms by at most 1 + c = 2: 10 ms).
+        const [a, b] = simulate([tenant('a', { kind: 'closed', clients: 1, thinkMs: 0 }, [10]), tenant('b', { kind: 'closed', clients: 1, thinkMs: 0 }, [1, 1, 1, 1, 1])], {
+            policy: policyFor({ policy: 'concurrent' }), contention: [[0, 1], [1, 0]], serviceCv: 0, seed: 1, warmupMs: 100, durationMs: 5000,
+        });
+        expect(b.latenciesMs[Math.floor(b.latenciesMs.length / 2)]).toBeCloseTo(55, 6);
+        expect(b.slowdown).toBeCloseTo(11, 1);
+        expect(a.latenciesMs[Math.floor(a.latenciesMs.length / 2)]).toBeCloseTo(11, 6);
+        // An op of several launches runs as that many kernels: one op of 5 launches (5 ms) queues like 5 ops of 1 ms.
+        const launches = simulate([tenant('a', { kind: 'closed', clients: 1, thinkMs: 0 }, [10]), { ...tenant('b', { kind: 'closed', clients: 1, thinkMs: 0 }, []), ops: [{ flops: 5, launches: 5, predictedMs: 5 }] }], {
+            policy: policyFor({ policy: 'concurrent' }), contention: [[0, 1], [1, 0]], serviceCv: 0, seed: 1, warmupMs: 100, durationMs: 5000,
+        })[1];
+        expect(launches.latenciesMs[Math.floor(launches.latenciesMs.length / 2)]).toBeCloseTo(55, 6);
+    });
+
+    it('lets kernels that occupy a share of the device run side by side, slowed by the contention coefficients', () => {
+        // Half-device kernels of 10 ms each, slowing each other 1.5× while both run: 15 ms, and nobody waits.
+        const half = (name: string): SimulatedTenant => ({ ...tenant(name, { kind: 'closed', clients: 1, thinkMs: 0 }, [10]), versions: [[{ flops: 10, launches: 1, predictedMs: 10 }]], shares: [[0.5]] });
+        const figures = simulate([half('a'), half('b')], {
+            policy: policyFor({ policy: 'concurrent' }), contention: [[0, 0.5], [0.5, 0]], serviceCv: 0, seed: 1, warmupMs: 100, durationMs: 2000,
+        });
+        for (const f of figures) expect(f.latenciesMs[Math.floor(f.latenciesMs.length / 2)]).toBeCloseTo(15, 6);
+    });
+
+    it('ends an overloaded open-loop stream at its backlog bound (figures ∞), never a closed loop however many its clients', () => {
+        const options = { policy: policyFor({ policy: 'concurrent' }), contention: [[0]], serviceCv: 0, seed: 1, warmupMs: 100, durationMs: 100_000 };
+        // ρ = 2: the queue grows by 100 requests a second and passes 2,000 long before the window ends.
+        const [over] = simulate([tenant('a', { kind: 'poisson', ratePerSecond: 200 }, [10])], options);
+        expect(over.unfinished).toBeGreaterThan(over.latenciesMs.length * 0.01);
+        expect(simulatedStatistic(over, 'p99', 0.99)).toBe(Infinity);
+        // 3,000 clients queue 3,000 requests at once: a closed loop's queue is bounded by its clients, not an overload.
+        const [many] = simulate([tenant('a', { kind: 'closed', clients: 3000, thinkMs: 0 }, [0.1])], { ...options, durationMs: 1000 });
+        expect(many.unfinished).toBe(0);
+        expect(simulatedStatistic(many, 'mean', undefined)).toBeCloseTo(300, -1);
     });
 
     it("runs the runtime's layer_block policy: a short high-priority request waits for one block of a long one, not all of it", () => {
@@ -90,9 +146,12 @@ describe('schedules compared', () => {
             /^the open-loop arrivals \(1\.00e\+11 requests\/s at 1× the load; tenant b the fastest\) are too many to simulate: over 2,000,000 requests in [\d.]+ s; lower the rates$/);
         // A schedule that needs no simulation to resolve still resolves.
         expect(resolveSchedule({ ...absurd, schedule: { policy: 'concurrent' } }, defaultProfile()).name).toBe('concurrent');
-        // The bound leaves room for fast real streams: 30,000 requests/s simulate (at 16× the load too: under 2,000,000 in 2.2 s).
+        // The bound leaves room for fast real streams: 30,000 requests/s simulate (at 16× the load too: under 2,000,000 in 2.2 s)
+        // — here an overload (the mlp takes longer than 33 µs), found as one: its queue passes the simulation's backlog bound.
         const fast = workload([mlpTenant('a', { kind: 'poisson', ratePerSecond: 30_000 }), mlpTenant('b', { kind: 'closed', clients: 1, thinkMs: 0 })]);
-        expect(evaluateSchedule(fast, defaultProfile(), { policy: 'concurrent' }, { capacity: false }).tenants[0].throughputPerSecond).toBeGreaterThan(0);
+        expect(evaluateSchedule(fast, defaultProfile(), { policy: 'concurrent' }, { capacity: false }).tenants[0].p99Ms).toBe(Infinity);
+        const modest = workload([mlpTenant('a', { kind: 'poisson', ratePerSecond: 30 }), mlpTenant('b', { kind: 'closed', clients: 1, thinkMs: 0 })]);
+        expect(evaluateSchedule(modest, defaultProfile(), { policy: 'concurrent' }, { capacity: false }).tenants[0].throughputPerSecond).toBeGreaterThan(0);
         expect(MAX_SIMULATED_REQUESTS).toBe(2_000_000);
     });
 });
