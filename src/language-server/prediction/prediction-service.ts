@@ -107,6 +107,8 @@ export class PredictionService {
     private resultsWatch: (() => ResultsWatch | undefined) | undefined;
     /** The last error of a prediction (kept for the output channel / tests, never thrown at the editor). */
     lastError: string | undefined;
+    /** Off: no workload is predicted, so the checks raise no prediction diagnostics (a CLI command that needs only the IR, or predicts it itself). */
+    enabled = true;
 
     constructor(services: LangiumServices, options: { lower?: WorkloadLowerer; results?: () => ResultsWatch | undefined; schedules?: ScheduleSimulations } = {}) {
         const builder = services.shared.workspace.DocumentBuilder;
@@ -153,6 +155,7 @@ export class PredictionService {
 
     /** The prediction of a workload, or undefined when it cannot be lowered (errors) or predicted. */
     forWorkload(workload: Workload): WorkloadPredictionView | undefined {
+        if (!this.enabled) return undefined;
         const hit = this.views.get(workload);
         const now = Date.now();
         // Same workspace state: nothing it depends on can have changed but files (checked every recheckMs).
