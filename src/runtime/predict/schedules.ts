@@ -155,7 +155,7 @@ function* resolveWithSteps(input: SimulationInput, schedule: IrSchedule, options
     return { schedule, settings: {}, name: scheduleName(schedule) };
 }
 
-/** Splits a regulated search tries per tenant, and most simulations it may take (a count, not a clock: results must not depend on the machine's speed). */
+/** Splits a regulated search tries per tenant, and most configurations it may score (a count, not a clock: results must not depend on the machine's speed). */
 const SPLITS = [1, 2, 4, 8, 16], SEARCH_SIMULATIONS = 40;
 
 /**
@@ -181,14 +181,25 @@ function* searchRegulated(input: SimulationInput, schedule: Extract<IrSchedule, 
     });
     const first = schedule.split === 'auto' ? 4 : schedule.split;
     let current: RegulatedOptions = withOpSplits({ splits: Object.fromEntries(names.map(n => [n, first])), defaultSplit: first, heavyMs: Infinity });
-    let simulations = 0;
+    // Configurations scored, the search's bound. The descent comes back to configurations it scored (a second pass
+    // retries the first's splits when only another coordinate moved): the simulation is deterministic, so each is
+    // simulated once and its score kept. A kept score still counts against the bound, so the search takes the path
+    // (and finds the options) it took when it simulated them again.
+    let scored = 0;
+    const scores = new Map<string, number[]>();
     function* scoreOf(options: RegulatedOptions): Generator<void, number[]> {
-        simulations++;
+        scored++;
+        // The ops split within follow from the splits (withOpSplits): the splits and the threshold are the configuration.
+        const key = `${names.map(n => options.splits[n] ?? options.defaultSplit).join(',')}|${options.heavyMs}`;
+        const kept = scores.get(key);
+        if (kept) return kept;
         const figures = simulateSchedule(input, { schedule, settings: { regulated: options }, name: '' }, 1, 0.5);
         yield;
         const tenants = input.tenants.map((t, i) => tenantFigures(t, figures[i]));
         const slos = tenants.flatMap(t => t.slos);
-        return [slos.filter(s => !s.met).length, Math.max(0, ...slos.map(s => s.predictedMs / s.targetMs)), -tenants.reduce((a, t) => a + t.throughputPerSecond, 0)];
+        const score = [slos.filter(s => !s.met).length, Math.max(0, ...slos.map(s => s.predictedMs / s.targetMs)), -tenants.reduce((a, t) => a + t.throughputPerSecond, 0)];
+        scores.set(key, score);
+        return score;
     }
     const better = (a: number[], b: number[]) => {
         for (let k = 0; k < a.length; k++) {
@@ -199,11 +210,11 @@ function* searchRegulated(input: SimulationInput, schedule: Extract<IrSchedule, 
         return false;
     };
     let best = yield* scoreOf(current);
-    for (let pass = 0; pass < 2 && simulations < SEARCH_SIMULATIONS; pass++) {
+    for (let pass = 0; pass < 2 && scored < SEARCH_SIMULATIONS; pass++) {
         let improved = false;
         for (const name of names) {
             for (const split of splits) {
-                if (split === current.splits[name] || simulations >= SEARCH_SIMULATIONS) continue;
+                if (split === current.splits[name] || scored >= SEARCH_SIMULATIONS) continue;
                 const candidate = withOpSplits({ ...current, splits: { ...current.splits, [name]: split } });
                 const score = yield* scoreOf(candidate);
                 if (better(score, best)) { best = score; current = candidate; improved = true; }
@@ -214,7 +225,7 @@ function* searchRegulated(input: SimulationInput, schedule: Extract<IrSchedule, 
             const chunkMs = steps.flatMap(t => cutChunks(t.ops.length, t.ops, current.splits[t.name] ?? current.defaultSplit).predictedMs).sort((a, b) => a - b);
             const quantile = (q: number) => chunkMs[Math.min(chunkMs.length - 1, Math.floor(q * chunkMs.length))];
             for (const heavyMs of [quantile(0.9), quantile(0.75), quantile(0.5), Infinity]) {
-                if (heavyMs === current.heavyMs || simulations >= SEARCH_SIMULATIONS) continue;
+                if (heavyMs === current.heavyMs || scored >= SEARCH_SIMULATIONS) continue;
                 const candidate = { ...current, heavyMs };
                 const score = yield* scoreOf(candidate);
                 if (better(score, best)) { best = score; current = candidate; improved = true; }
@@ -223,7 +234,7 @@ function* searchRegulated(input: SimulationInput, schedule: Extract<IrSchedule, 
         if (!improved) break;
     }
     const within = Object.entries(current.opSplits ?? {}).flatMap(([tenant, ops]) => Object.entries(ops).map(([path, split]) => `${tenant} ${path} ${splitLabel(split)}`));
-    const why = `the search (${simulations} simulation${simulations === 1 ? '' : 's'}) found ${best[0]} SLO${best[0] === 1 ? '' : 's'} missed, the worst at ${best[1].toFixed(2)}× its target`
+    const why = `the search (${scores.size} simulation${scores.size === 1 ? '' : 's'}) found ${best[0]} SLO${best[0] === 1 ? '' : 's'} missed, the worst at ${best[1].toFixed(2)}× its target`
         + (within.length ? `; ops split within: ${within.join(', ')}` : '');
     return { regulated: current, why };
 }
