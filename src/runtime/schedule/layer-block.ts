@@ -192,7 +192,9 @@ export function layerBlockPolicy(options: LayerBlockOptions): LayerBlockPolicy {
             learning.observe(view);
             const factor = learning.factor;
             const candidates: Candidate[] = [];
+            let busy = 0;
             for (const t of view.tenants) {
+                if (t.busy) busy++;
                 const head = t.waiting[0];
                 if (!head) continue;
                 const blocks = blocksOf(t);
@@ -201,11 +203,10 @@ export function layerBlockPolicy(options: LayerBlockOptions): LayerBlockPolicy {
                 const budget = budgetMs(t.slos, options.defaultBudgetMs ?? DEFAULT_BUDGET_MS);
                 candidates.push({ tenant: t, opEnd: blocks.ends[k], deadlineMs: head.arrivalMs + budget * blocks.budgetShare[k], predictedMs: factor * blocks.predictedMs[k] });
             }
-            candidates.sort((a, b) => a.deadlineMs - b.deadlineMs
+            const first = candidates.length > 1 ? candidates.sort((a, b) => a.deadlineMs - b.deadlineMs
                 || priorityRank[a.tenant.priority] - priorityRank[b.tenant.priority]
                 || a.tenant.waiting[0].arrivalMs - b.tenant.waiting[0].arrivalMs
-                || a.tenant.index - b.tenant.index);
-            const first = candidates[0];
+                || a.tenant.index - b.tenant.index)[0] : candidates[0];
             if (!first) return [];
             // Co-running, a block takes the longer of an even share of the GPU and the slowdown its
             // tenant's recent co-run blocks showed: behind another tenant's big kernels (no
@@ -223,7 +224,7 @@ export function layerBlockPolicy(options: LayerBlockOptions): LayerBlockPolicy {
             } else {
                 chosen = candidates.filter(c => !c.tenant.busy);
             }
-            const inFlight = view.tenants.filter(t => t.busy).length + chosen.length;
+            const inFlight = busy + chosen.length;
             for (const c of chosen) learning.submitted(c.tenant, view.nowMs, c.predictedMs / factor, inFlight);
             // Multi-version kernels: a block runs in the version its tenant's interference level calls for.
             return chosen.map(c => {
