@@ -8,8 +8,9 @@
  * re-checked (by mtime, so an unreported change still shows) once per workspace state and at
  * least every second, not on every hover. The co-run figures are the simulation of the workload's
  * schedule that its schedule hints computed (schedule-hints.ts declaredEvaluation, read on every
- * look-up: a view is re-predicted when a new one comes in), so they are the hover table's row. Never
- * touches the GPU: profiles are files written by `tenancy calibrate`.
+ * look-up: a view is re-predicted when a new one comes in, and keeps it if the comparison is
+ * evicted from the hints' cache), so they are the hover table's row. Never touches the GPU:
+ * profiles are files written by `tenancy calibrate`.
  */
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import * as path from 'node:path';
@@ -203,6 +204,9 @@ export class PredictionService {
         if (!view) return view;
         const schedule = this.scheduleOf(view.workload, view.ir, view.profile.profile);
         if (schedule === entry.schedule) return view;
+        // Figures once simulated stay until another simulation comes in: a comparison evicted from the schedule hints'
+        // cache (it keeps the latest few) does not take the co-run figures back to the solo ones.
+        if (schedule === 'pending' && entry.schedule !== undefined && entry.schedule !== 'pending') return view;
         try {
             entry.view = { ...view, prediction: predictWorkload(view.ir, view.profile.profile, { cache: this.plans, schedule }) };
             entry.schedule = schedule;
