@@ -4,7 +4,7 @@
  * alone, whose declared row gives the co-run figures; with `--no-schedules`, those of the
  * declared schedule's evaluation alone. Loading the file simulates nothing.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
@@ -58,6 +58,7 @@ let irs: WorkloadIR[];
 const savedCache = process.env.XDG_CACHE_HOME;
 beforeAll(async () => {
     dir = mkdtempSync(path.join(tmpdir(), 'tenancy-predict-'));
+    mkdirSync(path.join(dir, '.git')); // a workspace root of its own
     // The default profile: no user cache of this machine, no workspace profile.
     process.env.XDG_CACHE_HOME = path.join(dir, 'cache');
     file = path.join(dir, 'mix.tenancy');
