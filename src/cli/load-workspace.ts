@@ -80,12 +80,19 @@ export function formatDiagnostic(d: CheckDiagnostic): string {
     return `${d.file}:${d.line}:${d.column} ${d.severity} ${d.code} ${d.message}`;
 }
 
-/** Loads, links and validates the files (and their imports and the zoo). */
-export async function loadWorkspace(files: readonly string[], options: { cwd?: string } = {}): Promise<LoadedWorkspace> {
+/**
+ * Loads, links and validates the files (and their imports and the zoo). With `predictions: false`
+ * the checks predict nothing (no schedule simulation; no `slo-at-risk`, `overloaded` or
+ * `slo-infeasible`): for a caller that needs only the IR, or predicts the workloads itself.
+ */
+export async function loadWorkspace(files: readonly string[], options: { cwd?: string; predictions?: boolean } = {}): Promise<LoadedWorkspace> {
     const cwd = options.cwd ?? process.cwd();
     const { shared, Tenancy } = createTenancyServices(NodeFileSystem);
-    // No editor job computes schedule comparisons here: each prediction simulates its workload's schedule itself.
+    // No editor job computes schedule comparisons here (none in the background either: the process would run it before
+    // exiting): each prediction simulates its workload's schedule itself.
     Tenancy.prediction.Predictions.configure({ schedules: () => undefined });
+    Tenancy.prediction.ScheduleHints.enabled = false;
+    Tenancy.prediction.Predictions.enabled = options.predictions ?? true;
     const documents: LangiumDocument[] = [];
     for (const file of files) {
         const path = resolve(cwd, file);
@@ -153,15 +160,15 @@ export async function loadWorkspace(files: readonly string[], options: { cwd?: s
     return { services: Tenancy, documents, diagnostics, errorCount, workloads, lower, sweep };
 }
 
-/** Loads one file and lowers one workload (by name, or the only one). */
+/** Loads one file and lowers one workload (by name, or the only one); its checks predict nothing (the caller has the IR to predict, or run). */
 export async function loadWorkloadIr(file: string, workload?: string): Promise<WorkloadIR> {
-    const workspace = await loadWorkspace([file]);
+    const workspace = await loadWorkspace([file], { predictions: false });
     return workspace.lower(workload, file);
 }
 
-/** Loads one file and lowers every workload in it (throws at the first workload with errors). */
+/** Loads one file and lowers every workload in it (throws at the first workload with errors); its checks predict nothing. */
 export async function loadAllWorkloadIrs(file: string): Promise<WorkloadIR[]> {
-    const workspace = await loadWorkspace([file]);
+    const workspace = await loadWorkspace([file], { predictions: false });
     return workspace.workloads(file).map(w => workspace.lower(w.name, file));
 }
 

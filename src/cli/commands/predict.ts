@@ -79,6 +79,73 @@ export function predictionErrorLine(predictedMs: number, measuredMs: number): st
     return `predicted ${formatMs(predictedMs)}, measured ${formatMs(measuredMs)} (${formatError(predictedMs, measuredMs)})`;
 }
 
+/** What `tenancy predict` is asked (its options as commander reads them). */
+export interface PredictCommandOptions {
+    workload?: string;
+    json?: boolean;
+    profile?: string;
+    top: string;
+    schedules: boolean;
+}
+
+/**
+ * Runs `tenancy predict`; returns the exit code (prints to the given streams). Each workload's
+ * declared schedule is simulated once: with the comparison, the co-run figures are its row;
+ * without (`--no-schedules`), predictWorkload simulates it. The file is loaded with predictions
+ * off, so its checks simulate nothing beside them.
+ */
+export async function runPredict(fileArg: string, opts: PredictCommandOptions, out: (text: string) => void = console.log, err: (line: string) => void = console.error): Promise<number> {
+    const file = resolve(fileArg);
+    const top = Number(opts.top);
+    if (!Number.isInteger(top) || top < 0) {
+        err(`tenancy predict: --top must be a non-negative integer; found '${opts.top}'`);
+        return exitCodes.usage;
+    }
+    let located: LocatedProfile;
+    try {
+        located = opts.profile ? { profile: readProfileFile(resolve(opts.profile)), file: resolve(opts.profile) } : locateProfile(workspaceFolderOf(file));
+    } catch (e) {
+        err(`tenancy predict: ${(e as Error).message}`);
+        return exitCodes.inputErrors;
+    }
+    if (located.problem) err(`tenancy predict: warning: ${located.problem}`);
+    let irs: WorkloadIR[];
+    try {
+        irs = await loadIrs(file);
+    } catch (e) {
+        err(`tenancy predict: ${(e as Error).message}`);
+        return exitCodes.inputErrors;
+    }
+    if (opts.workload) {
+        const found = irs.filter(ir => ir.workload === opts.workload);
+        if (found.length === 0) {
+            err(`tenancy predict: no workload '${opts.workload}' in ${fileArg}; found: ${irs.map(i => i.workload).join(', ') || 'none'}`);
+            return exitCodes.inputErrors;
+        }
+        irs = found;
+    }
+    if (irs.length === 0) {
+        err(`tenancy predict: ${fileArg} defines no workload`);
+        return exitCodes.inputErrors;
+    }
+    const cache = new PlanCache();
+    // The editor's comparison (schedule hints, the hover on `schedule`), from the same functions.
+    const comparisons = opts.schedules ? irs.map(ir => compareWorkloadSchedules(ir, located.profile, cache)) : undefined;
+    // The co-run figures are the declared schedule's row of the comparison (simulated once), else simulated alone.
+    const predictions = irs.map((ir, i) => predictWorkload(ir, located.profile, { cache, schedule: comparisons?.[i].current }));
+    if (opts.json) {
+        const schedules = comparisons?.map(c => comparisonJson(c));
+        out(JSON.stringify({ profile: located.file ?? 'default (uncalibrated)', predictions, ...(schedules ? { schedules } : {}) }, (_k, v) => (typeof v === 'number' && !Number.isFinite(v) ? null : v), 2));
+    } else {
+        out(`profile: ${located.file ?? 'built-in default (uncalibrated) — run `tenancy calibrate`'}`);
+        predictions.forEach((p, i) => {
+            out('\n' + predictionTable(p, top));
+            if (comparisons) out('\n' + comparisonText(comparisons[i]));
+        });
+    }
+    return exitCodes.ok;
+}
+
 export function register(program: Command): void {
     program.command('predict')
         .description('Predict latency, utilisation and interference of a workload on the calibrated device profile (no GPU needed)')
@@ -88,60 +155,8 @@ export function register(program: Command): void {
         .option('--profile <file>', 'a device profile JSON (default: <workspace>/.tenancy/device-profile.json, then the user cache, else the uncalibrated default)')
         .option('--top <n>', 'how many ops to list per workload', '10')
         .option('--no-schedules', 'skip the comparison of schedules (it simulates each candidate schedule: a fraction of a second per workload)')
-        .action(async (fileArg: string, opts: { workload?: string; json?: boolean; profile?: string; top: string; schedules: boolean }) => {
-            const file = resolve(fileArg);
-            const top = Number(opts.top);
-            if (!Number.isInteger(top) || top < 0) {
-                console.error(`tenancy predict: --top must be a non-negative integer; found '${opts.top}'`);
-                process.exitCode = exitCodes.usage;
-                return;
-            }
-            let located: LocatedProfile;
-            try {
-                located = opts.profile ? { profile: readProfileFile(resolve(opts.profile)), file: resolve(opts.profile) } : locateProfile(workspaceFolderOf(file));
-            } catch (e) {
-                console.error(`tenancy predict: ${(e as Error).message}`);
-                process.exitCode = exitCodes.inputErrors;
-                return;
-            }
-            if (located.problem) console.error(`tenancy predict: warning: ${located.problem}`);
-            let irs: WorkloadIR[];
-            try {
-                irs = await loadIrs(file);
-            } catch (e) {
-                console.error(`tenancy predict: ${(e as Error).message}`);
-                process.exitCode = exitCodes.inputErrors;
-                return;
-            }
-            if (opts.workload) {
-                const found = irs.filter(ir => ir.workload === opts.workload);
-                if (found.length === 0) {
-                    console.error(`tenancy predict: no workload '${opts.workload}' in ${fileArg}; found: ${irs.map(i => i.workload).join(', ') || 'none'}`);
-                    process.exitCode = exitCodes.inputErrors;
-                    return;
-                }
-                irs = found;
-            }
-            if (irs.length === 0) {
-                console.error(`tenancy predict: ${fileArg} defines no workload`);
-                process.exitCode = exitCodes.inputErrors;
-                return;
-            }
-            const cache = new PlanCache();
-            // The editor's comparison (schedule hints, the hover on `schedule`), from the same functions.
-            const comparisons = opts.schedules ? irs.map(ir => compareWorkloadSchedules(ir, located.profile, cache)) : undefined;
-            // The co-run figures are the declared schedule's row of the comparison (simulated once), else simulated alone.
-            const predictions = irs.map((ir, i) => predictWorkload(ir, located.profile, { cache, schedule: comparisons?.[i].current }));
-            if (opts.json) {
-                const schedules = comparisons?.map(c => comparisonJson(c));
-                process.stdout.write(JSON.stringify({ profile: located.file ?? 'default (uncalibrated)', predictions, ...(schedules ? { schedules } : {}) }, (_k, v) => (typeof v === 'number' && !Number.isFinite(v) ? null : v), 2) + '\n');
-            } else {
-                console.log(`profile: ${located.file ?? 'built-in default (uncalibrated) — run `tenancy calibrate`'}`);
-                predictions.forEach((p, i) => {
-                    console.log('\n' + predictionTable(p, top));
-                    if (comparisons) console.log('\n' + comparisonText(comparisons[i]));
-                });
-            }
+        .action(async (fileArg: string, opts: PredictCommandOptions) => {
+            process.exitCode = await runPredict(fileArg, opts);
         });
 }
 

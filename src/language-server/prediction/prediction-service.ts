@@ -8,8 +8,9 @@
  * re-checked (by mtime, so an unreported change still shows) once per workspace state and at
  * least every second, not on every hover. The co-run figures are the simulation of the workload's
  * schedule that its schedule hints computed (schedule-hints.ts declaredEvaluation, read on every
- * look-up: a view is re-predicted when a new one comes in), so they are the hover table's row. Never
- * touches the GPU: profiles are files written by `tenancy calibrate`.
+ * look-up: a view is re-predicted when a new one comes in, and keeps it if the comparison is
+ * evicted from the hints' cache), so they are the hover table's row. Never touches the GPU:
+ * profiles are files written by `tenancy calibrate`.
  */
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import * as path from 'node:path';
@@ -107,6 +108,8 @@ export class PredictionService {
     private resultsWatch: (() => ResultsWatch | undefined) | undefined;
     /** The last error of a prediction (kept for the output channel / tests, never thrown at the editor). */
     lastError: string | undefined;
+    /** Off: no workload is predicted, so the checks raise no prediction diagnostics (a CLI command that needs only the IR, or predicts it itself). */
+    enabled = true;
 
     constructor(services: LangiumServices, options: { lower?: WorkloadLowerer; results?: () => ResultsWatch | undefined; schedules?: ScheduleSimulations } = {}) {
         const builder = services.shared.workspace.DocumentBuilder;
@@ -153,6 +156,7 @@ export class PredictionService {
 
     /** The prediction of a workload, or undefined when it cannot be lowered (errors) or predicted. */
     forWorkload(workload: Workload): WorkloadPredictionView | undefined {
+        if (!this.enabled) return undefined;
         const hit = this.views.get(workload);
         const now = Date.now();
         // Same workspace state: nothing it depends on can have changed but files (checked every recheckMs).
@@ -200,6 +204,9 @@ export class PredictionService {
         if (!view) return view;
         const schedule = this.scheduleOf(view.workload, view.ir, view.profile.profile);
         if (schedule === entry.schedule) return view;
+        // Figures once simulated stay until another simulation comes in: a comparison evicted from the schedule hints'
+        // cache (it keeps the latest few) does not take the co-run figures back to the solo ones.
+        if (schedule === 'pending' && entry.schedule !== undefined && entry.schedule !== 'pending') return view;
         try {
             entry.view = { ...view, prediction: predictWorkload(view.ir, view.profile.profile, { cache: this.plans, schedule }) };
             entry.schedule = schedule;

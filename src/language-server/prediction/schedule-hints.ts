@@ -8,10 +8,14 @@
  *   workload's IR when it has been computed, else the one last shown for the workload (so a
  *   hint does not flicker while the user types), and asks for the workload to be compared;
  * - after a build, once no edit has come for `debounceMs`, a job compares what was asked for, for
- *   documents open in the editor. It runs the comparison stepwise (a step is one simulation, a few
- *   milliseconds), yielding to the event loop between steps so requests and the next edit's build
- *   are served at once; any edit cancels it (the builder's onUpdate). A cancelled comparison
- *   keeps its generator and resumes where it stopped when the same IR is asked for again;
+ *   documents open in the editor first, then for the workloads of other documents whose co-run
+ *   figures are the comparison's (a schedule resolved by search: `auto`, co_tuned, regulated's
+ *   `auto` arguments), so that their `slo-at-risk` and `overloaded` read the same simulated
+ *   figures as an open document's. It runs the comparison stepwise (a step is one simulation, a
+ *   few milliseconds), yielding to the event loop between steps so requests and the next edit's
+ *   build are served at once; any edit cancels it (the builder's onUpdate). A cancelled
+ *   comparison keeps its generator and resumes where it stopped when the same IR is asked for
+ *   again;
  * - comparisons are kept by the workload's content (its IR without names, sources and schedule:
  *   what the candidates' figures depend on), so an edit elsewhere, a comment, a change of the
  *   schedule line or a second workload with the same tenants costs no new simulation;
@@ -117,7 +121,11 @@ export class ScheduleHintService {
     debounceMs = 150;
     /** Work one comparison may take, summed over its steps; past it the workload gets no hint (and the hover says why). */
     workBudgetMs = 10_000;
-    /** Which documents get hints: those open in the editor, or every document built (tests, the benchmark, a CLI that wants them). */
+    /**
+     * Which documents get hints: those open in the editor, or every document built (tests, the benchmark, a CLI that
+     * wants them). With 'open', a document not open is compared too when its co-run figures are the comparison's (a
+     * searched schedule), after the open documents' workloads.
+     */
     documents: 'open' | 'all' = 'open';
     /** Off: no hint diagnostics and no job (the hover still compares on demand). */
     enabled = true;
@@ -182,7 +190,7 @@ export class ScheduleHintService {
         const entry = this.entries.get(this.keyOf({ ir, profileStamp: stampOf(profile) }));
         const computed = entry && this.assemble(entry, ir);
         if (computed?.current) return computed.current;
-        if (computed || !resolvesBySearch(ir.schedule)) return undefined;
+        if (computed || !coRunAwaitsComparison(ir)) return undefined;
         const last = this.shown.get(requestKey(AstUtils.getDocument(workload).uri.toString(), workload.name));
         const lastEntry = last === undefined ? undefined : this.entries.get(last);
         return (lastEntry && this.assemble(lastEntry, ir)?.current) ?? 'pending';
@@ -283,12 +291,24 @@ export class ScheduleHintService {
 
     private request(document: LangiumDocument, workload: string, ir: WorkloadIR, profile: DeviceProfile, profileStamp: string, always: boolean): void {
         const uri = document.uri.toString();
-        if ((!always && !this.eligible(uri)) || beyondComparisonLimits(ir)) return;
+        // A document not open still needs the comparison when its tenants' co-run figures are the comparison's row (a
+        // searched schedule: declaredEvaluation), or its prediction diagnostics would stay on the solo figures.
+        if ((!always && !this.eligible(uri) && !coRunAwaitsComparison(ir)) || beyondComparisonLimits(ir)) return;
         this.requests.set(requestKey(uri, workload), { uri, version: document.textDocument.version, workload, ir, profile, profileStamp });
     }
 
     private eligible(uri: string): boolean {
         return this.documents === 'all' || this.services.shared.workspace.TextDocuments?.get(uri) !== undefined;
+    }
+
+    /** The next request to compare: the first of a document open in the editor (the one being typed in), else the first. */
+    private nextRequest(): [string, Request] | undefined {
+        let first: [string, Request] | undefined;
+        for (const entry of this.requests) {
+            if (this.services.shared.workspace.TextDocuments?.get(entry[1].uri) !== undefined) return entry;
+            first ??= entry;
+        }
+        return first;
     }
 
     /** After a build: start the job once no edit has come for debounceMs. */
@@ -342,9 +362,9 @@ export class ScheduleHintService {
     private async work(source: CancellationTokenSource): Promise<void> {
         const documents = this.services.shared.workspace.LangiumDocuments;
         for (;;) {
-            const next = this.requests.entries().next();
-            if (next.done) return;
-            const [id, request] = next.value;
+            const next = this.nextRequest();
+            if (!next) return;
+            const [id, request] = next;
             const document = documents.getDocument(URI.parse(request.uri));
             if (!document || document.textDocument.version !== request.version) {
                 this.requests.delete(id);
@@ -456,6 +476,11 @@ export class ScheduleHintService {
         this.services.shared.lsp.Connection?.sendDiagnostics({ uri, version, diagnostics: document.diagnostics });
         this.published.fire({ uri, version, hints });
     }
+}
+
+/** Whether a workload's co-run figures wait for its comparison (declaredEvaluation's 'pending'): several tenants under a schedule resolved by search. */
+function coRunAwaitsComparison(ir: WorkloadIR): boolean {
+    return ir.tenants.length > 1 && resolvesBySearch(ir.schedule);
 }
 
 function requestKey(uri: string, workload: string): string {

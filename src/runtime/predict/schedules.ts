@@ -171,7 +171,7 @@ function opSplitList(opSplits: Readonly<Record<string, Readonly<Record<string, O
     return Object.entries(opSplits).flatMap(([tenant, ops]) => Object.entries(ops).filter(([, split]) => split.chunks > 1).map(([path, split]) => `${tenant} ${path} ${splitLabel(split)}`));
 }
 
-/** Splits a regulated search tries per tenant, and most simulations it may take (a count, not a clock: results must not depend on the machine's speed). */
+/** Splits a regulated search tries per tenant, and most configurations it may score (a count, not a clock: results must not depend on the machine's speed). */
 const SPLITS = [1, 2, 4, 8, 16], SEARCH_SIMULATIONS = 40;
 
 /**
@@ -198,16 +198,26 @@ function* searchRegulated(input: SimulationInput, schedule: Extract<IrSchedule, 
     });
     const first = schedule.split === 'auto' ? 4 : schedule.split;
     let current: RegulatedOptions = withOpSplits({ splits: Object.fromEntries(names.map(n => [n, first])), defaultSplit: first, heavyMs: Infinity });
-    let simulations = 0;
+    // Configurations scored, the search's bound. The descent comes back to configurations it scored (a second pass
+    // retries the first's splits when only another coordinate moved): the simulation is deterministic, so each is
+    // simulated once and its score kept. A kept score still counts against the bound, so the search takes the path
+    // (and finds the options) it took when it simulated them again.
+    let scored = 0;
+    const scores = new Map<string, number[]>();
     let everyMissed = true;
     const missedBy = new Map<number[], number>();
     function* scoreOf(options: RegulatedOptions): Generator<void, number[]> {
-        simulations++;
+        scored++;
+        // The ops split within follow from the splits (withOpSplits): the splits and the threshold are the configuration.
+        const key = `${names.map(n => options.splits[n] ?? options.defaultSplit).join(',')}|${options.heavyMs}`;
+        const kept = scores.get(key);
+        if (kept) return kept;
         const figures = simulateSchedule(input, { schedule, settings: { regulated: options }, name: '' }, 1, 0.5);
         yield;
         const { rank, missed } = regulatedScore(input.tenants, figures);
         if (missed === 0) everyMissed = false;
         missedBy.set(rank, missed);
+        scores.set(key, rank);
         return rank;
     }
     const better = (a: number[], b: number[]) => {
@@ -219,11 +229,11 @@ function* searchRegulated(input: SimulationInput, schedule: Extract<IrSchedule, 
         return false;
     };
     let best = yield* scoreOf(current);
-    for (let pass = 0; pass < 2 && simulations < SEARCH_SIMULATIONS; pass++) {
+    for (let pass = 0; pass < 2 && scored < SEARCH_SIMULATIONS; pass++) {
         let improved = false;
         for (const name of names) {
             for (const split of splits) {
-                if (split === current.splits[name] || simulations >= SEARCH_SIMULATIONS) continue;
+                if (split === current.splits[name] || scored >= SEARCH_SIMULATIONS) continue;
                 const candidate = withOpSplits({ ...current, splits: { ...current.splits, [name]: split } });
                 const score = yield* scoreOf(candidate);
                 if (better(score, best)) { best = score; current = candidate; improved = true; }
@@ -234,7 +244,7 @@ function* searchRegulated(input: SimulationInput, schedule: Extract<IrSchedule, 
             const chunkMs = steps.flatMap(t => cutChunks(t.ops.length, t.ops, current.splits[t.name] ?? current.defaultSplit).predictedMs).sort((a, b) => a - b);
             const quantile = (q: number) => chunkMs[Math.min(chunkMs.length - 1, Math.floor(q * chunkMs.length))];
             for (const heavyMs of [quantile(0.9), quantile(0.75), quantile(0.5), Infinity]) {
-                if (heavyMs === current.heavyMs || simulations >= SEARCH_SIMULATIONS) continue;
+                if (heavyMs === current.heavyMs || scored >= SEARCH_SIMULATIONS) continue;
                 const candidate = { ...current, heavyMs };
                 const score = yield* scoreOf(candidate);
                 if (better(score, best)) { best = score; current = candidate; improved = true; }
@@ -248,7 +258,7 @@ function* searchRegulated(input: SimulationInput, schedule: Extract<IrSchedule, 
     const ranked = everyMissed
         ? `${missed}: every split it tried misses an SLO, so it ranked them by the worst predicted / target ratio (requests still queued when a simulation stopped counted at their wait so far), then by throughput`
         : missed;
-    const why = `the search (${simulations} simulation${simulations === 1 ? '' : 's'}) found ${ranked}` + (within.length ? `; ops split within: ${within.join(', ')}` : '');
+    const why = `the search (${scores.size} simulation${scores.size === 1 ? '' : 's'}) found ${ranked}` + (within.length ? `; ops split within: ${within.join(', ')}` : '');
     return { regulated: current, why };
 }
 

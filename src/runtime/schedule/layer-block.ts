@@ -211,7 +211,9 @@ export function layerBlockPolicy(options: LayerBlockOptions): LayerBlockPolicy {
             learning.observe(view);
             const factor = learning.factor;
             const candidates: Candidate[] = [];
+            let busy = 0;
             for (const t of view.tenants) {
+                if (t.busy) busy++;
                 const head = t.waiting[0];
                 if (!head) continue;
                 const blocks = blocksOf(t);
@@ -220,17 +222,17 @@ export function layerBlockPolicy(options: LayerBlockOptions): LayerBlockPolicy {
                 const budget = budgetMs(t.slos, options.defaultBudgetMs ?? DEFAULT_BUDGET_MS);
                 candidates.push({ tenant: t, opEnd: blocks.ends[k], deadlineMs: head.arrivalMs + budget * blocks.budgetShare[k], predictedMs: factor * blocks.predictedMs[k] });
             }
-            candidates.sort((a, b) => a.deadlineMs - b.deadlineMs
+            const earliest = candidates.length > 1 ? candidates.sort((a, b) => a.deadlineMs - b.deadlineMs
                 || priorityRank[a.tenant.priority] - priorityRank[b.tenant.priority]
                 || a.tenant.waiting[0].arrivalMs - b.tenant.waiting[0].arrivalMs
-                || a.tenant.index - b.tenant.index);
+                || a.tenant.index - b.tenant.index)[0] : candidates[0];
             const fits = (c: Candidate) => view.nowMs + c.predictedMs <= c.deadlineMs;
             // The block tested: the earliest deadline — or, when that one is past saving (late even
             // alone), the earliest block of a tenant that outranks it and can still be saved: a late
             // best-effort block must not stand in the way of a latency-critical block that would
             // make its deadline. (Only a block that can be saved: a higher-priority tenant that is
             // late itself, overloaded, would otherwise starve the lower one.)
-            let first = candidates[0];
+            let first = earliest;
             if (!first) return [];
             if (first.predictedMs > 0 && !fits(first)) {
                 const late = first;
@@ -252,7 +254,7 @@ export function layerBlockPolicy(options: LayerBlockOptions): LayerBlockPolicy {
             } else {
                 chosen = candidates.filter(c => !c.tenant.busy);
             }
-            const inFlight = view.tenants.filter(t => t.busy).length + chosen.length;
+            const inFlight = busy + chosen.length;
             for (const c of chosen) learning.submitted(c.tenant, view.nowMs, c.predictedMs / factor, inFlight);
             // Multi-version kernels: a block runs in the version its tenant's interference level calls for.
             return chosen.map(c => {

@@ -74,9 +74,14 @@ export function regulatedPolicy(options: RegulatedOptions): SchedulePolicy {
     return {
         name: `regulated(split: ${Object.keys(options.splits).length ? JSON.stringify(options.splits) : options.defaultSplit}, sync: ${sync ? `${options.heavyMs.toFixed(2)} ms` : 'none'}${within ? `; ${within} op${within === 1 ? '' : 's'} split within` : ''})`,
         opSplits: options.opSplits,
+        // The simulation decides after every arrival and completion (hundreds of thousands of times per comparison of
+        // schedules in the editor): one pass over the tenants, and nothing allocated when no tenant can start.
         decide(view: SchedulerView): Submission[] {
-            const candidates: { tenant: TenantView; opEnd: number; deadlineMs: number; heavy: boolean }[] = [];
+            let candidates: { tenant: TenantView; opEnd: number; deadlineMs: number; heavy: boolean }[] | undefined;
+            // The most urgent priority with work: lower priorities' exclusive chunks wait for it.
+            let urgent = 3;
             for (const t of view.tenants) {
+                if (t.busy || t.waiting.length > 0) urgent = Math.min(urgent, priorityRank[t.priority]);
                 if (!t.busy) exclusiveInFlight.delete(t.name);
                 const head = t.waiting[0];
                 if (!head || t.busy) continue;
@@ -84,15 +89,17 @@ export function regulatedPolicy(options: RegulatedOptions): SchedulePolicy {
                 let k = 0;
                 while (k + 1 < c.starts.length && c.starts[k + 1] <= head.nextOp) k++;
                 const budget = budgetMs(t.slos, DEFAULT_BUDGET_MS);
-                candidates.push({ tenant: t, opEnd: c.ends[k], deadlineMs: head.arrivalMs + budget * c.budgetShare[k], heavy: sync && c.predictedMs[k] >= options.heavyMs });
+                (candidates ??= []).push({ tenant: t, opEnd: c.ends[k], deadlineMs: head.arrivalMs + budget * c.budgetShare[k], heavy: sync && c.predictedMs[k] >= options.heavyMs });
             }
-            candidates.sort((a, b) => a.deadlineMs - b.deadlineMs
-                || priorityRank[a.tenant.priority] - priorityRank[b.tenant.priority]
-                || a.tenant.waiting[0].arrivalMs - b.tenant.waiting[0].arrivalMs
-                || a.tenant.index - b.tenant.index);
-            let heavyBusy = [...exclusiveInFlight.values()].some(Boolean);
-            // The most urgent priority with work: lower priorities' exclusive chunks wait for it.
-            const urgent = Math.min(3, ...view.tenants.filter(t => t.busy || t.waiting.length > 0).map(t => priorityRank[t.priority]));
+            if (!candidates) return [];
+            if (candidates.length > 1) {
+                candidates.sort((a, b) => a.deadlineMs - b.deadlineMs
+                    || priorityRank[a.tenant.priority] - priorityRank[b.tenant.priority]
+                    || a.tenant.waiting[0].arrivalMs - b.tenant.waiting[0].arrivalMs
+                    || a.tenant.index - b.tenant.index);
+            }
+            let heavyBusy = false;
+            for (const exclusive of exclusiveInFlight.values()) if (exclusive) { heavyBusy = true; break; }
             const chosen: Submission[] = [];
             for (const c of candidates) {
                 if (c.heavy && heavyBusy) continue; // a sync point: wait for the other tenant's big chunk

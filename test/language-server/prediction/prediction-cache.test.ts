@@ -11,6 +11,7 @@ import { EmptyFileSystem, TextDocument, URI, type LangiumDocument } from 'langiu
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isWorkload, type Document, type Workload } from '../../../src/language-server/generated/ast.js';
 import { createTenancyServices } from '../../../src/language-server/tenancy-module.js';
+import { declaredEvaluation, type ScheduleEvaluation } from '../../../src/runtime/predict/schedules.js';
 
 let dir: string;
 let savedCache: string | undefined;
@@ -113,5 +114,29 @@ describe('prediction cache across edits', () => {
         // A zoo document's ops belong to every workload that runs one of its models.
         const zooDoc = all.find(d => d.parseResult.value.$type === 'Document' && (d.parseResult.value as Document).elements.some(e => 'name' in e && e.name === 'mlp'))!;
         expect(names(zooDoc.uri)).toEqual(['wz']);
+    });
+
+    it('keeps co-run figures once simulated when the simulation is no longer at hand (evicted from the hints\' cache): not back to the solo ones', async () => {
+        const { Tenancy } = created;
+        Tenancy.prediction.ScheduleHints.enabled = false; // this test hands the simulation over itself
+        const docs = await openAll({ 'w.tenancy': `${modelText(128)}workload w {
+  tenant a { model m() arrival poisson(rate: 20/s) slo p99 <= 50ms }
+  tenant b { model m(batch: 8) arrival closed(clients: 1) }
+  schedule regulated(split: auto, sync: auto)
+}
+` });
+        const w = workload(docs['w.tenancy']);
+        const predictions = Tenancy.prediction.Predictions;
+        const view = predictions.forWorkload(w)!;
+        expect(view.prediction.corunPending).toBe(true);
+        const evaluation = declaredEvaluation(view.ir, view.profile.profile);
+        let simulation: ScheduleEvaluation | 'pending' = 'pending';
+        predictions.configure({ schedules: () => simulation });
+        simulation = evaluation;
+        const simulated = predictions.forWorkload(w)!.prediction;
+        expect(simulated.corunPending).toBe(false);
+        expect(simulated.corunSchedule).toBe(evaluation.resolved.name);
+        simulation = 'pending';
+        expect(predictions.forWorkload(w)!.prediction).toBe(simulated);
     });
 });

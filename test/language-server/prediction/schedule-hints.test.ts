@@ -21,6 +21,8 @@ import { IssueCodes } from '../../../src/language-server/validation/issue-codes.
 import { HINT_BAND } from '../../../src/language-server/prediction/schedule-comparison.js';
 import { editorComparisonLimits } from '../../../src/language-server/prediction/schedule-hints.js';
 import { resolveSchedule } from '../../../src/runtime/predict/schedules.js';
+import { compareWorkloadSchedules } from '../../../src/language-server/prediction/schedule-comparison.js';
+import { formatMs } from '../../../src/protocol/units.js';
 import type { Comparison } from '../../../src/runtime/report/compare.js';
 import { makeComparison } from '../../fixtures/results/make-comparison.js';
 
@@ -259,6 +261,41 @@ describe('schedule hints', () => {
         } finally {
             hints.enabled = true;
         }
+    }, 60_000);
+
+    test('a document not open whose schedule is searched is compared after the open ones; its co-run figures and slo-at-risk are the comparison\'s, as when open', async () => {
+        const text = rescue('  schedule regulated(split: auto, sync: auto)\n', '37/s');
+        const predictionCodes = new Set<unknown>([IssueCodes.SloAtRisk, IssueCodes.SloInfeasible, IssueCodes.Overloaded]);
+        const predictionDiagnostics = (doc: LangiumDocument) => (doc.diagnostics ?? []).filter(d => predictionCodes.has(d.code)).map(d => `${d.code}: ${d.message}`);
+        const published: string[] = [];
+        const listener = hints.onPublished(p => published.push(p.uri));
+        hints.debounceMs = 50;
+        const closed = shared.workspace.LangiumDocumentFactory.fromString<Document>(text, URI.parse(`file:///hints/closed${count++}.tenancy`));
+        shared.workspace.LangiumDocuments.addDocument(closed);
+        await shared.workspace.DocumentBuilder.build([closed], { validation: true });
+        // A document opened meanwhile (its schedule compared for a hint) goes first.
+        const opened = await open(rescue('  schedule sequential\n', '38/s'));
+        await hints.idle();
+        listener.dispose();
+        expect(published).toEqual([opened.uri.toString(), closed.uri.toString()]);
+
+        const workload = closed.parseResult.value.elements.find(isWorkload)!;
+        const view = Tenancy.prediction.Predictions.forWorkload(workload)!;
+        // The one schedule simulation's row for the declared schedule, computed here on its own.
+        const row = compareWorkloadSchedules(view.ir, view.profile.profile).current!;
+        expect(view.prediction.corunPending).toBe(false);
+        expect(view.prediction.corunSchedule).toBe(row.resolved.name);
+        for (const t of view.prediction.tenants) expect(t.corun.p95).toBe(row.tenants.find(r => r.name === t.name)!.p95Ms);
+        const small = view.prediction.tenants.find(t => t.name === 'small')!;
+        expect(small.corun.p95).toBeGreaterThan(small.solo.p95);
+        const [atRisk, ...more] = predictionDiagnostics(closed);
+        expect(more).toEqual([]);
+        expect(atRisk).toContain(`slo-at-risk: SLO p95 ≤ 25 ms at risk: `);
+        expect(atRisk).toContain(`predicted co-run (regulated) p95 latency ${formatMs(small.corun.p95)}`);
+        // The same text open in the editor: the same diagnostics.
+        const same = await open(text);
+        await hints.idle();
+        expect(predictionDiagnostics(same)).toEqual(predictionDiagnostics(closed));
     }, 60_000);
 
     test('a workload of more tenants than the editor compares gets no job; the hover says why', async () => {
