@@ -157,8 +157,9 @@ export function simulate(tenants: readonly SimulatedTenant[], options: Simulatio
     // The tenants in flight, ascending (the sums add c_ij in the order j, as a walk over every tenant would): an event
     // costs the square of those in flight, not of all tenants (58 Poisson tenants: a few in flight at a time).
     const flying = new Int32Array(tenants.length);
+    let k = 0;
     const rates = () => {
-        let k = 0;
+        k = 0;
         for (let i = 0; i < tenants.length; i++) {
             rate[i] = 0;
             if (inFlight[i]) flying[k++] = i;
@@ -201,18 +202,18 @@ export function simulate(tenants: readonly SimulatedTenant[], options: Simulatio
         decide();
         const r = rates();
         let dt = Infinity;
-        for (let i = 0; i < tenants.length; i++) {
-            const f = inFlight[i];
-            if (f && r[i] > 0) dt = Math.min(dt, f.work / r[i]);
-            dt = Math.min(dt, nextArrival(i) - now);
+        for (let a = 0; a < k; a++) {
+            const i = flying[a];
+            if (r[i] > 0) dt = Math.min(dt, inFlight[i]!.work / r[i]);
         }
+        for (let i = 0; i < tenants.length; i++) dt = Math.min(dt, nextArrival(i) - now);
         if (!Number.isFinite(dt)) break; // nothing in flight, nothing to come
         now += Math.max(0, dt);
-        let running = 0;
-        for (const f of inFlight) if (f) running++;
-        for (let i = 0; i < tenants.length; i++) {
-            const f = inFlight[i];
-            if (!f) continue;
+        // The submissions in flight (those rates() listed), in tenant order.
+        const running = k;
+        for (let a = 0; a < running; a++) {
+            const i = flying[a];
+            const f = inFlight[i]!;
             f.work -= r[i] * dt;
             busyMs[i] += Math.max(0, dt);
             if (running > 1 && dt > 0) waiting[i][0].overlapped = true;
