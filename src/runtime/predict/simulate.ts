@@ -189,14 +189,20 @@ export function simulate(tenants: readonly SimulatedTenant[], options: Simulatio
         }
     };
 
+    // The earliest arrival to come over all tenants: no tenant has one due before it.
+    let nextDue = -Infinity;
     for (;;) {
         if (++events > MAX_EVENTS) break;
         // Admit every arrival due by now.
-        for (let i = 0; i < tenants.length; i++) {
-            while (nextArrival(i) <= now) {
-                const arrivalMs = future[i][cursor[i]++];
-                const idle = waiting[i].length === 0 && inFlight[i] === undefined && arrivalMs > lastFinish[i];
-                waiting[i].push({ id: nextId++, arrivalMs, nextOp: 0, idle });
+        if (nextDue <= now) {
+            nextDue = Infinity;
+            for (let i = 0; i < tenants.length; i++) {
+                while (nextArrival(i) <= now) {
+                    const arrivalMs = future[i][cursor[i]++];
+                    const idle = waiting[i].length === 0 && inFlight[i] === undefined && arrivalMs > lastFinish[i];
+                    waiting[i].push({ id: nextId++, arrivalMs, nextOp: 0, idle });
+                }
+                nextDue = Math.min(nextDue, nextArrival(i));
             }
         }
         decide();
@@ -206,7 +212,8 @@ export function simulate(tenants: readonly SimulatedTenant[], options: Simulatio
             const i = flying[a];
             if (r[i] > 0) dt = Math.min(dt, inFlight[i]!.work / r[i]);
         }
-        for (let i = 0; i < tenants.length; i++) dt = Math.min(dt, nextArrival(i) - now);
+        // The least of the tenants' next arrivals less now is the earliest one less now (rounding keeps the order).
+        dt = Math.min(dt, nextDue - now);
         if (!Number.isFinite(dt)) break; // nothing in flight, nothing to come
         now += Math.max(0, dt);
         // The submissions in flight (those rates() listed), in tenant order.
@@ -231,7 +238,10 @@ export function simulate(tenants: readonly SimulatedTenant[], options: Simulatio
                 lastDone[i] = Math.max(lastDone[i], now);
             }
             const next = processes[i].onCompletion(now);
-            if (next !== undefined) insertSorted(future[i], cursor[i], next);
+            if (next !== undefined) {
+                insertSorted(future[i], cursor[i], next);
+                nextDue = Math.min(nextDue, next);
+            }
         }
     }
     return tenants.map((_, i) => {
