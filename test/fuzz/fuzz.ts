@@ -98,7 +98,10 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRes
             });
             for (const f of outcome.findings) log(`  ${f.kind} in ${f.request}: ${f.detail.split('\n')[0]}`);
         }
-        for (const scenario of await importScenarios(options, workspace)) result.classes.push(scenario);
+        // The import scenarios are a class too ('imports typed, deleted, restored').
+        if (!options.pathological || options.pathological({ name: 'imports typed, deleted, restored', text: '', bounded: false })) {
+            for (const scenario of await importScenarios(options, workspace)) result.classes.push(scenario);
+        }
     } finally {
         rmSync(workspace, { recursive: true, force: true });
     }

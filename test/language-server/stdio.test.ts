@@ -94,4 +94,37 @@ describe('language server over stdio', () => {
             await client.shutdown();
         }
     });
+
+    test('formatting a long file yields: a cancellation sent while it runs ends it with RequestCancelled, and other requests are answered meanwhile', async () => {
+        const client = StdioClient.start(bundle);
+        try {
+            await client.initialize(null);
+            const uri = `file://${dir}/format.tenancy`;
+            const text = Array.from({ length: 1500 }, (_, i) => `model m${i}(batch=1){ input x: f32[batch,64]\n h=relu(dense(x,64))\n output y=dense(h,10)}\n`).join('');
+            const published = client.waitFor(m => m.method === 'textDocument/publishDiagnostics' && m.params.uri === uri, 'diagnostics', 60_000);
+            client.notify('textDocument/didOpen', { textDocument: { uri, languageId: 'tenancy', version: 1, text } });
+            await published;
+            const params = { textDocument: { uri }, options: { tabSize: 2, insertSpaces: true } };
+            // Uncancelled, for its time; a hover sent just after it is answered before it ends.
+            const started = performance.now();
+            const whole = client.request('textDocument/formatting', params, 60_000).then(m => ({ m, at: performance.now() }));
+            const hover = client.request('textDocument/hover', { textDocument: { uri }, position: { line: 0, character: 7 } }, 60_000).then(m => ({ m, at: performance.now() }));
+            const [formatted, hovered] = await Promise.all([whole, hover]);
+            expect(formatted.m.result.length).toBeGreaterThan(1500 * 6);
+            expect(hovered.m.result).toBeTruthy();
+            expect(hovered.at).toBeLessThan(formatted.at);
+            const formatMs = formatted.at - started;
+            // Cancelled a little after it starts: an error, and no later than the uncancelled one took.
+            const { id, response } = client.requestWithId('textDocument/formatting', params, 60_000);
+            const sent = performance.now();
+            await new Promise(resolve => setTimeout(resolve, Math.min(50, formatMs / 4)));
+            client.cancel(id);
+            const answer = await response;
+            expect(answer.error?.code, JSON.stringify(answer).slice(0, 200)).toBe(RequestCancelled);
+            expect(answer.result).toBeUndefined();
+            expect(performance.now() - sent).toBeLessThan(formatMs);
+        } finally {
+            await client.shutdown();
+        }
+    });
 });

@@ -138,6 +138,32 @@ describe('the sweep block in the editor', () => {
         });
     });
 
+    test('after a comma in a list: the items the setting takes, without those listed (issue 19)', async () => {
+        const schedules = ['sequential', 'concurrent', 'layer_block', 'regulated', 'co_tuned', 'auto'];
+        const labels = (items: CompletionItem[]) => items.map(i => i.label);
+        // As typed: right after the comma (VS Code's trigger character), after its space, and on the next line of the list.
+        for (const list of ['schedules concurrent,<|>', 'schedules concurrent, <|>', 'schedules concurrent,\n    <|>']) {
+            await itemsAt(`${workload}\nsweep {\n  ${list}\n}\n`, items => expect(labels(items), list).toEqual(schedules.filter(s => s !== 'concurrent')));
+        }
+        // Also before the block's end was typed, and further down a list that spans lines.
+        await itemsAt(`${workload}\nsweep {\n  schedules concurrent, <|>`, items => expect(labels(items)).toEqual(schedules.filter(s => s !== 'concurrent')));
+        await itemsAt(`${workload}\nsweep {\n  loads 1\n  schedules sequential,\n    layer_block(size: 2), <|>\n  repeat 2\n}\n`, items => {
+            // A schedule with arguments may be listed again with others.
+            expect(labels(items)).toEqual(schedules.filter(s => s !== 'sequential'));
+            expect(items.find(i => i.label === 'regulated')?.textEdit?.newText).toBe('regulated(split: ${1:auto}, sync: ${2:auto})');
+        });
+        // A word being typed after the comma.
+        await itemsAt(`${workload}\nsweep {\n  schedules concurrent, reg<|>\n}\n`, items => expect(labels(items)).toEqual(['regulated']));
+        await itemsAt(`${workload}\nsweep {\n  loads 0.5, <|>\n}\n`, items => expect(labels(items)).toEqual(['1', '1.5', '2']));
+        await itemsAt(`${workload}\nsweep {\n  loads 0.5,1,<|>\n}\n`, items => expect(labels(items)).toEqual(['1.5', '2']));
+        await itemsAt(`${workload}\nsweep {\n  sbatch "--qos=high", <|>\n}\n`, items => {
+            expect(labels(items)).toEqual(['"--account=…"', '"--constraint=…"', '"--mem=…"', '"--cpus-per-task=…"']);
+            expect(items[0]?.textEdit?.newText).toBe('"--account=${1:lab}"');
+        });
+        // A setting that takes one value has no list.
+        await itemsAt(`${workload}\nsweep {\n  repeat 3, <|>\n}\n`, items => expect(labels(items)).toEqual([]));
+    });
+
     test('hovers a setting and a schedule with their docs', async () => {
         const text = `${workload}\nsweep {\n  gres "gpu:1"\n  schedules layer_block(size: 4)\n}\n`;
         const doc = await check(text);

@@ -8,11 +8,11 @@ import {
 } from 'vscode-languageserver';
 import { stream, TextDocument, URI, type AstNodeDescription, type ReferenceInfo, type Stream } from 'langium';
 import { formatSignature, operators, type OperatorParam, type OperatorSignature } from '../analysis/operators.js';
-import { isDocument, isLet, isModel, isNameRef, isOutput, isTenant } from '../generated/ast.js';
+import { isDocument, isLet, isModel, isNameRef, isOutput, isSweepSetting, isTenant, type SweepSetting } from '../generated/ast.js';
 import { visibleBindings } from '../references/bindings.js';
 import { findCallContext, unmatchedOpener } from './call-context.js';
 import { callTargetByName, modelSignature } from './call-target.js';
-import { benchmarkExamples, sweepExamples, unitsByKind, workloadWords, wordSignature, wordSnippet, type WordContext } from './workload-words.js';
+import { benchmarkExamples, sweepExamples, sweepListValues, unitsByKind, workloadWords, wordSignature, wordSnippet, type Word, type WordContext } from './workload-words.js';
 
 /**
  * Where a closed word list applies: the grammar property being completed, with the keyword
@@ -85,12 +85,12 @@ export class TenancyCompletionProvider extends DefaultCompletionProvider {
         if (this.inTenant(context) && findCallContext(context.textDocument.getText(), context.offset)) {
             return typingName && next.property === 'name' ? this.completeArgumentNames(context, acceptor) : undefined;
         }
+        // A value of a sweep block's setting (a word, a number, a quantity or a string): what its key takes.
+        if (next.type === 'SweepValue') return this.completeSweepValues(context, acceptor);
         if (typingName) {
             // A name is being typed: soft keywords are not keywords here.
             // Only the closed word lists and argument names have something to propose.
             if (next.property === 'key') return this.completeWords(context, next.type === 'SweepSetting' ? 'sweep' : 'benchmark', acceptor);
-            // A value of a sweep block's `schedules` line is a schedule, as after `schedule`.
-            if (next.type === 'SweepValue' && next.property === 'word' && this.lineKey(context) === 'schedules') return this.completeWords(context, 'schedule', acceptor);
             const words = wordFeatures[`${this.keywordBefore(context)} ${next.property}`];
             if (words) return this.completeWords(context, words, acceptor);
             if (next.property === 'name') return this.completeArgumentNames(context, acceptor);
@@ -135,20 +135,60 @@ export class TenancyCompletionProvider extends DefaultCompletionProvider {
         return /([A-Za-z_][A-Za-z0-9_]*)\s*$/.exec(before)?.[1];
     }
 
-    /** The first word of the line being completed (`schedules` in `schedules regulated, la|`). */
-    private lineKey(context: CompletionContext): string | undefined {
+    /**
+     * The values a sweep setting's list may take next (`schedules concurrent, |`, `loads 0.5, |`,
+     * `sbatch "--qos=high", |`): schedules, as after `schedule`; common load factors and sbatch
+     * options. What the list already has is left out, except a schedule with arguments (one may
+     * list `layer_block(size: 2), layer_block(size: 4)`). Settings that take one value get nothing.
+     */
+    private completeSweepValues(context: CompletionContext, acceptor: CompletionAcceptor): void {
+        const setting = this.sweepSettingAt(context);
+        if (!setting) return;
+        // The values before and after the cursor, not the one being typed.
+        const others = setting.values.filter(v => v.$cstNode && !(v.$cstNode.offset <= context.tokenOffset && context.tokenOffset <= v.$cstNode.end));
+        if (setting.key === 'schedules') {
+            const listed = new Set(others.filter(v => v.args.length === 0 && !v.$cstNode?.text.includes('(')).map(v => v.word));
+            return this.completeWords(context, 'schedule', acceptor, w => !(listed.has(w.word) && !w.args));
+        }
+        if (setting.key !== 'loads' && setting.key !== 'sbatch') return;
+        const given = setting.key === 'loads'
+            ? new Set(others.map(v => v.number).filter(n => n !== undefined).map(String))
+            : new Set(others.map(v => v.text?.split(/[=\s]/)[0]).filter(n => n !== undefined));
+        for (const item of sweepListValues[setting.key]) {
+            const key = setting.key === 'loads' ? item.value : item.value.slice(1).split('=')[0];
+            if (given.has(key)) continue;
+            acceptor(context, {
+                label: item.value,
+                kind: CompletionItemKind.Value,
+                detail: `sweep ${setting.key}`,
+                documentation: { kind: 'markdown', value: item.doc },
+                insertText: item.snippet,
+                insertTextFormat: item.snippet === item.value ? InsertTextFormat.PlainText : InsertTextFormat.Snippet,
+                sortText: '0',
+            });
+        }
+    }
+
+    /**
+     * The sweep setting whose list the cursor is in: from the tree (a list may span lines), else —
+     * where the half-typed text did not parse into one — the setting the cursor's line starts with.
+     */
+    private sweepSettingAt(context: CompletionContext): Pick<SweepSetting, 'key' | 'values'> | undefined {
+        const fromTree = context.node && AstUtils.getContainerOfType(context.node, isSweepSetting);
+        if (fromTree) return fromTree;
         const text = context.textDocument.getText();
         const line = text.slice(text.lastIndexOf('\n', context.tokenOffset - 1) + 1, context.tokenOffset);
-        return /^\s*([A-Za-z_][A-Za-z0-9_]*)/.exec(line)?.[1];
+        const key = /^\s*([A-Za-z_][A-Za-z0-9_]*)/.exec(line)?.[1];
+        return key ? { key, values: [] } : undefined;
     }
 
     private inTenant(context: CompletionContext): boolean {
         return context.node !== undefined && AstUtils.getContainerOfType(context.node, isTenant) !== undefined;
     }
 
-    protected completeWords(context: CompletionContext, words: WordContext, acceptor: CompletionAcceptor): void {
+    protected completeWords(context: CompletionContext, words: WordContext, acceptor: CompletionAcceptor, offered: (w: Word) => boolean = () => true): void {
         const nextChar = context.textDocument.getText().charAt(context.tokenEndOffset);
-        for (const w of workloadWords[words]) {
+        for (const w of workloadWords[words].filter(offered)) {
             const snippet = words === 'benchmark' ? `${w.word} \${1:${benchmarkExamples[w.word] ?? ''}}`
                 : words === 'sweep' ? `${w.word} \${1:${sweepExamples[w.word] ?? ''}}`
                 : nextChar === '(' ? w.word : wordSnippet(w, words === 'schedule');

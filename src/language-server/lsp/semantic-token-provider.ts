@@ -30,19 +30,27 @@ export class TenancySemanticTokenProvider extends AbstractSemanticTokenProvider 
     // an await: concurrent requests (VS Code sends a range and a full request on open) wrote into
     // each other's tokens. They run one at a time here.
     override semanticHighlight(...args: Parameters<AbstractSemanticTokenProvider['semanticHighlight']>): ReturnType<AbstractSemanticTokenProvider['semanticHighlight']> {
-        return this.oneAtATime(() => super.semanticHighlight(...args));
+        return this.oneAtATime(args[0], () => super.semanticHighlight(...args));
     }
 
     override semanticHighlightRange(...args: Parameters<AbstractSemanticTokenProvider['semanticHighlightRange']>): ReturnType<AbstractSemanticTokenProvider['semanticHighlightRange']> {
-        return this.oneAtATime(() => super.semanticHighlightRange(...args));
+        return this.oneAtATime(args[0], () => super.semanticHighlightRange(...args));
     }
 
     override semanticHighlightDelta(...args: Parameters<AbstractSemanticTokenProvider['semanticHighlightDelta']>): ReturnType<AbstractSemanticTokenProvider['semanticHighlightDelta']> {
-        return this.oneAtATime(() => super.semanticHighlightDelta(...args));
+        return this.oneAtATime(args[0], () => super.semanticHighlightDelta(...args));
     }
 
-    private oneAtATime<T>(request: () => Promise<T>): Promise<T> {
-        const result = this.running.then(request, request);
+    // A request that ends early (cancelled) leaves its tokens in the document's builder, which
+    // Langium keeps per document and does not empty when the next request starts: that one's
+    // tokens came out twice, overlapping (found by the fuzzer). The builder is dropped then; the
+    // next request makes a fresh one.
+    private oneAtATime<T>(document: LangiumDocument, request: () => Promise<T>): Promise<T> {
+        const guarded = () => request().catch((error: unknown) => {
+            this.tokensBuilders.delete(document.uri.toString());
+            throw error;
+        });
+        const result = this.running.then(guarded, guarded);
         this.running = result.catch(() => undefined);
         return result;
     }

@@ -99,6 +99,27 @@ export const sweepExamples: Readonly<Record<string, string>> = {
     schedules: 'layer_block(size: auto), regulated', loads: '0.5, 1, 1.5', repeat: '3', partition: '"gpu"', time: '"30:00"', gres: '"gpu:1"', sbatch: '"--account=lab"',
 };
 
+/**
+ * What completion offers in the lists of a sweep block (`loads 0.5, |`, `sbatch "--qos=high", |`)
+ * besides what the line already has; a `schedules` list offers the schedule words. Loads are
+ * any positive factors and sbatch lines any option (docs/sweeps.md), so these are common ones.
+ */
+export const sweepListValues: Readonly<Record<'loads' | 'sbatch', readonly { value: string; snippet: string; doc: string }[]>> = {
+    loads: [
+        { value: '0.5', snippet: '0.5', doc: 'Half of every tenant\'s declared traffic.' },
+        { value: '1', snippet: '1', doc: 'The traffic as written.' },
+        { value: '1.5', snippet: '1.5', doc: 'One and a half times the declared traffic.' },
+        { value: '2', snippet: '2', doc: 'Twice the declared traffic.' },
+    ],
+    sbatch: [
+        { value: '"--account=…"', snippet: '"--account=${1:lab}"', doc: 'The account the job is charged to.' },
+        { value: '"--qos=…"', snippet: '"--qos=${1:normal}"', doc: 'The quality of service of the job.' },
+        { value: '"--constraint=…"', snippet: '"--constraint=${1:a100}"', doc: 'Node features the tasks need, e.g. a GPU type.' },
+        { value: '"--mem=…"', snippet: '"--mem=${1:32G}"', doc: 'Memory per node.' },
+        { value: '"--cpus-per-task=…"', snippet: '"--cpus-per-task=${1:8}"', doc: 'CPU cores per task.' },
+    ],
+};
+
 /** The example value completed after a benchmark setting. */
 export const benchmarkExamples: Readonly<Record<string, string>> = {
     duration: '5s', warmup: '1s', rounds: '8', budget: '30s', min_requests: '300', requests: '100', seed: '0', repetitions: '8',

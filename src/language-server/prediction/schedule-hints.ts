@@ -100,10 +100,11 @@ const MAX_ENTRIES = 32;
 /**
  * The most tenants whose schedules the editor compares. A comparison yields between simulations,
  * but one simulation cannot yield, and its cost grows with the tenants (more arrivals) times
- * their square (each event weighs every pair's contention: runtime/predict/simulate.ts). The
- * longest step measured here (Poisson tenants of small models, host load ~12 on 2 cores): 0.5 s
- * at 8 tenants, 2.5 s at 16, 8.8 s at 32, 14 s at 58 — every request waited that long, and past
- * 16 the work budget runs out anyway. `tenancy predict` compares any number.
+ * the tenants again (each event looks at every queue and weighs the contention of every pair in
+ * flight: runtime/predict/simulate.ts). The longest step measured here (Poisson tenants of small
+ * models, host load ~12 on 2 cores), with a simulation that weighed every pair at every event:
+ * 0.5 s at 8 tenants, 2.5 s at 16, 8.8 s at 32, 14 s at 58 — every request waited that long, and
+ * past 16 the work budget runs out anyway. `tenancy predict` compares any number.
  */
 export const editorComparisonLimits = { tenants: 16 };
 

@@ -483,6 +483,11 @@ function* evaluateResolvedSteps(input: SimulationInput, schedule: IrSchedule, re
     return { schedule, resolved, name: scheduleName(schedule), tenants, sloMet, qosThroughput, capacityLoad };
 }
 
+/** A worst p99 for a message: `12.3 ms`, or why there is none (an overloaded queue never drains). */
+function p99Text(ms: number): string {
+    return Number.isFinite(ms) ? `${ms.toFixed(1)} ms` : 'none: overloaded';
+}
+
 /** Every candidate schedule evaluated on the workload (one simulation input, one seed: like with like). */
 export function compareSchedules(ir: WorkloadIR, profile: DeviceProfile, candidates: readonly IrSchedule[] = CANDIDATE_SCHEDULES, options: EvaluateOptions = {}): ScheduleEvaluation[] {
     const input = simulationInput(ir, profile, options);
@@ -510,6 +515,7 @@ export function bestSchedule(evaluations: readonly ScheduleEvaluation[]): { best
                 ? `${(best.qosThroughput / next.qosThroughput).toFixed(2)}× the QoS-satisfied throughput of ${next.name} (the next best)`
                 : `the only one whose SLOs hold at some load (${next.name}, the next best, meets them at none)`
             : best.sloMet && !next.sloMet ? `it meets every SLO at the declared load and ${next.name} does not`
-                : `the lowest worst p99 (${worstP99(best).toFixed(1)} ms against ${worstP99(next).toFixed(1)} ms under ${next.name})`;
+                : !Number.isFinite(worstP99(best)) ? `no schedule compared keeps up with the declared load (each leaves a tenant's queue growing, so none has a p99); ${best.name} is the first compared`
+                    : `the lowest worst p99 (${worstP99(best).toFixed(1)} ms against ${p99Text(worstP99(next))} under ${next.name})`;
     return { best, why };
 }

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
-import { EmptyFileSystem, TextDocument, type LangiumDocument } from 'langium';
+import { EmptyFileSystem, isOperationCancelled, TextDocument, type LangiumDocument, type Mutable } from 'langium';
 import { clearDocuments, parseDocument } from 'langium/test';
 import { afterEach, describe, expect, test } from 'vitest';
+import { CancellationTokenSource } from 'vscode-languageserver';
 import { createTenancyServices } from '../../../src/language-server/tenancy-module.js';
 import { zooSources } from '../../../src/language-server/zoo/sources.generated.js';
 
@@ -81,6 +82,37 @@ workload w {
             expect(await tokens(once)).toEqual(await tokens(source));
             expect(await parseErrors(once)).toEqual([]);
         }
+    });
+
+    test('formats a long file in steps: the event loop runs meanwhile, and a cancellation or a new parse ends it at once, without edits', async () => {
+        const text = Array.from({ length: 1500 }, (_, i) => `model m${i}(batch=1){ input x: f32[batch,64]\n h=relu(dense(x,64))\n output y=dense(h,10)}\n`).join('');
+        const doc = await parseDocument(services, text, { documentUri: `file:///fmt/${n++}.tenancy` });
+        const params = { textDocument: { uri: doc.uri.toString() }, options: { tabSize: 2, insertSpaces: true } };
+        const formatter = services.lsp.Formatter!;
+
+        let ticks = 0;
+        const ticker = setInterval(() => ticks++, 1);
+        const started = performance.now();
+        const edits = await formatter.formatDocument(doc, params, new CancellationTokenSource().token);
+        const whole = performance.now() - started;
+        clearInterval(ticker);
+        expect(edits.length).toBeGreaterThan(1500 * 6);
+        expect(ticks, `timers that ran during ${whole.toFixed(0)} ms of formatting`).toBeGreaterThan(0);
+        expect(TextDocument.applyEdits(doc.textDocument, edits).split('\n')[1]).toBe('  input x: f32[batch, 64]');
+
+        // Cancelled by the first timer that runs: the request ends right after, with no edit list.
+        const source = new CancellationTokenSource();
+        let cancelledAt = 0;
+        setTimeout(() => { cancelledAt = performance.now(); source.cancel(); }, 0);
+        const cancelled = await Promise.resolve(formatter.formatDocument(doc, params, source.token)).then(r => r, (e: unknown) => e);
+        const after = performance.now() - cancelledAt;
+        expect(isOperationCancelled(cancelled), `formatting was not cancelled: ${Array.isArray(cancelled) ? `${cancelled.length} edits` : String(cancelled)}`).toBe(true);
+        expect(after, `ms from the cancellation to the end (the whole format took ${whole.toFixed(0)} ms)`).toBeLessThan(Math.max(100, whole / 4));
+
+        // The document re-parsed meanwhile (an edit): its edits would be for the old text.
+        setTimeout(() => { (doc as Mutable<LangiumDocument>).parseResult = services.parser.LangiumParser.parse(text); }, 0);
+        const stale = await Promise.resolve(formatter.formatDocument(doc, params, new CancellationTokenSource().token)).then(r => r, (e: unknown) => e);
+        expect(isOperationCancelled(stale)).toBe(true);
     });
 
     test('leaves the example as it is (it is already formatted)', async () => {

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { EmptyFileSystem, setInterruptionPeriod } from 'langium';
+import { EmptyFileSystem, isOperationCancelled, setInterruptionPeriod } from 'langium';
 import { AllSemanticTokenModifiers } from 'langium/lsp';
 import { clearDocuments, highlightHelper, parseDocument } from 'langium/test';
 import { afterEach, describe, expect, test } from 'vitest';
@@ -129,5 +129,20 @@ describe('semantic tokens under concurrent requests', () => {
         for (const t of together) expect(semanticTokenProblems(t.data, lineLengths(example), 'tokens')).toEqual([]);
         expect(alone[2]!.length).toBeGreaterThan(0);
         expect(alone[2]!.length).toBeLessThan(alone[0]!.length);
+    });
+
+    test('a request cancelled part-way leaves nothing behind: the next one has its own tokens only (found by the fuzzer)', async () => {
+        const text = Array.from({ length: 40 }, (_, i) => `model m${i}(batch = 1) {\n  input x: f32[batch, 4]\n  output relu(dense(x, 8))\n}\n`).join('');
+        const doc = await parseDocument(services, text);
+        const provider = services.lsp.SemanticTokenProvider!;
+        const textDocument = { uri: doc.uri.toString() };
+        const alone = (await provider.semanticHighlight(doc, { textDocument })).data;
+        // Cancelled at its first look at the token, after the walk has highlighted a few hundred nodes.
+        const cancelled = { isCancellationRequested: true, onCancellationRequested: () => ({ dispose: () => {} }) };
+        const outcome = await provider.semanticHighlight(doc, { textDocument }, cancelled).then(r => r, (e: unknown) => e);
+        expect(isOperationCancelled(outcome)).toBe(true);
+        const next = (await provider.semanticHighlight(doc, { textDocument }, new CancellationTokenSource().token)).data;
+        expect(semanticTokenProblems(next, lineLengths(text), 'tokens')).toEqual([]);
+        expect(next).toEqual(alone);
     });
 });

@@ -103,6 +103,17 @@ describe('the simulation', () => {
     });
 });
 
+describe('the best of schedules compared', () => {
+    const evaluation = (name: string, p99Ms: number) => ({ name, qosThroughput: 0, sloMet: false, tenants: [{ p99Ms }] }) as unknown as Parameters<typeof bestSchedule>[0][number];
+
+    it('says so when every schedule is overloaded, with no Infinity in the words (found by the fuzzer)', () => {
+        const { best, why } = bestSchedule([evaluation('concurrent', Infinity), evaluation('sequential', Infinity)]);
+        expect(best.name).toBe('concurrent');
+        expect(why).toBe("no schedule compared keeps up with the declared load (each leaves a tenant's queue growing, so none has a p99); concurrent is the first compared");
+        expect(bestSchedule([evaluation('sequential', Infinity), evaluation('concurrent', 40)]).why).toBe('the lowest worst p99 (40.0 ms against none: overloaded under sequential)');
+    });
+});
+
 describe('schedules compared', () => {
     it('evaluates each candidate with the same arrivals, finds the QoS-satisfied throughput, and picks the best with a reason', () => {
         const ir = workload([
