@@ -139,7 +139,7 @@ describe('semantic tokens under concurrent requests', () => {
         const alone = (await provider.semanticHighlight(doc, { textDocument })).data;
         // Cancelled at its first look at the token, after the walk has highlighted a few hundred nodes.
         const cancelled = { isCancellationRequested: true, onCancellationRequested: () => ({ dispose: () => {} }) };
-        const outcome = await provider.semanticHighlight(doc, { textDocument }, cancelled).then(r => r, (e: unknown) => e);
+        const outcome = await Promise.resolve(provider.semanticHighlight(doc, { textDocument }, cancelled)).then(r => r, (e: unknown) => e);
         expect(isOperationCancelled(outcome)).toBe(true);
         const next = (await provider.semanticHighlight(doc, { textDocument }, new CancellationTokenSource().token)).data;
         expect(semanticTokenProblems(next, lineLengths(text), 'tokens')).toEqual([]);
