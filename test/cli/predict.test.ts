@@ -15,6 +15,7 @@ import type { WorkloadIR } from '../../src/runtime/ir/types.js';
 import { locateProfile } from '../../src/runtime/predict/profile-store.js';
 import { declaredEvaluation } from '../../src/runtime/predict/schedules.js';
 import { workspaceFolderOf } from '../../src/runtime/report/write.js';
+import { rescueWorkload } from '../fixtures/rescue-workload.js';
 
 const simulations = vi.hoisted(() => ({ count: 0 }));
 vi.mock('../../src/runtime/predict/simulate.js', async original => {
@@ -36,21 +37,7 @@ function counted<T>(run: () => T): { value: T; simulations: number } {
 }
 
 /** Two tenants with SLOs under a schedule: a candidate's, one that is not a candidate, a searched one, auto. */
-const workload = (name: string, schedule: string) => `workload ${name} {
-  tenant small {
-    model mlp(batch: 1)
-    arrival poisson(rate: 40/s)
-    slo p95 <= 25ms
-    priority high
-  }
-  tenant batch {
-    model mlp(batch: 64, hidden: 2048)
-    arrival closed(clients: 1)
-    priority low
-  }
-  schedule ${schedule}
-}
-`;
+const workload = (name: string, schedule: string) => rescueWorkload({ name, schedule });
 
 let dir: string;
 let file: string;

@@ -11,6 +11,7 @@ import * as esbuild from 'esbuild';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { serverBuild } from '../../../esbuild.mjs';
 import { StdioClient, type Message } from '../../fuzz/lsp-client.js';
+import { rescueWorkload } from '../../fixtures/rescue-workload.js';
 
 let dir: string;
 let bundle: string;
@@ -23,21 +24,7 @@ beforeAll(async () => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const text = (rate: string) => `workload rescue {
-  tenant small {
-    model mlp(batch: 1)
-    arrival poisson(rate: ${rate})
-    slo p95 <= 25ms
-    priority high
-  }
-  tenant batch {
-    model mlp(batch: 64, hidden: 2048)
-    arrival closed(clients: 1)
-    priority low
-  }
-  schedule sequential
-}
-`;
+const text = (rate: string) => rescueWorkload({ rate });
 
 interface Published { uri: string; version?: number; diagnostics: { code: string; message: string; range: { start: { line: number } } }[] }
 

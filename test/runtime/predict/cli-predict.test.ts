@@ -7,6 +7,7 @@ import { cpSync, mkdtempSync, mkdirSync, readdirSync, readFileSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bundleCli } from '../../fixtures/bundle-cli.js';
+import { rescueWorkload } from '../../fixtures/rescue-workload.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { formatMs, msValue } from '../../../src/protocol/units.js';
 import { defaultProfile } from '../../../src/runtime/predict/profile.js';
@@ -119,21 +120,7 @@ describe('tenancy predict', () => {
         expect(JSON.parse(runCli(['predict', 'demo.tenancy', '--json', '--no-schedules']).stdout)).not.toHaveProperty('schedules');
     });
     it('says what the editor\'s schedule hint says (one simulation, the same figures)', async () => {
-        const text = `workload rescue {
-  tenant small {
-    model mlp(batch: 1)
-    arrival poisson(rate: 40/s)
-    slo p95 <= 25ms
-    priority high
-  }
-  tenant batch {
-    model mlp(batch: 64, hidden: 2048)
-    arrival closed(clients: 1)
-    priority low
-  }
-  schedule sequential
-}
-`;
+        const text = rescueWorkload();
         writeFileSync(join(work, 'rescue.tenancy'), text);
         const r = runCli(['predict', 'rescue.tenancy', '--json']);
         const hint = (JSON.parse(r.stdout) as { schedules: { hint: { schedule: string; message: string } | null }[] }).schedules[0].hint;
