@@ -242,3 +242,13 @@ describe('the CLI refuses what validation reports, with the same message', () =>
         expect(run.stderr).toMatch(/error too-large tenant t: big\(\) unrolls to 1,000,000,000 ops/);
     }, 120_000);
 });
+
+describe('numbers past the doubles\' range (found by the fuzzer)', () => {
+    test('a dim whose coefficients overflow writes ∞, never Infinity', () => {
+        const huge = Dim.symbol('c').mul(Dim.symbol('n')).scale(1e300).scale(1e10).add(Dim.symbol('h').scale(3e94));
+        const text = huge.toString();
+        expect(text).toContain('∞*c*n');
+        expect(text).not.toMatch(/Infinity|NaN/);
+        expect(Dim.of(Number.POSITIVE_INFINITY).toString()).toBe('∞');
+    });
+});

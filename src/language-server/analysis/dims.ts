@@ -239,9 +239,9 @@ export class Dim {
         return Dim.fromTerms(keys, [...this.coefs!]);
     }
 
-    /** `2*batch*seq + 3`: highest degree first, then alphabetical, constant last. */
+    /** `2*batch*seq + 3`: highest degree first, then alphabetical, constant last; a coefficient past the doubles' range is `∞`. */
     toString(): string {
-        if (this.k !== undefined) return String(this.k);
+        if (this.k !== undefined) return numberText(this.k);
         const tk = this.keys!, tc = this.coefs!;
         const order = tk.map((_, i) => i).sort((a, b) => {
             const ka = tk[a], kb = tk[b];
@@ -255,7 +255,7 @@ export class Dim {
             const c = tc[index];
             const magnitude = Math.abs(c);
             const name = key.split(SEP).join('*');
-            const body = key === '' ? String(magnitude) : magnitude === 1 ? name : `${magnitude}*${name}`;
+            const body = key === '' ? numberText(magnitude) : magnitude === 1 ? name : `${numberText(magnitude)}*${name}`;
             if (i === 0) text = c < 0 ? `-${body}` : body;
             else text += c < 0 ? ` - ${body}` : ` + ${body}`;
         });
@@ -323,6 +323,11 @@ function divideKey(a: MonomialKey, b: MonomialKey): MonomialKey | undefined {
 export type Shape = readonly Dim[];
 
 /** `[batch, 784]`. */
+/** A number as written in a dim; one past the doubles' range (a product of huge counts) as `∞`. */
+function numberText(x: number): string {
+    return Number.isFinite(x) ? String(x) : x > 0 ? '∞' : x < 0 ? '-∞' : '?';
+}
+
 export function formatShape(shape: Shape): string {
     return `[${shape.map(d => d.toString()).join(', ')}]`;
 }

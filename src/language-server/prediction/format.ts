@@ -146,9 +146,9 @@ export function measuredFigure(instances: OpInstanceFigures[]): MeasuredFigure {
     return figure;
 }
 
-/** `1.90×` (a measured slowdown). */
+/** `1.90×` (a measured slowdown); `∞×` where the co-run never drains (an overloaded simulation). */
 export function formatSlowdown(x: number): string {
-    return `${x.toFixed(x >= 10 ? 1 : 2)}×`;
+    return Number.isFinite(x) ? `${x.toFixed(x >= 10 ? 1 : 2)}×` : '∞×';
 }
 
 /** The last segment of an op path (`conv2d.1`). */
@@ -313,7 +313,7 @@ export function tenantHoverMarkdown(t: TenantPrediction, p: WorkloadPrediction, 
     if (multi) row(`co-run (${p.policy})`, t.corun, measured?.corun ?? undefined, t.bandMs.corun);
     lines.push('', `p50 and p99 with their 90 % band (${formatBand(t.band)}, ms). ${bandMeaning(t.band)} It covers the kernels' times and the host's noise, not the queueing and interference models.`, '');
     lines.push(`Service ${formatMs(t.serviceMs)} per request (${t.launches} kernels, ${t.submits} submit${t.submits === 1 ? '' : 's'})` +
-        (multi ? ` · slowdown ×${t.slowdown.toFixed(2)}` : '') +
+        (multi ? ` · slowdown ${formatSlowdown(t.slowdown)}` : '') +
         ` · utilisation ${formatPercent(t.corunUtilisation)}${t.openLoop ? '' : ' (closed loop)'}`);
     for (const s of t.slos) {
         const verdict = s.verdict === 'ok' ? '✓ met' : s.verdict === 'infeasible' ? '✗ infeasible even solo, even at the band\'s low end' : `⚠ at risk: ${sloRiskReason(s, multi)}`;
@@ -354,6 +354,6 @@ function measuredTenantLines(m: TenantResult): string[] {
 /** Markdown of a workload's device load. */
 export function workloadHoverMarkdown(p: WorkloadPrediction): string {
     const lines = [`**Predicted** — ${profileLabel(p)}`, '', `Device utilisation (open-loop demand, solo speed): ${formatPercent(p.deviceUtilisation)}${p.overloaded ? ' — **overloaded**' : ''}`];
-    for (const t of p.tenants) lines.push(`- \`${t.name}\`: co-run p99 ${formatMs(t.corun.p99)}, slowdown ×${t.slowdown.toFixed(2)}`);
+    for (const t of p.tenants) lines.push(`- \`${t.name}\`: co-run p99 ${formatMs(t.corun.p99)}, slowdown ${formatSlowdown(t.slowdown)}`);
     return lines.join('\n');
 }

@@ -10,7 +10,7 @@ import type { Diagnostic, InlayHint } from 'vscode-languageserver';
 import { IssueCodes } from '../../../src/language-server/validation/issue-codes.js';
 import { createTenancyServices } from '../../../src/language-server/tenancy-module.js';
 import { defaultProfile, type DeviceProfile } from '../../../src/runtime/predict/profile.js';
-import { formatBandRange, formatError } from '../../../src/language-server/prediction/format.js';
+import { formatBandRange, formatError, formatSlowdown } from '../../../src/language-server/prediction/format.js';
 import { formatMs } from '../../../src/protocol/units.js';
 import { makeResults, tenantResult } from '../../fixtures/results/make-results.js';
 
@@ -488,5 +488,13 @@ describe('workloads beyond what the editor predicts', () => {
         expect(performance.now() - started).toBeLessThan(20_000);
         expect(codes(document, IssueCodes.TimeLimit).map(d => d.message)).toEqual([
             "No predictions in the editor for this workload: tenant t has 999999999 closed-loop clients, more than the 100000 predicted in the editor (the prediction's cost grows with them)."]);
+    });
+});
+
+describe('slowdowns of an overloaded co-run (found by the fuzzer)', () => {
+    it('writes ∞× where the simulation never drains, never Infinity', () => {
+        expect(formatSlowdown(Number.POSITIVE_INFINITY)).toBe('∞×');
+        expect(formatSlowdown(1.234)).toBe('1.23×');
+        expect(formatSlowdown(12.34)).toBe('12.3×');
     });
 });
