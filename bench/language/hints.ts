@@ -178,5 +178,5 @@ if (!latencyOnly) console.log(`**(b) The 5,000-line workspace's full build, hint
 | the hint check's own time in a build with hints on (36 workloads), median / max | ${ms(percentile(checks, 0.5))} / ${ms(Math.max(...checks))} |
 | builds on, ms | ${on.map(x => x.toFixed(0)).join(' · ')} |
 | builds off, ms | ${off.map(x => x.toFixed(0)).join(' · ')} |
-| the hint job after a build with hints on (its file's workload compared), median / max | ${ms(percentile(jobs, 0.5))} / ${ms(Math.max(...jobs))} |
+| the hint job after a build with hints on (its file's workload compared; the other files' workloads, not open, their own schedule simulated), median / max | ${ms(percentile(jobs, 0.5))} / ${ms(Math.max(...jobs))} |
 `);

@@ -11,7 +11,9 @@
  *   documents open in the editor first, then for the workloads of other documents whose co-run
  *   figures are the comparison's (a schedule resolved by search: `auto`, co_tuned, regulated's
  *   `auto` arguments), so that their `slo-at-risk` and `overloaded` read the same simulated
- *   figures as an open document's. It runs the comparison stepwise (a step is one simulation, a
+ *   figures as an open document's; for the other workloads of documents not open, with several
+ *   tenants, it simulates only their own schedule (simulatesAlone: opening a workspace validates
+ *   every document, and the check would otherwise run one simulation per workload). It runs the comparison stepwise (a step is one simulation, a
  *   few milliseconds), yielding to the event loop between steps so requests and the next edit's
  *   build are served at once; any edit cancels it (the builder's onUpdate). A cancelled
  *   comparison keeps its generator and resumes where it stopped when the same IR is asked for
@@ -48,7 +50,7 @@ import {
     type CandidateFigures, type ScheduleComparison, type ScheduleHint,
 } from './schedule-comparison.js';
 import { scheduleName } from '../../runtime/schedule/policy.js';
-import { resolvesBySearch, type ScheduleEvaluation } from '../../runtime/predict/schedules.js';
+import { declaredEvaluation, resolvesBySearch, type ScheduleEvaluation } from '../../runtime/predict/schedules.js';
 import type { Comparison } from '../../runtime/report/compare.js';
 
 type Services = LangiumServices & { prediction: { Predictions: PredictionService }; results: { ResultsWatch: ResultsWatch } };
@@ -92,10 +94,14 @@ interface Request {
     ir: WorkloadIR;
     profile: DeviceProfile;
     profileStamp: string;
+    /** Only the declared schedule's simulation is wanted (simulatesAlone), not a comparison. */
+    alone: boolean;
 }
 
 /** Most comparisons kept (by workload content); the oldest used goes first. */
 const MAX_ENTRIES = 32;
+/** Most declared schedules simulated alone kept (a few kB each: one per workload of a large workspace). */
+const MAX_ALONE = 1024;
 
 /**
  * The most tenants whose schedules the editor compares. A comparison yields between simulations,
@@ -136,6 +142,14 @@ export class ScheduleHintService {
     readonly stats = { comparisons: 0, steps: 0, cancelled: 0, longestStepMs: 0 };
 
     private readonly entries = new Map<string, Entry>();
+    /**
+     * Declared schedules simulated alone (simulatesAlone), by content key and schedule: a document not open needs its
+     * schedule's figures, not a comparison; 'failed' when the simulation refused the workload (the check then
+     * simulates it and says why).
+     */
+    private readonly alone = new Map<string, ScheduleEvaluation | 'failed'>();
+    /** Per `uri#workload`, the simulation alone last shown (figures do not flicker back to the solo ones meanwhile). */
+    private readonly lastAlone = new Map<string, ScheduleEvaluation>();
     private readonly keys = new WeakMap<WorkloadIR, string>();
     /** Per `uri#workload`, the key of the comparison last shown. */
     private readonly shown = new Map<string, string>();
@@ -188,13 +202,28 @@ export class ScheduleHintService {
      * or 'pending' until the job has compared it.
      */
     declaredEvaluation(workload: Workload, ir: WorkloadIR, profile: DeviceProfile): ScheduleEvaluation | 'pending' | undefined {
-        const entry = this.entries.get(this.keyOf({ ir, profileStamp: stampOf(profile) }));
+        // Fresh services (a workspace just opened) have computed nothing: no key to build (it serialises the IR).
+        const key = this.entries.size + this.alone.size > 0 ? this.keyOf({ ir, profileStamp: stampOf(profile) }) : undefined;
+        const entry = key === undefined ? undefined : this.entries.get(key);
         const computed = entry && this.assemble(entry, ir);
         if (computed?.current) return computed.current;
-        if (computed || !coRunAwaitsComparison(ir)) return undefined;
-        const last = this.shown.get(requestKey(AstUtils.getDocument(workload).uri.toString(), workload.name));
+        const alone = key === undefined ? undefined : this.alone.get(aloneKey(key, ir));
+        if (alone) return alone === 'failed' ? undefined : alone;
+        const uri = AstUtils.getDocument(workload).uri.toString();
+        if (computed || !(coRunAwaitsComparison(ir) || this.simulatesAlone(uri, ir))) return undefined;
+        const last = this.shown.get(requestKey(uri, workload.name));
         const lastEntry = last === undefined ? undefined : this.entries.get(last);
-        return (lastEntry && this.assemble(lastEntry, ir)?.current) ?? 'pending';
+        return (lastEntry && this.assemble(lastEntry, ir)?.current) ?? this.lastAlone.get(requestKey(uri, workload.name)) ?? 'pending';
+    }
+
+    /**
+     * Whether the job simulates a workload's own schedule for its co-run figures rather than the check: several tenants,
+     * in a document not open in the editor, while the job runs. Opening a workspace validates every document, and one
+     * simulation per workload (milliseconds each) on that path made the first build of a large workspace twice as
+     * long; an open document's workloads are few and their figures are wanted at once (hover, inlay hints).
+     */
+    private simulatesAlone(uri: string, ir: WorkloadIR): boolean {
+        return this.enabled && ir.tenants.length > 1 && !this.eligible(uri) && !resolvesBySearch(ir.schedule) && !beyondComparisonLimits(ir);
     }
 
     /**
@@ -292,10 +321,16 @@ export class ScheduleHintService {
 
     private request(document: LangiumDocument, workload: string, ir: WorkloadIR, profile: DeviceProfile, profileStamp: string, always: boolean): void {
         const uri = document.uri.toString();
+        if (beyondComparisonLimits(ir)) return;
         // A document not open still needs the comparison when its tenants' co-run figures are the comparison's row (a
-        // searched schedule: declaredEvaluation), or its prediction diagnostics would stay on the solo figures.
-        if ((!always && !this.eligible(uri) && !coRunAwaitsComparison(ir)) || beyondComparisonLimits(ir)) return;
-        this.requests.set(requestKey(uri, workload), { uri, version: document.textDocument.version, workload, ir, profile, profileStamp });
+        // searched schedule: declaredEvaluation), or its prediction diagnostics would stay on the solo figures; else
+        // only its schedule's simulation (simulatesAlone), once.
+        const compare = always || this.eligible(uri) || coRunAwaitsComparison(ir);
+        if (!compare && (!this.simulatesAlone(uri, ir) || (this.alone.size > 0 && this.alone.has(aloneKey(this.keyOf({ ir, profileStamp }), ir))))) return;
+        const id = requestKey(uri, workload);
+        const before = this.requests.get(id);
+        if (!compare && before?.ir === ir && !before.alone) return; // a hover asked for the comparison: keep it
+        this.requests.set(id, { uri, version: document.textDocument.version, workload, ir, profile, profileStamp, alone: !compare });
     }
 
     private eligible(uri: string): boolean {
@@ -339,7 +374,7 @@ export class ScheduleHintService {
 
     private forget(uri: string): void {
         for (const key of [...this.shown.keys(), ...this.requests.keys()]) {
-            if (key.startsWith(`${uri}#`)) { this.shown.delete(key); this.requests.delete(key); }
+            if (key.startsWith(`${uri}#`)) { this.shown.delete(key); this.requests.delete(key); this.lastAlone.delete(key); }
         }
     }
 
@@ -372,6 +407,12 @@ export class ScheduleHintService {
                 continue;
             }
             const key = this.keyOf(request);
+            if (request.alone) {
+                if (!await this.simulateAlone(key, request, source)) return;
+                if (this.requests.get(id) === request) this.requests.delete(id);
+                this.publish(request.uri, request.version);
+                continue;
+            }
             let entry = this.entries.get(key);
             if (entry) this.entries.delete(key); // re-inserted below: most recently used last
             entry ??= { ir: request.ir, profile: request.profile, declared: new Map(), workMs: 0 };
@@ -383,6 +424,29 @@ export class ScheduleHintService {
             this.shown.set(id, key);
             this.publish(request.uri, request.version);
         }
+    }
+
+    /** Simulates a request's declared schedule alone (one step) unless done; false when cancelled first. */
+    private async simulateAlone(key: string, request: Request, source: CancellationTokenSource): Promise<boolean> {
+        const id = aloneKey(key, request.ir);
+        let result = this.alone.get(id);
+        if (!result) {
+            await new Promise<void>(resolve => setImmediate(resolve));
+            if (source.token.isCancellationRequested) return false;
+            const started = performance.now();
+            try {
+                result = declaredEvaluation(request.ir, request.profile, { cache: this.services.prediction.Predictions.planCache });
+            } catch {
+                result = 'failed';
+            }
+            const ms = performance.now() - started;
+            this.stats.steps++;
+            this.stats.longestStepMs = Math.max(this.stats.longestStepMs, ms);
+            this.alone.set(id, result);
+            while (this.alone.size > MAX_ALONE) this.alone.delete(this.alone.keys().next().value!);
+        }
+        if (result !== 'failed') this.lastAlone.set(requestKey(request.uri, request.workload), result);
+        return true;
     }
 
     /** The content key of a request's IR (memoised by IR object): everything the candidates' figures depend on. */
@@ -482,6 +546,11 @@ export class ScheduleHintService {
 /** Whether a workload's co-run figures wait for its comparison (declaredEvaluation's 'pending'): several tenants under a schedule resolved by search. */
 function coRunAwaitsComparison(ir: WorkloadIR): boolean {
     return ir.tenants.length > 1 && resolvesBySearch(ir.schedule);
+}
+
+/** The key of a declared schedule simulated alone: the content key (which leaves the schedule out) and the schedule. */
+function aloneKey(contentKey: string, ir: WorkloadIR): string {
+    return `${contentKey}|${scheduleName(ir.schedule)}`;
 }
 
 function requestKey(uri: string, workload: string): string {

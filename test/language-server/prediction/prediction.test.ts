@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { URI, type LangiumDocument } from 'langium';
+import { TextDocument, URI, type LangiumDocument } from 'langium';
 import { NodeFileSystem } from 'langium/node';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Diagnostic, InlayHint } from 'vscode-languageserver';
@@ -40,10 +40,12 @@ const model = `model m(batch = 1) {
 }
 `;
 
+/** Writes a file and opens it in the editor (TextDocuments: its co-run figures are simulated by the check), built as didOpen does. */
 async function open(text: string, name = 'demo.tenancy'): Promise<LangiumDocument> {
     const file = path.join(dir, name);
     writeFileSync(file, text);
     const uri = URI.file(file);
+    services.shared.workspace.TextDocuments!.set(TextDocument.create(uri.toString(), 'tenancy', 1, text));
     const document = await services.shared.workspace.LangiumDocumentFactory.fromUri(uri);
     services.shared.workspace.LangiumDocuments.addDocument(document);
     await services.shared.workspace.DocumentBuilder.build([document], { validation: true });

@@ -236,25 +236,57 @@ describe('schedule hints', () => {
         expect(hintsOf(doc)[0].message).toMatch(/^regulated\(split: auto, sync: auto\) is predicted to meet small's p95/);
     }, 60_000);
 
-    test('documents not open in the editor get no job; hints off gives none', async () => {
+    test('documents not open in the editor get no comparison, only their schedule simulated off the build; hints off gives none', async () => {
         const before = { ...hints.stats };
         const uri = URI.parse(`file:///hints/closed${count++}.tenancy`);
-        const closed = shared.workspace.LangiumDocumentFactory.fromString(rescue('  schedule sequential\n', '35/s'), uri);
+        const text = rescue('  schedule sequential\n', '35/s');
+        const closed = shared.workspace.LangiumDocumentFactory.fromString<Document>(text, uri);
         shared.workspace.LangiumDocuments.addDocument(closed);
         await shared.workspace.DocumentBuilder.build([closed], { validation: true });
+        // The build simulated nothing: the co-run figures wait for the job.
+        const workload = () => closed.parseResult.value.elements.find(isWorkload)!;
+        expect(Tenancy.prediction.Predictions.forWorkload(workload())!.prediction.corunPending).toBe(true);
+        expect(hints.stats.steps).toBe(before.steps);
+        const published: string[] = [];
+        const listener = hints.onPublished(p => published.push(p.uri));
         await hints.idle();
+        listener.dispose();
         expect(hints.stats.comparisons).toBe(before.comparisons);
+        expect(hints.stats.steps).toBe(before.steps + 1);
+        expect(published).toEqual([uri.toString()]);
         expect(hintsOf(closed)).toEqual([]);
+        // Its figures are the schedule's simulation, the same as when the check simulates it (an open document).
+        const view = Tenancy.prediction.Predictions.forWorkload(workload())!;
+        expect(view.prediction.corunPending).toBe(false);
+        expect(view.prediction.corunSchedule).toBe('sequential');
+        const predictionCodes = new Set<unknown>([IssueCodes.SloAtRisk, IssueCodes.SloInfeasible, IssueCodes.Overloaded]);
+        const predictionDiagnostics = (doc: LangiumDocument) => (doc.diagnostics ?? []).filter(d => predictionCodes.has(d.code)).map(d => `${d.code}: ${d.message}`);
+        const same = await open(text);
+        const openView = Tenancy.prediction.Predictions.forWorkload(same.parseResult.value.elements.find(isWorkload)!)!;
+        expect(view.prediction.tenants.map(t => t.corun)).toEqual(openView.prediction.tenants.map(t => t.corun));
+        expect(predictionDiagnostics(closed)).toEqual(predictionDiagnostics(same));
+        expect(predictionDiagnostics(closed).length).toBeGreaterThan(0);
+        await hints.idle();
+        // Another document not open with the same workload (a comment apart): its figures at once, no new simulation.
+        const steps = hints.stats.steps;
+        const twin = shared.workspace.LangiumDocumentFactory.fromString<Document>(`// a copy\n${text}`, URI.parse(`file:///hints/closed${count++}.tenancy`));
+        shared.workspace.LangiumDocuments.addDocument(twin);
+        await shared.workspace.DocumentBuilder.build([twin], { validation: true });
+        expect(Tenancy.prediction.Predictions.forWorkload(twin.parseResult.value.elements.find(isWorkload)!)!.prediction.corunPending).toBe(false);
+        expect(predictionDiagnostics(twin)).toEqual(predictionDiagnostics(closed));
+        await hints.idle();
+        expect(hints.stats.steps).toBe(steps);
 
+        const beforeOff = { ...hints.stats };
         hints.enabled = false;
         try {
             const off = await open(rescue('  schedule sequential\n', '36/s'));
             await hints.idle();
             expect(hintsOf(off)).toEqual([]);
-            expect(hints.stats.comparisons).toBe(before.comparisons);
+            expect(hints.stats.comparisons).toBe(beforeOff.comparisons);
             // The hover still compares (on demand), without publishing a hint.
-            const workload = off.parseResult.value.elements.find(isWorkload)!;
-            const { comparison } = await hints.comparisonSoon(workload, 30_000);
+            const offWorkload = off.parseResult.value.elements.find(isWorkload)!;
+            const { comparison } = await hints.comparisonSoon(offWorkload, 30_000);
             expect(comparison?.current?.name).toBe('sequential');
             await hints.idle();
             expect(hintsOf(off)).toEqual([]);
