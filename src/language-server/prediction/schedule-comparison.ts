@@ -66,7 +66,7 @@ export function* candidateSteps(ir: WorkloadIR, profile: DeviceProfile, cache?: 
     yield;
     const candidates: ScheduleEvaluation[] = [];
     for (const schedule of autoCandidates(profile)) candidates.push(yield* evaluateScheduleSteps(schedule, input, { capacity: true }));
-    return { input, candidates, collisions: opCollisions(ir, profile, { cache, top: 3 }) };
+    return { input, candidates, collisions: opCollisions(input, { top: 3 }) };
 }
 
 /** Whether the declared schedule is one of the candidates (then its figures are the candidate's), or `auto`. */
@@ -277,7 +277,7 @@ export function comparisonNotes(c: ScheduleComparison, band = HINT_BAND, measure
     else if (c.declared.policy === 'auto') notes.push(`No hint: auto runs the best, ${c.best.resolved.name}.`);
     else if (c.current && c.current.name !== c.best.name) notes.push(`No hint: ${c.best.name}'s predicted advantage is within the predictor's error (a hint needs more than ${formatRatio(1 + band)} the QoS-satisfied throughput, or every SLO met with that margin where ${c.current.name} meets none).`);
     if (measured) notes.push(measuredNote(c, measured));
-    if (c.collisions.length > 0) notes.push(`Ops that collide most (their share of the pair's mutual slowdown): ${c.collisions.map(x => `${x.ops[0]} and ${x.ops[1]} (${Math.round(x.share * 100)}%)`).join('; ')}.`);
+    if (c.collisions.length > 0) notes.push(`Ops that collide most (their share of the pair's mutual slowdown while both are busy: one's kernels waiting for the other's): ${c.collisions.map(x => `${x.ops[0]} and ${x.ops[1]} (${Math.round(x.share * 100)}%)`).join('; ')}.`);
     return notes;
 }
 

@@ -182,7 +182,7 @@ describe('comparison table', () => {
         const notes = comparisonNotes(nlpMix(80));
         expect(notes[0]).toMatch(/^Best: layer_block\(size: auto\) — 1\.60× the QoS-satisfied throughput of concurrent/);
         expect(notes[1]).toMatch(/^Hint: layer_block\(size: auto\) is predicted to meet nlp's p99/);
-        expect(notes).toContain('Ops that collide most (their share of the pair\'s mutual slowdown): vision/resnet/conv2d.7 and nlp/bert/attention (30%).');
+        expect(notes).toContain('Ops that collide most (their share of the pair\'s mutual slowdown while both are busy: one\'s kernels waiting for the other\'s): vision/resnet/conv2d.7 and nlp/bert/attention (30%).');
         expect(comparisonNotes(nlpMix(70))[1]).toBe('No hint: layer_block(size: auto)\'s predicted advantage is within the predictor\'s error (a hint needs more than 1.47× the QoS-satisfied throughput, or every SLO met with that margin where concurrent meets none).');
     });
 
