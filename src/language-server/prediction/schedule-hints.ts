@@ -410,7 +410,8 @@ export class ScheduleHintService {
             if (request.alone) {
                 if (!await this.simulateAlone(key, request, source)) return;
                 if (this.requests.get(id) === request) this.requests.delete(id);
-                this.publish(request.uri, request.version);
+                // Once per document: a simulation takes milliseconds, and publishing re-reads every workload's diagnostics.
+                if (![...this.requests.values()].some(r => r.uri === request.uri)) this.publish(request.uri, request.version);
                 continue;
             }
             let entry = this.entries.get(key);

@@ -267,6 +267,19 @@ describe('schedule hints', () => {
         expect(predictionDiagnostics(closed)).toEqual(predictionDiagnostics(same));
         expect(predictionDiagnostics(closed).length).toBeGreaterThan(0);
         await hints.idle();
+        // Two workloads in one document not open: both simulated, the document published once.
+        const pair = shared.workspace.LangiumDocumentFactory.fromString<Document>(
+            `${rescue('  schedule sequential\n', '31/s')}\n${rescue('  schedule concurrent\n', '32/s').replace('workload rescue', 'workload other')}`,
+            URI.parse(`file:///hints/closed${count++}.tenancy`));
+        shared.workspace.LangiumDocuments.addDocument(pair);
+        await shared.workspace.DocumentBuilder.build([pair], { validation: true });
+        const pairPublished: string[] = [];
+        const pairListener = hints.onPublished(p => pairPublished.push(p.uri));
+        await hints.idle();
+        pairListener.dispose();
+        expect(pairPublished).toEqual([pair.uri.toString()]);
+        expect(pair.parseResult.value.elements.filter(isWorkload).map(w => Tenancy.prediction.Predictions.forWorkload(w)!.prediction.corunSchedule)).toEqual(['sequential', 'concurrent']);
+
         // Another document not open with the same workload (a comment apart): its figures at once, no new simulation.
         const steps = hints.stats.steps;
         const twin = shared.workspace.LangiumDocumentFactory.fromString<Document>(`// a copy\n${text}`, URI.parse(`file:///hints/closed${count++}.tenancy`));
