@@ -130,6 +130,22 @@ function scheduleTable(cmp: Comparison): string[] {
     return rows;
 }
 
+/** Each tenant alone in the same rounds (the shared solo phases) beside concurrent's co-run: the floor no schedule can go below. */
+function aloneTable(cmp: Comparison): string[] {
+    const base = cmp.schedules.find(s => s.baseline)!;
+    const rows = [
+        `| tenant (statistic) | alone, ms (95 % bounds) | under ${base.name}, ms (95 % bounds) | floor: alone / ${base.name} (95 %) |`,
+        '|---|---|---|---|',
+    ];
+    for (const t of base.tenants) {
+        const stat = t.gainStatistic === 'p90' || t.gainStatistic === 'p999' ? 'p99' : t.gainStatistic;
+        const solo = t.solo, b = (x: { low: number | null; high: number | null } | undefined) => x ? interval(x.low, x.high, ms) : '';
+        const f = solo?.floor;
+        rows.push(`| ${t.name} (${stat}) | ${solo ? `${ms(solo.latencyMs[stat])} ${b(solo.boundsMs[stat])}` : 'not measured'} | ${t.latencyMs ? `${ms(t.latencyMs[stat])} ${b(t.boundsMs?.[stat])}` : '—'} | ${f ? `${f.estimate.toFixed(2)}× ${interval(f.low, f.high, x => x.toFixed(2))}` : 'n/a'} |`);
+    }
+    return rows;
+}
+
 /** The workload with another schedule (the baseline of a comparison is the workload's own). */
 const withSchedule = (ir: WorkloadIR, schedule: IrSchedule): WorkloadIR => ({ ...ir, schedule });
 
@@ -163,7 +179,7 @@ for (const mix of runMixes ? mixes : []) {
     out.adapter ??= cmp.adapter;
     (out.mixes as Record<string, unknown>)[mix] = { auto: { name: auto.name, why: auto.why }, comparison: cmp };
     lines.push(`### Mix \`${mix}\` — ${ir.tenants.map(t => `${t.name} (${t.graph.model}, ${t.arrival.kind === 'poisson' ? `${t.arrival.ratePerSecond}/s` : t.arrival.kind === 'closed' ? `closed ×${t.arrival.clients}` : 'periodic'}${t.slos[0] ? `, ${t.slos[0].percentile} ≤ ${t.slos[0].ms} ms` : ''}, ${t.priority})`).join(', ')}`, '');
-    lines.push(...scheduleTable(cmp), '');
+    lines.push(...scheduleTable(cmp), '', ...aloneTable(cmp), '');
     lines.push(`\`auto\` picks ${auto.name}${auto.why ? `: ${auto.why}` : ''}. Measured best: ${cmp.best ?? 'none beat concurrent beyond its interval'} (${cmp.bestWhy}). Status ${cmp.status}${cmp.valid ? '' : `, not valid: ${cmp.invalidReasons.join('; ')}`}.`, '');
 }
 
@@ -188,6 +204,17 @@ const critical = comparisons.critical_batch;
 if (critical) {
     const base = critical.schedules.find(s => s.baseline)!;
     const high = base.tenants.find(t => t.priority === 'high'), low = base.tenants.find(t => t.priority === 'low');
+    // No schedule runs a tenant faster than alone: solo / concurrent is the lowest ratio any schedule can reach.
+    const floor = high?.solo?.floor;
+    const stat = high?.gainStatistic ?? 'p95';
+    if (high) {
+        const text = floor ? `${floor.estimate.toFixed(2)}× ${interval(floor.low, floor.high, x => x.toFixed(2))}` : high.solo ? `n/a: too few requests alone or under concurrent to bound the ratio of their ${stat}s` : 'n/a (no solo phases)';
+        const verdict = !floor ? 'unknown'
+            : floor.low !== null && floor.low > 0.2 ? `**infeasible on this adapter**: alone the critical tenant's ${stat} is already above 0.2× concurrent's (the whole interval), so no schedule can meet the goal`
+                : floor.estimate > 0.2 ? `infeasible by the estimate (its interval reaches 0.2×): a schedule would have to beat the tenant alone`
+                    : 'feasible: alone is below 0.2×';
+        lines.push(`| critical+batch, the floor: critical ${stat} alone / under concurrent (no schedule can go lower) | ${text} | ${verdict} |`);
+    }
     for (const s of critical.schedules.filter(x => !x.baseline && x.name !== 'sequential')) {
         const h = s.tenants.find(t => t.name === high?.name), l = s.tenants.find(t => t.name === low?.name);
         // gain = baseline's statistic / this one's: the p95 ratio asked for is its inverse.

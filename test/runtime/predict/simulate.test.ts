@@ -112,6 +112,17 @@ describe('the best of schedules compared', () => {
         expect(why).toBe("no schedule compared keeps up with the declared load (each leaves a tenant's queue growing, so none has a p99); concurrent is the first compared");
         expect(bestSchedule([evaluation('sequential', Infinity), evaluation('concurrent', 40)]).why).toBe('the lowest worst p99 (40.0 ms against none: overloaded under sequential)');
     });
+
+    it('orders overloaded schedules as ties: a finite worst p99 wins wherever it stands among them, the others keep their order', () => {
+        const names = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j', 'k', 'l'];
+        for (let at = 0; at < names.length; at++) {
+            const list = names.map((n, i) => evaluation(n, i === at ? 40 : Infinity));
+            expect(bestSchedule(list).best.name).toBe(names[at]);
+        }
+        // Infinity − Infinity is NaN: a comparator returning it leaves the order to the sort's internals.
+        const overloaded = names.map(n => evaluation(n, Infinity));
+        expect(bestSchedule(overloaded).best.name).toBe('a');
+    });
 });
 
 describe('schedules compared', () => {
@@ -203,6 +214,28 @@ describe('ranking candidates that all miss an SLO (regulated split: auto)', () =
         // Same ratios: the higher throughput wins.
         const faster = regulatedScore(two, [figures(ramp(100, 0.12), [], 20), figures(ramp(100, 0.12))]);
         expect(better(faster.rank, near.rank)).toBe(true);
+        // Both within SLO_HEADROOM of their targets (p95 at 0.48× and 0.71×): the higher throughput wins, not the lower ratio.
+        const safe = regulatedScore(two, [figures(ramp(100, 0.05), [], 10), figures(ramp(100, 0.05))]);
+        const safeFaster = regulatedScore(two, [figures(ramp(100, 0.075), [], 12), figures(ramp(100, 0.075))]);
+        expect(better(safeFaster.rank, safe.rank)).toBe(true);
+        // Beyond the headroom (0.95× against 0.71×), the lower ratio still comes first.
+        const tight = regulatedScore(two, [figures(ramp(100, 0.1), [], 30), figures(ramp(100, 0.1))]);
+        expect(better(safeFaster.rank, tight.rank)).toBe(true);
+        expect(safe.rank.at(-1)).toBeCloseTo(0.48, 2);
+    });
+
+    it('split: auto with every SLO well within its target keeps the closed-loop tenant\'s throughput: no split of it does better', () => {
+        const ir = workload([
+            { ...mlpTenant('critical', { kind: 'poisson', ratePerSecond: 20 }, [{ percentile: 'p95', ms: 10_000 }]), priority: 'high' },
+            { ...mlpTenant('batch', { kind: 'closed', clients: 1, thinkMs: 0 }, [], { batch: 256, input: 512, hidden: 1024, out: 8 }), priority: 'low' },
+        ], { policy: 'regulated', split: 'auto', sync: 'auto' });
+        const profile = defaultProfile();
+        const resolved = resolveSchedule(ir, profile);
+        const chosen = resolved.settings.regulated!;
+        const batchThroughput = (split: number) => evaluateSchedule(ir, profile, { policy: 'regulated', split, sync: 'none' }, { capacity: false }).tenants[1].throughputPerSecond;
+        const at = evaluateSchedule(ir, profile, resolved.schedule, { capacity: false });
+        expect(at.tenants[0].slos[0].met).toBe(true);
+        for (const split of [2, 4, 8, 16]) expect(batchThroughput(split)).toBeLessThanOrEqual(batchThroughput(chosen.splits.batch) * 1.001);
     });
 
     it('split: auto says when every split misses an SLO and how it ranked them', () => {
