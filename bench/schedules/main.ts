@@ -167,7 +167,7 @@ async function compare(ir: WorkloadIR, schedules: IrSchedule[], capacity: boolea
 
 // ---- the mixes --------------------------------------------------------------------------------
 
-lines.push(`Profile: ${located.file ?? 'built-in default'}${profile.uncalibrated ? ' (**uncalibrated**: auto arguments and predictions from the default profile)' : ''}. Capacity: bisection from the predicted load, ≤ 7 probes, ${capacityBudgetMs / 1000} s per schedule. Violations: requests over their tenant's SLO at the declared load, Wilson 95 % interval. Mean latency: 95 % bounds over rounds.`, '');
+lines.push(`Profile: ${located.file ?? 'built-in default'}${profile.uncalibrated ? ' (**uncalibrated**: auto arguments and predictions from the default profile)' : ''}. Capacity: bisection from the predicted load (no lower than the load whose SLO requests a third of the budget can bring), ≤ 7 probes, each sized to the requests its load brings, ${capacityBudgetMs / 1000} s per schedule. Violations: requests over their tenant's SLO at the declared load, Wilson 95 % interval. Mean latency: 95 % bounds over rounds.`, '');
 
 const comparisons: Record<string, Comparison> = {};
 for (const mix of runMixes ? mixes : []) {
