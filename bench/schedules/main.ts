@@ -211,8 +211,9 @@ if (critical) {
         const text = floor ? `${floor.estimate.toFixed(2)}× ${interval(floor.low, floor.high, x => x.toFixed(2))}` : high.solo ? `n/a: too few requests alone or under concurrent to bound the ratio of their ${stat}s` : 'n/a (no solo phases)';
         const verdict = !floor ? 'unknown'
             : floor.low !== null && floor.low > 0.2 ? `**infeasible on this adapter**: alone the critical tenant's ${stat} is already above 0.2× concurrent's (the whole interval), so no schedule can meet the goal`
-                : floor.estimate > 0.2 ? `infeasible by the estimate (its interval reaches 0.2×): a schedule would have to beat the tenant alone`
-                    : 'feasible: alone is below 0.2×';
+                : floor.estimate > 0.2 ? `infeasible by the estimate (its interval reaches below 0.2×): a schedule would have to beat the tenant alone`
+                    : floor.high === null || floor.high > 0.2 ? 'feasible by the estimate only: its interval reaches above 0.2×'
+                        : 'feasible: alone is below 0.2× (the whole interval)';
         lines.push(`| critical+batch, the floor: critical ${stat} alone / under concurrent (no schedule can go lower) | ${text} | ${verdict} |`);
     }
     for (const s of critical.schedules.filter(x => !x.baseline && x.name !== 'sequential')) {
