@@ -232,9 +232,9 @@ export class ProbeCollection {
         return most;
     }
 
-    /** The lowest load whose probe fits in `budgetMs` (ms(load) is inversely proportional to the load). */
+    /** The lowest load whose probe fits in `budgetMs` (ms(load) is inversely proportional to the load); no budget, no floor. */
     lowestLoad(budgetMs: number): number {
-        return budgetMs > 0 ? this.ms(1) / budgetMs : Infinity;
+        return budgetMs > 0 ? this.ms(1) / budgetMs : 0;
     }
 
     /** What a probe at `load` brought in `elapsedMs` (requests per tenant). */

@@ -51,6 +51,8 @@ describe('how long a capacity probe needs for its SLO requests', () => {
         expect(c.ms(0.25)).toBeCloseTo(4 * c.ms(1));
         // The lowest load whose probe fits 10 s: 2,950 ms at load 1.
         expect(c.lowestLoad(10_000)).toBeCloseTo(0.295);
+        // No budget: no floor (the search starts at the predicted load).
+        expect(c.lowestLoad(0)).toBe(0);
     });
 
     it('learns the share of a probe\'s time that brought requests; closed loops and tenants without an SLO never count', () => {
