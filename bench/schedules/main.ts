@@ -107,13 +107,23 @@ function capacityCell(s: { capacity: ComparedSchedule['capacity'] }): string {
     return `${formatCapacityLoad(c)}, ${c.throughputPerSecond.toFixed(1)} req/s${c.budgetReached ? ', budget reached' : ''}`;
 }
 
-/** Capacity ratio to the baseline, as a bracket from the bisection's met and failed loads. */
-function capacityRatio(s: ComparedSchedule, base: ComparedSchedule): { estimate: number; low: number; high: number | null } | null {
+/**
+ * Capacity ratio to the baseline, as a bracket from the bisection's met and failed loads. A
+ * baseline that met no load it probed (failed at b.failedLoad) still bounds the ratio from below
+ * by a schedule's met load: no estimate then, only `low`.
+ */
+function capacityRatio(s: ComparedSchedule, base: ComparedSchedule): { estimate: number | null; low: number; high: number | null } | null {
     const c = s.capacity, b = base.capacity;
-    if (!c || !b || b.load === 0) return null;
+    if (!c || !b) return null;
+    if (b.load === 0) return b.failedLoad !== null && c.load > 0 ? { estimate: null, low: c.load / b.failedLoad, high: null } : null;
     const low = c.load / (b.failedLoad ?? b.load);
     const high = c.failedLoad === null ? null : c.failedLoad / b.load;
     return { estimate: c.load / b.load, low, high };
+}
+
+/** A capacity ratio in words: `1.50× (1.20–1.80)`, or `> 2.00×` where the baseline met no load. */
+function ratioText(r: NonNullable<ReturnType<typeof capacityRatio>>): string {
+    return r.estimate === null ? `> ${r.low.toFixed(2)}× (concurrent met no load it probed)` : `${r.estimate.toFixed(2)}× ${interval(r.low, r.high, x => x.toFixed(2))}`;
 }
 
 function scheduleTable(cmp: Comparison): string[] {
@@ -125,7 +135,23 @@ function scheduleTable(cmp: Comparison): string[] {
     for (const s of cmp.schedules) {
         const v = violations(s);
         const r = s.baseline ? null : capacityRatio(s, base);
-        rows.push(`| ${s.name} | ${s.predicted.capacityLoad.toFixed(2)}× | ${capacityCell(s)} | ${s.baseline ? '—' : r ? `${r.estimate.toFixed(2)}× ${interval(r.low, r.high, x => x.toFixed(2))}` : 'n/a'} | ${v ? `${pct(v.rate)} ${interval(v.low, v.high, pct)} of ${v.requests}` : 'no SLO'} | ${meanLatency(s)} | ${s.valid ? 'yes' : `no: ${s.invalidReasons.join('; ')}`} |`);
+        rows.push(`| ${s.name} | ${s.predicted.capacityLoad.toFixed(2)}× | ${capacityCell(s)} | ${s.baseline ? '—' : r ? ratioText(r) : 'n/a'} | ${v ? `${pct(v.rate)} ${interval(v.low, v.high, pct)} of ${v.requests}` : 'no SLO'} | ${meanLatency(s)} | ${s.valid ? 'yes' : `no: ${s.invalidReasons.join('; ')}`} |`);
+    }
+    return rows;
+}
+
+/** Each tenant alone in the same rounds (the shared solo phases) beside concurrent's co-run: the floor no schedule can go below. */
+function aloneTable(cmp: Comparison): string[] {
+    const base = cmp.schedules.find(s => s.baseline)!;
+    const rows = [
+        `| tenant (statistic) | alone, ms (95 % bounds) | under ${base.name}, ms (95 % bounds) | floor: alone / ${base.name} (95 %) |`,
+        '|---|---|---|---|',
+    ];
+    for (const t of base.tenants) {
+        const stat = t.gainStatistic === 'p90' || t.gainStatistic === 'p999' ? 'p99' : t.gainStatistic;
+        const solo = t.solo, b = (x: { low: number | null; high: number | null } | undefined) => x ? interval(x.low, x.high, ms) : '';
+        const f = solo?.floor;
+        rows.push(`| ${t.name} (${stat}) | ${solo ? `${ms(solo.latencyMs[stat])} ${b(solo.boundsMs[stat])}` : 'not measured'} | ${t.latencyMs ? `${ms(t.latencyMs[stat])} ${b(t.boundsMs?.[stat])}` : '—'} | ${f ? `${f.estimate.toFixed(2)}× ${interval(f.low, f.high, x => x.toFixed(2))}` : 'n/a'} |`);
     }
     return rows;
 }
@@ -151,7 +177,7 @@ async function compare(ir: WorkloadIR, schedules: IrSchedule[], capacity: boolea
 
 // ---- the mixes --------------------------------------------------------------------------------
 
-lines.push(`Profile: ${located.file ?? 'built-in default'}${profile.uncalibrated ? ' (**uncalibrated**: auto arguments and predictions from the default profile)' : ''}. Capacity: bisection from the predicted load, ≤ 7 probes, ${capacityBudgetMs / 1000} s per schedule. Violations: requests over their tenant's SLO at the declared load, Wilson 95 % interval. Mean latency: 95 % bounds over rounds.`, '');
+lines.push(`Profile: ${located.file ?? 'built-in default'}${profile.uncalibrated ? ' (**uncalibrated**: auto arguments and predictions from the default profile)' : ''}. Capacity: bisection from the predicted load (no lower than the load whose SLO requests a third of the budget can bring), ≤ 7 probes, each sized to the requests its load brings, ${capacityBudgetMs / 1000} s per schedule. Violations: requests over their tenant's SLO at the declared load, Wilson 95 % interval. Mean latency: 95 % bounds over rounds.`, '');
 
 const comparisons: Record<string, Comparison> = {};
 for (const mix of runMixes ? mixes : []) {
@@ -163,7 +189,7 @@ for (const mix of runMixes ? mixes : []) {
     out.adapter ??= cmp.adapter;
     (out.mixes as Record<string, unknown>)[mix] = { auto: { name: auto.name, why: auto.why }, comparison: cmp };
     lines.push(`### Mix \`${mix}\` — ${ir.tenants.map(t => `${t.name} (${t.graph.model}, ${t.arrival.kind === 'poisson' ? `${t.arrival.ratePerSecond}/s` : t.arrival.kind === 'closed' ? `closed ×${t.arrival.clients}` : 'periodic'}${t.slos[0] ? `, ${t.slos[0].percentile} ≤ ${t.slos[0].ms} ms` : ''}, ${t.priority})`).join(', ')}`, '');
-    lines.push(...scheduleTable(cmp), '');
+    lines.push(...scheduleTable(cmp), '', ...aloneTable(cmp), '');
     lines.push(`\`auto\` picks ${auto.name}${auto.why ? `: ${auto.why}` : ''}. Measured best: ${cmp.best ?? 'none beat concurrent beyond its interval'} (${cmp.bestWhy}). Status ${cmp.status}${cmp.valid ? '' : `, not valid: ${cmp.invalidReasons.join('; ')}`}.`, '');
 }
 
@@ -176,9 +202,9 @@ if (heavy) {
     const seeds = heavy.schedules.filter(s => !s.baseline && s.name !== 'sequential');
     // Best by QoS-satisfied throughput; where no capacity was found, by violations at the declared load.
     const best = seeds.map(s => ({ s, r: capacityRatio(s, base), v: violations(s)?.rate ?? Infinity }))
-        .sort((a, b) => (b.r?.estimate ?? -1) - (a.r?.estimate ?? -1) || a.v - b.v)[0];
+        .sort((a, b) => (b.r?.estimate ?? b.r?.low ?? -1) - (a.r?.estimate ?? a.r?.low ?? -1) || a.v - b.v)[0];
     if (best) {
-        lines.push(`| heavy: best seeds' schedule ≥ 1.45× concurrent's QoS-satisfied throughput | ${best.s.name}: ${best.r ? `${best.r.estimate.toFixed(2)}× ${interval(best.r.low, best.r.high, x => x.toFixed(2))}` : 'n/a'} | ${best.r && best.r.low >= 1.45 ? 'yes' : best.r && best.r.estimate >= 1.45 ? 'estimate only (interval reaches below)' : 'no'} |`);
+        lines.push(`| heavy: best seeds' schedule ≥ 1.45× concurrent's QoS-satisfied throughput | ${best.s.name}: ${best.r ? ratioText(best.r) : 'n/a: no schedule met a load it probed'} | ${best.r && best.r.low >= 1.45 ? 'yes' : best.r?.estimate != null && best.r.estimate >= 1.45 ? 'estimate only (interval reaches below)' : 'no'} |`);
         const vb = violations(base), vs = violations(best.s);
         const vr = vb && vs && vb.rate > 0 ? vs.rate / vb.rate : null;
         lines.push(`| heavy: its violations ≤ 0.5× concurrent's | ${vs && vb ? `${pct(vs.rate)} vs ${pct(vb.rate)} (${ratio(vr)})` : 'n/a'} | ${vr !== null && vr <= 0.5 ? 'yes' : 'no'} |`);
@@ -188,6 +214,18 @@ const critical = comparisons.critical_batch;
 if (critical) {
     const base = critical.schedules.find(s => s.baseline)!;
     const high = base.tenants.find(t => t.priority === 'high'), low = base.tenants.find(t => t.priority === 'low');
+    // No schedule runs a tenant faster than alone: solo / concurrent is the lowest ratio any schedule can reach.
+    const floor = high?.solo?.floor;
+    const stat = high?.gainStatistic ?? 'p95';
+    if (high) {
+        const text = floor ? `${floor.estimate.toFixed(2)}× ${interval(floor.low, floor.high, x => x.toFixed(2))}` : high.solo ? `n/a: too few requests alone or under concurrent to bound the ratio of their ${stat}s` : 'n/a (no solo phases)';
+        const verdict = !floor ? 'unknown'
+            : floor.low !== null && floor.low > 0.2 ? `**infeasible on this adapter**: alone the critical tenant's ${stat} is already above 0.2× concurrent's (the whole interval), so no schedule can meet the goal`
+                : floor.estimate > 0.2 ? `infeasible by the estimate (its interval reaches below 0.2×): a schedule would have to beat the tenant alone`
+                    : floor.high === null || floor.high > 0.2 ? 'feasible by the estimate only: its interval reaches above 0.2×'
+                        : 'feasible: alone is below 0.2× (the whole interval)';
+        lines.push(`| critical+batch, the floor: critical ${stat} alone / under concurrent (no schedule can go lower) | ${text} | ${verdict} |`);
+    }
     for (const s of critical.schedules.filter(x => !x.baseline && x.name !== 'sequential')) {
         const h = s.tenants.find(t => t.name === high?.name), l = s.tenants.find(t => t.name === low?.name);
         // gain = baseline's statistic / this one's: the p95 ratio asked for is its inverse.

@@ -8,7 +8,8 @@
  * bisection from the load the simulation predicts, each probe a short measurement of the same
  * compiled session (co-runs only) with its share of the budget.
  */
-import type { IrSchedule, WorkloadIR } from '../ir/types.js';
+import type { IrSchedule, IrTenant, WorkloadIR } from '../ir/types.js';
+import { requestsNeeded } from './rounds.js';
 import { policyFor, RUNNABLE_SCHEDULES, scheduleName, ScheduleNotImplementedError, type SchedulePolicy } from '../schedule/policy.js';
 import { firstShareVersion } from '../plan/versions.js';
 import { CANDIDATE_SCHEDULES, compareSchedules, distinctSchedules, type ResolvedSchedule, type ScheduleEvaluation } from '../predict/schedules.js';
@@ -119,7 +120,7 @@ export async function compareWorkload(options: CompareOptions): Promise<Comparis
         corun: main.corun[s]?.tenants ?? [],
         capacity: capacities[s],
     }));
-    return buildComparison({ tenants: session.tenants, seed: session.seed, schedules, startedAt, finishedAt: new Date() });
+    return buildComparison({ tenants: session.tenants, seed: session.seed, schedules, solo: main.solo, startedAt, finishedAt: new Date() });
 }
 
 /**
@@ -143,20 +144,32 @@ function sessionSchedules(candidates: readonly { resolved: ResolvedSchedule }[],
  * probe raises the floor (doubling until one fails), any other lowers the ceiling (halving until
  * one is met); then the geometric middle until the bracket is within NARROW, MAX_PROBES were
  * taken, or the budget is spent. An inconclusive probe (its interval straddles a target) counts
- * as not met: the capacity is one the measurements show. A probe with too few requests to bound
- * a percentile decides nothing, and a lower load would have fewer still: the same load is
- * measured again with twice the share of the budget, or the search stops there, budget reached.
+ * as not met: the capacity is one the measurements show.
+ *
+ * A probe judges a percentile only from the requests it bounds (a p95 needs 59), and an
+ * open-loop tenant at a lower load brings them more slowly: each probe is given the time its
+ * SLO tenants need at its load to bring them (collectionMs: their rates × the load × the share
+ * of a probe's time that requests arrive in, learnt from the probes so far), at least its share
+ * of the budget. The search never starts, nor goes, below the lowest load whose requests the
+ * budget left can bring (a prediction of 1/64 of the load would otherwise spend the whole
+ * budget on probes that decide nothing); it stops there instead, budget reached. A probe that
+ * still had too few requests decides nothing: the same load is measured again with twice the
+ * time, or the search stops there, budget reached.
  */
 export async function searchCapacity(session: RunSession, s: number, predictedLoad: number, budgetMs: number, context: ResultsContext): Promise<Capacity> {
     const started = performance.now();
     const probes: Capacity['probes'] = [];
+    const collecting = new ProbeCollection(session.tenants);
     let low = 0, high: number | null = null, throughputAtLow = 0, budgetReached = false;
-    let load = clampLoad(predictedLoad > 0 ? predictedLoad : 1);
+    const left = () => budgetMs - (performance.now() - started);
+    // The first probe takes at most a third of the budget, so that the bisection has room after it.
+    let load = clampLoad(Math.max(predictedLoad > 0 ? predictedLoad : 1, collecting.lowestLoad(budgetMs / 3)));
     let stretch = 1;
     for (let n = 0; n < MAX_PROBES; n++) {
-        const left = budgetMs - (performance.now() - started);
-        if (n > 0 && left <= 0) { budgetReached = true; break; }
-        const probeBudget = Math.min(Math.max(1, left), Math.max(1, stretch * left / (MAX_PROBES - n)));
+        const remaining = left();
+        if (n > 0 && (remaining <= 0 || collecting.ms(load) > remaining)) { budgetReached = true; break; }
+        const share = stretch * remaining / (MAX_PROBES - n);
+        const probeBudget = Math.min(Math.max(1, remaining), Math.max(1, share, stretch * collecting.ms(load)));
         // One tenant has no co-run: its capacity is measured alone.
         const m = await session.measure({ load, solo: session.tenants.length === 1, schedules: [s], budgetMs: probeBudget });
         const ending = session.endingOf(m, s);
@@ -164,11 +177,13 @@ export async function searchCapacity(session: RunSession, s: number, predictedLo
         const results = sessionResults(session, m, ending, s, context);
         const probe = probeOf(results, load, m.elapsedMs);
         probes.push(probe);
+        collecting.learn(load, m.elapsedMs, results.tenants.map(t => (t.corun ?? t.solo)?.requests ?? 0));
         if (probe.verdict === 'inconclusive' && results.tenants.some(t => t.slos.some(x => x.verdict === 'invalid'))) {
-            if (probeBudget >= left) { budgetReached = true; break; }
+            if (probeBudget >= remaining) { budgetReached = true; break; }
             stretch *= 2;
             continue;
         }
+        stretch = 1;
         if (probe.verdict === 'met') {
             low = load;
             throughputAtLow = probe.throughputPerSecond;
@@ -178,10 +193,62 @@ export async function searchCapacity(session: RunSession, s: number, predictedLo
         if (high !== null && low > 0 && high / low <= NARROW) break;
         const next = high === null ? load * 2 : low === 0 ? load / 2 : Math.sqrt(low * high);
         if (next < MIN_LOAD || next > MAX_LOAD) break;
+        // Below the lowest load the budget left can judge, a probe would decide nothing.
+        if (next < load && collecting.ms(next) > left()) { budgetReached = true; break; }
         load = next;
     }
     return { load: low, failedLoad: high, throughputPerSecond: throughputAtLow, predictedLoad, probes, budgetReached };
 }
+
+/**
+ * How long a probe must run for its open-loop SLO tenants to bring the requests their SLO
+ * percentiles need (rounds.ts requestsNeeded), at a load: requests arrive at the tenant's rate
+ * × the load, but only during the rounds' measured windows — warm-up, drains and the host's
+ * turns take the rest of a probe — so each is divided by the share of a probe's time that
+ * brought requests, learnt from the probes measured (before the first, ASSUMED_ARRIVAL_SHARE).
+ * Closed-loop tenants bring requests at the pace they are served, whatever the load: not counted.
+ */
+export class ProbeCollection {
+    /** Per tenant, requests a probe brought per ms of probe per request/ms of its arrivals (0 when none measured yet). */
+    private readonly arrivalShare: number[];
+    constructor(private readonly tenants: readonly IrTenant[]) {
+        this.arrivalShare = tenants.map(() => 0);
+    }
+
+    /** Open-loop requests per ms of a tenant at load 1 (0: closed loop, or no SLO to judge). */
+    private ratePerMs(t: IrTenant): number {
+        if (t.slos.length === 0) return 0;
+        return t.arrival.kind === 'poisson' ? t.arrival.ratePerSecond / 1000 : t.arrival.kind === 'periodic' ? 1 / t.arrival.everyMs : 0;
+    }
+
+    /** Ms a probe needs at `load` for every SLO tenant to bring its requests. */
+    ms(load: number): number {
+        let most = 0;
+        this.tenants.forEach((t, i) => {
+            const rate = this.ratePerMs(t) * load;
+            if (rate <= 0) return;
+            most = Math.max(most, requestsNeeded(t, 0) / (rate * (this.arrivalShare[i] || ASSUMED_ARRIVAL_SHARE)));
+        });
+        return most;
+    }
+
+    /** The lowest load whose probe fits in `budgetMs` (ms(load) is inversely proportional to the load); no budget, no floor. */
+    lowestLoad(budgetMs: number): number {
+        return budgetMs > 0 ? this.ms(1) / budgetMs : 0;
+    }
+
+    /** What a probe at `load` brought in `elapsedMs` (requests per tenant). */
+    learn(load: number, elapsedMs: number, requests: readonly number[]): void {
+        this.tenants.forEach((t, i) => {
+            const rate = this.ratePerMs(t) * load;
+            if (rate <= 0 || elapsedMs <= 0 || requests[i] <= 0) return;
+            this.arrivalShare[i] = Math.min(1, requests[i] / (rate * elapsedMs));
+        });
+    }
+}
+
+/** The share of a probe's time assumed to bring requests before one was measured (a warm-up round, then windows and drains). */
+const ASSUMED_ARRIVAL_SHARE = 0.5;
 
 const clampLoad = (load: number) => Math.min(MAX_LOAD, Math.max(MIN_LOAD, load));
 

@@ -8,7 +8,7 @@
  */
 import { z } from 'zod';
 import type { IrPercentile, IrTenant } from '../ir/types.js';
-import { createRandom } from '../plan/random.js';
+import { createRandom, type Random } from '../plan/random.js';
 import { formatGain } from '../../protocol/figures.js';
 import type { ScheduleEvaluation } from '../predict/schedules.js';
 import { pairedRatio, type TenantPhaseData } from './build.js';
@@ -49,6 +49,17 @@ export const comparedTenantSchema = z.object({
     slos: z.array(sloResultSchema),
     /** Against this tenant alone (the same rounds' solo phases). */
     slowdown: slowdownSchema,
+    /**
+     * The tenant alone in the same rounds (shared by every schedule of the comparison; absent
+     * where the solo phases were not measured, e.g. a merged sweep): its latency and bounds, and
+     * `floor`, its solo / the baseline's co-run on `gainStatistic` with its interval — the lowest
+     * ratio to the baseline any schedule could give this tenant, as alone is the best it can run.
+     */
+    solo: z.object({
+        latencyMs: z.object({ mean: num, p50: num, p95: num, p99: num }),
+        boundsMs: z.record(statisticSchema, boundsSchema),
+        floor: z.object({ estimate: num, low: nullableNum, high: nullableNum }).nullable(),
+    }).optional(),
     /** Against the baseline schedule, on `gainStatistic` (null for the baseline itself). */
     gain: gainSchema.nullable(),
     /** The tenant's first SLO statistic, else p99. */
@@ -207,6 +218,8 @@ export interface ComparisonData {
     tenants: readonly IrTenant[];
     seed: number;
     schedules: readonly ScheduleRunData[];
+    /** Per tenant, its solo rounds, shared by every schedule (absent: no solo figures in the comparison). */
+    solo?: readonly (readonly (TenantPhaseData | undefined)[])[];
     startedAt: Date;
     finishedAt: Date;
     /** A sweep's axes (tenancy merge): the load and the device the schedules were measured at. */
@@ -256,6 +269,7 @@ export function buildComparison(data: ComparisonData): Comparison {
     const baseIndex = Math.max(0, data.schedules.findIndex(s => s.baseline));
     const base = data.schedules[baseIndex];
     const headline = headlineTenant(data.tenants, base.results);
+    const solo = data.solo ? soloFigures(data.tenants, data.solo, base, random.fork('solo')) : undefined;
     const schedules: ComparedSchedule[] = data.schedules.map((s, si) => {
         const tenants: ComparedTenant[] = s.results.tenants.map((t, ti) => {
             const statistic = gainStatisticOf(data.tenants[ti]);
@@ -266,6 +280,7 @@ export function buildComparison(data: ComparisonData): Comparison {
                 latencyMs: t.corun ? { mean: t.corun.latencyMs.mean, p50: t.corun.latencyMs.p50, p95: t.corun.latencyMs.p95, p99: t.corun.latencyMs.p99 } : null,
                 boundsMs: t.corun?.boundsMs ?? null,
                 slos: t.slos, slowdown: t.slowdown,
+                ...(solo?.[ti] ? { solo: solo[ti] } : {}),
                 gain: ratio ? { estimate: ratio.estimate, low: ratio.low, high: ratio.high, verdict: gainVerdict(ratio) } : null,
                 gainStatistic: statistic,
             };
@@ -306,6 +321,24 @@ export function buildComparison(data: ComparisonData): Comparison {
         best, bestWhy: why,
         schedules,
     };
+}
+
+/**
+ * Each tenant alone (the shared solo phases): its latency figures, and solo / the baseline's
+ * co-run on its gain statistic (pairedRatio gives the baseline's co-run / solo: its inverse,
+ * bounds swapped). Null per tenant without a solo phase.
+ */
+function soloFigures(tenants: readonly IrTenant[], solo: NonNullable<ComparisonData['solo']>, base: ScheduleRunData, random: Random): (ComparedTenant['solo'] | null)[] {
+    return base.results.tenants.map((t, ti) => {
+        const stats = t.solo;
+        if (!stats || !solo[ti]) return null;
+        const r = pairedRatio(solo[ti], base.corun[ti], gainStatisticOf(tenants[ti]), random.fork(t.name));
+        const floor = r && r.estimate > 0 ? { estimate: 1 / r.estimate, low: r.high ? 1 / r.high : null, high: r.low ? 1 / r.low : null } : null;
+        return {
+            latencyMs: { mean: stats.latencyMs.mean, p50: stats.latencyMs.p50, p95: stats.latencyMs.p95, p99: stats.latencyMs.p99 },
+            boundsMs: stats.boundsMs, floor,
+        };
+    });
 }
 
 /** The tenant a latency headline is about: the SLO the baseline missed by most (measured / target), else the highest-priority tenant. */

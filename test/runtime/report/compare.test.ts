@@ -72,6 +72,23 @@ describe('a comparison of schedules', () => {
         expect(table).toMatch(/layer_block\(size: 4\): critical's p95 predicted 4\.00×, measured \d\.\d\d× \(\d\.\d\d–\d+\.\d\d\)/);
     });
 
+    it('gives each tenant alone (the shared solo rounds) and the floor: solo / the baseline\'s co-run, with its interval', () => {
+        const solo = [rounds(8, 80, 5, 'solo/critical'), rounds(8, 80, 20, 'solo/batch')];
+        const c = buildComparison({ tenants, seed: 0, schedules: [concurrent, blocks], solo, startedAt: new Date(0), finishedAt: new Date(1) });
+        expect(() => comparisonSchema.parse(JSON.parse(JSON.stringify(c)))).not.toThrow();
+        const alone = c.schedules[0].tenants[0].solo!;
+        // Exponential latencies of mean 5 ms alone against 40 ms under concurrent: a p95 about 8× lower.
+        expect(alone.latencyMs.p95).toBeCloseTo(concurrent.results.tenants[0].solo!.latencyMs.p95);
+        expect(alone.floor!.estimate).toBeGreaterThan(0.08);
+        expect(alone.floor!.estimate).toBeLessThan(0.2);
+        expect(alone.floor!.low!).toBeLessThan(alone.floor!.estimate);
+        expect(alone.floor!.high!).toBeGreaterThan(alone.floor!.estimate);
+        // The same solo rounds and baseline for every schedule: the same floor.
+        expect(c.schedules[1].tenants[0].solo).toEqual(alone);
+        // Without solo rounds (a merged sweep), no solo figures.
+        expect(buildComparison({ tenants, seed: 0, schedules: [concurrent, blocks], startedAt: new Date(0), finishedAt: new Date(1) }).schedules[0].tenants[0].solo).toBeUndefined();
+    });
+
     it('names no best when nothing beats the baseline beyond its interval', () => {
         const c = buildComparison({ tenants, seed: 0, schedules: [concurrent, same], startedAt: new Date(0), finishedAt: new Date(1) });
         expect(c.best).toBeNull();
