@@ -204,7 +204,7 @@ describe('tenancy predict', () => {
         writeFileSync(join(work, 'bad-profile.json'), '{"schemaVersion": 9}');
         const badProfile = runCli(['predict', 'demo.tenancy', '--profile', 'bad-profile.json']);
         expect(badProfile.code).toBe(1);
-        expect(badProfile.stderr).toMatch(/found schemaVersion 9, expected 1/);
+        expect(badProfile.stderr).toMatch(/found schemaVersion 9, expected 2/);
         writeFileSync(join(work, 'broken.tenancy'), 'workload w { tenant a { model nope() } }\n');
         const broken = runCli(['predict', 'broken.tenancy']);
         expect(broken.code).toBe(1);
