@@ -212,4 +212,11 @@ describe('tenancy predict', () => {
         const usage = runCli(['predict', 'demo.tenancy', '--top', '-1']);
         expect(usage.code).toBe(64);
     });
+    it('a version-1 profile still predicts, with a warning to recalibrate', () => {
+        writeFileSync(join(work, 'v1-profile.json'), JSON.stringify({ ...defaultProfile(), schemaVersion: 1 }));
+        const r = runCli(['predict', 'demo.tenancy', '--profile', 'v1-profile.json']);
+        expect(r.code, r.stderr).toBe(0);
+        expect(r.stderr).toMatch(/warning: .*v1-profile\.json: the device profile was calibrated by an older Tenancy \(profile schema 1, now 2\).*run `tenancy calibrate` again/);
+        expect(r.stdout).toMatch(/\d/);
+    });
 });
