@@ -195,3 +195,72 @@ export function idleProbeTenant(blocks: number): IrTenant {
     graph.outputs.push(x);
     return { name, graph, arrival: { kind: 'closed', clients: 1, thinkMs: 0 }, slos: [], priority: 'normal' };
 }
+
+/**
+ * The synthetic tenant calibration runs through the runtime's own path (calibrate/runtime-path.ts)
+ * to scale the ladders' op times to what a request sees. One request of mixed families, none of
+ * them an evaluated model's shapes: an image branch on 1×8×44² (3×3 convolution, depthwise
+ * stride 2, pointwise expansion, a 3×3 and a residual add, max pool, a strided convolution to
+ * 112 channels, a deep 3×3 on 4² (split-K), global pool, a 2-layer head of few-row denses) and a
+ * token branch on 40×288 (skinny dense 288→576, gelu, dense 576→288, residual add, layer norm,
+ * softmax). Convolutions carry bias and relu as models' do, so the compiler fuses them: the
+ * epilogues the ladders lack are in the measurement.
+ */
+export function runtimePathProbeTenant(): IrTenant {
+    const name = 'runtime_path_probe';
+    const graph: IrGraph = { model: 'runtime_path_probe', args: {}, tensors: {}, inputs: [], outputs: [], ops: [] };
+    const tensor = (id: string, shape: number[]) => { graph.tensors[id] = { id, dtype: 'f32', shape }; return id; };
+    const shape = (id: string) => graph.tensors[id].shape;
+    const add = (kind: IrOpKind, opName: string, inputs: string[], outShape: number[], attrs: IrAttrs, weights: IrWeight[], flops: number): string => {
+        const output = tensor(`${opName.replace(/[^A-Za-z0-9_]/g, '_')}_out`, outShape);
+        const bytes = 4 * (inputs.reduce((a, i) => a + numel(shape(i)), 0) + weights.reduce((a, w) => a + numel(w.shape), 0) + numel(outShape));
+        graph.ops.push({ path: `${name}/probe/${opName}`, kind, inputs, output, attrs, weights, flops, bytes });
+        return output;
+    };
+    const out = (hw: number, k: number, s: number, p: number) => Math.floor((hw + 2 * p - k) / s) + 1;
+    const conv = (opName: string, x: string, f: number, k: number, s = 1): string => {
+        const [n, c, hw] = shape(x);
+        const p = Math.floor(k / 2), ho = out(hw, k, s, p);
+        const y = add('conv2d', opName, [x], [n, f, ho, ho], {
+            filters: f, kernel: [k, k], stride: [s, s], padding: [p, p, p, p], dilation: [1, 1], groups: 1, bias: true,
+        }, [{ name: 'weight', shape: [f, c, k, k], dtype: 'f32' }, { name: 'bias', shape: [f], dtype: 'f32' }], 2 * n * f * ho * ho * c * k * k);
+        return unary('relu', `${opName}/relu`, y);
+    };
+    const unary = (kind: 'relu' | 'gelu', opName: string, x: string) => add(kind, opName, [x], shape(x), {}, [], numel(shape(x)));
+    const binary = (opName: string, a: string, b: string) => add('add', opName, [a, b], shape(a), {}, [], numel(shape(a)));
+    const dense = (opName: string, x: string, units: number): string => {
+        const s = shape(x), k = s[s.length - 1], o = [...s.slice(0, -1), units];
+        return add('dense', opName, [x], o, { units, bias: true }, [{ name: 'weight', shape: [k, units], dtype: 'f32' }, { name: 'bias', shape: [units], dtype: 'f32' }], 2 * numel(o) * k);
+    };
+    // Image branch.
+    let x = tensor('image', [1, 8, 44, 44]);
+    graph.inputs.push(x);
+    x = conv('stem', x, 24, 3);
+    {
+        const [n, c, hw] = shape(x), ho = out(hw, 3, 2, 1);
+        x = add('depthwise_conv2d', 'dw', [x], [n, c, ho, ho], { kernel: [3, 3], stride: [2, 2], padding: [1, 1, 1, 1], multiplier: 1 },
+            [{ name: 'weight', shape: [c, 1, 3, 3], dtype: 'f32' }], 2 * n * c * ho * ho * 9);
+    }
+    const expanded = conv('expand', x, 56, 1);
+    x = binary('residual', conv('mid', expanded, 56, 3), expanded);
+    {
+        const [n, c, hw] = shape(x);
+        x = add('max_pool2d', 'maxpool', [x], [n, c, hw / 2, hw / 2], { kernel: [2, 2], stride: [2, 2], padding: [0, 0, 0, 0] }, [], numel(shape(x)));
+    }
+    x = conv('down', x, 112, 3, 2);
+    x = conv('down2', x, 240, 3, 2);
+    x = conv('deep', x, 320, 3);
+    x = add('global_avg_pool', 'pool', [x], [1, shape(x)[1], 1, 1], {}, [], numel(shape(x)));
+    x = add('flatten', 'flatten', [x], [1, shape(x)[1]], {}, [], 0);
+    x = dense('head/fc2', unary('relu', 'head/relu', dense('head/fc1', x, 700)), 100);
+    graph.outputs.push(x);
+    // Token branch.
+    const tokens = tensor('tokens', [40, 288]);
+    graph.inputs.push(tokens);
+    let t = dense('mlp/fc2', unary('gelu', 'mlp/gelu', dense('mlp/fc1', tokens, 576)), 288);
+    t = binary('mlp/residual', t, tokens);
+    t = add('layer_norm', 'norm', [t], shape(t), {}, ['gamma', 'beta'].map(w => ({ name: w, shape: [288], dtype: 'f32' as const })), 5 * numel(shape(t)));
+    t = add('softmax', 'softmax', [t], shape(t), { axis: 1 }, [], 5 * numel(shape(t)));
+    graph.outputs.push(t);
+    return { name, graph, arrival: { kind: 'closed', clients: 1, thinkMs: 0 }, slos: [], priority: 'normal' };
+}
