@@ -21,9 +21,9 @@ const profile = locateProfile(process.cwd()).profile;
 console.log(`profile ${profile.createdAt}; floor ${profile.kernelFloorMs.toFixed(3)} ms; host mean factor ${JSON.stringify(profile.hostMeanFactor)}`);
 
 type Point = FamilyProfile['points'][number];
-/** The model's time for a calibration point on a profile (the family's curve as `launchTiming` reads it, without the runtime-path factor: the points are the ladders'). */
+/** The model's time for a calibration point on a profile (the family's curve as `launchTiming` reads it). */
 const modelMs = (p: DeviceProfile, family: string, point: Point) =>
-    launchTiming({ ...p, runtimePath: undefined }, { name: point.shape, family, flops: point.flops, bytes: point.bytes, workgroups: point.workgroups, effectiveFlops: point.effectiveFlops ?? point.flops }).ms;
+    launchTiming(p, { name: point.shape, family, flops: point.flops, bytes: point.bytes, workgroups: point.workgroups, effectiveFlops: point.effectiveFlops ?? point.flops }).ms;
 
 const all: { inSample: number; out: number }[] = [];
 for (const [name, fam] of Object.entries(profile.families)) {

@@ -11,7 +11,6 @@ import { extname, join, resolve } from 'node:path';
 import { parseWorkloadIr } from '../../runtime/ir/validate.js';
 import type { WorkloadIR } from '../../runtime/ir/types.js';
 import { locateProfile, readProfileFile, type LocatedProfile } from '../../runtime/predict/profile-store.js';
-import { profileMigrationNotice } from '../../runtime/predict/profile.js';
 import { predictWorkload, type WorkloadPrediction } from '../../runtime/predict/workload.js';
 import { DEFAULT_BAND } from '../../runtime/predict/band.js';
 import { alignTable } from '../../runtime/report/table.js';
@@ -110,8 +109,6 @@ export async function runPredict(fileArg: string, opts: PredictCommandOptions, o
         return exitCodes.inputErrors;
     }
     if (located.problem) err(`tenancy predict: warning: ${located.problem}`);
-    const stale = profileMigrationNotice(located.profile);
-    if (stale) err(`tenancy predict: warning: ${located.file ?? 'device profile'}: ${stale}`);
     let irs: WorkloadIR[];
     try {
         irs = await loadIrs(file);

@@ -6,10 +6,7 @@
  * 2. Per kernel family, a ladder of synthetic ops (synthetic.ts) served by the real kernel
  *    generators, run as a tenant's request runs (measure.ts timeSequence: the ladder's ops one
  *    after another in one submission, a timestamped pass per launch, repetitions back to back):
- *    the median GPU time of every launch at every size — the throughput-vs-size curve. In every
- *    round through the ladders, a synthetic tenant of mixed families also runs through the
- *    runtime's own path (runtime-path.ts): what its ops take there over what the curves give
- *    them is the runtime-path factor every op time is scaled by (profile.runtimePath).
+ *    the median GPU time of every launch at every size — the throughput-vs-size curve.
  * 3. Memory bandwidth: the largest copy-like kernel (relu.map4: read once, write once).
  * 4. Dispatch and submit overhead: what those requests took beyond their passes (submit,
  *    completion seen by Node, gaps), fitted over the ladders as u + passes·d.
@@ -34,14 +31,13 @@ import {
     type InterferencePair,
 } from '../predict/profile.js';
 import { normalQuantile } from '../predict/queueing.js';
-import { idlePenaltyFromRuntimeTrials, levelledByTrial, mean, meanFactorFromTrials, medianOf, quantileOf, runtimePathFactorFromRounds, type RuntimeIdleTrial } from './estimators.js';
+import { idlePenaltyFromRuntimeTrials, levelledByTrial, mean, meanFactorFromTrials, medianOf, quantileOf, type RuntimeIdleTrial } from './estimators.js';
 import { measureRuntimeIdle } from './runtime-idle.js';
-import { prepareRuntimePathProbe, type RuntimePathProbe } from './runtime-path.js';
 import { bandEvidence, roundDeviations } from './band-evidence.js';
 import { familyBand } from '../predict/band.js';
 import { formatPercent } from '../../protocol/units.js';
 import { fitLine, prepareCase, robustStats, startAggressor, timeLaunches, timeSequence, type PreparedCase, type SequenceTimes } from './measure.js';
-import { calibrationCases, convCase, idleProbeTenant, interferenceKernels, matmulCase, reluCase, runtimePathProbeTenant, type SyntheticCase } from './synthetic.js';
+import { calibrationCases, convCase, idleProbeTenant, interferenceKernels, matmulCase, reluCase, type SyntheticCase } from './synthetic.js';
 
 export interface CalibrateOptions {
     quick?: boolean;
@@ -57,9 +53,6 @@ export interface CalibrateOptions {
 
 /** Runtime-path idle measurement (step 5b): the synthetic tenants' pointwise blocks (two request lengths: 3 and 11 passes), trials per length, the open-loop rate (requests per second). */
 const RUNTIME_IDLE_BLOCKS = [0, 8], RUNTIME_IDLE_TRIALS = 7, RUNTIME_IDLE_RATE = 20;
-
-/** Measured requests of the runtime-path probe in each ladder round (runtime-path.ts). */
-const RUNTIME_PATH_REQUESTS = 12;
 
 /** Bytes-basis families (memory kernels, by the stem before the dot: `copy.im2col` is a copy); everything else is interpolated over FLOPs. */
 const BYTES_FAMILIES = new Set(['elementwise', 'reduction', 'pool', 'copy', 'depthwise_conv2d']);
@@ -112,8 +105,8 @@ export async function calibrate(options: CalibrateOptions): Promise<DeviceProfil
         opened.push(victim);
         const info = adapterInfo(adapter);
         const ladders = options.ladders ?? calibrationCases(quick);
-        // One tick per ladder case, eight single steps, six interference pairs.
-        const totalSteps = ladders.reduce((s, l) => s + l.cases.length, 0) + 8 + 6;
+        // One tick per ladder case, seven single steps, six interference pairs.
+        const totalSteps = ladders.reduce((s, l) => s + l.cases.length, 0) + 7 + 6;
         let step = 0;
         const c: Calibration = {
             gpu, victim, preference, quick, signal: options.signal,
@@ -167,7 +160,6 @@ export async function calibrate(options: CalibrateOptions): Promise<DeviceProfil
             calibrationMs: performance.now() - started,
             hostLoad: { before: loadBefore, after: loadavg()[0], cores: availableParallelism() },
         };
-        profile.runtimePath = runtimePathFrom(rounds, profile, c);
         return parseProfile(profile, 'measured profile');
     } finally {
         for (const p of prepared) p.destroy();
@@ -199,8 +191,6 @@ interface LadderRounds {
     /** The mid-size request (a conv and two matmuls in one submission, as a tenant's request) and its times per round. */
     request: PreparedCase[];
     requestRuns: SequenceTimes[];
-    /** The runtime-path probe: its ops' median times per round (runtime-path.ts), the curves' figures for them, the load meanwhile. */
-    runtimePath: { ops: number; byRound: number[][]; predicted(profile: DeviceProfile): number[]; hostLoad: number };
 }
 
 /**
@@ -239,39 +229,11 @@ async function measureLadderRounds(c: Calibration, ladders: readonly { family: s
     const requestRuns: SequenceTimes[] = [];
     // 300 in all (60 a round): its tail is an empirical p99, which 100 walls spread over the rounds left at 2.6–24 ms.
     const requestReps = Math.ceil((quick ? 30 : 300) / rounds);
-    // The runtime-path probe on a device requested as a tenant's (the runtime's own), in every round beside the ladders.
-    const tenantDevice = await requestTenantDevice(c.gpu, c.preference, 'calibrate-runtime-path', { timestamps: true });
-    let probe: RuntimePathProbe | undefined;
-    const byRound: number[][] = [];
-    const loads: number[] = [];
-    try {
-        probe = await prepareRuntimePathProbe(tenantDevice.device, capsFromDevice(tenantDevice.device), runtimePathProbeTenant(), signal);
-        for (let round = 0; round < rounds; round++) {
-            for (const run of runs) run.times.push(await timeSequence(victim.device, run.cases, run.reps, signal));
-            requestRuns.push(await timeSequence(victim.device, request, requestReps, signal));
-            byRound.push(await probe.round(quick ? 4 : RUNTIME_PATH_REQUESTS, `runtime-path/${round}`, signal));
-            loads.push(loadavg()[0]);
-        }
-    } finally {
-        probe?.destroy();
-        tenantDevice.device.destroy();
+    for (let round = 0; round < rounds; round++) {
+        for (const run of runs) run.times.push(await timeSequence(victim.device, run.cases, run.reps, signal));
+        requestRuns.push(await timeSequence(victim.device, request, requestReps, signal));
     }
-    const p = probe;
-    return {
-        runs, request, requestRuns,
-        runtimePath: { ops: p.ops, byRound, predicted: profile => p.predicted(profile), hostLoad: medianOf(loads) },
-    };
-}
-
-/**
- * 2 (cont.). The runtime-path factor: the probe's ops as the runtime ran them over what the curves
- *    just fitted give them (estimators.ts runtimePathFactorFromRounds: median over rounds).
- */
-function runtimePathFrom(rounds: LadderRounds, curves: DeviceProfile, c: Calibration): NonNullable<DeviceProfile['runtimePath']> {
-    const { ops, byRound, predicted, hostLoad } = rounds.runtimePath;
-    const { factor, rounds: perRound } = runtimePathFactorFromRounds(byRound, predicted(curves));
-    c.tick(`runtime path: ops ×${factor.toFixed(3)} over the curves (${ops} ops of a mixed request in the phase loop; rounds ${perRound.map(x => x.toFixed(2)).join(' ')}; load ${hostLoad.toFixed(1)})`);
-    return { factor, rounds: perRound, ops, hostLoad };
+    return { runs, request, requestRuns };
 }
 
 /** A run's times of all rounds pooled (launches per case and launch; walls, GPU sums). */

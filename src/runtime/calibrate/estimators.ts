@@ -182,24 +182,3 @@ export function idlePenaltyFromRuntimeTrials(trials: readonly RuntimeIdleTrial[]
 export function foundIdle(requests: readonly { arrivalMs: number; doneMs: number }[]): boolean[] {
     return requests.map((r, i) => i === 0 || r.arrivalMs >= requests[i - 1].doneMs);
 }
-
-/**
- * The runtime-path factor (profile.runtimePath): per round, the geometric mean over ops of
- * (the op's median time in the runtime's requests ÷ the curves' typical time for it); the factor
- * is the median over rounds, so a round a burst of other work landed on cannot carry it. Each
- * op counts alike (the accuracy goals are per op, not per millisecond). Ops without a finite,
- * positive pair of figures are left out; throws when a round has none.
- */
-export function runtimePathFactorFromRounds(measuredByRound: readonly (readonly number[])[], predicted: readonly number[]): { factor: number; rounds: number[] } {
-    if (measuredByRound.length === 0) throw new Error('runtimePathFactorFromRounds: no rounds');
-    const rounds = measuredByRound.map((measured, r) => {
-        const logs: number[] = [];
-        measured.forEach((m, i) => {
-            const p = predicted[i];
-            if (Number.isFinite(m) && Number.isFinite(p) && m > 0 && p > 0) logs.push(Math.log(m / p));
-        });
-        if (logs.length === 0) throw new Error(`runtimePathFactorFromRounds: round ${r} has no op with a measured and a predicted time`);
-        return Math.exp(mean(logs));
-    });
-    return { factor: medianOf(rounds), rounds };
-}

@@ -200,16 +200,10 @@ export function residualFactor(family: FamilyProfile, fit: WavesFit, floorMs: nu
 /** The work of a launch as the model reads it (a planned launch, or a calibration point with its family's name). */
 export type LaunchWork = Pick<PlannedLaunch, 'family' | 'flops' | 'bytes' | 'workgroups'> & { effectiveFlops?: number };
 
-/** Time of one launch on a profile: its family's curve, scaled to the runtime's own path (profile.runtimePath). */
+/** Time of one launch on a profile. */
 export function launchTiming(profile: DeviceProfile, launch: PlannedLaunch): LaunchTiming {
     const fam = familyProfile(profile, launch.family);
-    const t = familyLaunchTiming(fam, launch, profile.kernelFloorMs, profile.bandwidthBytesPerMs);
-    return { ...t, ms: t.ms * runtimePathFactor(profile), band: familyBand(fam) };
-}
-
-/** The runtime-path factor of a profile's op times (1 when it was not measured). */
-export function runtimePathFactor(profile: DeviceProfile): number {
-    return profile.runtimePath?.factor ?? 1;
+    return { ...familyLaunchTiming(fam, launch, profile.kernelFloorMs, profile.bandwidthBytesPerMs), band: familyBand(fam) };
 }
 
 /**

@@ -11,15 +11,7 @@ import { z } from 'zod';
 import { DEFAULT_CAPS } from '../kernels/index.js';
 import type { DeviceCaps } from '../kernels/kernel.js';
 
-/**
- * 2: op times carry the runtime-path factor (`runtimePath`). Version-1 profiles still load
- * (parseProfile migrates them, saying so in `migratedFrom`); their op times are the ladders'
- * own, uncorrected, until `tenancy calibrate` runs again.
- */
-export const PROFILE_SCHEMA_VERSION = 2;
-
-/** Versions parseProfile reads and migrates to the current one. */
-const MIGRATABLE_SCHEMA_VERSIONS: readonly number[] = [1];
+export const PROFILE_SCHEMA_VERSION = 1;
 
 const finite = z.number().finite();
 const positive = finite.positive();
@@ -161,25 +153,6 @@ export const deviceProfileSchema = z.object({
      * figure. Absent in the default profile.
      */
     hostLoad: z.object({ before: nonNegative, after: nonNegative, cores: z.number().int().positive() }).optional(),
-    /**
-     * What the runtime's own request path takes per op over what the ladders' curves give for the
-     * same op (calibrate/runtime-path.ts): a synthetic tenant of mixed families, planned, fused and
-     * compiled as `tenancy run` does and run by TenantRunner in the phase loop (closed loop, back
-     * to back), once in every round through the ladders. `factor` is the median over rounds of the
-     * geometric mean over its ops of (measured median ÷ the fitted curves' typical time); every
-     * launch's time is scaled by it (latency.ts launchTiming), so the profile's figures are what a
-     * request sees (fused epilogues, the runtime's buffers, its submission and polling included).
-     * `rounds`: each round's factor; `ops`: ops per request; `hostLoad`: the 1-minute load when
-     * it was measured. Absent (the default profile, version-1 profiles) ⇒ 1.
-     */
-    runtimePath: z.object({
-        factor: positive,
-        rounds: z.array(positive),
-        ops: z.number().int().positive(),
-        hostLoad: nonNegative,
-    }).optional(),
-    /** Set by parseProfile when it read an older schema version (the file still says that version); absent when calibrated on this one. */
-    migratedFrom: z.number().int().positive().optional(),
 });
 export type DeviceProfile = z.infer<typeof deviceProfileSchema>;
 
@@ -207,7 +180,7 @@ function fnv1a(text: string): string {
 
 /** Validates a parsed profile; throws naming the first bad fields and the schema version expected vs found. */
 export function parseProfile(value: unknown, where = 'device profile'): DeviceProfile {
-    const r = deviceProfileSchema.safeParse(migrated(value));
+    const r = deviceProfileSchema.safeParse(value);
     if (r.success) {
         for (const [name, fam] of Object.entries(r.data.families)) {
             fam.points.sort((a, b) => (fam.basis === 'flops' ? a.flops - b.flops : a.bytes - b.bytes));
@@ -218,28 +191,11 @@ export function parseProfile(value: unknown, where = 'device profile'): DevicePr
         return r.data;
     }
     const version = (value as { schemaVersion?: unknown } | null)?.schemaVersion;
-    const hint = version !== PROFILE_SCHEMA_VERSION && !MIGRATABLE_SCHEMA_VERSIONS.includes(version as number)
+    const hint = version !== PROFILE_SCHEMA_VERSION
         ? ` (found schemaVersion ${JSON.stringify(version)}, expected ${PROFILE_SCHEMA_VERSION}; run \`tenancy calibrate\` again)`
         : '';
     const first = r.error.issues.slice(0, 5).map(i => `${i.path.join('.') || '(root)'}: ${i.message}`);
     throw new Error(`invalid ${where}${hint}: ${first.join('; ')}`);
-}
-
-/**
- * An older profile in the current schema: version 1 lacks only `runtimePath` (optional), so it
- * reads as is, marked `migratedFrom: 1`. Anything else is returned unchanged.
- */
-function migrated(value: unknown): unknown {
-    const version = (value as { schemaVersion?: unknown } | null)?.schemaVersion;
-    if (typeof version !== 'number' || !MIGRATABLE_SCHEMA_VERSIONS.includes(version)) return value;
-    return { ...(value as object), schemaVersion: PROFILE_SCHEMA_VERSION, migratedFrom: version };
-}
-
-/** What a migrated profile lacks, for a warning (undefined for a profile of the current schema). */
-export function profileMigrationNotice(profile: DeviceProfile): string | undefined {
-    if (profile.migratedFrom === undefined) return undefined;
-    return `the device profile was calibrated by an older Tenancy (profile schema ${profile.migratedFrom}, now ${PROFILE_SCHEMA_VERSION}): `
-        + 'its op times are calibration\'s own, not corrected to what the runtime\'s requests take (typically faster than a run on a software adapter); run `tenancy calibrate` again';
 }
 
 const DEFAULT_ADAPTER: ProfileAdapter = { vendor: 'unknown', architecture: 'unknown', device: 'uncalibrated default', description: '' };

@@ -242,8 +242,8 @@ describe('profile schema', () => {
         expect(key).not.toBe(profileKey({ vendor: 'mesa', architecture: 'software', device: 'llvmpipe (LLVM 19.1.7, 256 bits)', description: 'Mesa 25.0.8' }));
     });
     it('rejects another schema version, naming expected and found', () => {
-        const bad = { ...defaultProfile(), schemaVersion: 3 };
-        expect(() => parseProfile(bad)).toThrow(/found schemaVersion 3, expected 2/);
+        const bad = { ...defaultProfile(), schemaVersion: 2 };
+        expect(() => parseProfile(bad)).toThrow(/found schemaVersion 2, expected 1/);
         const missing = { ...defaultProfile(), bandwidthBytesPerMs: -1 };
         expect(() => parseProfile(missing)).toThrow(/bandwidthBytesPerMs/);
     });
