@@ -13,9 +13,10 @@
  *   `auto` arguments), so that their `slo-at-risk` and `overloaded` read the same simulated
  *   figures as an open document's; for the other workloads of documents not open, with several
  *   tenants, it simulates only their own schedule (simulatesAlone: opening a workspace validates
- *   every document, and the check would otherwise run one simulation per workload). It runs the comparison stepwise (a step is one simulation, a
- *   few milliseconds), yielding to the event loop between steps so requests and the next edit's
- *   build are served at once; any edit cancels it (the builder's onUpdate). A cancelled
+ *   every document, and the check would otherwise run one simulation per workload). It runs the
+ *   comparison stepwise (a step is one simulation, a few milliseconds), yielding to the event
+ *   loop between steps so requests and the next edit's build are served at once; any edit
+ *   cancels it (the builder's onUpdate). A cancelled
  *   comparison keeps its generator and resumes where it stopped when the same IR is asked for
  *   again;
  * - comparisons are kept by the workload's content (its IR without names, sources and schedule:
