@@ -21,13 +21,14 @@ import { dirname, join, resolve } from 'node:path';
 import { readProfileFile } from '../../src/runtime/predict/profile-store.js';
 import type { DeviceProfile } from '../../src/runtime/predict/profile.js';
 import { predictWorkload, type WorkloadPrediction } from '../../src/runtime/predict/workload.js';
+import { bandCoverage } from './coverage.js';
 import { autoCandidates, compareSchedules } from '../../src/runtime/predict/schedules.js';
 import { evaluationSet } from './workloads.js';
 
 const args = process.argv.slice(2);
 const flag = (name: string) => { const i = args.indexOf(name); return i >= 0 ? args[i + 1] : undefined; };
 
-interface Sample { workload: string; what: string; predicted: number; measured: number }
+interface Sample { workload: string; what: string; predicted: number; measured: number; band?: number }
 interface Stored {
     profile?: string;
     durationMs?: number;
@@ -89,14 +90,14 @@ function floors(): Map<string, number> {
 const set = await evaluationSet(durationMs);
 const byName = new Map(set.map(w => [w.workload, w]));
 
-/** Today's prediction of a stored sample's figure on a profile (undefined: the workload or figure is gone). */
-function predicted(preds: Map<string, WorkloadPrediction>, row: string, s: Sample): number | undefined {
+/** Today's prediction of a stored sample's figure on a profile, with its 90 % band where it has one (undefined: the workload or figure is gone). */
+function predicted(preds: Map<string, WorkloadPrediction>, row: string, s: Sample): { ms: number; band?: number } | undefined {
     const pred = preds.get(s.workload);
     if (!pred) return undefined;
     if (row.startsWith('op ')) {
         for (const t of pred.tenants) {
             const op = t.ops.find(o => o.path === s.what);
-            if (op) return op.soloP50Ms;
+            if (op) return { ms: op.soloP50Ms, band: op.band.relative };
         }
         return undefined;
     }
@@ -104,14 +105,15 @@ function predicted(preds: Map<string, WorkloadPrediction>, row: string, s: Sampl
     const t = pred.tenants.find(x => x.name === name);
     if (!t) return undefined;
     switch (row) {
-        case 'tenantMean': return t.solo.mean;
-        case 'tenantP50': return t.solo.p50;
-        case 'corunMean': return t.corun.mean;
-        case 'corunP99': return t.corun.p99;
-        case 'slowdown': return t.corun.mean / t.solo.mean;
+        case 'tenantMean': return { ms: t.solo.mean };
+        case 'tenantP50': return { ms: t.solo.p50, band: t.band.relative };
+        case 'corunMean': return { ms: t.corun.mean, band: t.corunBand.mean };
+        case 'corunP99': return { ms: t.corun.p99, band: t.corunBand.p99 };
+        case 'slowdown': return { ms: t.corun.mean / t.solo.mean };
     }
     return undefined;
 }
+
 
 function predictionsOn(profile: DeviceProfile): Map<string, WorkloadPrediction> {
     const preds = new Map<string, WorkloadPrediction>();
@@ -140,7 +142,7 @@ const rescored = profiles.map(({ file, profile }) => {
         const now: Sample[] = [];
         for (const s of xs) {
             const p = predicted(preds, row === 'all ops' ? classOf.get(s)! : row, s);
-            if (p !== undefined && Number.isFinite(p)) now.push({ ...s, predicted: p });
+            if (p !== undefined && Number.isFinite(p.ms)) now.push({ ...s, predicted: p.ms, band: p.band });
         }
         out.set(row, now);
     }
@@ -156,12 +158,12 @@ const goalOf = (row: string, n: number) => {
 };
 const lines = [
     `Re-scored ${from} (${allOps.length} ops); measurements of run 1, predictions of this checkout.`, '',
-    `| figure | n | in the run | ${rescored.map(r => `now: ${r.file.replace(/^.*\//, '')} (bias)`).join(' | ')} | noise floor | goal |`,
-    `|---|---:|---:|${rescored.map(() => '---:').join('|')}|---:|---:|`,
+    `| figure | n | in the run | ${rescored.map(r => `now: ${r.file.replace(/^.*\//, '')} (bias)`).join(' | ')} | noise floor | goal | inside 90 % band now (goal 85–95 %; median band) |`,
+    `|---|---:|---:|${rescored.map(() => '---:').join('|')}|---:|---:|---:|`,
 ];
 for (const [row, xs] of rows) {
     const goal = goalOf(row, xs.length);
-    lines.push(`| ${row} | ${xs.length} | ${pct(mape(xs))} | ${rescored.map(r => { const ys = r.out.get(row)!; return `${pct(mape(ys))} (${bias(ys) >= 0 ? '+' : ''}${pct(bias(ys))})${ys.length !== xs.length ? ` n=${ys.length}` : ''}`; }).join(' | ')} | ${pct(floor.get(row) ?? NaN)} | ${goal !== undefined ? `≤ ${goal.toFixed(1)}%` : '—'} |`);
+    lines.push(`| ${row} | ${xs.length} | ${pct(mape(xs))} | ${rescored.map(r => { const ys = r.out.get(row)!; return `${pct(mape(ys))} (${bias(ys) >= 0 ? '+' : ''}${pct(bias(ys))})${ys.length !== xs.length ? ` n=${ys.length}` : ''}`; }).join(' | ')} | ${pct(floor.get(row) ?? NaN)} | ${goal !== undefined ? `≤ ${goal.toFixed(1)}%` : '—'} | ${bandCoverage(rescored[0].out.get(row)!)} |`);
 }
 const first = rescored[0].out;
 const worst = [...first.get('all ops')!].sort((a, b) => ape(b.predicted, b.measured) - ape(a.predicted, a.measured)).slice(0, worstN);

@@ -20,7 +20,8 @@ import type { WorkloadIR } from '../../src/runtime/ir/types.js';
 import { runWorkload } from '../../src/runtime/execute/run.js';
 import { locateProfile, readProfileFile } from '../../src/runtime/predict/profile-store.js';
 import { predictWorkload, type WorkloadPrediction } from '../../src/runtime/predict/workload.js';
-import { familyBand, insideBand } from '../../src/runtime/predict/band.js';
+import { familyBand } from '../../src/runtime/predict/band.js';
+import { bandCoverage } from './coverage.js';
 import type { Results } from '../../src/runtime/report/schema.js';
 import { closedLoopProbes, evaluationSet } from './workloads.js';
 
@@ -50,8 +51,8 @@ function compare(ir: WorkloadIR, pred: WorkloadPrediction, res: Results, out: Sa
             out.tenantP50.push({ workload: ir.workload, what: `${t.name} solo p50`, predicted: t.solo.p50, measured: m.solo.latencyMs.p50, ape: ape(t.solo.p50, m.solo.latencyMs.p50), band: t.band.relative });
         }
         if (multi && m.corun && m.corun.requests > 0 && Number.isFinite(t.corun.p99)) {
-            out.corunP99.push({ workload: ir.workload, what: `${t.name} co-run p99`, predicted: t.corun.p99, measured: m.corun.latencyMs.p99, ape: ape(t.corun.p99, m.corun.latencyMs.p99), band: t.band.relative });
-            out.corunMean.push({ workload: ir.workload, what: `${t.name} co-run mean`, predicted: t.corun.mean, measured: m.corun.latencyMs.mean, ape: ape(t.corun.mean, m.corun.latencyMs.mean) });
+            out.corunP99.push({ workload: ir.workload, what: `${t.name} co-run p99`, predicted: t.corun.p99, measured: m.corun.latencyMs.p99, ape: ape(t.corun.p99, m.corun.latencyMs.p99), band: t.corunBand.p99 });
+            out.corunMean.push({ workload: ir.workload, what: `${t.name} co-run mean`, predicted: t.corun.mean, measured: m.corun.latencyMs.mean, ape: ape(t.corun.mean, m.corun.latencyMs.mean), band: t.corunBand.mean });
             // Slowdown (co-run mean / solo mean): scale-free, so a uniformly slower or faster host cancels out.
             const predictedSlowdown = t.corun.mean / t.solo.mean;
             if (m.slowdown.mean !== null && Number.isFinite(predictedSlowdown)) {
@@ -98,17 +99,6 @@ function asPrediction(pred: WorkloadPrediction, res: Results): WorkloadPredictio
     };
 }
 
-/**
- * Band coverage: the share of samples with a band whose measurement fell inside it (goal 85–95 % for 90 % bands), with the
- * bands' median half-width beside it (a band wide enough covers anything: the width says what the coverage cost), or — without bands.
- */
-const coverage = (xs: Sample[]) => {
-    const banded = xs.filter(x => x.band !== undefined);
-    if (banded.length === 0) return '—';
-    const inside = banded.filter(x => insideBand(x.predicted, x.measured, x.band!)).length;
-    const widths = banded.map(x => x.band!).sort((a, b) => a - b);
-    return `${(100 * inside / banded.length).toFixed(0)}% (±${(100 * widths[Math.floor(widths.length / 2)]).toFixed(0)}%)`;
-};
 const mape = (xs: Sample[]) => (xs.length ? (100 * xs.reduce((s, x) => s + x.ape, 0)) / xs.length : NaN);
 const fmt = (x: number) => (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2));
 const row = (s: Sample) => `| ${s.workload} | ${s.what} | ${fmt(s.predicted)} | ${fmt(s.measured)} | ${(100 * (s.predicted - s.measured) / s.measured).toFixed(1)}% |`;
@@ -167,13 +157,13 @@ async function main(): Promise<void> {
     const noiseOf = (xs: Sample[] | undefined) => (repeat > 1 && xs && xs.length ? `${mape(xs).toFixed(1)}%` : '—');
     // Band coverage: the share of measured values inside their prediction's 90 % band (predict/band.ts; goal 85–95 %).
     lines.push(`| metric | n | MAPE (prediction vs run 1) | noise floor (run 2 vs run 1) | goal | inside 90 % band (goal 85–95 %; median band) |`, '|---|---:|---:|---:|---:|---:|');
-    for (const [kind, xs] of [...out.ops.entries()].sort()) lines.push(`| op ${kind} (solo GPU time, median per request) | ${xs.length} | ${mape(xs).toFixed(1)}% | ${noiseOf(noise.ops.get(kind))} | ≤ 10% | ${coverage(xs)} |`);
-    lines.push(`| all ops (median per request) | ${allOps.length} | ${mape(allOps).toFixed(1)}% | ${noiseOf([...noise.ops.values()].flat())} | ≤ 10% | ${coverage(allOps)} |`);
+    for (const [kind, xs] of [...out.ops.entries()].sort()) lines.push(`| op ${kind} (solo GPU time, median per request) | ${xs.length} | ${mape(xs).toFixed(1)}% | ${noiseOf(noise.ops.get(kind))} | ≤ 10% | ${bandCoverage(xs)} |`);
+    lines.push(`| all ops (median per request) | ${allOps.length} | ${mape(allOps).toFixed(1)}% | ${noiseOf([...noise.ops.values()].flat())} | ≤ 10% | ${bandCoverage(allOps)} |`);
     lines.push(`| all ops, mean per request (stalls included) | ${out.opMeans.length} | ${mape(out.opMeans).toFixed(1)}% | ${noiseOf(noise.opMeans)} | — | — |`);
     lines.push(`| tenant mean latency (solo) | ${out.tenantMean.length} | ${mape(out.tenantMean).toFixed(1)}% | ${noiseOf(noise.tenantMean)} | ≤ 10% | — |`);
-    lines.push(`| tenant p50 latency (solo) | ${out.tenantP50.length} | ${mape(out.tenantP50).toFixed(1)}% | ${noiseOf(noise.tenantP50)} | — | ${coverage(out.tenantP50)} |`);
-    lines.push(`| co-run mean latency | ${out.corunMean.length} | ${mape(out.corunMean).toFixed(1)}% | ${noiseOf(noise.corunMean)} | — | — |`);
-    lines.push(`| co-run p99 latency | ${out.corunP99.length} | ${mape(out.corunP99).toFixed(1)}% | ${noiseOf(noise.corunP99)} | ≤ 15% | ${coverage(out.corunP99)} |`);
+    lines.push(`| tenant p50 latency (solo) | ${out.tenantP50.length} | ${mape(out.tenantP50).toFixed(1)}% | ${noiseOf(noise.tenantP50)} | — | ${bandCoverage(out.tenantP50)} |`);
+    lines.push(`| co-run mean latency | ${out.corunMean.length} | ${mape(out.corunMean).toFixed(1)}% | ${noiseOf(noise.corunMean)} | — | ${bandCoverage(out.corunMean)} |`);
+    lines.push(`| co-run p99 latency | ${out.corunP99.length} | ${mape(out.corunP99).toFixed(1)}% | ${noiseOf(noise.corunP99)} | ≤ 15% | ${bandCoverage(out.corunP99)} |`);
     lines.push(`| co-run slowdown (mean / solo mean) | ${out.slowdown.length} | ${mape(out.slowdown).toFixed(1)}% | ${noiseOf(noise.slowdown)} | — | — |`);
     // Signed bias: a model that is systematically low or high shows here, noise does not.
     const bias = (xs: Sample[]) => (xs.length ? `${(100 * xs.reduce((sum, x) => sum + (x.predicted - x.measured) / x.measured, 0) / xs.length).toFixed(1)}%` : '—');

@@ -19,7 +19,8 @@
  *   bands (band.ts): each op carries its launches' 90 % error band combined; a tenant the band
  *            of all its launches combined (the same rule), applied as a relative band to its
  *            latency figures — it covers the op-time model and the host's noise, not the
- *            queueing and interference models (calibration has no held-out evidence for those).
+ *            queueing and interference models (calibration has no held-out evidence for those);
+ *            a co-run figure's band adds its sampling spread over the run's requests (corunBands).
  *   verdicts per SLO, with the tenant's band h (a figure x spans [x/(1+h), x/(1−h)]):
  *            even the band's low end of the solo service quantile > target ⇒ infeasible;
  *            else the band's high end of the co-run figure or of the solo service quantile >
@@ -75,7 +76,7 @@ export interface SloPrediction {
     soloServiceMs: number;
     soloMs: number;
     corunMs: number;
-    /** The 90 % bands of soloServiceMs and corunMs (the tenant's band). */
+    /** The 90 % bands of soloServiceMs (the tenant's band) and corunMs (its co-run band, corunBands). */
     soloServiceBandMs: { low: number; high: number };
     corunBandMs: { low: number; high: number };
     verdict: SloVerdict;
@@ -93,6 +94,8 @@ export interface TenantPrediction {
     corun: LatencyFigures;
     /** The 90 % error band of the tenant's figures: its launches' bands combined (band.ts), relative to each figure. */
     band: ErrorBand;
+    /** Each co-run figure's 90 % band, relative: the tenant's band and the figure's sampling spread (corunBands); the tenant's band alone when no simulation gave the figure. */
+    corunBand: Record<Percentile, number>;
     /** The band of the p50 and p99 figures, ms (∞ for an unbounded figure). */
     bandMs: Record<'solo' | 'corun', Record<'p50' | 'p99', { low: number; high: number }>>;
     /** Time in flight co-running over its solo work (the simulation's; 1 alone, and under a schedule that never overlaps tenants). */
@@ -275,6 +278,7 @@ export function predictWorkload(ir: WorkloadIR, profile: DeviceProfile, options:
     // Co-run: the workload's schedule as the one simulation runs it (alone, a tenant's co-run is its solo).
     let corun = solo;
     let slow = bases.map(() => 1);
+    let sampling: (ScheduledTenant['sampling'] | undefined)[] = bases.map(() => undefined);
     let corunSchedule: string | null = null;
     let corunPending = false;
     let corunError: string | undefined;
@@ -294,6 +298,7 @@ export function predictWorkload(ir: WorkloadIR, profile: DeviceProfile, options:
             corunSchedule = evaluation.resolved.name;
             corun = bases.map((b, i) => corunFigures(b.tenant.arrival, simulated[i]!));
             slow = simulated.map(t => t!.slowdown);
+            sampling = simulated.map(t => t!.sampling);
         } else {
             corunPending = true;
         }
@@ -303,8 +308,9 @@ export function predictWorkload(ir: WorkloadIR, profile: DeviceProfile, options:
         const s = slow[i];
         let corunOps: OpPrediction[] | undefined;
         const h = b.band.relative;
-        const slos = b.tenant.slos.map(slo => sloPrediction(slo, b.serviceMs, cvOf(b.serviceMs), tail, solo[i].figures, corun[i].figures, h));
-        const rangeOf = (f: LatencyFigures) => ({ p50: bandRange(f.p50, h), p99: bandRange(f.p99, h) });
+        const corunBand = corunBands(h, sampling[i]);
+        const slos = b.tenant.slos.map(slo => sloPrediction(slo, b.serviceMs, cvOf(b.serviceMs), tail, solo[i].figures, corun[i].figures, h, corunBand[slo.percentile]));
+        const rangeOf = (f: LatencyFigures, band: (p: Percentile) => number) => ({ p50: bandRange(f.p50, band('p50')), p99: bandRange(f.p99, band('p99')) });
         return {
             name: b.tenant.name,
             serviceMs: b.serviceMs,
@@ -314,7 +320,8 @@ export function predictWorkload(ir: WorkloadIR, profile: DeviceProfile, options:
             solo: solo[i].figures,
             corun: corun[i].figures,
             band: b.band,
-            bandMs: { solo: rangeOf(solo[i].figures), corun: rangeOf(corun[i].figures) },
+            corunBand,
+            bandMs: { solo: rangeOf(solo[i].figures, () => h), corun: rangeOf(corun[i].figures, p => corunBand[p]) },
             slowdown: slow[i],
             soloUtilisation: solo[i].utilisation,
             corunUtilisation: corun[i].utilisation,
@@ -360,12 +367,24 @@ function openRatePerSecond(arrival: Exclude<IrTenant['arrival'], { kind: 'closed
     return arrival.kind === 'poisson' ? arrival.ratePerSecond : 1000 / arrival.everyMs;
 }
 
-/** An SLO's verdict from the tenant's figures and their band h (see the module comment). */
-export function sloPrediction(slo: IrSlo, serviceMs: number, cv: number, tail: ServiceTail, solo: LatencyFigures, corun: LatencyFigures, band: number): SloPrediction {
+/**
+ * The 90 % band of each co-run figure: the tenant's band h (the kernels' times) and, where the
+ * simulation gave the figure, how far the figure scatters over a run of the benchmark's length
+ * (its sampling half-width s, statistics.ts samplingHalfWidth), as √(h² + 2s²): model and
+ * sampling are independent, and both the simulated figure and the measured one it is held
+ * against are read off that many requests, so the sampling spread enters twice.
+ */
+function corunBands(h: number, sampling: ScheduledTenant['sampling'] | undefined): Record<Percentile, number> {
+    const of = (p: Percentile) => (sampling ? Math.hypot(h, Math.SQRT2 * sampling[p]) : h);
+    return { mean: of('mean'), p50: of('p50'), p90: of('p90'), p95: of('p95'), p99: of('p99'), p999: of('p999') };
+}
+
+/** An SLO's verdict from the tenant's figures, their band h and the co-run figure's band (see the module comment). */
+export function sloPrediction(slo: IrSlo, serviceMs: number, cv: number, tail: ServiceTail, solo: LatencyFigures, corun: LatencyFigures, band: number, corunBand = band): SloPrediction {
     const p = slo.percentile as Percentile;
     const soloServiceMs = p === 'mean' ? serviceMoments(serviceMs, cv, tail).meanMs : serviceQuantileMs(PERCENTILE_Q[p], serviceMs, cv, tail);
     const soloServiceBandMs = bandRange(soloServiceMs, band);
-    const corunBandMs = bandRange(corun[p], band);
+    const corunBandMs = bandRange(corun[p], corunBand);
     const verdict: SloVerdict = soloServiceBandMs.low > slo.ms ? 'infeasible'
         : corunBandMs.high > slo.ms || soloServiceBandMs.high > slo.ms ? 'at-risk' : 'ok';
     return { percentile: p, targetMs: slo.ms, soloServiceMs, soloMs: solo[p], corunMs: corun[p], soloServiceBandMs, corunBandMs, verdict };

@@ -14,6 +14,7 @@
  */
 import type { Random } from '../plan/random.js';
 import type { IrPercentile } from '../ir/types.js';
+import { normalQuantile } from '../predict/queueing.js';
 
 /** The confidence of every bound and interval Tenancy reports. */
 export const CONFIDENCE = 0.95;
@@ -86,6 +87,41 @@ export function quantileBounds(sorted: ArrayLike<number>, q: number, confidence 
     for (let k = 1; k <= n; k++) if (cdf[k - 1] >= confidence) { u = k; break; }
     return { low: l >= 1 ? sorted[l - 1] : null, high: u >= 1 ? sorted[u - 1] : null };
 }
+
+/**
+ * How far a statistic read off `sorted` would move if the n samples were drawn again: the
+ * relative half-width h of its two-sided `confidence` interval, in the form of a prediction band
+ * (band.ts: a value m lies inside when |x − m| / m ≤ h). From the statistic's asymptotic normal
+ * spread: the mean's standard error; a q-quantile's √(q(1 − q) / n) / f(x_q), the density f
+ * read off the sample — by a central difference over q ± 0.05 up to p90, and above it from an
+ * exponential tail fitted between x_0.9 and x_q (f = (1 − q) / θ with
+ * θ = (x_q − x_0.9) / ln(0.1 / (1 − q))), because order statistics cannot bound a p99 of fewer
+ * than 299 requests from above, and its scatter is the tail's. 0 for fewer than 2 samples.
+ */
+export function samplingHalfWidth(sorted: ArrayLike<number>, statistic: IrPercentile, confidence = 0.9): number {
+    const n = sorted.length;
+    if (n < 2) return 0;
+    const x = statisticOf(sorted, statistic);
+    if (!(x > 0) || !Number.isFinite(x)) return 0;
+    const z = normalQuantile((1 + confidence) / 2);
+    let sd: number;
+    if (statistic === 'mean') {
+        let ss = 0;
+        for (let i = 0; i < n; i++) ss += (sorted[i] - x) ** 2;
+        sd = Math.sqrt(ss / (n - 1) / n);
+    } else {
+        const q = PERCENTILE_Q[statistic];
+        if (q <= 0.9) {
+            const spread = quantileSorted(sorted, Math.min(1, q + 0.05)) - quantileSorted(sorted, Math.max(0, q - 0.05));
+            sd = Math.sqrt((q * (1 - q)) / n) * (spread / 0.1);
+        } else {
+            const theta = (x - quantileSorted(sorted, 0.9)) / Math.log(0.1 / (1 - q));
+            sd = theta * Math.sqrt(q / (n * (1 - q)));
+        }
+    }
+    return (z * sd) / x;
+}
+
 
 /**
  * Samples a statistic needs before its upper bound exists: for the q-quantile the smallest n with

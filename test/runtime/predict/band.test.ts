@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_BAND, bandRange, combineBands, familyBand, insideBand } from '../../../src/runtime/predict/band.js';
 import { defaultProfile, parseProfile, type DeviceProfile, type FamilyProfile } from '../../../src/runtime/predict/profile.js';
 import { predictWorkload, sloPrediction } from '../../../src/runtime/predict/workload.js';
+import { declaredEvaluation } from '../../../src/runtime/predict/schedules.js';
 import { MIN_LOO_POINTS, bandEvidence, leaveOneOutErrors, roundDeviations } from '../../../src/runtime/calibrate/band-evidence.js';
 import { quantileOf } from '../../../src/runtime/calibrate/estimators.js';
 import { familyLaunchTiming } from '../../../src/runtime/predict/latency.js';
@@ -184,7 +185,12 @@ describe('bands of predictions', () => {
         expect(t.band.relative).toBeCloseTo(combineBands(all).relative, 9);
         expect(t.band.relative).toBeGreaterThan(0);
         expect(t.bandMs.solo.p99).toEqual(bandRange(t.solo.p99, t.band.relative));
-        expect(t.bandMs.corun.p50).toEqual(bandRange(t.corun.p50, t.band.relative));
+        // A co-run figure's band: the tenant's and the figure's sampling spread in the simulation, √(h² + 2s²).
+        const simulated = declaredEvaluation(ir, profile).tenants[0];
+        expect(simulated.sampling.p50).toBeGreaterThan(0);
+        for (const p of ['mean', 'p50', 'p95', 'p99'] as const) expect(t.corunBand[p]).toBeCloseTo(Math.hypot(t.band.relative, Math.SQRT2 * simulated.sampling[p]), 12);
+        expect(t.bandMs.corun.p50).toEqual(bandRange(t.corun.p50, t.corunBand.p50));
+        expect(t.bandMs.corun.p99).toEqual(bandRange(t.corun.p99, t.corunBand.p99));
     });
 
     it('an older profile without evidence still loads; its predictions carry the default band, marked uncalibrated', () => {
