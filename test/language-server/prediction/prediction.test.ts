@@ -340,6 +340,7 @@ workload w {
         expect(tenant).toMatch(/co-run \/ solo: mean 1\.\d\d× slower \([\d.]+–[\d.]+\) · p50 1\.\d\d× slower/);
         expect(tenant).toMatch(/mean latency, solo → co-run: queueing 0\.5\d* ms → 1\.\d* ms, GPU/);
         expect(tenant).toContain('`b` ran during 63% of its co-run GPU time; its kernels took 2.10× their solo time then');
+        expect(tenant).toContain("the co-run ranges add how far each figure scatters over a run's requests");
         // 100 requests bound a p99 from below only: the violated SLO is proven, and p99 is not shown as a number.
         expect(tenant).toMatch(/SLO p99 ≤ 1(\.00)? ms: .*; measured ✗ \(≥ [\d.]+ ms\)/);
         const opHover = await hoverAt(d, 'dense(x, 512)');
@@ -364,6 +365,7 @@ workload w {
         expect(hover).toContain("±11% is the 90 % band: on this profile's own calibration points, 90 % of measured times fell within that error of the prediction");
         const tenant = await hoverAt(d, 'tenant a', 7);
         expect(tenant).toMatch(/p50 and p99 with their 90 % band \(±1\d%, ms\)/);
+        expect(tenant).not.toContain('co-run ranges'); // alone: no co-run row
         expect(await hintAt(d, 7)).toMatch(/^ ≈ p50 [\d.]+ (ms|µs) · p99 [\d.]+ (ms|µs) \([\d.]+–[\d.]+\) solo$/);
         const uri = d.uri.toString();
         // Measured 5 % above the prediction: error −4.8 %, inside; 20 % above: −17 %, outside.
