@@ -6,12 +6,13 @@
  * own (run 2 vs run 1: accuracy.json's `noise`, or, for files written before run.ts stored it,
  * the table of the accuracy.md beside it).
  *
- *   node bench/bundle-and-run.mjs bench/accuracy/rescore.ts [--from bench/.work/accuracy.json] [--profile P] [--also-profiles P2,P3…] [--duration-ms N] [--worst N] [--no-tail] [--time N]
+ *   node bench/bundle-and-run.mjs bench/accuracy/rescore.ts [--from bench/.work/accuracy.json] [--profile P] [--also-profiles P2,P3…] [--duration-ms N] [--worst N] [--no-tail] [--corun] [--time N]
  *
  * --profile: the profile to predict with (default: the one the run used, as its file records).
  * --no-tail: predicts without the profiles' host tail (serviceTailMs, corunTailMs): how much of
  * the co-run error is the tail. The co-run slowdown (co-run mean / solo mean, each side's own) is
  * scale-free: it scores the co-run model apart from the solo op times' error.
+ * --corun: also lists every co-run figure (mean, p99, slowdown): in the run, now, measured, and whether it fell inside its band now.
  * --time N: also times, N times per multi-tenant workload, what the editor's schedule hints compute
  * (compareSchedules over autoCandidates on the first profile) and prints the median ms.
  * Goals per op class (issue 20): MAPE ≤ max(10 %, 1.5 × the class's floor) for classes of 3 ops or more.
@@ -21,6 +22,7 @@ import { dirname, join, resolve } from 'node:path';
 import { readProfileFile } from '../../src/runtime/predict/profile-store.js';
 import type { DeviceProfile } from '../../src/runtime/predict/profile.js';
 import { predictWorkload, type WorkloadPrediction } from '../../src/runtime/predict/workload.js';
+import { insideBand } from '../../src/runtime/predict/band.js';
 import { bandCoverage } from './coverage.js';
 import { autoCandidates, compareSchedules } from '../../src/runtime/predict/schedules.js';
 import { evaluationSet } from './workloads.js';
@@ -170,6 +172,17 @@ const worst = [...first.get('all ops')!].sort((a, b) => ape(b.predicted, b.measu
 lines.push('', `Worst ops now (${rescored[0].file.replace(/^.*\//, '')}):`, '', '| workload | op | in the run | now | measured | error now |', '|---|---|---:|---:|---:|---:|');
 const before = new Map(allOps.map(s => [`${s.workload} ${s.what}`, s.predicted]));
 for (const s of worst) lines.push(`| ${s.workload} | ${s.what} | ${before.get(`${s.workload} ${s.what}`)!.toFixed(3)} | ${s.predicted.toFixed(3)} | ${s.measured.toFixed(3)} | ${(100 * (s.predicted - s.measured) / s.measured).toFixed(1)}% |`);
+if (args.includes('--corun')) {
+    lines.push('', `Co-run figures now (${rescored[0].file.replace(/^.*\//, '')}):`, '', '| workload | figure | in the run | now | measured | error now | band now | inside |', '|---|---|---:|---:|---:|---:|---:|---|');
+    for (const row of ['corunMean', 'corunP99', 'slowdown']) {
+        const was = new Map(rows.find(([r]) => r === row)![1].map(s => [`${s.workload} ${s.what}`, s.predicted]));
+        for (const s of first.get(row)!) {
+            const band = s.band !== undefined ? `±${(100 * s.band).toFixed(0)}%` : '—';
+            const inside = s.band !== undefined ? (insideBand(s.predicted, s.measured, s.band) ? 'yes' : 'no') : '—';
+            lines.push(`| ${s.workload} | ${s.what} | ${was.get(`${s.workload} ${s.what}`)!.toFixed(2)} | ${s.predicted.toFixed(2)} | ${s.measured.toFixed(2)} | ${(100 * (s.predicted - s.measured) / s.measured).toFixed(1)}% | ${band} | ${inside} |`);
+        }
+    }
+}
 if (times > 0) {
     lines.push('', `| workload | schedules compared (hints), median ms of ${times} |`, '|---|---:|');
     for (const ir of set.filter(w => w.tenants.length > 1)) {

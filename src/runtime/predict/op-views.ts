@@ -28,9 +28,20 @@ export function opViews(ops: readonly PlannedOp[], profile: DeviceProfile): OpVi
         const view: OpView = { flops: op.flops, launches: op.launches.length };
         if (view.launches === 0) return view;
         const ms = opServiceMs(profile, op);
-        if (ms !== undefined) view.predictedMs = ms;
+        if (ms !== undefined) Object.assign(view, { predictedMs: ms, leadMs: leadMs(profile, view.launches, ms) });
         return view;
     });
+}
+
+/**
+ * Of the predicted time `ms` of `launches` launches, what holds none of the device: each launch's
+ * start-up, the profile's kernel floor (an empty kernel's time) and dispatch overhead. On the
+ * software adapter that is presumably the driver's queue thread setting the dispatch up and
+ * waking the shared thread pool, in which another device's kernel can run (not measured apart;
+ * the co-run scores in simulate.ts are the evidence).
+ */
+function leadMs(profile: DeviceProfile, launches: number, ms: number): number {
+    return Math.min(launches * (profile.kernelFloorMs + profile.dispatchOverheadMs), ms);
 }
 
 /** A request as steps (whole ops and chunks of split ops) with a view per step. */
@@ -49,7 +60,7 @@ export function stepViews(ops: readonly PlannedOp[], chunksOf: (op: number) => O
         const launches = c.planned[s.chunk];
         const view: OpView = { flops: launches.reduce((sum, l) => sum + l.flops, 0), launches: launches.length };
         const ms = launchesServiceMs(profile, launches);
-        if (ms !== undefined) view.predictedMs = ms;
+        if (ms !== undefined) Object.assign(view, { predictedMs: ms, leadMs: leadMs(profile, view.launches, ms) });
         return view;
     });
     return { steps, views };

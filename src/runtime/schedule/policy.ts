@@ -28,6 +28,11 @@ export interface OpView {
     launches: number;
     /** Predicted GPU time, ms, when the executor has a prediction. */
     predictedMs?: number;
+    /**
+     * Of predictedMs, the time its launches hold none of the device (ms): each launch's start-up
+     * (the profile's kernel floor and dispatch overhead), in which another tenant's kernel can run.
+     */
+    leadMs?: number;
 }
 
 /** One tenant as a policy sees it. */

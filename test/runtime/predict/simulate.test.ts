@@ -70,6 +70,39 @@ describe('the simulation', () => {
         expect(launches.latenciesMs[Math.floor(launches.latenciesMs.length / 2)]).toBeCloseTo(55, 6);
     });
 
+    it("overlaps a kernel's start-up with the co-runner's kernel: ten 1 ms kernels with 0.2 ms start-ups take 16 ms a request beside another such tenant, not 20", () => {
+        const withLeads = (name: string): SimulatedTenant => ({ ...tenant(name, { kind: 'closed', clients: 1, thinkMs: 0 }, []), ops: [{ flops: 10, launches: 10, predictedMs: 10, leadMs: 2 }] });
+        const options = { policy: policyFor({ policy: 'concurrent' }), contention: [[0, 1], [1, 0]], serviceCv: 0, seed: 1, warmupMs: 100, durationMs: 2000 };
+        // Alone, start-ups and kernels run back to back: 10 ms.
+        const [alone] = simulate([withLeads('a')], { ...options, contention: [[0]] });
+        expect(alone.latenciesMs[Math.floor(alone.latenciesMs.length / 2)]).toBeCloseTo(10, 9);
+        // Together, each kernel's 0.8 ms on the device alternates with the other's, its start-up hidden behind the other's kernel.
+        for (const f of simulate([withLeads('a'), withLeads('b')], options)) {
+            expect(f.latenciesMs[Math.floor(f.latenciesMs.length / 2)]).toBeCloseTo(16, 6);
+            expect(f.slowdown).toBeCloseTo(1.6, 1);
+        }
+    });
+
+    it('steps tenants taking turns as the general step does: the same figures with its shortcut and without', () => {
+        // Whole-device shares on a version take the general step for every event (the shortcut is for plans without shares).
+        const mixed = (name: string, arrival: IrArrival, ops: { ms: number; launches: number; leadMs: number }[]): [SimulatedTenant, SimulatedTenant] => {
+            const views = ops.map(o => ({ flops: o.ms, launches: o.launches, predictedMs: o.ms, leadMs: o.leadMs }));
+            const t: SimulatedTenant = { ...tenant(name, arrival, []), ops: views, submitMs: 0.3 };
+            return [t, { ...t, versions: [views], shares: [views.map(() => 1)] }];
+        };
+        const a = mixed('a', { kind: 'poisson', ratePerSecond: 60 }, [{ ms: 2, launches: 3, leadMs: 0.4 }, { ms: 0.5, launches: 1, leadMs: 0.1 }]);
+        const b = mixed('b', { kind: 'closed', clients: 1, thinkMs: 0 }, [{ ms: 6, launches: 2, leadMs: 0.3 }, { ms: 1, launches: 4, leadMs: 0.5 }]);
+        const c = mixed('c', { kind: 'poisson', ratePerSecond: 30 }, [{ ms: 1, launches: 2, leadMs: 0 }]);
+        const options = { policy: policyFor({ policy: 'concurrent' }), contention: [[0, 1, 1], [1, 0, 1], [1, 1, 0]], serviceCv: 0.1, seed: 3, warmupMs: 100, durationMs: 3000 };
+        const shortcut = simulate([a[0], b[0], c[0]], options);
+        const general = simulate([a[1], b[1], c[1]], options);
+        for (let i = 0; i < 3; i++) {
+            expect(shortcut[i].latenciesMs.length).toBe(general[i].latenciesMs.length);
+            expect(shortcut[i].latenciesMs.length).toBeGreaterThan(50);
+            shortcut[i].latenciesMs.forEach((ms, k) => expect(ms).toBeCloseTo(general[i].latenciesMs[k], 6));
+        }
+    });
+
     it('lets kernels that occupy a share of the device run side by side, slowed by the contention coefficients', () => {
         // Half-device kernels of 10 ms each, slowing each other 1.5× while both run: 15 ms, and nobody waits.
         const half = (name: string): SimulatedTenant => ({ ...tenant(name, { kind: 'closed', clients: 1, thinkMs: 0 }, [10]), versions: [[{ flops: 10, launches: 1, predictedMs: 10 }]], shares: [[0.5]] });
