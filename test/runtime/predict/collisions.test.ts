@@ -7,11 +7,11 @@ import { defaultProfile } from '../../../src/runtime/predict/profile.js';
 import { policyFor } from '../../../src/runtime/schedule/policy.js';
 import { mlpTenant, workload } from './fixtures.js';
 
-/** A simulation input of closed-loop tenants (always busy) whose ops are one kernel each of the given times. */
-function input(tenants: Record<string, number[]>): SimulationInput {
+/** A simulation input of closed-loop tenants (always busy) whose ops are one kernel each of the given times (and start-ups). */
+function input(tenants: Record<string, number[]>, leadMs: Record<string, number[]> = {}): SimulationInput {
     const simulated: SimulatedTenant[] = Object.entries(tenants).map(([name, opMs]) => ({
         name, priority: 'normal', arrival: { kind: 'closed', clients: 1, thinkMs: 0 }, slos: [], submitMs: 0,
-        ops: opMs.map(ms => ({ flops: ms, launches: 1, predictedMs: ms })),
+        ops: opMs.map((ms, k) => ({ flops: ms, launches: 1, predictedMs: ms, leadMs: leadMs[name]?.[k] ?? 0 })),
     }));
     const plans = Object.entries(tenants).map(([name, opMs]) => opMs.map((_, k) => ({ path: `${name}/op.${k}` }))) as unknown as SimulationInput['plans'];
     return { tenants: simulated, plans } as SimulationInput;
@@ -38,6 +38,16 @@ describe('op collisions', () => {
             expect(c.cost).toBeCloseTo(top[0].cost, 12);
         }
         expect(top[0].cost).toBeGreaterThan(all.find(c => c.ops[1] === 'big/op.1')!.cost * 4);
+    });
+
+    it("leaves out of each wait the kernel's own start-up, which runs beside the co-runner's kernel", () => {
+        // a: four 1 ms kernels, 0.2 ms of each a start-up; b: one 3 ms kernel, 0.5 ms start-up. a's kernel waits 2.5 − 0.2 = 2.3 ms
+        // behind b's: s_a − 1 = 4 · 2.3 / 4 = 2.3; b's waits 0.8 − 0.5 = 0.3 ms behind one of a's: s_b − 1 = 0.3 / 3 = 0.1.
+        const given = input({ a: [1, 1, 1, 1], b: [3] }, { a: [0.2, 0.2, 0.2, 0.2], b: [0.5] });
+        const simulated = simulate(given.tenants, { policy: policyFor({ policy: 'concurrent' }), contention: [[0, 0], [0, 0]], serviceCv: 0, seed: 1, warmupMs: 100, durationMs: 20_000 });
+        const total = opCollisions(given, { top: 100 }).reduce((s, c) => s + c.cost, 0);
+        expect(total).toBeCloseTo(2.3 + 0.1, 9);
+        expect(simulated[0].slowdown - 1 + simulated[1].slowdown - 1).toBeCloseTo(total, 1);
     });
 
     it('names ops by their plan paths on a real workload; none for one tenant', () => {
