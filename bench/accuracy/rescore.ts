@@ -6,12 +6,13 @@
  * own (run 2 vs run 1: accuracy.json's `noise`, or, for files written before run.ts stored it,
  * the table of the accuracy.md beside it).
  *
- *   node bench/bundle-and-run.mjs bench/accuracy/rescore.ts [--from bench/.work/accuracy.json] [--profile P] [--also-profiles P2,P3…] [--duration-ms N] [--worst N] [--no-tail] [--corun] [--time N]
+ *   node bench/bundle-and-run.mjs bench/accuracy/rescore.ts [--from bench/.work/accuracy.json] [--profile P] [--also-profiles P2,P3…] [--duration-ms N] [--worst N] [--no-tail] [--host-speed] [--corun] [--time N]
  *
  * --profile: the profile to predict with (default: the one the run used, as its file records).
  * --no-tail: predicts without the profiles' host tail (serviceTailMs, corunTailMs): how much of
  * the co-run error is the tail. The co-run slowdown (co-run mean / solo mean, each side's own) is
  * scale-free: it scores the co-run model apart from the solo op times' error.
+ * --host-speed: predicts each workload on the profile at the host's speed run.ts measured before it (accuracy.json's `hostSpeed`).
  * --corun: also lists every co-run figure (mean, p99, slowdown): in the run, now, measured, and whether it fell inside its band now.
  * --time N: also times, N times per multi-tenant workload, what the editor's schedule hints compute
  * (compareSchedules over autoCandidates on the first profile) and prints the median ms.
@@ -20,7 +21,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { readProfileFile } from '../../src/runtime/predict/profile-store.js';
-import type { DeviceProfile } from '../../src/runtime/predict/profile.js';
+import { atHostSpeed, type DeviceProfile } from '../../src/runtime/predict/profile.js';
 import { predictWorkload, type WorkloadPrediction } from '../../src/runtime/predict/workload.js';
 import { insideBand } from '../../src/runtime/predict/band.js';
 import { bandCoverage } from './coverage.js';
@@ -40,6 +41,8 @@ interface Stored {
     corunMean: Sample[];
     corunP99: Sample[];
     slowdown?: Sample[];
+    /** The host's speed measured before each workload: its reference request's time over the calibrated one. */
+    hostSpeed?: Record<string, number>;
     /** Run 2 scored against run 1 (written by run.ts since the re-score path exists). */
     noise?: { ops: Record<string, Sample[]>; tenantMean: Sample[]; tenantP50: Sample[]; corunMean: Sample[]; corunP99: Sample[]; slowdown?: Sample[] };
 }
@@ -122,7 +125,8 @@ function predictionsOn(profile: DeviceProfile): Map<string, WorkloadPrediction> 
     const needed = new Set([...Object.values(stored.ops).flat(), ...stored.tenantMean, ...stored.corunP99].map(s => s.workload));
     for (const w of needed) {
         const ir = byName.get(w);
-        if (ir) preds.set(w, predictWorkload(ir, profile));
+        const speed = args.includes('--host-speed') ? stored.hostSpeed?.[w] ?? 1 : 1;
+        if (ir) preds.set(w, predictWorkload(ir, atHostSpeed(profile, speed)));
     }
     return preds;
 }

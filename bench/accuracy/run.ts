@@ -4,7 +4,12 @@
  * on the device profile found for this workspace (calibrated on synthetic shapes that none of
  * these workloads use — no fitting to the test set).
  *
- *   node bench/bundle-and-run.mjs bench/accuracy/run.ts [--profile P] [--also-profiles P2,P3…] [--duration-ms N] [--only NAME] [--repeat N] [--no-zoo] [--verbose] [--capacity]
+ *   node bench/bundle-and-run.mjs bench/accuracy/run.ts [--profile P] [--also-profiles P2,P3…] [--duration-ms N] [--only NAME] [--repeat N] [--no-zoo] [--verbose] [--capacity] [--no-host-speed]
+ *
+ * Before each workload the host's speed is measured (calibrate/host-speed.ts: the calibration's
+ * reference request timed again) and the same measurements are also scored against predictions
+ * on the profile at that speed (predict/profile.ts atHostSpeed), side by side with the profile as
+ * calibrated; --no-host-speed skips it.
  *
  * --also-profiles scores further profiles (other calibrations) against the same measurements:
  * how much of the error is the calibration, with the host's run-to-run noise held fixed.
@@ -20,6 +25,8 @@ import type { WorkloadIR } from '../../src/runtime/ir/types.js';
 import { runWorkload } from '../../src/runtime/execute/run.js';
 import { locateProfile, readProfileFile } from '../../src/runtime/predict/profile-store.js';
 import { predictWorkload, type WorkloadPrediction } from '../../src/runtime/predict/workload.js';
+import { atHostSpeed } from '../../src/runtime/predict/profile.js';
+import { measureHostSpeed } from '../../src/runtime/calibrate/host-speed.js';
 import { familyBand } from '../../src/runtime/predict/band.js';
 import { bandCoverage } from './coverage.js';
 import type { Results } from '../../src/runtime/report/schema.js';
@@ -119,8 +126,13 @@ async function main(): Promise<void> {
         file: f, profile: readProfileFile(resolve(f)),
         samples: emptySamples(),
     }));
+    // The same measurements against the profile at the host's speed measured just before each workload.
+    const atSpeed = emptySamples();
+    const speeds: Record<string, number> = {};
     for (const ir of set) {
         const pred = predictWorkload(ir, profile);
+        const speed = args.includes('--no-host-speed') ? undefined : await measureHostSpeed(profile);
+        if (speed) speeds[ir.workload] = speed.factor;
         let first: Results | undefined;
         for (let rep = 0; rep < repeat; rep++) {
             const t0 = Date.now();
@@ -130,6 +142,7 @@ async function main(): Promise<void> {
             if (rep === 0) {
                 first = res;
                 compare(ir, pred, res, out);
+                if (speed) compare(ir, predictWorkload(ir, atHostSpeed(profile, speed.factor)), res, atSpeed);
                 for (const o of others) compare(ir, predictWorkload(ir, o.profile), res, o.samples);
             } else if (first) {
                 // The first run stands in for the prediction: how far two measurements of the same thing differ here.
@@ -144,7 +157,7 @@ async function main(): Promise<void> {
                     }
                 }
             }
-            console.error(`${ir.workload}${repeat > 1 ? ` (run ${rep + 1}/${repeat})` : ''}: ${((Date.now() - t0) / 1000).toFixed(1)} s — ` + pred.tenants.map(t => {
+            console.error(`${ir.workload}${repeat > 1 ? ` (run ${rep + 1}/${repeat})` : ''}: ${((Date.now() - t0) / 1000).toFixed(1)} s${speed && rep === 0 ? `, host at ${speed.factor.toFixed(2)}× its calibrated time` : ''} — ` + pred.tenants.map(t => {
                 const m = res.tenants.find(x => x.name === t.name);
                 return `${t.name} solo mean ${fmt(t.solo.mean)}/${m?.solo ? fmt(m.solo.latencyMs.mean) : '—'}` + (ir.tenants.length > 1 ? `, co-run p99 ${fmt(t.corun.p99)}/${m?.corun ? fmt(m.corun.latencyMs.p99) : '—'}` : '');
             }).join('; ') + ' (predicted/measured ms)');
@@ -176,6 +189,21 @@ async function main(): Promise<void> {
             lines.push(`| ${o.file} | ${host} | ${mape(ops).toFixed(1)}% | ${mape(o.samples.tenantMean).toFixed(1)}% | ${mape(o.samples.corunP99).toFixed(1)}% |`);
         }
     }
+    const factors = Object.values(speeds);
+    if (factors.length > 0) {
+        const sorted = [...factors].sort((a, b) => a - b);
+        lines.push('', "## At the host's speed measured before each workload (the same measurements)", '',
+            `The calibration's reference request (${profile.serviceCvAtMs?.toFixed(2)} ms when calibrated) timed again before each workload: ${sorted[0].toFixed(2)}–${sorted.at(-1)!.toFixed(2)}× its calibrated time (median ${sorted[Math.floor(sorted.length / 2)].toFixed(2)}×); the profile scaled by that factor (predict/profile.ts atHostSpeed).`, '',
+            '| metric | n | as calibrated: MAPE (bias) | at the host\'s speed: MAPE (bias) | inside 90 % band, as calibrated → at speed |', '|---|---:|---:|---:|---:|');
+        const signed = (xs: Sample[]) => (xs.length ? (100 * xs.reduce((sum, x) => sum + (x.predicted - x.measured) / x.measured, 0) / xs.length) : NaN);
+        const cell = (xs: Sample[]) => `${mape(xs).toFixed(1)}% (${signed(xs) >= 0 ? '+' : ''}${signed(xs).toFixed(1)}%)`;
+        const pairs: [string, Sample[], Sample[]][] = [
+            ['all ops (median per request)', allOps, [...atSpeed.ops.values()].flat()],
+            ['tenant mean latency (solo)', out.tenantMean, atSpeed.tenantMean], ['tenant p50 latency (solo)', out.tenantP50, atSpeed.tenantP50],
+            ['co-run mean latency', out.corunMean, atSpeed.corunMean], ['co-run p99 latency', out.corunP99, atSpeed.corunP99],
+        ];
+        for (const [name, a, b] of pairs) lines.push(`| ${name} | ${a.length} | ${cell(a)} | ${cell(b)} | ${bandCoverage(a)} → ${bandCoverage(b)} |`);
+    }
     // What each family's band rests on (calibrate/band-evidence.ts): model error (leave-one-out, own or pooled) and run-to-run noise.
     lines.push('', '## Band evidence per family (profile)', '', '| family | points | leave-one-out p90 (from) | noise p90 | band |', '|---|---:|---:|---:|---:|');
     for (const [name, fam] of Object.entries(profile.families).sort(([a], [b]) => a.localeCompare(b))) {
@@ -194,7 +222,7 @@ async function main(): Promise<void> {
     mkdirSync(dir, { recursive: true });
     // The noise samples too (run 2 against run 1), so rescore.ts can put each re-scored figure beside its own run's floor.
     const samplesJson = (s: Samples) => ({ ops: Object.fromEntries(s.ops), opMeans: s.opMeans, tenantMean: s.tenantMean, tenantP50: s.tenantP50, corunP99: s.corunP99, corunMean: s.corunMean, slowdown: s.slowdown });
-    writeFileSync(join(dir, 'accuracy.json'), JSON.stringify({ adapter, profile: located.file, durationMs, ...samplesJson(out), ...(repeat > 1 ? { noise: samplesJson(noise) } : {}), load: loadavg() }, null, 2));
+    writeFileSync(join(dir, 'accuracy.json'), JSON.stringify({ adapter, profile: located.file, durationMs, ...samplesJson(out), ...(repeat > 1 ? { noise: samplesJson(noise) } : {}), hostSpeed: speeds, load: loadavg() }, null, 2));
     writeFileSync(join(dir, 'accuracy.md'), text + '\n');
 }
 

@@ -57,19 +57,29 @@ const RUNTIME_IDLE_BLOCKS = [0, 8], RUNTIME_IDLE_TRIALS = 7, RUNTIME_IDLE_RATE =
 /** Bytes-basis families (memory kernels, by the stem before the dot: `copy.im2col` is a copy); everything else is interpolated over FLOPs. */
 const BYTES_FAMILIES = new Set(['elementwise', 'reduction', 'pool', 'copy', 'depthwise_conv2d']);
 
-interface Gpu {
+export interface Gpu {
     device: GPUDevice;
     pipelines: KernelPipelines;
     caps: DeviceCaps;
 }
 
-async function openDevice(gpu: GPU, preference: AdapterPreference, label: string): Promise<{ dev: Gpu; adapter: GPUAdapter }> {
+/** A device on the preferred adapter with the kernels' pipelines and caps; refused without GPU timestamps (every measurement here reads them). */
+export async function openDevice(gpu: GPU, preference: AdapterPreference, label: string): Promise<{ dev: Gpu; adapter: GPUAdapter }> {
     const adapter = await requestAdapter(gpu, preference);
     if (!adapter.features.has('timestamp-query')) {
         throw new Error(`the adapter '${adapter.info.device || adapter.info.description}' lacks the timestamp-query feature; calibration needs GPU timestamps`);
     }
     const device = await adapter.requestDevice(kernelDeviceDescriptor(adapter, label));
     return { dev: { device, pipelines: new KernelPipelines(device), caps: capsFromDevice(device) }, adapter };
+}
+
+/**
+ * The mid-size request calibration times in every round (a conv and two matmuls in one
+ * submission, as a tenant's request): its median wall is the profile's serviceCvAtMs, and
+ * host-speed.ts times it again to tell how fast the host runs now.
+ */
+export function referenceRequest(): SyntheticCase[] {
+    return [convCase(16, 32, 32, 3), matmulCase(128, 128, 128), matmulCase(96, 256, 64)];
 }
 
 /** A request's wall-time tail beyond its normal body, ms, at p90/p95/p99. */
@@ -224,7 +234,7 @@ async function measureLadderRounds(c: Calibration, ladders: readonly { family: s
         const reps = Math.max(minReps, Math.min(maxReps, Math.round(ladderBudgetMs / Math.max(0.05, robustStats(warm.walls).median))));
         runs.push({ family: ladder.family, cases, reps: Math.ceil(reps / rounds), times: [] });
     }
-    const request = await Promise.all([convCase(16, 32, 32, 3), matmulCase(128, 128, 128), matmulCase(96, 256, 64)].map(sc => c.prep(victim, sc)));
+    const request = await Promise.all(referenceRequest().map(sc => c.prep(victim, sc)));
     await timeSequence(victim.device, request, 2, signal);
     const requestRuns: SequenceTimes[] = [];
     // 300 in all (60 a round): its tail is an empirical p99, which 100 walls spread over the rounds left at 2.6–24 ms.

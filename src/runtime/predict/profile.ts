@@ -156,6 +156,30 @@ export const deviceProfileSchema = z.object({
 });
 export type DeviceProfile = z.infer<typeof deviceProfileSchema>;
 
+/**
+ * The profile as a host running `factor` times slower than at calibration would measure it
+ * (calibrate/host-speed.ts): every time scaled by the factor, the bandwidth divided by it;
+ * ratios (interference slowdowns, CVs, mean factors) kept. A new object, so the model's caches
+ * (fitted families, by object) hold apart.
+ */
+export function atHostSpeed(profile: DeviceProfile, factor: number): DeviceProfile {
+    if (!(factor > 0) || !Number.isFinite(factor) || factor === 1) return profile;
+    const tail = (t: DeviceProfile['serviceTailMs']) => (t ? { p90: t.p90 * factor, p95: t.p95 * factor, p99: t.p99 * factor } : undefined);
+    const families = Object.fromEntries(Object.entries(profile.families).map(([name, f]) => [name, { ...f, points: f.points.map(p => ({ ...p, ms: p.ms * factor })) }]));
+    return {
+        ...profile,
+        bandwidthBytesPerMs: profile.bandwidthBytesPerMs / factor,
+        kernelFloorMs: profile.kernelFloorMs * factor,
+        dispatchOverheadMs: profile.dispatchOverheadMs * factor,
+        submitOverheadMs: profile.submitOverheadMs * factor,
+        ...(profile.serviceCvAtMs !== undefined ? { serviceCvAtMs: profile.serviceCvAtMs * factor } : {}),
+        ...(profile.serviceTailMs ? { serviceTailMs: tail(profile.serviceTailMs) } : {}),
+        ...(profile.corunTailMs ? { corunTailMs: tail(profile.corunTailMs) } : {}),
+        ...(profile.idlePenalty ? { idlePenalty: { wallMs: profile.idlePenalty.wallMs * factor, gpuMsPerPass: profile.idlePenalty.gpuMsPerPass * factor } } : {}),
+        families,
+    };
+}
+
 /** Whether an adapter computes on the host's CPU cores (lavapipe/llvmpipe, SwiftShader): its figures share the cores with every other process. */
 export function isSoftwareAdapter(adapter: ProfileAdapter): boolean {
     return adapter.architecture === 'software' || /llvmpipe|lavapipe|swiftshader/i.test(`${adapter.device} ${adapter.description}`);
