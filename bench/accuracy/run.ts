@@ -193,7 +193,7 @@ async function main(): Promise<void> {
     if (factors.length > 0) {
         const sorted = [...factors].sort((a, b) => a - b);
         lines.push('', "## At the host's speed measured before each workload (the same measurements)", '',
-            `The calibration's reference request (${profile.serviceCvAtMs?.toFixed(2)} ms when calibrated) timed again before each workload: ${sorted[0].toFixed(2)}–${sorted.at(-1)!.toFixed(2)}× its calibrated time (median ${sorted[Math.floor(sorted.length / 2)].toFixed(2)}×); the profile scaled by that factor (predict/profile.ts atHostSpeed).`, '',
+            `The calibration's reference request (${profile.hostSpeedProbeMs?.toFixed(2)} ms back to back when calibrated) timed again before each workload: ${sorted[0].toFixed(2)}–${sorted.at(-1)!.toFixed(2)}× its calibrated time (median ${sorted[Math.floor(sorted.length / 2)].toFixed(2)}×); the profile scaled by that factor (predict/profile.ts atHostSpeed).`, '',
             '| metric | n | as calibrated: MAPE (bias) | at the host\'s speed: MAPE (bias) | inside 90 % band, as calibrated → at speed |', '|---|---:|---:|---:|---:|');
         const signed = (xs: Sample[]) => (xs.length ? (100 * xs.reduce((sum, x) => sum + (x.predicted - x.measured) / x.measured, 0) / xs.length) : NaN);
         const cell = (xs: Sample[]) => `${mape(xs).toFixed(1)}% (${signed(xs) >= 0 ? '+' : ''}${signed(xs).toFixed(1)}%)`;

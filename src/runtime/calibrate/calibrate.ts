@@ -73,13 +73,35 @@ export async function openDevice(gpu: GPU, preference: AdapterPreference, label:
     return { dev: { device, pipelines: new KernelPipelines(device), caps: capsFromDevice(device) }, adapter };
 }
 
-/**
- * The mid-size request calibration times in every round (a conv and two matmuls in one
- * submission, as a tenant's request): its median wall is the profile's serviceCvAtMs, and
- * host-speed.ts times it again to tell how fast the host runs now.
- */
+/** The mid-size request calibration times in every round (a conv and two matmuls in one submission, as a tenant's request). */
 export function referenceRequest(): SyntheticCase[] {
     return [convCase(16, 32, 32, 3), matmulCase(128, 128, 128), matmulCase(96, 256, 64)];
+}
+
+/** Repetitions of the reference request when it tells the host's speed, after a warm-up: at 40 the medians of five probes in a row spread ±12 %, at 150 ±4 % (about 0.3 s). */
+const SPEED_PROBE_WARMUP = 20, SPEED_PROBE_REPS = 150;
+
+/**
+ * The median wall of the reference request back to back on a device of its own (ms): how fast
+ * the host runs now. Calibration takes it before and after its measurements (the profile's
+ * hostSpeedProbeMs) and host-speed.ts again when predictions meet a measurement, the same way
+ * both times — the request's median inside the calibration's rounds, after each ladder, is
+ * about 1.3× this one (cold caches), so the two are not interchangeable.
+ */
+export async function timeReferenceRequest(preference: AdapterPreference, signal?: AbortSignal): Promise<number> {
+    // Held until the device is gone: Dawn's instance must outlive its devices (a collected one aborts the process).
+    let gpu: GPU | undefined = openGpu();
+    const { dev } = await openDevice(gpu, preference, 'reference-request');
+    const prepared: PreparedCase[] = [];
+    try {
+        for (const sc of referenceRequest()) prepared.push(await prepareCase(dev.device, dev.pipelines, sc, dev.caps));
+        await timeSequence(dev.device, prepared, SPEED_PROBE_WARMUP, signal);
+        return robustStats((await timeSequence(dev.device, prepared, SPEED_PROBE_REPS, signal)).walls).median;
+    } finally {
+        for (const p of prepared) p.destroy();
+        dev.device.destroy();
+        gpu = undefined;
+    }
 }
 
 /** A request's wall-time tail beyond its normal body, ms, at p90/p95/p99. */
@@ -115,8 +137,8 @@ export async function calibrate(options: CalibrateOptions): Promise<DeviceProfil
         opened.push(victim);
         const info = adapterInfo(adapter);
         const ladders = options.ladders ?? calibrationCases(quick);
-        // One tick per ladder case, seven single steps, six interference pairs.
-        const totalSteps = ladders.reduce((s, l) => s + l.cases.length, 0) + 7 + 6;
+        // One tick per ladder case, eight single steps, six interference pairs.
+        const totalSteps = ladders.reduce((s, l) => s + l.cases.length, 0) + 8 + 6;
         let step = 0;
         const c: Calibration = {
             gpu, victim, preference, quick, signal: options.signal,
@@ -130,7 +152,12 @@ export async function calibrate(options: CalibrateOptions): Promise<DeviceProfil
         };
 
         const kernelFloorMs = await measureKernelFloor(c);
+        // The host's speed around the curves' window, for host-speed.ts to compare with when predictions meet a measurement.
+        const probeBefore = await timeReferenceRequest(preference, options.signal);
         const rounds = await measureLadderRounds(c, ladders);
+        const probeAfter = await timeReferenceRequest(preference, options.signal);
+        const hostSpeedProbeMs = (probeBefore + probeAfter) / 2;
+        c.tick(`reference request back to back ${probeBefore.toFixed(2)} ms before the curves, ${probeAfter.toFixed(2)} ms after`);
         const { families, deviations } = familiesFrom(rounds, c);
         const bandwidthBytesPerMs = bandwidthFrom(families, c);
         addBandEvidence(families, deviations, kernelFloorMs, bandwidthBytesPerMs, c);
@@ -161,6 +188,7 @@ export async function calibrate(options: CalibrateOptions): Promise<DeviceProfil
             submitOverheadMs,
             serviceCv: jitter.serviceCv,
             serviceCvAtMs: jitter.requestMedianMs,
+            hostSpeedProbeMs,
             serviceTailMs: jitter.serviceTailMs,
             corunTailMs,
             hostMeanFactor: jitter.hostMeanFactor,

@@ -110,6 +110,13 @@ export const deviceProfileSchema = z.object({
     /** Median wall time of the request serviceCv was measured on (latency.ts serviceCvFor scales the CV by request length); absent in older profiles. */
     serviceCvAtMs: positive.optional(),
     /**
+     * The reference request's median wall back to back on a device of its own, ms, the mean of
+     * its times before and after the curves were measured (calibrate.ts timeReferenceRequest):
+     * what calibrate/host-speed.ts compares with to tell how fast the host runs now. Absent in
+     * older profiles.
+     */
+    hostSpeedProbeMs: positive.optional(),
+    /**
      * The host's heavy tail: how far the p90/p95/p99 of those wall times lie beyond the normal
      * body median·(1 + z·cv), ms (0 when the tail is normal). Absent in older profiles.
      */
@@ -173,6 +180,7 @@ export function atHostSpeed(profile: DeviceProfile, factor: number): DeviceProfi
         dispatchOverheadMs: profile.dispatchOverheadMs * factor,
         submitOverheadMs: profile.submitOverheadMs * factor,
         ...(profile.serviceCvAtMs !== undefined ? { serviceCvAtMs: profile.serviceCvAtMs * factor } : {}),
+        ...(profile.hostSpeedProbeMs !== undefined ? { hostSpeedProbeMs: profile.hostSpeedProbeMs * factor } : {}),
         ...(profile.serviceTailMs ? { serviceTailMs: tail(profile.serviceTailMs) } : {}),
         ...(profile.corunTailMs ? { corunTailMs: tail(profile.corunTailMs) } : {}),
         ...(profile.idlePenalty ? { idlePenalty: { wallMs: profile.idlePenalty.wallMs * factor, gpuMsPerPass: profile.idlePenalty.gpuMsPerPass * factor } } : {}),

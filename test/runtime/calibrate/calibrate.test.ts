@@ -50,6 +50,7 @@ describe.skipIf(!hasAdapter)('calibrate (tiny shapes)', () => {
         expect(runtimeIdle, messages.join('\n')).toMatch(/\(\d+ passes: .*; \d+ passes: /);
         expect(profile.serviceCv).toBeGreaterThanOrEqual(0);
         expect(profile.serviceCvAtMs).toBeGreaterThan(0);
+        expect(profile.hostSpeedProbeMs).toBeGreaterThan(0);
         for (const tail of [profile.serviceTailMs, profile.corunTailMs]) {
             expect(tail?.p90).toBeGreaterThanOrEqual(0);
             expect(Number.isFinite(tail?.p99)).toBe(true);

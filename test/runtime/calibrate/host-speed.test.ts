@@ -11,7 +11,7 @@ const hasAdapter = await probeAdapter();
 /** The default profile dressed as a calibrated one, with host effects to scale. */
 function calibrated(): DeviceProfile {
     return {
-        ...defaultProfile(), uncalibrated: false, serviceCvAtMs: 2, serviceTailMs: { p90: 0.1, p95: 0.3, p99: 2 }, corunTailMs: { p90: 0.2, p95: 0.5, p99: 3 },
+        ...defaultProfile(), uncalibrated: false, serviceCvAtMs: 2, hostSpeedProbeMs: 1.5, serviceTailMs: { p90: 0.1, p95: 0.3, p99: 2 }, corunTailMs: { p90: 0.2, p95: 0.5, p99: 3 },
         idlePenalty: { wallMs: 1, gpuMsPerPass: 0.05 },
     };
 }
@@ -40,10 +40,11 @@ describe.skipIf(!hasAdapter)('measuring the host speed (software adapter)', () =
     it("times the calibration's reference request again: its median over the profile's", async () => {
         const speed = await measureHostSpeed(calibrated());
         expect(speed).toBeDefined();
-        expect(speed!.calibratedMs).toBe(2);
+        expect(speed!.calibratedMs).toBe(1.5);
         expect(speed!.nowMs).toBeGreaterThan(0);
-        expect(speed!.factor).toBeCloseTo(speed!.nowMs / 2, 12);
-        // Nothing to compare with: an uncalibrated profile has no reference time.
+        expect(speed!.factor).toBeCloseTo(speed!.nowMs / 1.5, 12);
+        // Nothing to compare with: an uncalibrated profile, or one calibrated before the probe existed.
         expect(await measureHostSpeed(defaultProfile())).toBeUndefined();
+        expect(await measureHostSpeed({ ...calibrated(), hostSpeedProbeMs: undefined })).toBeUndefined();
     });
 });
