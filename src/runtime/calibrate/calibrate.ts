@@ -85,8 +85,9 @@ const SPEED_PROBE_WARMUP = 20, SPEED_PROBE_REPS = 150;
  * The median wall of the reference request back to back on a device of its own (ms): how fast
  * the host runs now. Calibration takes it before and after its measurements (the profile's
  * hostSpeedProbeMs) and host-speed.ts again when predictions meet a measurement, the same way
- * both times — the request's median inside the calibration's rounds, after each ladder, is
- * about 1.3× this one (cold caches), so the two are not interchangeable.
+ * both times, rather than set against the request's median inside the calibration's rounds
+ * (serviceCvAtMs: after each ladder, on the calibration's device; 5 % above this one on a quiet
+ * host).
  */
 export async function timeReferenceRequest(preference: AdapterPreference, signal?: AbortSignal): Promise<number> {
     // Held until the device is gone: Dawn's instance must outlive its devices (a collected one aborts the process).
