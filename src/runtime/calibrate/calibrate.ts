@@ -57,14 +57,14 @@ const RUNTIME_IDLE_BLOCKS = [0, 8], RUNTIME_IDLE_TRIALS = 7, RUNTIME_IDLE_RATE =
 /** Bytes-basis families (memory kernels, by the stem before the dot: `copy.im2col` is a copy); everything else is interpolated over FLOPs. */
 const BYTES_FAMILIES = new Set(['elementwise', 'reduction', 'pool', 'copy', 'depthwise_conv2d']);
 
-export interface Gpu {
+interface Gpu {
     device: GPUDevice;
     pipelines: KernelPipelines;
     caps: DeviceCaps;
 }
 
 /** A device on the preferred adapter with the kernels' pipelines and caps; refused without GPU timestamps (every measurement here reads them). */
-export async function openDevice(gpu: GPU, preference: AdapterPreference, label: string): Promise<{ dev: Gpu; adapter: GPUAdapter }> {
+async function openDevice(gpu: GPU, preference: AdapterPreference, label: string): Promise<{ dev: Gpu; adapter: GPUAdapter }> {
     const adapter = await requestAdapter(gpu, preference);
     if (!adapter.features.has('timestamp-query')) {
         throw new Error(`the adapter '${adapter.info.device || adapter.info.description}' lacks the timestamp-query feature; calibration needs GPU timestamps`);

@@ -13,10 +13,11 @@
  * kernel's start-up (OpView.leadMs: the profile's kernel floor and dispatch overhead per launch)
  * holds none of the device: a tenant starts its next kernel up while another's runs, and only
  * then queues for the device (alone, it runs start-ups and kernels back to back). Scored on the
- * same stored co-run measurements, counting start-ups as the device's over-predicted co-run
- * slowdowns by 27 % on average, and hiding them brought that to 8 % (BENCHMARKS.md, "Kernel
- * start-ups"). Every kernel of a tenant's own plan otherwise takes the whole device, so co-running tenants alternate kernel by
- * kernel and one tenant's small kernels wait behind another's big ones: a kernel that arrives
+ * same stored co-run measurements, counting start-ups as the device's time over-predicted co-run
+ * slowdowns by 26–30 % on average in three runs, and leaving them off the device brought that to
+ * 8–14 % (BENCHMARKS.md, "Kernel start-ups"). Every kernel of a tenant's own plan otherwise takes
+ * the whole device, so co-running tenants alternate kernel by kernel and one tenant's small
+ * kernels wait behind another's big ones: a kernel that arrives
  * while another tenant's runs waits for that kernel's residual, and behind a busy tenant a
  * submission of n small kernels waits for n of its big ones. That is the software adapter's
  * mechanism (lavapipe's one compute thread pool, shared by every device of the process, hands
@@ -135,8 +136,6 @@ interface Kernels {
     share?: Float64Array;
     /** Per kernel, its first ms (solo speed) that hold none of the device: its launch's start-up (OpView.leadMs). */
     lead: Float64Array;
-    /** Some kernel has a lead. */
-    leads: boolean;
 }
 
 const HOST = 0, QUEUED = 1, RUNNING = 2;
@@ -428,17 +427,15 @@ function kernelList(ops: readonly OpView[], shares: readonly number[] | undefine
     const end = new Float64Array(count + 1);
     const share = shares ? new Float64Array(count) : undefined;
     const lead = new Float64Array(count);
-    let leads = false;
     for (let k = 0; k < ops.length; k++) {
         const n = first[k + 1] - first[k];
         for (let m = first[k]; m < first[k + 1]; m++) {
             end[m + 1] = end[m] + ops[k].predictedMs! / n;
             lead[m] = (ops[k].leadMs ?? 0) / n;
-            if (lead[m] > 0) leads = true;
             if (share) share[m] = shares![k] ?? 1;
         }
     }
-    return { end, first, share, lead, leads };
+    return { end, first, share, lead };
 }
 
 /** Inserts t into the ascending list from `from` on. */
