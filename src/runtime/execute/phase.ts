@@ -23,6 +23,8 @@ export interface PhaseTenant {
     ops: readonly OpView[];
     /** The steps a request runs in when the schedule splits ops into chunks (absent: one step per op). */
     layout?: StepLayout;
+    /** Per version of its multi-version kernels (index 0: `ops`), the views as that version runs them (absent: one version). */
+    versionOps?: readonly (readonly OpView[])[];
 }
 
 /** One finished request. */
@@ -91,6 +93,7 @@ export async function runPhase(options: PhaseOptions): Promise<PhaseRecord> {
     // One array per tenant and phase: a policy keys what it learns of blocks in flight (and their
     // clock, which restarts with every phase) on it.
     const opViews = tenants.map(t => t.ops.slice());
+    const versionOps = tenants.map((t, i) => t.versionOps && t.versionOps.length > 1 ? [opViews[i], ...t.versionOps.slice(1)] : undefined);
     const future: number[][] = processes.map(p => p.initial());
     const waiting: LiveRequest[][] = tenants.map(() => []);
     const busy = tenants.map(() => false);
@@ -170,6 +173,7 @@ export async function runPhase(options: PhaseOptions): Promise<PhaseRecord> {
             const view: TenantView[] = tenants.map((tenant, index) => ({
                 index, name: tenant.name, priority: tenant.priority, opCount: tenant.runner.stepCount(tenant.layout), busy: busy[index],
                 waiting: waiting[index], ops: opViews[index], slos: tenant.slos, versions: tenant.runner.versions,
+                ...(versionOps[index] ? { versionOps: versionOps[index] } : {}),
             }));
             for (const s of policy.decide({ nowMs: t, tenants: view })) start(s.tenant, s.opEnd, s.version, s.level);
             progress();

@@ -22,7 +22,7 @@ import { openGpu, requestTenantDevice, type AdapterPreference, type TenantDevice
 import { GpuRunError, TenantRunner, type StepLayout } from '../gpu/tenant-runner.js';
 import { withTimeout } from '../gpu/wait.js';
 import { defaultProfile } from '../predict/profile.js';
-import { opViews, stepViews } from '../predict/op-views.js';
+import { opViews, stepViews, versionViews } from '../predict/op-views.js';
 import type { OpSplit } from '../plan/split.js';
 import { opServiceMs } from '../predict/latency.js';
 import { versionsOfHotOps } from '../plan/versions.js';
@@ -158,8 +158,10 @@ export class RunSession {
     private runners: TenantRunner[] = [];
     /** Per tenant, what schedules read of its plan (built once, on the profile the run predicts with). */
     private views: OpView[][] = [];
-    /** Per schedule and tenant, its step layout and step views when the schedule splits that tenant's ops (built on first use). */
-    private readonly stepPlans = new Map<SchedulePolicy, ({ layout: StepLayout; views: OpView[] } | undefined)[]>();
+    /** Per tenant, per version of its multi-version kernels, the views as that version runs them (index 0: `views`). */
+    private versionOps: OpView[][][] = [];
+    /** Per schedule and tenant, its step layout and step views (per version) when the schedule splits that tenant's ops (built on first use). */
+    private readonly stepPlans = new Map<SchedulePolicy, ({ layout: StepLayout; views: OpView[]; versionOps: OpView[][] } | undefined)[]>();
     private measured: MeasuredRounds;
     /** What the measurement under way runs: solo phases or not, and its budget. */
     private current: { solo: boolean; budgetMs: number; schedules: readonly number[] };
@@ -231,6 +233,7 @@ export class RunSession {
         this.plans = this.planAll(tuning);
         const profile = this.options.profile ?? defaultProfile();
         this.views = this.plans.map(p => opViews(p.ops, profile));
+        this.versionOps = this.plans.map((p, i) => versionViews(p.ops, p.versions, profile, undefined, this.views[i]));
         const { roundMs, warmup } = this.protocol;
         const window = Math.max(roundMs ?? 0, warmup.warmupMs);
         const longestRequestMs = Math.max(0, ...this.views.map(v => v.reduce((s, o) => s + (o.predictedMs ?? 0), 0)));
@@ -482,7 +485,7 @@ export class RunSession {
             const steps = this.stepPlan(policy, i);
             return {
                 name: t.name, priority: t.priority, arrival: scaledArrival(t.arrival, this.measured.load), slos: t.slos, runner: this.runners[i],
-                ops: steps?.views ?? this.views[i], ...(steps ? { layout: steps.layout } : {}),
+                ops: steps?.views ?? this.views[i], ...(steps ? { layout: steps.layout } : {}), versionOps: steps?.versionOps ?? this.versionOps[i],
                 // Same arrival sequence solo and co-run within a round, so slowdowns compare like with like.
                 random: createRandom(this.seed, round < 0 ? `arrivals/${t.name}/warmup` : `arrivals/${t.name}/${round}`),
             };
@@ -492,15 +495,16 @@ export class RunSession {
     }
 
     /** The step layout and views of tenant i under a policy that splits its ops (undefined: it runs whole ops). */
-    private stepPlan(policy: SchedulePolicy, i: number): { layout: StepLayout; views: OpView[] } | undefined {
+    private stepPlan(policy: SchedulePolicy, i: number): { layout: StepLayout; views: OpView[]; versionOps: OpView[][] } | undefined {
         let perTenant = this.stepPlans.get(policy);
         if (!perTenant) this.stepPlans.set(policy, perTenant = this.tenants.map(() => undefined));
         if (perTenant[i] === undefined) {
             const layout = this.runners[i].layoutFor(policy.opSplits?.[this.tenants[i].name]);
             if (!layout) return undefined;
             const plan = this.plans[i];
-            const { views } = stepViews(plan.ops, op => layout.chunking[op] >= 0 ? plan.chunked[op][layout.chunking[op]] : undefined, this.options.profile ?? defaultProfile(), this.views[i]);
-            perTenant[i] = { layout, views };
+            const profile = this.options.profile ?? defaultProfile();
+            const steps = stepViews(plan.ops, op => layout.chunking[op] >= 0 ? plan.chunked[op][layout.chunking[op]] : undefined, profile, this.views[i]);
+            perTenant[i] = { layout, views: steps.views, versionOps: versionViews(plan.ops, plan.versions, profile, steps, this.views[i]) };
         }
         return perTenant[i];
     }

@@ -8,7 +8,7 @@
  * device). Whether a tolerant version helps is an empirical question per adapter; the results say
  * which version ran when, and the benchmark what it gained. Pure.
  */
-import type { RunnableOp } from './tenant-plan.js';
+import type { PlannedOp } from './plan.js';
 
 /** Versions a hot op is compiled in, its own variant included. */
 export const VERSIONS = 3;
@@ -18,7 +18,7 @@ const HOT_SHARE = 0.8;
 const MAX_HOT_OPS = 4;
 
 /** The variants an op may take as more tolerant versions, least tolerant first (none for ops without such variants). */
-export function tolerantVariants(op: RunnableOp): string[] {
+export function tolerantVariants(op: Pick<PlannedOp, 'kind' | 'variant'>): string[] {
     switch (op.kind) {
         case 'dense': case 'matmul':
             return ['vec4_4x4', 'capped_16', 'capped_4'];
@@ -47,7 +47,7 @@ export function hotOps(predictedMs: readonly number[]): Set<number> {
  * The variants of an op occupying a share of the device (co_tuned): per workgroup cap, the op's
  * GEMM tiles walked by a persistent loop of that many workgroups; none for ops without such variants.
  */
-export function shareVariants(op: Pick<RunnableOp, 'kind' | 'variant'>, workgroups: readonly number[]): string[] {
+export function shareVariants(op: Pick<PlannedOp, 'kind' | 'variant'>, workgroups: readonly number[]): string[] {
     switch (op.kind) {
         case 'dense': case 'matmul':
             return workgroups.map(w => `capped_${w}`);
@@ -71,7 +71,7 @@ export interface VersionSets {
  * variants exactly when it has share variants, so share k is version firstShareVersion(sets) + k − 1
  * of every op that has versions.
  */
-export function versionsOfHotOps(predictedMs: (ops: readonly RunnableOp[]) => readonly number[], sets: VersionSets = { tolerant: true }): (ops: readonly RunnableOp[]) => readonly (readonly string[])[] {
+export function versionsOfHotOps(predictedMs: (ops: readonly PlannedOp[]) => readonly number[], sets: VersionSets = { tolerant: true }): (ops: readonly PlannedOp[]) => readonly (readonly string[])[] {
     return ops => {
         const hot = hotOps(predictedMs(ops));
         return ops.map((op, i) => !hot.has(i) ? [] : [

@@ -67,6 +67,30 @@ export function stepViews(ops: readonly PlannedOp[], chunksOf: (op: number) => O
 }
 
 /**
+ * Per version of a plan whose ops carry other versions (multi-version kernels: plan/versions.ts;
+ * `versions[i]`: op i's versions 1, 2, …), the views as that version runs them — per step when
+ * `steps` is given, else per op. Index 0 is version 0's views (`steps.views`, or `whole`). An op
+ * with fewer versions runs its most tolerant one, as the runtime's TenantRunner does; chunks of
+ * a split op run the op's own variant. Only version 0 when no op has another.
+ */
+export function versionViews(ops: readonly PlannedOp[], versions: readonly (readonly PlannedOp[] | undefined)[], profile: DeviceProfile, steps?: StepViews, whole: readonly OpView[] = opViews(ops, profile)): OpView[][] {
+    const count = Math.max(1, ...versions.map(v => 1 + (v?.length ?? 0)));
+    const first = steps?.views ?? whole.slice();
+    if (count === 1) return [first];
+    const byVersion: OpView[][] = [first];
+    for (let version = 1; version < count; version++) {
+        const viewsOf = ops.map((op, i) => {
+            const alternatives = versions[i];
+            if (!alternatives || alternatives.length === 0) return whole[i];
+            const chosen = alternatives[Math.min(version, alternatives.length) - 1];
+            return chosen === op ? whole[i] : opViews([chosen], profile)[0];
+        });
+        byVersion.push(steps ? steps.steps.map((s, k) => s.chunks > 1 ? steps.views[k] : viewsOf[s.op]) : viewsOf);
+    }
+    return byVersion;
+}
+
+/**
  * Which ops to split so that a request cut into `split` submissions of about equal predicted
  * time (schedule/regulated.ts cutChunks) can cut inside its long ops: every op predicted to take
  * longer than 1/split of the request (splitLongOps). By op path; empty for split 1.

@@ -11,15 +11,16 @@
  * same figures.
  */
 import type { IrSchedule, IrSlo, WorkloadIR } from '../ir/types.js';
-import { PlanCache, planGraph, type PlannedOp } from '../plan/plan.js';
+import { PlanCache, planGraph, planVariant, type PlannedOp } from '../plan/plan.js';
+import { versionsOfHotOps } from '../plan/versions.js';
 import { splitLabel, type OpSplit } from '../plan/split.js';
 import { policyFor, scheduleName, type SchedulePolicy, type ScheduleSettings } from '../schedule/policy.js';
 import { cutChunks, type RegulatedOptions } from '../schedule/regulated.js';
 import { PERCENTILE_Q, samplingHalfWidth } from '../report/statistics.js';
 import { demandMix, pairCoefficients, type DemandMix } from './contention.js';
-import { opTiming, requestServiceMs } from './latency.js';
+import { opServiceMs, opTiming, requestServiceMs } from './latency.js';
 import { tailFrom, type ServiceTail } from './queueing.js';
-import { chooseOpSplits, layerBlockOpSplits, opViews, splitStepViews } from './op-views.js';
+import { chooseOpSplits, layerBlockOpSplits, opViews, splitStepViews, versionViews } from './op-views.js';
 import { capsForProfile, type DeviceProfile } from './profile.js';
 import { boundedStatistic, simulate, simulatedStatistic, type SimulatedFigures, type SimulatedTenant } from './simulate.js';
 import { cachedCoTunedSteps, simulateCoTuned, type CoTunedStore } from './co-tuned.js';
@@ -246,7 +247,7 @@ function* searchRegulated(input: SimulationInput, schedule: Extract<IrSchedule, 
             }
         }
         if (schedule.sync === 'auto') {
-            const steps = simulatedTenants(input, current.opSplits);
+            const steps = simulatedTenants(input, current.opSplits, false);
             const chunkMs = steps.flatMap(t => cutChunks(t.ops.length, t.ops, current.splits[t.name] ?? current.defaultSplit).predictedMs).sort((a, b) => a - b);
             const quantile = (q: number) => chunkMs[Math.min(chunkMs.length - 1, Math.floor(q * chunkMs.length))];
             for (const heavyMs of [quantile(0.9), quantile(0.75), quantile(0.5), Infinity]) {
@@ -407,20 +408,43 @@ export function simulateSchedule(input: SimulationInput, resolved: ResolvedSched
     }
     // co_tuned runs its tenants' chosen versions, with their own times and contention.
     if (resolved.settings.coTuned) return simulateCoTuned(input, resolved.settings.coTuned, load, window);
-    return simulate(simulatedTenants(input, resolved.settings.regulated?.opSplits ?? resolved.settings.layerBlock?.opSplits), {
+    return simulate(simulatedTenants(input, resolved.settings.regulated?.opSplits ?? resolved.settings.layerBlock?.opSplits, resolved.settings.layerBlock !== undefined), {
         policy: policyFor(resolved.schedule, resolved.settings), contention: input.contention, serviceCv: input.serviceCv, tail: input.tail, corunTail: input.corunTail,
         seed: input.seed, warmupMs: input.warmupMs, durationMs: input.durationMs * window, load,
     });
 }
 
-/** The tenants as a schedule runs them: under a schedule that splits ops within (regulated, layer_block), one view per step (whole ops and chunks), as the runtime gives its policy. */
-function simulatedTenants(input: SimulationInput, opSplits: SchedulePolicy['opSplits']): SimulatedTenant[] {
-    if (!opSplits) return input.tenants;
+/**
+ * The tenants as a schedule runs them: under a schedule that splits ops within (regulated,
+ * layer_block), one view per step (whole ops and chunks), as the runtime gives its policy; with
+ * `tolerant` (layer_block, whose runs compile them), the hot ops' tolerant versions too, each at its own predicted times.
+ */
+function simulatedTenants(input: SimulationInput, opSplits: SchedulePolicy['opSplits'], tolerant: boolean): SimulatedTenant[] {
+    if (!opSplits && !tolerant) return input.tenants;
     return input.tenants.map((t, i) => {
-        const splits = opSplits[t.name];
-        if (!splits || Object.keys(splits).length === 0) return t;
-        return { ...t, ops: splitStepViews(input.plans[i], splits, input.profile, t.ops).views };
+        const splits = opSplits?.[t.name];
+        const steps = splits && Object.keys(splits).length > 0 ? splitStepViews(input.plans[i], splits, input.profile, t.ops) : undefined;
+        const versions = tolerant ? versionViews(input.plans[i], tolerantVersions(input)[i], input.profile, steps, t.ops) : [];
+        return { ...t, ...(steps ? { ops: steps.views } : {}), ...(versions.length > 1 ? { versions } : {}) };
     });
+}
+
+const tolerantPlans = new WeakMap<SimulationInput, (PlannedOp[] | undefined)[][]>();
+
+/** Per tenant, per op, its layer_block versions as the runtime plans them (plan/versions.ts: the hot ops' tolerant variants; one that cannot be built runs as the op). Memoised per input. */
+function tolerantVersions(input: SimulationInput): (PlannedOp[] | undefined)[][] {
+    let versions = tolerantPlans.get(input);
+    if (versions) return versions;
+    const caps = capsForProfile(input.profile);
+    versions = input.plans.map((planned, i) => {
+        const wanted = versionsOfHotOps(ops => ops.map(op => opServiceMs(input.profile, op) ?? 0))(planned);
+        return planned.map((op, k) => {
+            const alternatives = (wanted[k] ?? []).map(v => v === op.variant ? op : planVariant(op, input.ir.tenants[i].graph, v, { caps, cache: input.cache }) ?? op);
+            return alternatives.length > 0 ? alternatives : undefined;
+        });
+    });
+    tolerantPlans.set(input, versions);
+    return versions;
 }
 
 function tenantFigures(t: SimulatedTenant, f: SimulatedFigures): ScheduledTenant {

@@ -210,6 +210,7 @@ export function simulate(tenants: readonly SimulatedTenant[], options: Simulatio
     // waiting lists are the queues themselves), its busy flags set before each decision.
     const views: TenantView[] = tenants.map((t, index) => ({
         index, name: t.name, priority: t.priority, opCount: t.ops.length, busy: false, waiting: waiting[index], ops: t.ops, slos: t.slos,
+        ...(t.versions && t.versions.length > 1 ? { versions: t.versions.length, versionOps: t.versions } : {}),
     }));
     const decide = () => {
         for (let i = 0; i < views.length; i++) views[i].busy = inFlight[i] !== undefined;

@@ -31,6 +31,14 @@
  * online from the blocks' measured times (TimeCorrection below), so a loaded host, an
  * uncalibrated profile or a faster adapter does not mislead the decisions for long.
  *
+ * Multi-version kernels (VELTAIR): where a tenant's hot ops were compiled in several versions
+ * (TenantView.versions), each block runs in the version its tenant's interference level calls
+ * for (versionFor: the level is its recent co-run blocks' measured time over their predicted time
+ * alone), and both the decision and that level use the chosen version's own predicted times
+ * (TenantView.versionOps). Judged against version 0's times, a tolerant version — slower alone by
+ * design — reads as interference and calls for a still more tolerant one: on the heavy mix that
+ * loop sent a tenant's p95 from 22 to 1,425 ms (BENCHMARKS.md, "Why layer_block collapses on the heavy mix").
+ *
  * Decisions, at every arrival and block completion: the tenants' next blocks (and the blocks in
  * flight) are ordered earliest deadline first, ties by priority (high > normal > low), then
  * arrival, then tenant order. A tenant never has two blocks in flight (it is `busy` until its
@@ -150,12 +158,16 @@ export function cutBlocks(opCount: number, ops: readonly OpView[] | undefined, o
         for (let i = starts[k]; i < end; i++) cumulative += useFlops ? weightOf(i) : isLayer(i) ? 1 : 0;
         return k === ends.length - 1 || total === 0 ? 1 : cumulative / total;
     });
-    const predictedMs = ends.map((end, k) => {
+    return { starts, ends, budgetShare, predictedMs: blockTimes({ starts, ends }, ops) };
+}
+
+/** Predicted GPU time of each block when its steps run as `ops` says (0 without predictions). */
+export function blockTimes(blocks: Pick<LayerBlocks, 'starts' | 'ends'>, ops: readonly OpView[] | undefined): number[] {
+    return blocks.ends.map((end, k) => {
         let ms = 0;
-        for (let i = starts[k]; i < end; i++) ms += ops?.[i].predictedMs ?? 0;
+        for (let i = blocks.starts[k]; i < end; i++) ms += ops?.[i].predictedMs ?? 0;
         return ms;
     });
-    return { starts, ends, budgetShare, predictedMs };
 }
 
 /** Index of the block that starts at `op` (a request only ever stops at block boundaries). */
@@ -168,12 +180,14 @@ function blockAt(blocks: LayerBlocks, op: number): number {
     return lo;
 }
 
-/** A tenant's next (or in-flight) block with its deadline and its corrected predicted time. */
+/** A tenant's next (or in-flight) block with its deadline, the version it would run in and its corrected predicted time in that version. */
 interface Candidate {
     tenant: TenantView;
     opEnd: number;
     deadlineMs: number;
     predictedMs: number;
+    /** Multi-version kernels: the version its tenant's interference level calls for, and that level. */
+    version?: { index: number; level: number };
 }
 
 /** The layer_block policy, with the correction it has learnt (for tests and diagnostics). */
@@ -199,6 +213,14 @@ export function layerBlockPolicy(options: LayerBlockOptions): LayerBlockPolicy {
         if (!b) byCount.set(t.opCount, b = cutBlocks(t.opCount, undefined, options));
         return b;
     };
+    // Per version, each block's predicted time as that version runs it (cut once, on version 0's views).
+    const versionCache = new WeakMap<readonly OpView[], number[][]>();
+    const versionTimesOf = (t: TenantView, blocks: LayerBlocks, version: number): number[] => {
+        if (!t.ops || !t.versionOps) return blocks.predictedMs;
+        let times = versionCache.get(t.ops);
+        if (!times) versionCache.set(t.ops, times = t.versionOps.map(views => views === t.ops ? blocks.predictedMs : blockTimes(blocks, views)));
+        return times[Math.min(version, times.length - 1)] ?? blocks.predictedMs;
+    };
     const within = splitWithinCount(options.opSplits);
     const name = `layer_block(size: ${options.size}${within ? `; ${within} op${within === 1 ? '' : 's'} split within` : ''})`;
     // Online correction of the predictions: measured block time / (predicted × tenants co-running).
@@ -220,7 +242,14 @@ export function layerBlockPolicy(options: LayerBlockOptions): LayerBlockPolicy {
                 // For a busy tenant the head's nextOp is still the first op of its in-flight block.
                 const k = blockAt(blocks, head.nextOp);
                 const budget = budgetMs(t.slos, options.defaultBudgetMs ?? DEFAULT_BUDGET_MS);
-                candidates.push({ tenant: t, opEnd: blocks.ends[k], deadlineMs: head.arrivalMs + budget * blocks.budgetShare[k], predictedMs: factor * blocks.predictedMs[k] });
+                // Multi-version kernels: the block runs in the version its tenant's interference level calls for, and is
+                // predicted at that version's own times (a tolerant version is slower alone; measured against version 0's
+                // times it would read as more interference and call for a still more tolerant version).
+                const versions = t.versions ?? 1;
+                const level = learning.interferenceLevel(t.name);
+                const version = versions > 1 ? { index: versionFor(level, versions), level } : undefined;
+                const ms = versionTimesOf(t, blocks, version?.index ?? 0)[k];
+                candidates.push({ tenant: t, opEnd: blocks.ends[k], deadlineMs: head.arrivalMs + budget * blocks.budgetShare[k], predictedMs: factor * ms, ...(version ? { version } : {}) });
             }
             const earliest = candidates.length > 1 ? candidates.sort((a, b) => a.deadlineMs - b.deadlineMs
                 || priorityRank[a.tenant.priority] - priorityRank[b.tenant.priority]
@@ -256,13 +285,9 @@ export function layerBlockPolicy(options: LayerBlockOptions): LayerBlockPolicy {
             }
             const inFlight = busy + chosen.length;
             for (const c of chosen) learning.submitted(c.tenant, view.nowMs, c.predictedMs / factor, inFlight);
-            // Multi-version kernels: a block runs in the version its tenant's interference level calls for.
-            return chosen.map(c => {
-                const versions = c.tenant.versions ?? 1;
-                if (versions <= 1) return { tenant: c.tenant.index, opEnd: c.opEnd };
-                const level = learning.interferenceLevel(c.tenant.name);
-                return { tenant: c.tenant.index, opEnd: c.opEnd, version: versionFor(level, versions), level };
-            });
+            return chosen.map(c => c.version
+                ? { tenant: c.tenant.index, opEnd: c.opEnd, version: c.version.index, level: c.version.level }
+                : { tenant: c.tenant.index, opEnd: c.opEnd });
         },
         get timeFactor() { return learning.factor; },
     };

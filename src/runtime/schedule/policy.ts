@@ -53,6 +53,12 @@ export interface TenantView {
     slos?: readonly IrSlo[];
     /** Versions its hot ops were compiled in (multi-version kernels; absent or 1: one). */
     versions?: number;
+    /**
+     * Per version (index 0: `ops` itself), the views as that version runs them, of the same length
+     * as `ops`: a tolerant version's predicted times are its own, so interference is measured
+     * against what the version that ran should take. Absent: every version as `ops`.
+     */
+    versionOps?: readonly (readonly OpView[])[];
 }
 
 export interface SchedulerView {

@@ -8,8 +8,7 @@ import { evaluateSchedule, resolveSchedule, simulationInput } from '../../../src
 import { coTunedPolicy, coTunedVersionRule, versionShare } from '../../../src/runtime/schedule/co-tuned.js';
 import { policyFor, RUNNABLE_SCHEDULES, type TenantView } from '../../../src/runtime/schedule/policy.js';
 import { firstShareVersion, versionsOfHotOps, VERSIONS } from '../../../src/runtime/plan/versions.js';
-import { planGraph } from '../../../src/runtime/plan/plan.js';
-import type { RunnableOp } from '../../../src/runtime/plan/tenant-plan.js';
+import { planGraph, type PlannedOp } from '../../../src/runtime/plan/plan.js';
 import { mlpTenant, workload } from './fixtures.js';
 
 /** A latency-critical MLP beside a closed-loop batch MLP, the critical tenant's p95 target `ms`. */
@@ -81,8 +80,8 @@ describe('device shares', () => {
 
     it('a session compiles layer_block\'s tolerant versions first and co_tuned\'s shares after them, one per share', () => {
         const ir = pair(25);
-        const ops = planGraph(ir.tenants[1].graph) as unknown as RunnableOp[];
-        const time = (o: readonly RunnableOp[]) => o.map(op => op.flops);
+        const ops = planGraph(ir.tenants[1].graph);
+        const time = (o: readonly PlannedOp[]) => o.map(op => op.flops);
         const both = versionsOfHotOps(time, { tolerant: true, shareWorkgroups: [8, 4] })(ops);
         const shares = versionsOfHotOps(time, { tolerant: false, shareWorkgroups: [8, 4] })(ops);
         const hot = both.flatMap((v, i) => v.length ? [i] : []);

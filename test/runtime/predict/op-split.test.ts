@@ -1,11 +1,11 @@
 /** Ops split within under regulated (predict/op-views.ts, plan/split.ts): which ops, the chunks' times, and the one simulation running them. Pure. */
 import { describe, expect, it } from 'vitest';
-import { chooseOpSplits, layerBlockOpSplits, opViews, splitLongOps, splitStepViews } from '../../../src/runtime/predict/op-views.js';
+import { chooseOpSplits, layerBlockOpSplits, opViews, splitLongOps, splitStepViews, versionViews } from '../../../src/runtime/predict/op-views.js';
 import { defaultProfile } from '../../../src/runtime/predict/profile.js';
 import { capsForProfile } from '../../../src/runtime/predict/profile.js';
 import { evaluateSchedule, resolveSchedule } from '../../../src/runtime/predict/schedules.js';
 import { simulate, type SimulatedTenant } from '../../../src/runtime/predict/simulate.js';
-import { planGraph } from '../../../src/runtime/plan/plan.js';
+import { planGraph, planVariant } from '../../../src/runtime/plan/plan.js';
 import { regulatedPolicy } from '../../../src/runtime/schedule/regulated.js';
 import { layerBlockPolicy } from '../../../src/runtime/schedule/layer-block.js';
 import { policyFor, submissionsPerRequest } from '../../../src/runtime/schedule/policy.js';
@@ -76,6 +76,41 @@ describe('ops split within a request', () => {
             return f.latenciesMs[Math.floor(0.95 * f.latenciesMs.length)];
         };
         expect(p95(10)).toBeLessThan(p95(1) / 2);
+    });
+});
+
+describe('the views of each version of a multi-version plan', () => {
+    const plan = planGraph(big().graph, { caps: capsForProfile(profile) });
+    const whole = opViews(plan, profile);
+    const graph = big().graph;
+    // fc1 in two tolerant versions, fc2 in one: version 2 of fc2 is its most tolerant, version 1 (as the runtime runs it).
+    const [fc1, fc2] = [0, plan.findIndex((op, i) => i > 0 && op.kind === 'dense')];
+    const variant = (i: number, v: string) => planVariant(plan[i], graph, v, { caps: capsForProfile(profile) })!;
+    const versions = plan.map((_, i) => i === fc1 ? [variant(i, 'capped_16'), variant(i, 'capped_4')] : i === fc2 ? [variant(i, 'capped_4')] : undefined);
+
+    it('per op: version 0 is the plan, and an op takes its own version or, with fewer, its most tolerant one', () => {
+        expect(fc2).toBeGreaterThan(0);
+        const byVersion = versionViews(plan, versions, profile, undefined, whole);
+        expect(byVersion).toHaveLength(3);
+        expect(byVersion[0]).toEqual(whole);
+        expect(byVersion[1][fc1]).toEqual(opViews([versions[fc1]![0]], profile)[0]);
+        expect(byVersion[2][fc1]).toEqual(opViews([versions[fc1]![1]], profile)[0]);
+        expect(byVersion[2][fc2]).toEqual(opViews([versions[fc2]![0]], profile)[0]);
+        expect(byVersion[2][fc1].predictedMs).not.toBeCloseTo(whole[fc1].predictedMs!, 6);
+        for (const v of byVersion) v.forEach((view, i) => { if (i !== fc1 && i !== fc2) expect(view).toBe(whole[i]); });
+        expect(versionViews(plan, plan.map(() => undefined), profile, undefined, whole)).toEqual([whole]);
+    });
+
+    it('per step: chunks of a split op run its own variant in every version; whole ops their version', () => {
+        const steps = splitStepViews(plan, { [plan[fc1].path]: { axis: 'rows', chunks: 2 } }, profile, whole);
+        const byVersion = versionViews(plan, versions, profile, steps, whole);
+        expect(byVersion[0]).toBe(steps.views);
+        for (const v of byVersion) {
+            expect(v).toHaveLength(steps.views.length);
+            steps.steps.forEach((s, k) => { if (s.op === fc1) expect(v[k]).toBe(steps.views[k]); });
+        }
+        const k2 = steps.steps.findIndex(s => s.op === fc2);
+        expect(byVersion[1][k2]).toEqual(opViews([versions[fc2]![0]], profile)[0]);
     });
 });
 

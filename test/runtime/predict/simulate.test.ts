@@ -134,6 +134,28 @@ describe('the simulation', () => {
         };
         expect(p95({ policy: 'layer_block', size: 1 })).toBeLessThan(p95({ policy: 'sequential' }) / 3);
     });
+
+    it("gives layer_block each version's own times: a steady interference keeps a tenant in the version it calls for", () => {
+        // Half-device kernels slowing each other 2× (level 2: version 1 of 3). Version 1 takes 2× version 0 alone, version 2 4×.
+        // Judged against version 0's times, version 1's blocks would read as level 4 and send the tenant on to version 2.
+        const versioned = (name: string): SimulatedTenant => {
+            const at = (ms: number) => [1, 1, 1, 1].map(() => ({ flops: 1, launches: 1, predictedMs: ms }));
+            const versions = [at(1), at(2), at(4)];
+            return { ...tenant(name, { kind: 'closed', clients: 1, thinkMs: 0 }, [1, 1, 1, 1]), ops: versions[0], versions, shares: versions.map(v => v.map(() => 0.5)) };
+        };
+        const layerBlock = policyFor({ policy: 'layer_block', size: 2 });
+        const chosen: number[] = [];
+        const policy = { ...layerBlock, decide: (view: Parameters<typeof layerBlock.decide>[0]) => {
+            for (const t of view.tenants) expect(t.versionOps?.length).toBe(3);
+            const submissions = layerBlock.decide(view);
+            for (const s of submissions) chosen.push(s.version ?? 0);
+            return submissions;
+        } };
+        simulate([versioned('a'), versioned('b')], { policy, contention: [[0, 1], [1, 0]], serviceCv: 0, seed: 1, warmupMs: 100, durationMs: 2000 });
+        expect(chosen.length).toBeGreaterThan(100);
+        // The first blocks run in version 0 (no interference seen yet); from the first co-run measurement on, version 1.
+        expect(chosen.slice(10).every(v => v === 1)).toBe(true);
+    });
 });
 
 describe('the best of schedules compared', () => {

@@ -327,6 +327,32 @@ describe('layer_block: learning how far predictions are off', () => {
         expect(policy.timeFactor).toBeCloseTo(5);
     });
 
+    it("judges a block in a tolerant version against that version's own predicted time, so a version slower alone does not read as interference", () => {
+        const policy = layerBlockPolicy({ size: 2 });
+        // Per layer: version 0 1 ms, version 1 2 ms, version 2 4 ms.
+        const at = (ms: number) => [layer(1, ms), layer(1, ms), layer(1, ms), layer(1, ms)];
+        const versionOps = [at(1), at(2), at(4)];
+        const both = (nowMs: number, busy: boolean): TenantView[] => [0, 1].map(index => ({
+            ...tenant({ index, sloMs: 1000, arrivalMs: 0, busy, ops: versionOps[0] }), versions: 3, versionOps,
+        }));
+        // Round 0: no interference seen, version 0 (2 ms a block); both blocks take 4 ms: level 2, which calls for version 1.
+        let now = 0;
+        expect(policy.decide({ nowMs: now, tenants: both(now, false) }).map(s => s.version)).toEqual([0, 0]);
+        const versions: number[] = [];
+        for (let round = 0; round < 6; round++) {
+            // Every co-run block takes twice its version's predicted time alone: the interference stays at 2.
+            now += 2 * (versions.at(-1) === 1 ? 4 : 2);
+            const submissions = policy.decide({ nowMs: now, tenants: both(now, false) });
+            expect(submissions).toHaveLength(2);
+            for (const s of submissions) {
+                versions.push(s.version!);
+                expect(s.level).toBeCloseTo(2);
+            }
+        }
+        // Against version 0's times the level would climb 2 → 2.4 → 2.7 → 3.0 and the tenants move on to version 2.
+        expect(versions.every(v => v === 1)).toBe(true);
+    });
+
     it('ignores blocks of an earlier phase (new op views) and blocks without predictions', () => {
         const policy = layerBlockPolicy({ size: 2 });
         const ops = [layer(1, 1), layer(1, 1)];
