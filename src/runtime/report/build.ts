@@ -312,7 +312,7 @@ function multiVersionOf(t: TenantRunData, versionRule: string | undefined): Tena
     return {
         ops: t.versions,
         blocks,
-        rule: versionRule ?? `each block in the version its tenant's interference level calls for (measured / predicted alone over recent co-running blocks): below ${VERSION_LEVELS[0]} version 0, from ${VERSION_LEVELS.join(', then ')} the next`,
+        rule: versionRule ?? `each block in a version its tenant's interference level allows (measured / predicted alone over recent co-running blocks, at the version's own times): below ${VERSION_LEVELS[0]} version 0, from ${VERSION_LEVELS.join(', then ')} the next; of those, a version not yet run first, else the one expected fastest (predicted time × the level measured in it)`,
         decisions: rounds.flatMap(r => r.versions!.decisions).slice(0, 100),
     };
 }

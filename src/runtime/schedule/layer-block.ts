@@ -32,12 +32,13 @@
  * uncalibrated profile or a faster adapter does not mislead the decisions for long.
  *
  * Multi-version kernels (VELTAIR): where a tenant's hot ops were compiled in several versions
- * (TenantView.versions), each block runs in the version its tenant's interference level calls
- * for (versionFor: the level is its recent co-run blocks' measured time over their predicted time
- * alone), and both the decision and that level use the chosen version's own predicted times
- * (TenantView.versionOps). Judged against version 0's times, a tolerant version — slower alone by
- * design — reads as interference and calls for a still more tolerant one: on the heavy mix that
- * loop sent a tenant's p95 from 22 to 1,425 ms (BENCHMARKS.md, "Why layer_block collapses on the heavy mix").
+ * (TenantView.versions), each block runs in a version its tenant's interference level calls for
+ * (the level: its recent co-run blocks' measured time over their predicted time alone) and that
+ * ran fastest under it so far (chooseVersion), and both the decision and the level use the chosen
+ * version's own predicted times (TenantView.versionOps). Judged against version 0's times, a
+ * tolerant version — slower alone by design — reads as interference and calls for a still more
+ * tolerant one: on the heavy mix that loop sent a tenant's p95 from 22 to 1,425 ms
+ * (BENCHMARKS.md, "Why layer_block collapses on the heavy mix").
  *
  * Decisions, at every arrival and block completion: the tenants' next blocks (and the blocks in
  * flight) are ordered earliest deadline first, ties by priority (high > normal > low), then
@@ -242,12 +243,14 @@ export function layerBlockPolicy(options: LayerBlockOptions): LayerBlockPolicy {
                 // For a busy tenant the head's nextOp is still the first op of its in-flight block.
                 const k = blockAt(blocks, head.nextOp);
                 const budget = budgetMs(t.slos, options.defaultBudgetMs ?? DEFAULT_BUDGET_MS);
-                // Multi-version kernels: the block runs in the version its tenant's interference level calls for, and is
+                // Multi-version kernels: the block runs in a version its tenant's interference level calls for, and is
                 // predicted at that version's own times (a tolerant version is slower alone; measured against version 0's
                 // times it would read as more interference and call for a still more tolerant version).
                 const versions = t.versions ?? 1;
                 const level = learning.interferenceLevel(t.name);
-                const version = versions > 1 ? { index: versionFor(level, versions), level } : undefined;
+                const version = versions > 1
+                    ? { index: chooseVersion(level, versions, v => versionTimesOf(t, blocks, v)[k], v => learning.versionLevel(t.name, v)), level }
+                    : undefined;
                 const ms = versionTimesOf(t, blocks, version?.index ?? 0)[k];
                 candidates.push({ tenant: t, opEnd: blocks.ends[k], deadlineMs: head.arrivalMs + budget * blocks.budgetShare[k], predictedMs: factor * ms, ...(version ? { version } : {}) });
             }
@@ -284,7 +287,7 @@ export function layerBlockPolicy(options: LayerBlockOptions): LayerBlockPolicy {
                 chosen = candidates.filter(c => !c.tenant.busy);
             }
             const inFlight = busy + chosen.length;
-            for (const c of chosen) learning.submitted(c.tenant, view.nowMs, c.predictedMs / factor, inFlight);
+            for (const c of chosen) learning.submitted(c.tenant, view.nowMs, c.predictedMs / factor, inFlight, c.version?.index);
             return chosen.map(c => c.version
                 ? { tenant: c.tenant.index, opEnd: c.opEnd, version: c.version.index, level: c.version.level }
                 : { tenant: c.tenant.index, opEnd: c.opEnd });
@@ -312,13 +315,15 @@ export class TimeCorrection {
     private aloneMeasured = 0;
     /** Per tenant, measured / (predicted × alone) of its recent blocks that co-ran: the interference it sees now. */
     private readonly levels = new Map<string, number>();
-    private readonly pending = new Map<string, { ops: readonly OpView[] | undefined; atMs: number; predictedMs: number; inFlight: number }>();
+    /** The same per tenant and version (multi-version kernels), of the blocks that ran in it (undefined: none yet). */
+    private readonly versionLevels = new Map<string, (number | undefined)[]>();
+    private readonly pending = new Map<string, { ops: readonly OpView[] | undefined; atMs: number; predictedMs: number; inFlight: number; version: number }>();
 
     constructor(private readonly weight = 0.2, private readonly bounds: [number, number] = [0.01, 1000]) {}
 
-    /** Records a block submitted at `atMs` with its uncorrected prediction and the blocks in flight with it. */
-    submitted(tenant: TenantView, atMs: number, predictedMs: number, inFlight: number): void {
-        this.pending.set(tenant.name, { ops: tenant.ops, atMs, predictedMs, inFlight: Math.max(1, inFlight) });
+    /** Records a block submitted at `atMs` in `version` with its uncorrected prediction (that version's) and the blocks in flight with it. */
+    submitted(tenant: TenantView, atMs: number, predictedMs: number, inFlight: number, version = 0): void {
+        this.pending.set(tenant.name, { ops: tenant.ops, atMs, predictedMs, inFlight: Math.max(1, inFlight), version });
     }
 
     /** Folds in every pending block whose tenant is idle again in this view. */
@@ -339,8 +344,11 @@ export class TimeCorrection {
                 this.alone = this.aloneMeasured++ === 0 ? plain : this.alone * (1 - this.weight) + plain * this.weight;
             } else {
                 const level = plain / this.alone;
-                const previous = this.levels.get(t.name);
-                this.levels.set(t.name, previous === undefined ? level : previous * (1 - this.weight) + level * this.weight);
+                const fold = (previous: number | undefined) => previous === undefined ? level : previous * (1 - this.weight) + level * this.weight;
+                this.levels.set(t.name, fold(this.levels.get(t.name)));
+                let byVersion = this.versionLevels.get(t.name);
+                if (!byVersion) this.versionLevels.set(t.name, byVersion = []);
+                byVersion[p.version] = fold(byVersion[p.version]);
             }
         }
     }
@@ -349,6 +357,34 @@ export class TimeCorrection {
     interferenceLevel(tenant: string): number {
         return this.levels.get(tenant) ?? 1;
     }
+
+    /** The same of its blocks that ran in `version` (undefined: none has co-run in it yet). */
+    versionLevel(tenant: string, version: number): number | undefined {
+        return this.versionLevels.get(tenant)?.[version];
+    }
+}
+
+/**
+ * The version a block runs in (multi-version kernels). VELTAIR's switch points (versionFor)
+ * propose how tolerant a version the tenant's interference level calls for; of version 0 up to
+ * that one, the block takes the one expected to run fastest co-running — its predicted time
+ * (`blockMs(v)`, the version's own) times the level the tenant's blocks showed in it
+ * (`levelIn(v)`; version 0 unmeasured: the tenant's level) — and a version up to the proposed one
+ * that has not run co-running yet is tried first. Whether a tolerant version pays is the
+ * adapter's to say: on the software adapter they ran slower under the very interference that
+ * called for them (BENCHMARKS.md, "Why layer_block collapses on the heavy mix"), and a version
+ * measured to lose is left for the version that wins.
+ */
+export function chooseVersion(level: number, versions: number, blockMs: (version: number) => number, levelIn: (version: number) => number | undefined): number {
+    const proposed = versionFor(level, versions);
+    let best = 0, bestMs = blockMs(0) * (levelIn(0) ?? level);
+    for (let v = 1; v <= proposed; v++) {
+        const measured = levelIn(v);
+        if (measured === undefined) return v;
+        const expected = blockMs(v) * measured;
+        if (expected < bestMs) { best = v; bestMs = expected; }
+    }
+    return best;
 }
 
 /** Interference levels at which a block moves to the next, more tolerant version: VELTAIR's switch points. */

@@ -135,9 +135,9 @@ describe('the simulation', () => {
         expect(p95({ policy: 'layer_block', size: 1 })).toBeLessThan(p95({ policy: 'sequential' }) / 3);
     });
 
-    it("gives layer_block each version's own times: a steady interference keeps a tenant in the version it calls for", () => {
-        // Half-device kernels slowing each other 2× (level 2: version 1 of 3). Version 1 takes 2× version 0 alone, version 2 4×.
-        // Judged against version 0's times, version 1's blocks would read as level 4 and send the tenant on to version 2.
+    it("gives layer_block each version's own times: a tolerant version that runs slower under the same interference is tried, then left", () => {
+        // Half-device kernels slowing each other 2× (level 2: version 1 of 3 is called for). Version 1 takes 2× version 0's
+        // time alone, version 2 4×, and the same interference slows them alike: version 1 is expected to take twice version 0's.
         const versioned = (name: string): SimulatedTenant => {
             const at = (ms: number) => [1, 1, 1, 1].map(() => ({ flops: 1, launches: 1, predictedMs: ms }));
             const versions = [at(1), at(2), at(4)];
@@ -153,8 +153,11 @@ describe('the simulation', () => {
         } };
         simulate([versioned('a'), versioned('b')], { policy, contention: [[0, 1], [1, 0]], serviceCv: 0, seed: 1, warmupMs: 100, durationMs: 2000 });
         expect(chosen.length).toBeGreaterThan(100);
-        // The first blocks run in version 0 (no interference seen yet); from the first co-run measurement on, version 1.
-        expect(chosen.slice(10).every(v => v === 1)).toBe(true);
+        // Each tenant tries version 1 once the level calls for it; judged at its own times the level stays 2, so version 2
+        // is never called for, and version 0 runs from then on.
+        expect(chosen.filter(v => v === 1).length).toBeGreaterThanOrEqual(2);
+        expect(chosen).not.toContain(2);
+        expect(chosen.slice(10).every(v => v === 0)).toBe(true);
     });
 });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AUTO_FALLBACK_SIZE, budgetMs, cutBlocks, DEFAULT_BUDGET_MS, layerBlockPolicy } from '../../../src/runtime/schedule/layer-block.js';
+import { AUTO_FALLBACK_SIZE, budgetMs, chooseVersion, cutBlocks, DEFAULT_BUDGET_MS, layerBlockPolicy } from '../../../src/runtime/schedule/layer-block.js';
 import { policyFor, type OpView, type SchedulePolicy, type TenantView } from '../../../src/runtime/schedule/policy.js';
 import { opViews } from '../../../src/runtime/predict/op-views.js';
 import { defaultProfile } from '../../../src/runtime/predict/profile.js';
@@ -332,25 +332,37 @@ describe('layer_block: learning how far predictions are off', () => {
         // Per layer: version 0 1 ms, version 1 2 ms, version 2 4 ms.
         const at = (ms: number) => [layer(1, ms), layer(1, ms), layer(1, ms), layer(1, ms)];
         const versionOps = [at(1), at(2), at(4)];
-        const both = (nowMs: number, busy: boolean): TenantView[] => [0, 1].map(index => ({
-            ...tenant({ index, sloMs: 1000, arrivalMs: 0, busy, ops: versionOps[0] }), versions: 3, versionOps,
-        }));
-        // Round 0: no interference seen, version 0 (2 ms a block); both blocks take 4 ms: level 2, which calls for version 1.
-        let now = 0;
-        expect(policy.decide({ nowMs: now, tenants: both(now, false) }).map(s => s.version)).toEqual([0, 0]);
-        const versions: number[] = [];
-        for (let round = 0; round < 6; round++) {
-            // Every co-run block takes twice its version's predicted time alone: the interference stays at 2.
-            now += 2 * (versions.at(-1) === 1 ? 4 : 2);
-            const submissions = policy.decide({ nowMs: now, tenants: both(now, false) });
-            expect(submissions).toHaveLength(2);
-            for (const s of submissions) {
-                versions.push(s.version!);
-                expect(s.level).toBeCloseTo(2);
-            }
-        }
-        // Against version 0's times the level would climb 2 → 2.4 → 2.7 → 3.0 and the tenants move on to version 2.
-        expect(versions.every(v => v === 1)).toBe(true);
+        const both = (): TenantView[] => [0, 1].map(index => ({ ...tenant({ index, sloMs: 1000, arrivalMs: 0, ops: versionOps[0] }), versions: 3, versionOps }));
+        // No interference seen yet: version 0 (2 ms a block).
+        expect(policy.decide({ nowMs: 0, tenants: both() }).map(s => s.version)).toEqual([0, 0]);
+        // Both blocks took 4 ms, twice their time alone: level 2 calls for version 1, not run yet, so it is tried (4 ms a block).
+        let submissions = policy.decide({ nowMs: 4, tenants: both() });
+        expect(submissions.map(s => [s.version, s.level])).toEqual([[1, 2], [1, 2]]);
+        // They took 8 ms: twice version 1's time alone, the same interference (against version 0's 2 ms it would read as 4).
+        submissions = policy.decide({ nowMs: 12, tenants: both() });
+        for (const s of submissions) expect(s.level).toBeCloseTo(2);
+        // Under that interference version 1 is expected to take 2 × 4 ms against version 0's 2 × 2: back to version 0.
+        expect(submissions.map(s => s.version)).toEqual([0, 0]);
+    });
+
+    it('runs the version a level calls for only while it is expected to run fastest under it: untried versions first, then the measured best', () => {
+        const ms = [2, 2.4, 3];
+        // Below the first switch point: version 0, whatever was measured.
+        expect(chooseVersion(1.2, 3, v => ms[v], () => 1)).toBe(0);
+        // Level 2 calls for version 1: tried first while it has not run co-running.
+        expect(chooseVersion(2, 3, v => ms[v], v => (v === 0 ? 2 : undefined))).toBe(1);
+        // It ran at level 1.1 there: 2.4 × 1.1 against 2 × 2, it stays.
+        expect(chooseVersion(2, 3, v => ms[v], v => [2, 1.1][v])).toBe(1);
+        // It ran at level 2 there, as version 0: 2.4 × 2 against 2 × 2, version 0.
+        expect(chooseVersion(2, 3, v => ms[v], v => [2, 2][v])).toBe(0);
+        // Version 0 never co-ran: the tenant's level stands for it.
+        expect(chooseVersion(2, 3, v => ms[v], v => [undefined, 1.9][v])).toBe(0);
+        // Level 3.5 calls for version 2: untried, it is tried; once measured, the best of the three runs.
+        expect(chooseVersion(3.5, 3, v => ms[v], v => [3.5, 3][v])).toBe(2);
+        expect(chooseVersion(3.5, 3, v => ms[v], v => [3.5, 2, 3][v])).toBe(1);
+        expect(chooseVersion(3.5, 3, v => ms[v], v => [3.5, 3, 1.5][v])).toBe(2);
+        // Never past the versions compiled.
+        expect(chooseVersion(10, 2, v => ms[v], () => undefined)).toBe(1);
     });
 
     it('ignores blocks of an earlier phase (new op views) and blocks without predictions', () => {
