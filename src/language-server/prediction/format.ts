@@ -294,6 +294,13 @@ export function opHoverMarkdown(rows: { tenant: string; op: OpPrediction; measur
     return lines.join('\n');
 }
 
+/** What the co-run ranges say of the co-run model's own error (workload.ts corunBands). */
+function corunModelErrorText(c: number | undefined): string {
+    return c === undefined
+        ? 'not the co-run model\'s error (this profile predates its measurement: run `tenancy calibrate`)'
+        : `and the co-run model's error calibration measured on co-runs of its own (±${formatPercent(c)})`;
+}
+
 /** Markdown of a tenant's prediction. */
 export function tenantHoverMarkdown(t: TenantPrediction, p: WorkloadPrediction, measured: TenantResult | undefined): string {
     const multi = p.tenants.length > 1;
@@ -311,7 +318,7 @@ export function tenantHoverMarkdown(t: TenantPrediction, p: WorkloadPrediction, 
     lines.push('| | mean | p50 | p99 |', '|---|---:|---:|---:|');
     row('solo', t.solo, measured?.solo ?? undefined, t.bandMs.solo);
     if (multi) row(`co-run (${p.policy})`, t.corun, measured?.corun ?? undefined, t.bandMs.corun);
-    lines.push('', `p50 and p99 with their 90 % band (${formatBand(t.band)}, ms). ${bandMeaning(t.band)} It covers the kernels' times and the host's noise, not the queueing and interference models${multi ? '; the co-run ranges add how far each figure scatters over a run\'s requests' : ''}.`, '');
+    lines.push('', `p50 and p99 with their 90 % band (${formatBand(t.band)}, ms). ${bandMeaning(t.band)} It covers the kernels' times and the host's noise, not the queueing model${multi ? `; the co-run ranges add how far each figure scatters over a run's requests, ${corunModelErrorText(p.profile.corunModelError)}` : ''}.`, '');
     lines.push(`Service ${formatMs(t.serviceMs)} per request (${t.launches} kernels, ${t.submits} submit${t.submits === 1 ? '' : 's'})` +
         (multi ? ` · slowdown ${formatSlowdown(t.slowdown)}` : '') +
         ` · utilisation ${formatPercent(t.corunUtilisation)}${t.openLoop ? '' : ' (closed loop)'}`);

@@ -103,3 +103,29 @@ function evidenceSource(own: number[] | undefined, ofClass: () => number[], ofAl
     const all = ofAll();
     return all.length > 0 ? { errors: all, from: 'all' } : undefined;
 }
+
+/** One co-run figure of calibration's co-run probe (calibrate.ts step 8): predicted, measured in one round, and the band the model gives it without the co-run term. */
+export interface CorunPoint {
+    predicted: number;
+    measured: number;
+    /** Relative half-width (workload.ts corunBands without the profile's corunModelError). */
+    band: number;
+}
+
+/**
+ * The co-run model's error beyond a co-run figure's band (profile.ts corunModelError): for each point,
+ * the least c that puts its measurement inside √(band² + c²) (the band's sources add in
+ * quadrature, band.ts), √(max(0, e² − band²)) with e = |predicted − measured| / measured, and of
+ * those the 90th percentile. With it, 90 % of calibration's own co-run figures fall inside their
+ * bands: a split-conformal choice, on co-runs of synthetic tenants the evaluation never sees.
+ * Undefined without a finite point.
+ */
+export function corunExcess(points: readonly CorunPoint[]): { excessP90: number; points: number } | undefined {
+    const needed = points
+        .filter(p => p.measured > 0 && Number.isFinite(p.measured) && Number.isFinite(p.predicted) && Number.isFinite(p.band))
+        .map(p => {
+            const e = Math.abs(p.predicted - p.measured) / p.measured;
+            return Math.sqrt(Math.max(0, e * e - p.band * p.band));
+        });
+    return needed.length > 0 ? { excessP90: quantileOf(needed, 0.9), points: needed.length } : undefined;
+}

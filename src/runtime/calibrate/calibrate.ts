@@ -18,6 +18,10 @@
  *    so a second queue) runs an aggressor continuously: compute×compute, compute×memory,
  *    memory×compute, memory×memory and a workgroup-capped variant against compute both ways.
  * 7. Co-run tail: the mid-size request's wall-time tail while the second device computes.
+ * 8. Co-run model: two synthetic tenants co-run through the runtime's path in short rounds
+ *    (corun-probe.ts), predicted on the profile of steps 1–7: the device's turn between
+ *    co-running tenants' kernels, and what the co-run figures' bands then lacked to hold the
+ *    rounds' measurements (corun-evidence.ts).
  */
 import { availableParallelism, loadavg } from 'node:os';
 import { adapterInfo, openGpu, requestAdapter, requestTenantDevice, type AdapterPreference } from '../gpu/adapter.js';
@@ -37,7 +41,11 @@ import { bandEvidence, roundDeviations } from './band-evidence.js';
 import { familyBand } from '../predict/band.js';
 import { formatPercent } from '../../protocol/units.js';
 import { fitLine, prepareCase, robustStats, startAggressor, timeLaunches, timeSequence, type PreparedCase, type SequenceTimes } from './measure.js';
-import { calibrationCases, convCase, idleProbeTenant, interferenceKernels, matmulCase, reluCase, type SyntheticCase } from './synthetic.js';
+import { calibrationCases, convCase, corunProbeTenants, idleProbeTenant, interferenceKernels, matmulCase, reluCase, type SyntheticCase } from './synthetic.js';
+import { measureCorunRounds, type CorunRounds } from './corun-probe.js';
+import type { IrTenant } from '../ir/types.js';
+import { corunEvidence, probeWorkload } from './corun-evidence.js';
+import { sortedAscending, statisticOf } from '../report/statistics.js';
 
 export interface CalibrateOptions {
     quick?: boolean;
@@ -49,7 +57,25 @@ export interface CalibrateOptions {
     /** Overrides of what is measured (tests use tiny shapes): the size ladders and the interference kernels. */
     ladders?: { family: string; cases: SyntheticCase[] }[];
     interference?: Record<DemandKind, SyntheticCase>;
+    /** Overrides of the co-run probe (step 8; tests run it shorter). */
+    corunProbe?: Partial<CorunProbeSettings>;
 }
+
+/** Step 8's co-run probe: rounds, each round's measured window and warm-up (ms), and the short-kernel tenant's Poisson rate. */
+interface CorunProbeSettings {
+    rounds: number;
+    durationMs: number;
+    warmupMs: number;
+    ratePerSecond: number;
+}
+
+/**
+ * Rounds as long as the accuracy benchmark's co-run phases (2.5 s), so each round scatters as
+ * one short run does; three of them, five figures of each of two tenants: 30 points. At 40/s the
+ * short-kernel tenant brings ~100 requests a round.
+ */
+const CORUN_PROBE: CorunProbeSettings = { rounds: 3, durationMs: 2_500, warmupMs: 300, ratePerSecond: 40 };
+const CORUN_PROBE_QUICK: CorunProbeSettings = { ...CORUN_PROBE, rounds: 2, durationMs: 1_500 };
 
 /** Runtime-path idle measurement (step 5b): the synthetic tenants' pointwise blocks (two request lengths: 3 and 11 passes), trials per length, the open-loop rate (requests per second). */
 const RUNTIME_IDLE_BLOCKS = [0, 8], RUNTIME_IDLE_TRIALS = 7, RUNTIME_IDLE_RATE = 20;
@@ -138,8 +164,8 @@ export async function calibrate(options: CalibrateOptions): Promise<DeviceProfil
         opened.push(victim);
         const info = adapterInfo(adapter);
         const ladders = options.ladders ?? calibrationCases(quick);
-        // One tick per ladder case, eight single steps, six interference pairs.
-        const totalSteps = ladders.reduce((s, l) => s + l.cases.length, 0) + 8 + 6;
+        // One tick per ladder case, nine single steps, six interference pairs.
+        const totalSteps = ladders.reduce((s, l) => s + l.cases.length, 0) + 9 + 6;
         let step = 0;
         const c: Calibration = {
             gpu, victim, preference, quick, signal: options.signal,
@@ -168,6 +194,10 @@ export async function calibrate(options: CalibrateOptions): Promise<DeviceProfil
         const idlePenalty = await measureIdlePenalty(c);
         const { pairs, aggressor } = await measureInterference(c, options.interference ?? interferenceKernels(), opened);
         const corunTailMs = await measureCorunTail(c, rounds.request, aggressor, jitter.serviceTailMs);
+        const probe = { ...(quick ? CORUN_PROBE_QUICK : CORUN_PROBE), ...options.corunProbe };
+        const probeTenants = corunProbeTenants(probe.ratePerSecond);
+        const probeStarted = performance.now();
+        const probeRounds = await measureCorunRounds(c.gpu, preference, probeTenants, { ...probe, signal: options.signal });
 
         const profile: DeviceProfile = {
             schemaVersion: PROFILE_SCHEMA_VERSION,
@@ -199,12 +229,30 @@ export async function calibrate(options: CalibrateOptions): Promise<DeviceProfil
             calibrationMs: performance.now() - started,
             hostLoad: { before: loadBefore, after: loadavg()[0], cores: availableParallelism() },
         };
-        return parseProfile(profile, 'measured profile');
+        const corunModel = corunModelFrom(parseProfile(profile, 'measured profile'), probeTenants, probeRounds, probe, c, performance.now() - probeStarted);
+        return parseProfile({ ...profile, ...corunModel, calibrationMs: performance.now() - started }, 'measured profile');
     } finally {
         for (const p of prepared) p.destroy();
         for (const d of opened) d.device.destroy();
         gpu = undefined;
     }
+}
+
+/**
+ * 8. The co-run model (corun-evidence.ts): the probe's co-run predicted on the profile of steps 1–7
+ *    (the schedule simulation, as for a user's workload) at every candidate turn, the turn nearest
+ *    the rounds kept (corunQuantumMs), and what the co-run figures' bands lacked to hold each
+ *    round's measurements (corunModelError).
+ */
+function corunModelFrom(profile: DeviceProfile, tenants: readonly IrTenant[], rounds: CorunRounds, probe: CorunProbeSettings, c: Calibration, elapsedMs: number): Pick<DeviceProfile, 'corunQuantumMs' | 'corunModelError'> {
+    const evidence = corunEvidence(probeWorkload(tenants, probe.durationMs, probe.warmupMs), profile, rounds);
+    const turn = (q: number) => (Number.isFinite(q) ? `${q} ms` : 'whole kernels');
+    const shown = evidence.predicted.map((t, k) => `${t.name} mean ${t.corun.mean.toFixed(1)} ms predicted, ${rounds.map(r => (r[k].length > 0 ? statisticOf(sortedAscending(r[k]), 'mean').toFixed(1) : '—')).join(' / ')} measured`);
+    const e = evidence.corunModelError;
+    c.tick(`co-run model (${rounds.length} rounds of ${(probe.durationMs / 1000).toFixed(1)} s, ${(elapsedMs / 1000).toFixed(1)} s): turns of ${turn(evidence.quantumMs ?? Infinity)} `
+        + `(score ${evidence.scores.map(s => `${turn(s.quantumMs)} ${Number.isFinite(s.score) ? s.score.toFixed(2) : '∞'}`).join(', ')}); ${shown.join('; ')}; `
+        + `${e ? `error ±${formatPercent(e.excessP90)} beyond the bands at p90 of ${e.points} figures` : 'no error measured (no request completed)'}`);
+    return { ...(evidence.quantumMs !== undefined ? { corunQuantumMs: evidence.quantumMs } : {}), ...(e ? { corunModelError: e } : {}) };
 }
 
 /** 1. Kernel floor: a one-workgroup kernel in a request of its own (the launch cost itself). */

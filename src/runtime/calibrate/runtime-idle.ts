@@ -67,22 +67,10 @@ async function phaseMeans(record: PhaseRecord, what: string, idleOnly: boolean):
  * (request length), alternating the lengths within every trial so drifting load hits both alike.
  */
 export async function measureRuntimeIdle(device: GPUDevice, caps: DeviceCaps, tenants: readonly IrTenant[], options: RuntimeIdleOptions): Promise<RuntimeIdleTrial[]> {
-    const compiled: CompiledTenant[] = [];
-    const runners: TenantRunner[] = [];
-    const views: OpView[][] = [];
+    const probes: ProbeTenant[] = [];
     try {
-        for (const tenant of tenants) {
-            const plan = planTenant(tenant, {
-                kernels: { kernelsFor }, caps, fusion: true,
-                limits: { maxStorageBufferBindingSize: caps.maxStorageBufferBindingSize, maxBufferSize: caps.maxBufferSize },
-            });
-            const c = await compileTenant(device, plan, 11, { signal: options.signal, timeoutMs: STEP_TIMEOUT_MS });
-            compiled.push(c);
-            const runner = new TenantRunner(c, 'gpu-timestamps', STEP_TIMEOUT_MS);
-            runners.push(runner);
-            views.push(plan.ops.map(op => ({ flops: op.flops, launches: op.launches.length })));
-            for (let i = 0; i < 3; i++) await (await runner.run(0, runner.opCount, options.signal)).intervals; // compile + warm
-        }
+        for (const tenant of tenants) probes.push(await prepareProbeTenant(device, caps, tenant, options.signal));
+        const compiled = probes.map(p => p.compiled), runners = probes.map(p => p.runner), views = probes.map(p => p.views);
         const policy = policyFor({ policy: 'concurrent' });
         const trials: RuntimeIdleTrial[] = [];
         const phase = (k: number, arrival: IrTenant['arrival'], requests: number, warmupMs: number, label: string) => runPhase({
@@ -104,7 +92,35 @@ export async function measureRuntimeIdle(device: GPUDevice, caps: DeviceCaps, te
         }
         return trials;
     } finally {
-        for (const r of runners) r.destroy();
-        for (const c of compiled) c.destroy();
+        for (const p of probes) p.destroy();
     }
+}
+
+/** A synthetic tenant compiled on a device with its runner and the views schedules read, warmed. */
+export interface ProbeTenant {
+    compiled: CompiledTenant;
+    runner: TenantRunner;
+    views: OpView[];
+    destroy(): void;
+}
+
+/** Plans a synthetic tenant as `tenancy run` does (default kernels, fusion), compiles it on `device` and runs it thrice (pipelines compiled, caches warm). */
+export async function prepareProbeTenant(device: GPUDevice, caps: DeviceCaps, tenant: IrTenant, signal?: AbortSignal): Promise<ProbeTenant> {
+    const plan = planTenant(tenant, {
+        kernels: { kernelsFor }, caps, fusion: true,
+        limits: { maxStorageBufferBindingSize: caps.maxStorageBufferBindingSize, maxBufferSize: caps.maxBufferSize },
+    });
+    const compiled = await compileTenant(device, plan, 11, { signal, timeoutMs: STEP_TIMEOUT_MS });
+    const runner = new TenantRunner(compiled, 'gpu-timestamps', STEP_TIMEOUT_MS);
+    const probe: ProbeTenant = {
+        compiled, runner, views: plan.ops.map(op => ({ flops: op.flops, launches: op.launches.length })),
+        destroy: () => { runner.destroy(); compiled.destroy(); },
+    };
+    try {
+        for (let i = 0; i < 3; i++) await (await runner.run(0, runner.opCount, signal)).intervals;
+    } catch (error) {
+        probe.destroy();
+        throw error;
+    }
+    return probe;
 }

@@ -162,36 +162,75 @@ export function interferenceKernels(): Record<'compute' | 'memory' | 'capped', S
     };
 }
 
-/**
- * A whole synthetic tenant for the runtime-path idle measurement (calibrate.ts step 5c): a small
- * CNN on a 1×3×40×40 image — a 3×3 stem to 12 channels, `blocks` pointwise 12→12 convolutions
- * (each with a relu, fused by the compiler: one pass each), a global average pool and a 12→10
- * dense — run by the runtime's own phase loop. Two block counts give two pass counts at short
- * request lengths (3×3 blocks made the long request ~10 ms, and its queueing at 20/s swamped
- * the penalty). Not any evaluated model's shape (the evaluation's small CNN is 16 channels at 64² and 32²).
- */
-export function idleProbeTenant(blocks: number): IrTenant {
-    const name = `idle_probe_${blocks}`;
-    const graph: IrGraph = { model: 'idle_probe', args: { blocks }, tensors: {}, inputs: [], outputs: [], ops: [] };
+/** A synthetic tenant's graph built op by op (the probes below): each op reads one tensor and writes a new one. */
+function probeGraph(name: string, model: string, args: Record<string, number>) {
+    const graph: IrGraph = { model, args, tensors: {}, inputs: [], outputs: [], ops: [] };
     const tensor = (id: string, shape: number[]) => { graph.tensors[id] = { id, dtype: 'f32', shape }; return id; };
     const add = (kind: IrOpKind, opName: string, input: string, outShape: number[], attrs: IrAttrs, weights: IrWeight[], flops: number): string => {
         const output = tensor(`${opName.replace(/[^A-Za-z0-9_]/g, '_')}_out`, outShape);
         const bytes = 4 * (numel(graph.tensors[input].shape) + weights.reduce((a, w) => a + numel(w.shape), 0) + numel(outShape));
-        graph.ops.push({ path: `${name}/idle_probe/${opName}`, kind, inputs: [input], output, attrs, weights, flops, bytes });
+        graph.ops.push({ path: `${name}/${model}/${opName}`, kind, inputs: [input], output, attrs, weights, flops, bytes });
         return output;
     };
+    const relu = (opName: string, x: string) => add('relu', opName, x, graph.tensors[x].shape, {}, [], numel(graph.tensors[x].shape));
+    const dense = (opName: string, x: string, units: number) => {
+        const [rows, k] = graph.tensors[x].shape;
+        return add('dense', opName, x, [rows, units], { units, bias: true },
+            [{ name: 'weight', shape: [k, units], dtype: 'f32' }, { name: 'bias', shape: [units], dtype: 'f32' }], 2 * rows * k * units);
+    };
+    return { graph, tensor, add, relu, dense };
+}
+
+/**
+ * A small CNN on a 1×3×40×40 image — a 3×3 stem to 12 channels, `blocks` pointwise 12→12
+ * convolutions (each with a relu, fused by the compiler: one pass each), a global average pool
+ * and a 12→10 dense — closed loop. Not any evaluated model's shape (the evaluation's small CNN is
+ * 16 channels at 64² and 32²).
+ */
+function smallCnnProbe(name: string, blocks: number): IrTenant {
+    const g = probeGraph(name, 'idle_probe', { blocks });
     const hw = 40, ch = 12;
-    const conv = (opName: string, x: string, c: number, k: number) => add('conv2d', opName, x, [1, ch, hw, hw], {
+    const conv = (opName: string, x: string, c: number, k: number) => g.add('conv2d', opName, x, [1, ch, hw, hw], {
         filters: ch, kernel: [k, k], stride: [1, 1], padding: Array(4).fill((k - 1) / 2), dilation: [1, 1], groups: 1, bias: false,
     }, [{ name: 'weight', shape: [ch, c, k, k], dtype: 'f32' }], 2 * ch * hw * hw * c * k * k);
-    const relu = (opName: string, x: string) => add('relu', opName, x, graph.tensors[x].shape, {}, [], numel(graph.tensors[x].shape));
-    let x = tensor('image', [1, 3, hw, hw]);
-    graph.inputs.push(x);
-    x = relu('stem/relu', conv('stem/conv', x, 3, 3));
-    for (let b = 0; b < blocks; b++) x = relu(`block.${b}/relu`, conv(`block.${b}/conv`, x, ch, 1));
-    x = add('global_avg_pool', 'pool', x, [1, ch, 1, 1], {}, [], ch * hw * hw);
-    x = add('flatten', 'flatten', x, [1, ch], {}, [], 0);
-    x = add('dense', 'head', x, [1, 10], { units: 10, bias: true }, [{ name: 'weight', shape: [ch, 10], dtype: 'f32' }, { name: 'bias', shape: [10], dtype: 'f32' }], 2 * 10 * ch);
-    graph.outputs.push(x);
-    return { name, graph, arrival: { kind: 'closed', clients: 1, thinkMs: 0 }, slos: [], priority: 'normal' };
+    let x = g.tensor('image', [1, 3, hw, hw]);
+    g.graph.inputs.push(x);
+    x = g.relu('stem/relu', conv('stem/conv', x, 3, 3));
+    for (let b = 0; b < blocks; b++) x = g.relu(`block.${b}/relu`, conv(`block.${b}/conv`, x, ch, 1));
+    x = g.add('global_avg_pool', 'pool', x, [1, ch, 1, 1], {}, [], ch * hw * hw);
+    x = g.add('flatten', 'flatten', x, [1, ch], {}, [], 0);
+    x = g.dense('head', x, 10);
+    g.graph.outputs.push(x);
+    return { name, graph: g.graph, arrival: { kind: 'closed', clients: 1, thinkMs: 0 }, slos: [], priority: 'normal' };
+}
+
+/**
+ * A whole synthetic tenant for the runtime-path idle measurement (calibrate.ts step 5c): the small
+ * CNN probe (smallCnnProbe) run by the runtime's own phase loop. Two block counts give two pass
+ * counts at short request lengths (3×3 blocks made the long request ~10 ms, and its queueing at
+ * 20/s swamped the penalty).
+ */
+export function idleProbeTenant(blocks: number): IrTenant {
+    return smallCnnProbe(`idle_probe_${blocks}`, blocks);
+}
+
+/**
+ * The two tenants calibration co-runs through the runtime's path (calibrate.ts step 8,
+ * corun-evidence.ts): a tenant of short kernels arriving at random beside a closed loop of long
+ * ones — the small CNN probe with 4 blocks, Poisson at `ratePerSecond`, and a stack of four
+ * 96×640→640 denses with relus (each ~20× one of the CNN's kernels on a software adapter), back
+ * to back. How long the short kernels wait behind the long ones is what tells how long a kernel
+ * holds the device while another waits (profile.ts corunQuantumMs): between kernels of similar
+ * lengths, whole kernels and short turns predict alike. Neither is an evaluated model's shape.
+ */
+export function corunProbeTenants(ratePerSecond: number): [IrTenant, IrTenant] {
+    const width = 640;
+    const victim: IrTenant = { ...smallCnnProbe('corun_probe_short', 4), arrival: { kind: 'poisson', ratePerSecond } };
+    const g = probeGraph('corun_probe_long', 'dense_stack', { layers: 4 });
+    let x = g.tensor('features', [96, width]);
+    g.graph.inputs.push(x);
+    for (let l = 0; l < 4; l++) x = g.relu(`layer.${l}/relu`, g.dense(`layer.${l}/dense`, x, width));
+    g.graph.outputs.push(x);
+    const aggressor: IrTenant = { name: 'corun_probe_long', graph: g.graph, arrival: { kind: 'closed', clients: 1, thinkMs: 0 }, slos: [], priority: 'normal' };
+    return [victim, aggressor];
 }

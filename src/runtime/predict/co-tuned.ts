@@ -66,6 +66,7 @@ export interface CoTunedInput {
     serviceCv: number;
     tail: ServiceTail;
     corunTail: ServiceTail;
+    quantumMs?: number;
     seed: number;
     warmupMs: number;
     durationMs: number;
@@ -193,7 +194,7 @@ export function simulateCoTuned(input: CoTunedInput, options: CoTunedOptions, lo
     const tenants = input.tenants.map((t, i) => ({ ...t, versions: model.tenants[i].ops, shares: model.tenants[i].shares }));
     return simulate(tenants, {
         policy: coTunedPolicy(options), contention: configurationContention(input, model, versionsOf(input, options)), serviceCv: input.serviceCv, tail: input.tail, corunTail: input.corunTail,
-        seed: input.seed, warmupMs: input.warmupMs, durationMs: input.durationMs * window, load,
+        quantumMs: input.quantumMs, seed: input.seed, warmupMs: input.warmupMs, durationMs: input.durationMs * window, load,
     });
 }
 

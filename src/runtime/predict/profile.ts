@@ -152,6 +152,23 @@ export const deviceProfileSchema = z.object({
     interference: z.object({
         pairs: z.array(interferencePairSchema),
     }),
+    /**
+     * How long a kernel holds the whole device while a co-running tenant's kernel waits, ms (the
+     * schedule simulation's turn, simulate.ts quantumMs): fitted by calibration to co-runs of a
+     * tenant of short kernels beside a closed loop of long ones (calibrate/corun-evidence.ts).
+     * Absent in older profiles and the default profile ⇒ a kernel runs to its end.
+     */
+    corunQuantumMs: positive.optional(),
+    /**
+     * The co-run model's error beyond what a co-run figure's band already holds (its tenant's
+     * band and its sampling spread, workload.ts corunBands): calibration co-runs synthetic
+     * tenants through the runtime's path in short rounds (calibrate/corun-probe.ts), predicts
+     * the same co-run, and keeps the 90th percentile of the excess each figure needed to fall
+     * inside its band (calibrate/band-evidence.ts corunExcess), over `points` figures (mean,
+     * p50, p90, p95, p99 of each tenant in each round). A relative half-width; co-run bands
+     * add it in quadrature. Absent in older profiles ⇒ no such term.
+     */
+    corunModelError: z.object({ excessP90: nonNegative, points: z.number().int().positive() }).optional(),
     /** How long calibration took, ms (0 for the default profile). */
     calibrationMs: nonNegative,
     /**

@@ -49,6 +49,8 @@ export interface ScheduledTenant {
      * benchmark's length measures a tail from as few requests, and its figure scatters as much.
      */
     sampling: Record<IrSlo['percentile'], number>;
+    /** How many simulated requests the figures (and `sampling`) were read off. */
+    sampledRequests: number;
 }
 
 /** One schedule evaluated on a workload. */
@@ -320,6 +322,8 @@ export interface SimulationInput {
     /** The host's heavy tail per request, alone and beside a co-runner in flight (calibration's; queueing.ts tailFrom). */
     tail: ServiceTail;
     corunTail: ServiceTail;
+    /** How long a kernel holds the device while another tenant's waits (profile.ts corunQuantumMs; absent: to its end). */
+    quantumMs?: number;
     warmupMs: number;
     durationMs: number;
     seed: number;
@@ -382,6 +386,7 @@ export function simulationInput(ir: WorkloadIR, profile: DeviceProfile, options:
     return {
         ir, profile, cache, plans, tenants, contention: pairCoefficients(profile, mixes), serviceCv: profile.serviceCv,
         tail: tailFrom(profile.serviceTailMs), corunTail: tailFrom(profile.corunTailMs ?? profile.serviceTailMs),
+        ...(profile.corunQuantumMs !== undefined ? { quantumMs: profile.corunQuantumMs } : {}),
         warmupMs: Math.min(1000, durationMs / 10), durationMs, seed: options.seed ?? ir.benchmark.seed,
     };
 }
@@ -410,7 +415,7 @@ export function simulateSchedule(input: SimulationInput, resolved: ResolvedSched
     if (resolved.settings.coTuned) return simulateCoTuned(input, resolved.settings.coTuned, load, window);
     return simulate(simulatedTenants(input, resolved.settings.regulated?.opSplits ?? resolved.settings.layerBlock?.opSplits, resolved.settings.layerBlock !== undefined), {
         policy: policyFor(resolved.schedule, resolved.settings), contention: input.contention, serviceCv: input.serviceCv, tail: input.tail, corunTail: input.corunTail,
-        seed: input.seed, warmupMs: input.warmupMs, durationMs: input.durationMs * window, load,
+        quantumMs: input.quantumMs, seed: input.seed, warmupMs: input.warmupMs, durationMs: input.durationMs * window, load,
     });
 }
 
@@ -456,6 +461,7 @@ function tenantFigures(t: SimulatedTenant, f: SimulatedFigures): ScheduledTenant
             const predictedMs = stat(s.percentile);
             return { percentile: s.percentile, targetMs: s.ms, predictedMs, met: predictedMs <= s.ms };
         }),
+        sampledRequests: f.latenciesMs.length,
         // O(n) per statistic, less than the simulation that drew the n requests.
         sampling: {
             mean: samplingHalfWidth(f.latenciesMs, 'mean'), p50: samplingHalfWidth(f.latenciesMs, 'p50'), p90: samplingHalfWidth(f.latenciesMs, 'p90'),

@@ -16,14 +16,20 @@
  * same stored co-run measurements, counting start-ups as the device's time over-predicted co-run
  * slowdowns by 26–30 % on average in three runs, and leaving them off the device brought that to
  * 8–14 % (BENCHMARKS.md, "Kernel start-ups"). Every kernel of a tenant's own plan otherwise takes
- * the whole device, so co-running tenants alternate kernel by kernel and one tenant's small
- * kernels wait behind another's big ones: a kernel that arrives
- * while another tenant's runs waits for that kernel's residual, and behind a busy tenant a
- * submission of n small kernels waits for n of its big ones. That is the software adapter's
- * mechanism (lavapipe's one compute thread pool, shared by every device of the process, hands
- * out one dispatch's workgroups before the next's), and presumably a GPU's across devices, whose
- * contexts are time-sliced (not measured here); processor sharing, which stretched every co-running submission by at most
- * 1 + Σ c_ij, scored worse on the same measurements (BENCHMARKS.md, "Co-run tails"). Calibration's
+ * the whole device, so co-running tenants take turns and one tenant's small kernels wait behind
+ * another's big ones: a kernel that arrives while another tenant's runs waits for the rest of
+ * that kernel's turn, and behind a busy tenant a submission of n small kernels waits for n
+ * turns. A turn lasts to the kernel's end, or, with `quantumMs` (the profile's corunQuantumMs,
+ * fitted by calibration to a co-run of short kernels beside long ones), at most that long while
+ * another tenant's kernel waits; the kernel then goes to the back of the queue and resumes where
+ * it stopped. On lavapipe whole-kernel turns predicted a tenant of 0.2 ms kernels beside a closed
+ * loop of 5 ms kernels overloaded (mean 2.4 s) where it measured 10 ms, and turns of 0.5 ms
+ * predicted 10.7 ms (calibrate/corun-evidence.ts); between kernels of similar lengths the two
+ * predict alike. Presumably the adapter's thread pools, or a GPU's time-sliced contexts, switch
+ * between devices' work inside a dispatch (not measured apart). Processor sharing, which
+ * stretched every co-running submission by at most 1 + Σ c_ij, scored worse on the accuracy
+ * benchmark's co-runs (BENCHMARKS.md, "Co-run tails"; on 2026-12-06 at equal shares, slowdown
+ * error 22 % against 18 % with turns). Calibration's
  * interference pairs (a victim kernel beside an always-busy aggressor) fit the same picture where
  * the kernels differ: waiting half an aggressor kernel on average gives (s_vl − 1)(s_lv − 1) = 1/4,
  * and the compute × memory pairs multiplied to 0.20 and 0.25 in two calibrations (same-kind pairs,
@@ -88,6 +94,12 @@ export interface SimulationOptions {
     durationMs: number;
     /** Open-loop rates (and closed-loop clients, rounded) scaled by this factor (capacity search); default 1. */
     load?: number;
+    /**
+     * How long a kernel holds the whole device while another tenant's kernel waits, ms of wall time
+     * (profile.ts corunQuantumMs); then it goes to the back of the device's queue mid-kernel.
+     * Absent: to its end.
+     */
+    quantumMs?: number;
 }
 
 /** What the simulation measured of a tenant. */
@@ -240,14 +252,18 @@ export function simulate(tenants: readonly SimulatedTenant[], options: Simulatio
     };
     // Where a running submission stops next: its current kernel's end while others wait or run beside it (a kernel is not
     // preempted, but the next one goes to the back of the queue), else its last kernel's end.
+    const quantumMs = options.quantumMs ?? Infinity;
     const stopOf = (i: number, f: InFlight) => {
         if (queue.length === 0) {
             let alone = true;
             for (let j = 0; j < inFlight.length; j++) if (j !== i && inFlight[j]?.state === RUNNING) alone = false;
             if (alone) return f.kernels.end[f.last];
+            return f.kernels.end[f.kernel + 1];
         }
-        return f.kernels.end[f.kernel + 1];
+        return turnEnd(f);
     };
+    // Where a kernel's turn ends while another tenant's waits: its end, or a quantum on (on the kernel's own clock).
+    const turnEnd = (f: InFlight) => Math.min(f.kernels.end[f.kernel + 1], f.at + quantumMs / f.scale);
 
     // Its host time over (submit, idle penalty, a kernel's start-up): its kernel's start-up next if not yet served, else the device's queue.
     const hostDone = (i: number, f: InFlight) => {
@@ -293,7 +309,8 @@ export function simulate(tenants: readonly SimulatedTenant[], options: Simulatio
             // Alone on the device (the others starting up), it runs on past its kernels' ends, as in the general step.
             const turns = queue.length > 0;
             if (turns && f.kernel + 1 >= f.last) break;
-            const end = now + ((turns ? f.kernels.end[f.kernel + 1] : f.kernels.end[f.last]) - f.at) * f.scale;
+            const stop = turns ? turnEnd(f) : f.kernels.end[f.last];
+            const end = now + (stop - f.at) * f.scale;
             if (hostEnd < end) {
                 if (hostEnd > horizon) break;
                 f.at += (hostEnd - now) / f.scale;
@@ -303,8 +320,12 @@ export function simulate(tenants: readonly SimulatedTenant[], options: Simulatio
             } else {
                 if (!turns || end > horizon) break;
                 advance(end);
-                f.kernel++;
-                f.at = f.kernels.end[f.kernel];
+                if (stop >= f.kernels.end[f.kernel + 1]) {
+                    f.kernel++;
+                    f.at = f.kernels.end[f.kernel];
+                } else {
+                    f.at = stop; // its quantum over mid-kernel
+                }
                 kernelDone(running, f);
                 running = queue.shift()!;
                 inFlight[running]!.state = RUNNING;

@@ -18,9 +18,9 @@
  *            the device can serve even without interference (overloaded).
  *   bands (band.ts): each op carries its launches' 90 % error band combined; a tenant the band
  *            of all its launches combined (the same rule), applied as a relative band to its
- *            latency figures — it covers the op-time model and the host's noise, not the
- *            queueing and interference models (calibration has no held-out evidence for those);
- *            a co-run figure's band adds its sampling spread over the run's requests (corunBands).
+ *            latency figures — it covers the op-time model and the host's noise; a co-run
+ *            figure's band adds its sampling spread over the run's requests and the co-run
+ *            model's error that calibration measured on co-runs of its own (corunBands).
  *   verdicts per SLO, with the tenant's band h (a figure x spans [x/(1+h), x/(1−h)]):
  *            even the band's low end of the solo service quantile > target ⇒ infeasible;
  *            else the band's high end of the co-run figure or of the solo service quantile >
@@ -94,7 +94,7 @@ export interface TenantPrediction {
     corun: LatencyFigures;
     /** The 90 % error band of the tenant's figures: its launches' bands combined (band.ts), relative to each figure. */
     band: ErrorBand;
-    /** Each co-run figure's 90 % band, relative: the tenant's band and the figure's sampling spread (corunBands); the tenant's band alone when no simulation gave the figure. */
+    /** Each co-run figure's 90 % band, relative: the tenant's band, the figure's sampling spread where the simulation gave it, and the profile's co-run model error where the tenant co-runs (corunBands). */
     corunBand: Record<Percentile, number>;
     /** The band of the p50 and p99 figures, ms (∞ for an unbounded figure). */
     bandMs: Record<'solo' | 'corun', Record<'p50' | 'p99', { low: number; high: number }>>;
@@ -119,7 +119,8 @@ export interface TenantPrediction {
 export interface WorkloadPrediction {
     predictionVersion: typeof PREDICTION_VERSION;
     workload: string;
-    profile: { key: string; uncalibrated: boolean; device: string; createdAt: string };
+    /** The profile predicted on; `corunModelError`: the co-run model's error calibration measured (profile.ts), in every co-run band (corunBands). */
+    profile: { key: string; uncalibrated: boolean; device: string; createdAt: string; corunModelError?: number };
     policy: IrSchedule['policy'];
     /** What the co-run figures are the simulation of (`auto` and searched arguments resolved); null with one tenant or while pending. */
     corunSchedule: string | null;
@@ -278,7 +279,7 @@ export function predictWorkload(ir: WorkloadIR, profile: DeviceProfile, options:
     // Co-run: the workload's schedule as the one simulation runs it (alone, a tenant's co-run is its solo).
     let corun = solo;
     let slow = bases.map(() => 1);
-    let sampling: (ScheduledTenant['sampling'] | undefined)[] = bases.map(() => undefined);
+    let sampling: (Pick<ScheduledTenant, 'sampling' | 'sampledRequests'> | undefined)[] = bases.map(() => undefined);
     let corunSchedule: string | null = null;
     let corunPending = false;
     let corunError: string | undefined;
@@ -298,7 +299,7 @@ export function predictWorkload(ir: WorkloadIR, profile: DeviceProfile, options:
             corunSchedule = evaluation.resolved.name;
             corun = bases.map((b, i) => corunFigures(b.tenant.arrival, simulated[i]!));
             slow = simulated.map(t => t!.slowdown);
-            sampling = simulated.map(t => t!.sampling);
+            sampling = simulated.map(t => ({ sampling: t!.sampling, sampledRequests: t!.sampledRequests }));
         } else {
             corunPending = true;
         }
@@ -308,7 +309,7 @@ export function predictWorkload(ir: WorkloadIR, profile: DeviceProfile, options:
         const s = slow[i];
         let corunOps: OpPrediction[] | undefined;
         const h = b.band.relative;
-        const corunBand = corunBands(h, sampling[i]);
+        const corunBand = corunBands(h, sampling[i], runRequests(ir.benchmark, corun[i].throughput), bases.length > 1 ? profile.corunModelError?.excessP90 ?? 0 : 0);
         const slos = b.tenant.slos.map(slo => sloPrediction(slo, b.serviceMs, cvOf(b.serviceMs), tail, solo[i].figures, corun[i].figures, h, corunBand[slo.percentile]));
         const rangeOf = (f: LatencyFigures, band: (p: Percentile) => number) => ({ p50: bandRange(f.p50, band('p50')), p99: bandRange(f.p99, band('p99')) });
         return {
@@ -338,7 +339,10 @@ export function predictWorkload(ir: WorkloadIR, profile: DeviceProfile, options:
     return {
         predictionVersion: PREDICTION_VERSION,
         workload: ir.workload,
-        profile: { key: profile.key, uncalibrated: profile.uncalibrated, device: profile.adapter.device, createdAt: profile.createdAt },
+        profile: {
+            key: profile.key, uncalibrated: profile.uncalibrated, device: profile.adapter.device, createdAt: profile.createdAt,
+            ...(profile.corunModelError ? { corunModelError: profile.corunModelError.excessP90 } : {}),
+        },
         policy: ir.schedule.policy,
         corunSchedule,
         corunPending,
@@ -368,15 +372,27 @@ function openRatePerSecond(arrival: Exclude<IrTenant['arrival'], { kind: 'closed
 }
 
 /**
- * The 90 % band of each co-run figure: the tenant's band h (the kernels' times) and, where the
- * simulation gave the figure, how far the figure scatters over a run of the benchmark's length
- * (its sampling half-width s, statistics.ts samplingHalfWidth), as √(h² + 2s²): model and
- * sampling are independent, and both the simulated figure and the measured one it is held
- * against are read off that many requests, so the sampling spread enters twice.
+ * The 90 % band of each co-run figure: the tenant's band h (the kernels' times); where the
+ * simulation gave the figure, how far the figure and a measured one differ by sampling alone, s;
+ * and the co-run model's error beyond both, c, measured by calibration on co-runs of its own
+ * (profile.ts corunModelError; 0 for a tenant that runs alone or a profile without it):
+ * √(h² + s² + c²), the sources being independent. The simulated figure is read off n_sim
+ * requests and scatters by its sampling half-width s_sim (statistics.ts samplingHalfWidth); a
+ * measured one is read off the n_run requests a run of the workload's benchmark brings the tenant
+ * (runRequests), and scatters by s_sim·√(n_sim / n_run) (a half-width goes with 1/√n); their
+ * difference by s = s_sim·√(1 + n_sim / n_run). A 2.5 s run of a tenant at 40/s measures its p99
+ * from 100 requests where the simulation drew 600: √7 ≈ 2.6 × s_sim, not the √2 of equal counts.
  */
-function corunBands(h: number, sampling: ScheduledTenant['sampling'] | undefined): Record<Percentile, number> {
-    const of = (p: Percentile) => (sampling ? Math.hypot(h, Math.SQRT2 * sampling[p]) : h);
+function corunBands(h: number, simulated: Pick<ScheduledTenant, 'sampling' | 'sampledRequests'> | undefined, nRun: number, c: number): Record<Percentile, number> {
+    const spread = simulated ? Math.sqrt(1 + simulated.sampledRequests / nRun) : 0;
+    const of = (p: Percentile) => Math.hypot(h, simulated ? spread * simulated.sampling[p] : 0, c);
     return { mean: of('mean'), p50: of('p50'), p90: of('p90'), p95: of('p95'), p99: of('p99'), p999: of('p999') };
+}
+
+/** Requests a measured run of the benchmark brings a tenant: its request count, else its throughput over the measured time (at least 2). */
+function runRequests(benchmark: WorkloadIR['benchmark'], throughputPerSecond: number): number {
+    const n = benchmark.requests ?? (throughputPerSecond * benchmark.durationMs) / 1000;
+    return Number.isFinite(n) ? Math.max(2, n) : 2;
 }
 
 /** An SLO's verdict from the tenant's figures, their band h and the co-run figure's band (see the module comment). */

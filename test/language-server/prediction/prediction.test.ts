@@ -340,7 +340,7 @@ workload w {
         expect(tenant).toMatch(/co-run \/ solo: mean 1\.\d\d× slower \([\d.]+–[\d.]+\) · p50 1\.\d\d× slower/);
         expect(tenant).toMatch(/mean latency, solo → co-run: queueing 0\.5\d* ms → 1\.\d* ms, GPU/);
         expect(tenant).toContain('`b` ran during 63% of its co-run GPU time; its kernels took 2.10× their solo time then');
-        expect(tenant).toContain("the co-run ranges add how far each figure scatters over a run's requests");
+        expect(tenant).toContain("the co-run ranges add how far each figure scatters over a run's requests, not the co-run model's error (this profile predates its measurement: run `tenancy calibrate`)");
         // 100 requests bound a p99 from below only: the violated SLO is proven, and p99 is not shown as a number.
         expect(tenant).toMatch(/SLO p99 ≤ 1(\.00)? ms: .*; measured ✗ \(≥ [\d.]+ ms\)/);
         const opHover = await hoverAt(d, 'dense(x, 512)');
@@ -377,6 +377,22 @@ workload w {
             path: op.path, line: 2, soloMs: op.soloP50Ms * 1.2, corunMs: op.soloP50Ms * 1.2, soloP50Ms: op.soloP50Ms * 1.2, corunP50Ms: op.soloP50Ms * 1.2,
         }] })]);
         expect(await hintAt(d, 2)).toContain(` ≈${formatMs(op.soloP50Ms)} ±11% · measured ${formatMs(op.soloP50Ms * 1.2)} (${formatError(op.soloP50Ms, op.soloP50Ms * 1.2)}, outside band) · co-run`);
+    });
+
+    it('co-run ranges with the co-run model error calibration measured: the hover says so and the range is that much wider', async () => {
+        const profile = calibrated(1);
+        for (const fam of Object.values(profile.families)) fam.error = { looP90: 0.1, noiseP90: 0.033, points: 5, from: 'family' };
+        writeFileSync(path.join(dir, '.tenancy', 'device-profile.json'), JSON.stringify({ ...profile, corunModelError: { excessP90: 0.4, points: 30 } }));
+        const d = await open(`${model}
+workload w {
+  tenant a { model m(batch: 8) arrival poisson(rate: 20/s) }
+  tenant b { model m(batch: 8) }
+}
+`);
+        const tenant = await hoverAt(d, 'tenant a', 7);
+        expect(tenant).toContain("the co-run ranges add how far each figure scatters over a run's requests, and the co-run model's error calibration measured on co-runs of its own (±40%)");
+        const t = predictionOf(d).tenants[0];
+        expect(t.corunBand.p99).toBeGreaterThanOrEqual(Math.hypot(t.band.relative, 0.4) - 1e-12);
     });
 
     it('compares typical (median) op times, measured and predicted', async () => {

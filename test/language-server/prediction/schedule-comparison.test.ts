@@ -19,7 +19,7 @@ function tenant(name: string, p99: number, sloMs?: number): ScheduledTenant {
     return {
         name, p50Ms: p99 / 2, p90Ms: p99 * 0.8, p95Ms: p99 * 0.9, p99Ms: p99, p999Ms: p99 * 1.1, meanMs: p99 / 2, throughputPerSecond: 10, serviceMs: p99 / 4, slowdown: 1,
         slos: sloMs === undefined ? [] : [{ percentile: 'p99', targetMs: sloMs, predictedMs: p99, met: p99 <= sloMs }],
-        sampling: { mean: 0, p50: 0, p90: 0, p95: 0, p99: 0, p999: 0 },
+        sampling: { mean: 0, p50: 0, p90: 0, p95: 0, p99: 0, p999: 0 }, sampledRequests: 600,
     };
 }
 

@@ -6,6 +6,7 @@ import { parseProfile, profileKey } from '../../../src/runtime/predict/profile.j
 import { predictWorkload } from '../../../src/runtime/predict/workload.js';
 import { mlpTenant, workload } from '../predict/fixtures.js';
 import { probeAdapter } from '../gpu.js';
+import { CANDIDATE_QUANTA_MS } from '../../../src/runtime/calibrate/corun-evidence.js';
 
 const hasAdapter = await probeAdapter();
 
@@ -24,6 +25,7 @@ describe.skipIf(!hasAdapter)('calibrate (tiny shapes)', () => {
                 { family: 'reduction', cases: [softmaxCase(16, 64)] },
             ],
             interference: { compute: matmulCase(96, 96, 96), memory: reluCase(262144), capped: matmulCase(96, 96, 96, 'capped_2') },
+            corunProbe: { rounds: 2, durationMs: 600, warmupMs: 100 },
         });
         expect(parseProfile(JSON.parse(JSON.stringify(profile)))).toEqual(profile);
         expect(profile.uncalibrated).toBe(false);
@@ -67,6 +69,12 @@ describe.skipIf(!hasAdapter)('calibrate (tiny shapes)', () => {
             expect(Number.isFinite(e!.noiseP90) && e!.noiseP90 >= 0, name).toBe(true);
         }
         expect(messages.find(m => m.startsWith('error bands'))).toMatch(/elementwise ±[\d.]+%(,|$)/);
+        // The co-run model: a turn from the candidates (absent: whole kernels fitted best), and its error from two rounds of
+        // the probe's two tenants × five figures, said in the progress.
+        expect([undefined, ...CANDIDATE_QUANTA_MS]).toContain(profile.corunQuantumMs);
+        expect(profile.corunModelError?.points).toBe(20);
+        expect(Number.isFinite(profile.corunModelError?.excessP90) && profile.corunModelError!.excessP90 >= 0).toBe(true);
+        expect(messages.find(m => m.startsWith('co-run model')), messages.join('\n')).toMatch(/turns of (whole kernels|[\d.]+ ms) \(score whole kernels [\d.∞]+, 8 ms .*\); corun_probe_short mean [\d.]+ ms predicted, [\d.]+ \/ [\d.]+ measured; corun_probe_long .*; error ±[\d.]+% beyond the bands at p90 of 20 figures/);
         // The model runs on what was measured.
         const w = predictWorkload(workload([mlpTenant('a', { kind: 'closed', clients: 1, thinkMs: 0 })]), profile);
         expect(w.tenants[0].serviceMs).toBeGreaterThan(0);

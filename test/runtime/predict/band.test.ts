@@ -4,7 +4,7 @@ import { DEFAULT_BAND, bandRange, combineBands, familyBand, insideBand } from '.
 import { defaultProfile, parseProfile, type DeviceProfile, type FamilyProfile } from '../../../src/runtime/predict/profile.js';
 import { predictWorkload, sloPrediction } from '../../../src/runtime/predict/workload.js';
 import { declaredEvaluation } from '../../../src/runtime/predict/schedules.js';
-import { MIN_LOO_POINTS, bandEvidence, leaveOneOutErrors, roundDeviations } from '../../../src/runtime/calibrate/band-evidence.js';
+import { MIN_LOO_POINTS, bandEvidence, corunExcess, leaveOneOutErrors, roundDeviations } from '../../../src/runtime/calibrate/band-evidence.js';
 import { quantileOf } from '../../../src/runtime/calibrate/estimators.js';
 import { familyLaunchTiming } from '../../../src/runtime/predict/latency.js';
 import { createRandom } from '../../../src/runtime/plan/random.js';
@@ -32,6 +32,23 @@ describe('leave-one-out error of a family', () => {
         // One point off the line by +50 %: held out, the others' line misses it by a third.
         const bent: FamilyProfile = { basis: 'bytes', points: onLine(5).points.map((p, i) => (i === 2 ? { ...p, ms: p.ms * 1.5 } : p)) };
         expect(leaveOneOutErrors('copy', bent, 0.01, 1e12)[2]).toBeLessThan(-0.2);
+    });
+});
+
+describe('co-run model error (corunExcess)', () => {
+    it('per point the excess √(max(0, e² − band²)) a measurement needed, and their 90th percentile', () => {
+        // e = |12 − 10| / 10 = 0.2 inside a 0.3 band → 0; e = |15 − 10| / 10 = 0.5 with band 0.3 → 0.4; e = 1.0, band 0.6 → 0.8.
+        const points = [{ predicted: 12, measured: 10, band: 0.3 }, { predicted: 15, measured: 10, band: 0.3 }, { predicted: 5, measured: 10, band: 0.3 }, { predicted: 20, measured: 10, band: 0.6 }];
+        const needed = [0, 0.4, 0.4, 0.8];
+        expect(corunExcess(points)).toEqual({ excessP90: expect.closeTo(quantileOf(needed, 0.9), 12), points: 4 });
+        // With it, 90 % of the points fall inside √(band² + c²) (split-conformal on calibration's own figures).
+        const many = Array.from({ length: 50 }, (_, i) => ({ predicted: 10, measured: 10 * (1 + (i - 25) / 30), band: 0.1 }));
+        const c = corunExcess(many)!.excessP90;
+        const inside = many.filter(p => insideBand(p.predicted, p.measured, Math.hypot(p.band, c))).length;
+        expect(inside / many.length).toBeGreaterThanOrEqual(0.88);
+        expect(inside).toBeLessThan(many.length);
+        // Figures that cannot be scored are left out; none left: no evidence.
+        expect(corunExcess([{ predicted: Infinity, measured: 10, band: 0.1 }, { predicted: 1, measured: 0, band: 0.1 }])).toBeUndefined();
     });
 });
 
@@ -185,12 +202,38 @@ describe('bands of predictions', () => {
         expect(t.band.relative).toBeCloseTo(combineBands(all).relative, 9);
         expect(t.band.relative).toBeGreaterThan(0);
         expect(t.bandMs.solo.p99).toEqual(bandRange(t.solo.p99, t.band.relative));
-        // A co-run figure's band: the tenant's and the figure's sampling spread in the simulation, √(h² + 2s²).
+        // A co-run figure's band: the tenant's and the sampling spread between the simulated figure (n_sim requests) and a
+        // measured one (n_run: a run of the benchmark's 5 s at 20/s, 100 requests), √(h² + (1 + n_sim/n_run)·s_sim²).
         const simulated = declaredEvaluation(ir, profile).tenants[0];
         expect(simulated.sampling.p50).toBeGreaterThan(0);
-        for (const p of ['mean', 'p50', 'p95', 'p99'] as const) expect(t.corunBand[p]).toBeCloseTo(Math.hypot(t.band.relative, Math.SQRT2 * simulated.sampling[p]), 12);
+        expect(simulated.sampledRequests).toBeGreaterThan(50);
+        const spread = Math.sqrt(1 + simulated.sampledRequests / 100);
+        for (const p of ['mean', 'p50', 'p95', 'p99'] as const) expect(t.corunBand[p]).toBeCloseTo(Math.hypot(t.band.relative, spread * simulated.sampling[p]), 12);
+        // A run of 10,000 requests: the measured figure barely scatters, the simulated one's spread is left (√(1 + n_sim/n_run) → 1).
+        const long = predictWorkload({ ...ir, benchmark: { ...ir.benchmark, requests: 10_000 } }, profile).tenants[0];
+        expect(long.corunBand.p99).toBeCloseTo(Math.hypot(long.band.relative, Math.sqrt(1 + simulated.sampledRequests / 10_000) * simulated.sampling.p99), 12);
+        expect(long.corunBand.p99).toBeLessThan(t.corunBand.p99);
         expect(t.bandMs.corun.p50).toEqual(bandRange(t.corun.p50, t.corunBand.p50));
         expect(t.bandMs.corun.p99).toEqual(bandRange(t.corun.p99, t.corunBand.p99));
+    });
+
+    it('the co-run model error calibration measured widens co-run bands only: √(h² + s² + c²) where the tenant co-runs', () => {
+        const profile = { ...profileWithEvidence(), corunModelError: { excessP90: 0.5, points: 30 } };
+        const w = predictWorkload(ir, profile);
+        const simulated = declaredEvaluation(ir, profile).tenants;
+        for (const [i, t] of w.tenants.entries()) {
+            const spread = Math.sqrt(1 + simulated[i].sampledRequests / Math.max(2, t.throughputPerSecond * 5));
+            for (const p of ['mean', 'p50', 'p95', 'p99'] as const) expect(t.corunBand[p]).toBeCloseTo(Math.hypot(t.band.relative, spread * simulated[i].sampling[p], 0.5), 12);
+            expect(t.bandMs.solo.p99).toEqual(bandRange(t.solo.p99, t.band.relative));
+        }
+        // Alone, a tenant's "co-run" figures are its solo ones: no co-run model, no such term.
+        const alone = predictWorkload(workload([mlpTenant('a', { kind: 'poisson', ratePerSecond: 20 })]), profile).tenants[0];
+        expect(alone.corunBand.p99).toBeCloseTo(alone.band.relative, 12);
+        // An SLO verdict reads the widened band: a target just above the co-run p99 is at risk.
+        const target = w.tenants[0].corun.p99 * 1.2;
+        const at = (c: number) => predictWorkload(workload([mlpTenant('a', { kind: 'poisson', ratePerSecond: 20 }, [{ percentile: 'p99', ms: target }]), mlpTenant('b', { kind: 'closed', clients: 1, thinkMs: 0 })]), { ...profileWithEvidence(), corunModelError: { excessP90: c, points: 30 } });
+        expect(at(0.5).tenants[0].slos[0].verdict).toBe('at-risk');
+        expect(at(0.5).tenants[0].slos[0].corunBandMs.high).toBeGreaterThan(at(0).tenants[0].slos[0].corunBandMs.high);
     });
 
     it('an older profile without evidence still loads; its predictions carry the default band, marked uncalibrated', () => {

@@ -94,13 +94,34 @@ describe('the simulation', () => {
         const b = mixed('b', { kind: 'closed', clients: 1, thinkMs: 0 }, [{ ms: 6, launches: 2, leadMs: 0.3 }, { ms: 1, launches: 4, leadMs: 0.5 }]);
         const c = mixed('c', { kind: 'poisson', ratePerSecond: 30 }, [{ ms: 1, launches: 2, leadMs: 0 }]);
         const options = { policy: policyFor({ policy: 'concurrent' }), contention: [[0, 1, 1], [1, 0, 1], [1, 1, 0]], serviceCv: 0.1, seed: 3, warmupMs: 100, durationMs: 3000 };
-        const shortcut = simulate([a[0], b[0], c[0]], options);
-        const general = simulate([a[1], b[1], c[1]], options);
-        for (let i = 0; i < 3; i++) {
-            expect(shortcut[i].latenciesMs.length).toBe(general[i].latenciesMs.length);
-            expect(shortcut[i].latenciesMs.length).toBeGreaterThan(50);
-            shortcut[i].latenciesMs.forEach((ms, k) => expect(ms).toBeCloseTo(general[i].latenciesMs[k], 6));
+        // Whole kernels, and turns of 0.7 ms (b's 3 ms kernels are cut short, a's 0.67 ms ones are not).
+        for (const quantumMs of [undefined, 0.7]) {
+            const shortcut = simulate([a[0], b[0], c[0]], { ...options, quantumMs });
+            const general = simulate([a[1], b[1], c[1]], { ...options, quantumMs });
+            for (let i = 0; i < 3; i++) {
+                expect(shortcut[i].latenciesMs.length).toBe(general[i].latenciesMs.length);
+                expect(shortcut[i].latenciesMs.length).toBeGreaterThan(50);
+                shortcut[i].latenciesMs.forEach((ms, k) => expect(ms).toBeCloseTo(general[i].latenciesMs[k], 6));
+            }
         }
+    });
+
+    it('with a turn (quantumMs), a kernel holds the device at most that long while another waits: small kernels behind big ones wait a turn, not a kernel', () => {
+        // b: 5 kernels of 1 ms; a: always busy with 10 ms kernels. Turns of 2 ms: each of b's kernels waits at most one
+        // 2 ms turn of a's kernel, then runs whole (1 ms < 2): 5 × (2 + 1) = 15 ms once a is mid-kernel (55 ms with whole kernels).
+        const options = { policy: policyFor({ policy: 'concurrent' }), contention: [[0, 1], [1, 0]], serviceCv: 0, seed: 1, warmupMs: 100, durationMs: 5000 };
+        const tenants = [tenant('a', { kind: 'closed', clients: 1, thinkMs: 0 }, [10]), tenant('b', { kind: 'closed', clients: 1, thinkMs: 0 }, [1, 1, 1, 1, 1])];
+        const [a, b] = simulate(tenants, { ...options, quantumMs: 2 });
+        expect(b.latenciesMs[Math.floor(b.latenciesMs.length / 2)]).toBeCloseTo(15, 6);
+        expect(b.latenciesMs.at(-1)).toBeLessThanOrEqual(15 + 1e-6);
+        // a's 10 ms kernel gives way five times for 1 ms each: 15 ms a request.
+        expect(a.latenciesMs[Math.floor(a.latenciesMs.length / 2)]).toBeCloseTo(15, 6);
+        // Alone, a turn changes nothing: nobody waits.
+        const [alone] = simulate([tenants[0]], { ...options, contention: [[0]], quantumMs: 2 });
+        expect(alone.latenciesMs[Math.floor(alone.latenciesMs.length / 2)]).toBeCloseTo(10, 9);
+        // Turns longer than every kernel are whole kernels.
+        const long = simulate(tenants, { ...options, quantumMs: 50 });
+        expect(long[1].latenciesMs[Math.floor(long[1].latenciesMs.length / 2)]).toBeCloseTo(55, 6);
     });
 
     it('lets kernels that occupy a share of the device run side by side, slowed by the contention coefficients', () => {

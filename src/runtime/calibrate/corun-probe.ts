@@ -1,0 +1,59 @@
+/// <reference types="@webgpu/types" />
+/**
+ * Co-runs measured through the runtime's own path, for the co-run model's error (calibrate.ts
+ * step 8): synthetic tenants (synthetic.ts corunProbeTenants), each on a device of its own
+ * requested as a tenant's device, compiled and run by TenantRunner in the phase loop under
+ * `concurrent`, as `tenancy run` co-runs them. Each round is one co-run phase of the given
+ * length: what one short run of a user's workload measures, so the rounds differ as two runs do.
+ */
+import type { IrTenant } from '../ir/types.js';
+import { capsFromDevice, requestTenantDevice, type AdapterPreference, type TenantDevice } from '../gpu/adapter.js';
+import { createRandom } from '../plan/random.js';
+import { policyFor } from '../schedule/policy.js';
+import { runPhase } from '../execute/phase.js';
+import { prepareProbeTenant, type ProbeTenant } from './runtime-idle.js';
+
+export interface CorunProbeOptions {
+    rounds: number;
+    /** Each round's measured window, ms (after `warmupMs`). */
+    durationMs: number;
+    warmupMs: number;
+    signal?: AbortSignal;
+}
+
+/** Per round, per tenant: the latencies (ms) of the round's measured requests that completed. */
+export type CorunRounds = number[][][];
+
+export async function measureCorunRounds(gpu: GPU, preference: AdapterPreference, tenants: readonly IrTenant[], options: CorunProbeOptions): Promise<CorunRounds> {
+    const devices: TenantDevice[] = [];
+    const probes: ProbeTenant[] = [];
+    try {
+        for (const tenant of tenants) {
+            const d = await requestTenantDevice(gpu, preference, `calibrate-corun/${tenant.name}`, { timestamps: true });
+            devices.push(d);
+            probes.push(await prepareProbeTenant(d.device, capsFromDevice(d.device), tenant, options.signal));
+        }
+        const policy = policyFor({ policy: 'concurrent' });
+        const rounds: CorunRounds = [];
+        for (let r = 0; r < options.rounds; r++) {
+            const record = await runPhase({
+                tenants: tenants.map((t, k) => ({
+                    name: t.name, priority: t.priority, arrival: t.arrival, slos: t.slos, random: createRandom(23 + r, `corun/${r}/${t.name}`),
+                    runner: probes[k].runner, ops: probes[k].views,
+                })),
+                policy, limit: { warmupMs: options.warmupMs, durationMs: options.durationMs }, signal: options.signal,
+                // A host too slow for the probe's rate ends the round here, with what completed (an overload the model predicts too).
+                maxPhaseMs: options.warmupMs + 3 * options.durationMs + 10_000,
+                onProgress: () => undefined, // as runWorkload does (its wake-up timer is then capped at 250 ms)
+            });
+            if (record.ending === 'cancelled' || record.ending === 'failed') {
+                throw new Error(`the co-run probe's round ${r + 1} ended '${record.ending}'${record.error ? `: ${record.error instanceof Error ? record.error.message : String(record.error)}` : ''}`);
+            }
+            rounds.push(record.completed.map(done => done.filter(q => q.measured).map(q => q.doneMs - q.arrivalMs)));
+        }
+        return rounds;
+    } finally {
+        for (const p of probes) p.destroy();
+        for (const d of devices) d.device.destroy();
+    }
+}
