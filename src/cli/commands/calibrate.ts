@@ -14,6 +14,7 @@ import { writeProfile } from '../../runtime/predict/profile-store.js';
 import { isSoftwareAdapter } from '../../runtime/predict/profile.js';
 import { workspaceFolderOf } from '../../runtime/report/write.js';
 import { exitCodes } from '../../protocol/exit-codes.js';
+import { formatPercent } from '../../protocol/units.js';
 
 /** Tenancy's version from the nearest package.json named "tenancy" above this module (source or bundle). */
 export function tenancyVersion(): string {
@@ -82,6 +83,9 @@ export function register(program: Command): void {
                     console.log(`  memory bandwidth     ${(profile.bandwidthBytesPerMs / 1e6).toFixed(2)} GB/s`);
                     console.log(`  dispatch / submit    ${(profile.dispatchOverheadMs * 1000).toFixed(1)} µs / ${(profile.submitOverheadMs * 1000).toFixed(0)} µs`);
                     console.log(`  interference         ${profile.interference.pairs.map(p => `${p.victim}×${p.aggressor} ${p.slowdown.toFixed(2)}×`).join(', ')}`);
+                    const turn = profile.corunQuantumMs !== undefined ? `kernels take turns of ${profile.corunQuantumMs} ms` : 'kernels take whole turns';
+                    const error = profile.corunModelError ? `; co-run bands +${formatPercent(profile.corunModelError.excessP90)} for the model's error (${profile.corunModelError.points} figures)` : '';
+                    console.log(`  co-run               ${turn}${error}`);
                     console.log(`  took ${(profile.calibrationMs / 1000).toFixed(1)} s; written to:`);
                     for (const p of written) console.log(`    ${p}`);
                 }

@@ -8,9 +8,9 @@
  * against the probe's rounds at every candidate turn, from whole kernels (no quantum) down to
  * 0.25 ms, the turn whose predictions lie nearest the rounds' central figures (mean and p50 of
  * both tenants: the mean |ln(predicted / measured)|) is kept. Turns matter only where one
- * tenant's kernels are much longer than another's; the probe is built that way. Measured on
- * lavapipe (2026-12-06): with whole kernels the short-kernel tenant beside four 5 ms denses was
- * predicted overloaded (mean 2.4 s) where it measured 10 ms; with 0.5 ms turns, 10.7 ms.
+ * tenant's kernels are much longer than another's; the probe is built that way. On lavapipe
+ * (BENCHMARKS.md, "A kernel's turn"), with whole kernels the short-kernel tenant beside four 5 ms
+ * denses was predicted overloaded (mean 2.4 s) where it measured 10 ms; with 0.5 ms turns, 10.7 ms.
  *
  * The co-run model's error — profile.ts corunModelError: with the kept turn, each round's five
  * figures of each tenant (mean, p50, p90, p95, p99) against the prediction and its band

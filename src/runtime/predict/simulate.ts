@@ -28,8 +28,8 @@
  * predict alike. Presumably the adapter's thread pools, or a GPU's time-sliced contexts, switch
  * between devices' work inside a dispatch (not measured apart). Processor sharing, which
  * stretched every co-running submission by at most 1 + Σ c_ij, scored worse on the accuracy
- * benchmark's co-runs (BENCHMARKS.md, "Co-run tails"; on 2026-12-06 at equal shares, slowdown
- * error 22 % against 18 % with turns). Calibration's
+ * benchmark's co-runs (BENCHMARKS.md, "Co-run tails" and "A kernel's turn": at equal shares,
+ * slowdown error 22 % against 18 % with turns). Calibration's
  * interference pairs (a victim kernel beside an always-busy aggressor) fit the same picture where
  * the kernels differ: waiting half an aggressor kernel on average gives (s_vl − 1)(s_lv − 1) = 1/4,
  * and the compute × memory pairs multiplied to 0.20 and 0.25 in two calibrations (same-kind pairs,
@@ -250,8 +250,8 @@ export function simulate(tenants: readonly SimulatedTenant[], options: Simulatio
             inFlight[queue.shift()!]!.state = RUNNING;
         }
     };
-    // Where a running submission stops next: its current kernel's end while others wait or run beside it (a kernel is not
-    // preempted, but the next one goes to the back of the queue), else its last kernel's end.
+    // Where a running submission stops next: while others wait, its turn's end (turnEnd; then it goes to the back of the
+    // queue); while others run beside it, its current kernel's end; alone, its last kernel's end.
     const quantumMs = options.quantumMs ?? Infinity;
     const stopOf = (i: number, f: InFlight) => {
         if (queue.length === 0) {
