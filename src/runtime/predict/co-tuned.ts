@@ -191,9 +191,13 @@ function versionsOf(input: CoTunedInput, options: CoTunedOptions): number[] {
  */
 export function simulateCoTuned(input: CoTunedInput, options: CoTunedOptions, load = 1, window = 1): SimulatedFigures[] {
     const model = shareModel(input, options.variants);
-    const tenants = input.tenants.map((t, i) => ({ ...t, versions: model.tenants[i].ops, shares: model.tenants[i].shares }));
+    const chosen = versionsOf(input, options);
+    // Where every tenant's chosen version takes the whole device, no kernel leaves room: the simulation's turn-taking
+    // shortcut applies (it steps the same events as the general step).
+    const whole = chosen.every((v, i) => model.tenants[i].shares[v].every(s => s >= 1));
+    const tenants = input.tenants.map((t, i) => ({ ...t, versions: model.tenants[i].ops, ...(whole ? {} : { shares: model.tenants[i].shares }) }));
     return simulate(tenants, {
-        policy: coTunedPolicy(options), contention: configurationContention(input, model, versionsOf(input, options)), serviceCv: input.serviceCv, tail: input.tail, corunTail: input.corunTail,
+        policy: coTunedPolicy(options), contention: configurationContention(input, model, chosen), serviceCv: input.serviceCv, tail: input.tail, corunTail: input.corunTail,
         quantumMs: input.quantumMs, seed: input.seed, warmupMs: input.warmupMs, durationMs: input.durationMs * window, load,
     });
 }
