@@ -11,7 +11,7 @@ import { capsFromDevice, requestTenantDevice, type AdapterPreference, type Tenan
 import { createRandom } from '../plan/random.js';
 import { policyFor } from '../schedule/policy.js';
 import { runPhase } from '../execute/phase.js';
-import { prepareProbeTenant, type ProbeTenant } from './runtime-idle.js';
+import { prepareProbeTenant, type ProbeTenant } from './probe-tenant.js';
 
 export interface CorunProbeOptions {
     rounds: number;

@@ -11,14 +11,11 @@
  */
 import type { IrTenant } from '../ir/types.js';
 import type { DeviceCaps } from '../kernels/kernel.js';
-import { kernelsFor } from '../kernels/index.js';
-import { planTenant } from '../plan/tenant-plan.js';
-import { compileTenant, type CompiledTenant } from '../gpu/compile.js';
 import { createRandom } from '../plan/random.js';
-import { policyFor, type OpView } from '../schedule/policy.js';
+import { policyFor } from '../schedule/policy.js';
 import { runPhase, type PhaseRecord } from '../execute/phase.js';
-import { TenantRunner } from '../gpu/tenant-runner.js';
 import { foundIdle, mean, type RuntimeIdleTrial } from './estimators.js';
+import { prepareProbeTenant, type ProbeTenant } from './probe-tenant.js';
 
 export interface RuntimeIdleOptions {
     /** Trials per request length (closed phase then open phase each). */
@@ -33,8 +30,6 @@ export interface RuntimeIdleOptions {
     /** Called after each phase pair. */
     onTrial?: (trial: RuntimeIdleTrial) => void;
 }
-
-const STEP_TIMEOUT_MS = 60_000;
 
 /** Mean latency and mean Σ of pass times of a phase's measured requests. */
 async function phaseMeans(record: PhaseRecord, what: string, idleOnly: boolean): Promise<{ meanMs: number; gpuMs: number; latencies: number[]; allMeanMs: number }> {
@@ -94,33 +89,4 @@ export async function measureRuntimeIdle(device: GPUDevice, caps: DeviceCaps, te
     } finally {
         for (const p of probes) p.destroy();
     }
-}
-
-/** A synthetic tenant compiled on a device with its runner and the views schedules read, warmed. */
-export interface ProbeTenant {
-    compiled: CompiledTenant;
-    runner: TenantRunner;
-    views: OpView[];
-    destroy(): void;
-}
-
-/** Plans a synthetic tenant as `tenancy run` does (default kernels, fusion), compiles it on `device` and runs it thrice (pipelines compiled, caches warm). */
-export async function prepareProbeTenant(device: GPUDevice, caps: DeviceCaps, tenant: IrTenant, signal?: AbortSignal): Promise<ProbeTenant> {
-    const plan = planTenant(tenant, {
-        kernels: { kernelsFor }, caps, fusion: true,
-        limits: { maxStorageBufferBindingSize: caps.maxStorageBufferBindingSize, maxBufferSize: caps.maxBufferSize },
-    });
-    const compiled = await compileTenant(device, plan, 11, { signal, timeoutMs: STEP_TIMEOUT_MS });
-    const runner = new TenantRunner(compiled, 'gpu-timestamps', STEP_TIMEOUT_MS);
-    const probe: ProbeTenant = {
-        compiled, runner, views: plan.ops.map(op => ({ flops: op.flops, launches: op.launches.length })),
-        destroy: () => { runner.destroy(); compiled.destroy(); },
-    };
-    try {
-        for (let i = 0; i < 3; i++) await (await runner.run(0, runner.opCount, signal)).intervals;
-    } catch (error) {
-        probe.destroy();
-        throw error;
-    }
-    return probe;
 }
