@@ -6,12 +6,15 @@
  * own (run 2 vs run 1: accuracy.json's `noise`, or, for files written before run.ts stored it,
  * the table of the accuracy.md beside it).
  *
- *   node bench/bundle-and-run.mjs bench/accuracy/rescore.ts [--from bench/.work/accuracy.json] [--profile P] [--also-profiles P2,P3…] [--duration-ms N] [--worst N] [--no-tail] [--host-speed] [--corun] [--time N]
+ *   node bench/bundle-and-run.mjs bench/accuracy/rescore.ts [--from bench/.work/accuracy.json] [--profile P] [--also-profiles P2,P3…] [--duration-ms N] [--worst N] [--no-tail] [--without-refinement] [--host-speed] [--corun] [--time N]
  *
  * --profile: the profile to predict with (default: the one the run used, as its file records).
  * --no-tail: predicts without the profiles' host tail (serviceTailMs, corunTailMs): how much of
  * the co-run error is the tail. The co-run slowdown (co-run mean / solo mean, each side's own) is
  * scale-free: it scores the co-run model apart from the solo op times' error.
+ * --without-refinement: also predicts on the first profile less the points calibration's adaptive
+ * sampling added (profile.refinement.added; the anchors it measured again keep their averaged time):
+ * what the added points did, on the same calibration and the same measurements.
  * --host-speed: predicts each workload on the profile at the host's speed run.ts measured before it (accuracy.json's `hostSpeed`).
  * --corun: also lists every co-run figure (mean, p99, slowdown): in the run, now, measured, and whether it fell inside its band now.
  * --time N: also times, N times per multi-tenant workload, what the editor's schedule hints compute
@@ -24,6 +27,7 @@ import { readProfileFile } from '../../src/runtime/predict/profile-store.js';
 import { atHostSpeed, type DeviceProfile } from '../../src/runtime/predict/profile.js';
 import { predictWorkload, type WorkloadPrediction } from '../../src/runtime/predict/workload.js';
 import { insideBand } from '../../src/runtime/predict/band.js';
+import { caseShapeOf } from '../../src/runtime/calibrate/refine.js';
 import { bandCoverage } from './coverage.js';
 import { autoCandidates, compareSchedules } from '../../src/runtime/predict/schedules.js';
 import { evaluationSet } from './workloads.js';
@@ -53,7 +57,19 @@ const profileFile = flag('--profile') ?? stored.profile;
 if (!profileFile) throw new Error(`${from} names no profile; pass --profile P`);
 const profiles = [profileFile, ...(flag('--also-profiles')?.split(',').filter(Boolean) ?? [])].map(f => ({ file: f, profile: readProfileFile(resolve(f)) }));
 if (args.includes('--no-tail')) for (const { profile } of profiles) { delete profile.serviceTailMs; delete profile.corunTailMs; }
+if (args.includes('--without-refinement')) profiles.push({ file: `${profiles[0].file} without refinement`, profile: withoutRefinement(profiles[0].profile) });
 const times = Number(flag('--time') ?? 0);
+
+/** A profile without the points of the cases its calibration's refinement added (calibrate/refine.ts). */
+function withoutRefinement(profile: DeviceProfile): DeviceProfile {
+    const added = new Set(profile.refinement?.added ?? []);
+    if (added.size === 0) throw new Error('--without-refinement: the profile records no refinement (calibrated before adaptive sampling, or nothing was refined)');
+    const families = Object.fromEntries(Object.entries(profile.families).map(([name, f]) => {
+        const points = f.points.filter(p => !added.has(caseShapeOf(p.shape)));
+        return [name, { ...f, points }];
+    }).filter(([, f]) => (f as DeviceProfile['families'][string]).points.length > 0));
+    return { ...profile, families, refinement: undefined };
+}
 const durationMs = Number(flag('--duration-ms') ?? stored.durationMs ?? 2500);
 const worstN = Number(flag('--worst') ?? 8);
 

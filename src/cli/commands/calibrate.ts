@@ -14,7 +14,7 @@ import { writeProfile } from '../../runtime/predict/profile-store.js';
 import { isSoftwareAdapter } from '../../runtime/predict/profile.js';
 import { workspaceFolderOf } from '../../runtime/report/write.js';
 import { exitCodes } from '../../protocol/exit-codes.js';
-import { formatPercent } from '../../protocol/units.js';
+import { formatPercent, formatSignedPercent } from '../../protocol/units.js';
 
 /** Tenancy's version from the nearest package.json named "tenancy" above this module (source or bundle). */
 export function tenancyVersion(): string {
@@ -82,6 +82,10 @@ export function register(program: Command): void {
                     if (top) console.log(`  GEMM peak            ${(top.flops / top.ms / 1e6).toFixed(2)} GFLOP/s at ${top.shape}`);
                     console.log(`  memory bandwidth     ${(profile.bandwidthBytesPerMs / 1e6).toFixed(2)} GB/s`);
                     console.log(`  dispatch / submit    ${(profile.dispatchOverheadMs * 1000).toFixed(1)} µs / ${(profile.submitOverheadMs * 1000).toFixed(0)} µs`);
+                    const refined = profile.refinement;
+                    if (refined && refined.anchors.length > 0) {
+                        console.log(`  refined              ${refined.anchors.map(a => `${a.family} at ${a.shape} (leave-one-out ${formatSignedPercent(a.error)})`).join(', ')}: ${refined.added.length} more cases`);
+                    }
                     console.log(`  interference         ${profile.interference.pairs.map(p => `${p.victim}×${p.aggressor} ${p.slowdown.toFixed(2)}×`).join(', ')}`);
                     const turn = profile.corunQuantumMs !== undefined ? `kernels take turns of ${profile.corunQuantumMs} ms` : 'kernels take whole turns';
                     const error = profile.corunModelError ? `; co-run bands +${formatPercent(profile.corunModelError.excessP90)} for the model's error (${profile.corunModelError.points} figures)` : '';

@@ -7,6 +7,8 @@
  *    generators, run as a tenant's request runs (measure.ts timeSequence: the ladder's ops one
  *    after another in one submission, a timestamped pass per launch, repetitions back to back):
  *    the median GPU time of every launch at every size — the throughput-vs-size curve.
+ * 2b. Adaptive sampling (refine.ts): where a family's leave-one-out error is largest, that point
+ *    again and new cases of its kind beside it.
  * 3. Memory bandwidth: the largest copy-like kernel (relu.map4: read once, write once).
  * 4. Dispatch and submit overhead: what those requests took beyond their passes (submit,
  *    completion seen by Node, gaps), fitted over the ladders as u + passes·d.
@@ -39,10 +41,11 @@ import { idlePenaltyFromRuntimeTrials, levelledByTrial, mean, meanFactorFromTria
 import { measureRuntimeIdle } from './runtime-idle.js';
 import { bandEvidence, roundDeviations } from './band-evidence.js';
 import { familyBand } from '../predict/band.js';
-import { formatPercent } from '../../protocol/units.js';
+import { formatPercent, formatSignedPercent } from '../../protocol/units.js';
 import { fitLine, prepareCase, robustStats, startAggressor, timeLaunches, timeSequence, type PreparedCase, type SequenceTimes } from './measure.js';
-import { calibrationCases, convCase, corunProbeTenants, idleProbeTenant, interferenceKernels, matmulCase, reluCase, type SyntheticCase } from './synthetic.js';
+import { calibrationCases, convCase, corunProbeTenants, idleProbeTenant, interferenceKernels, matmulCase, reluCase, type Ladder, type SyntheticCase } from './synthetic.js';
 import { measureCorunRounds, type CorunRounds } from './corun-probe.js';
+import { refinement, type RefineLimits, type Refinement } from './refine.js';
 import type { IrTenant } from '../ir/types.js';
 import { corunEvidence, probeWorkload } from './corun-evidence.js';
 import { sortedAscending, statisticOf } from '../report/statistics.js';
@@ -55,7 +58,7 @@ export interface CalibrateOptions {
     /** Progress: fraction done (0…1) and what is being measured. */
     onProgress?: (fraction: number, message: string) => void;
     /** Overrides of what is measured (tests use tiny shapes): the size ladders and the interference kernels. */
-    ladders?: { family: string; cases: SyntheticCase[] }[];
+    ladders?: Ladder[];
     interference?: Record<DemandKind, SyntheticCase>;
     /** Overrides of the co-run probe (step 8; tests run it shorter). */
     corunProbe?: Partial<CorunProbeSettings>;
@@ -76,6 +79,14 @@ interface CorunProbeSettings {
  */
 const CORUN_PROBE: CorunProbeSettings = { rounds: 3, durationMs: 2_500, warmupMs: 300, ratePerSecond: 40 };
 const CORUN_PROBE_QUICK: CorunProbeSettings = { ...CORUN_PROBE, rounds: 2, durationMs: 1_500 };
+
+/**
+ * Step 2b's adaptive sampling (refine.ts): up to eight points (four when quick), two per family,
+ * whose leave-one-out error is 15 % or more. Each brings up to three cases (itself and two new),
+ * measured in three rounds of about 1.5 s per refined ladder.
+ */
+const REFINE: RefineLimits = { anchors: 8, perFamily: 2, minError: 0.15 };
+const REFINE_QUICK: RefineLimits = { ...REFINE, anchors: 4 };
 
 /** Runtime-path idle measurement (step 5b): the synthetic tenants' pointwise blocks (two request lengths: 3 and 11 passes), trials per length, the open-loop rate (requests per second). */
 const RUNTIME_IDLE_BLOCKS = [0, 8], RUNTIME_IDLE_TRIALS = 7, RUNTIME_IDLE_RATE = 20;
@@ -164,8 +175,8 @@ export async function calibrate(options: CalibrateOptions): Promise<DeviceProfil
         opened.push(victim);
         const info = adapterInfo(adapter);
         const ladders = options.ladders ?? calibrationCases(quick);
-        // One tick per ladder case, nine single steps, six interference pairs.
-        const totalSteps = ladders.reduce((s, l) => s + l.cases.length, 0) + 9 + 6;
+        // One tick per ladder case, ten single steps, six interference pairs; the refinement's cases once they are known.
+        let totalSteps = ladders.reduce((s, l) => s + l.cases.length, 0) + 10 + 6;
         let step = 0;
         const c: Calibration = {
             gpu, victim, preference, quick, signal: options.signal,
@@ -182,10 +193,13 @@ export async function calibrate(options: CalibrateOptions): Promise<DeviceProfil
         // The host's speed around the curves' window, for host-speed.ts to compare with when predictions meet a measurement.
         const probeBefore = await timeReferenceRequest(preference, options.signal);
         const rounds = await measureLadderRounds(c, ladders);
+        const refined = await refineLadders(c, ladders, rounds, kernelFloorMs);
+        totalSteps += refined.runs.reduce((s, r) => s + r.cases.length, 0);
+        rounds.runs.push(...refined.runs);
         const probeAfter = await timeReferenceRequest(preference, options.signal);
         const hostSpeedProbeMs = (probeBefore + probeAfter) / 2;
         c.tick(`reference request back to back ${probeBefore.toFixed(2)} ms before the curves, ${probeAfter.toFixed(2)} ms after`);
-        const { families, deviations } = familiesFrom(rounds, c);
+        const { families, deviations } = familiesFrom(rounds.runs, c);
         const bandwidthBytesPerMs = bandwidthFrom(families, c);
         addBandEvidence(families, deviations, kernelFloorMs, bandwidthBytesPerMs, c);
         const { dispatchOverheadMs, submitOverheadMs } = overheadsFrom(rounds, c);
@@ -225,6 +239,7 @@ export async function calibrate(options: CalibrateOptions): Promise<DeviceProfil
             hostMeanFactor: jitter.hostMeanFactor,
             idlePenalty,
             families,
+            refinement: { anchors: refined.refined.anchors, added: refined.refined.added },
             interference: { pairs },
             calibrationMs: performance.now() - started,
             hostLoad: { before: loadBefore, after: loadavg()[0], cores: availableParallelism() },
@@ -287,12 +302,31 @@ interface LadderRounds {
  *    instead of all of one ladder's. The mid-size request of step 5 runs in every round too,
  *    so its jitter is sampled over the same window as the ladders.
  */
-async function measureLadderRounds(c: Calibration, ladders: readonly { family: string; cases: SyntheticCase[] }[]): Promise<LadderRounds> {
+async function measureLadderRounds(c: Calibration, ladders: readonly Ladder[]): Promise<LadderRounds> {
     const { victim, signal, quick } = c;
-    const minReps = 5, maxReps = quick ? 9 : 40;
     const rounds = quick ? 2 : 5;
     // Per-case medians moved ±50% between runs on a shared 2-core host with 1.5 s per ladder: more samples, more rounds.
-    const ladderBudgetMs = quick ? 500 : 4000;
+    const runs = await prepareRuns(c, ladders, quick ? 500 : 4000, rounds);
+    const request = await Promise.all(referenceRequest().map(sc => c.prep(victim, sc)));
+    await timeSequence(victim.device, request, 2, signal);
+    const requestRuns: SequenceTimes[] = [];
+    // 300 in all (60 a round): its tail is an empirical p99, which 100 walls spread over the rounds left at 2.6–24 ms.
+    const requestReps = Math.ceil((quick ? 30 : 300) / rounds);
+    for (let round = 0; round < rounds; round++) {
+        for (const run of runs) run.times.push(await timeSequence(victim.device, run.cases, run.reps, signal));
+        requestRuns.push(await timeSequence(victim.device, request, requestReps, signal));
+    }
+    return { runs, request, requestRuns };
+}
+
+/**
+ * The ladders' cases prepared on the victim and warmed up (pipeline compilation at first
+ * dispatch, first touch of memory), with repetitions per round for about `budgetMs` of each
+ * ladder over `rounds` rounds (5 to 40 in all, 9 at most when quick).
+ */
+async function prepareRuns(c: Calibration, ladders: readonly Ladder[], budgetMs: number, rounds: number): Promise<LadderRun[]> {
+    const { victim, signal, quick } = c;
+    const minReps = 5, maxReps = quick ? 9 : 40;
     const runs: LadderRun[] = [];
     for (const ladder of ladders) {
         const cases: PreparedCase[] = [];
@@ -306,21 +340,32 @@ async function measureLadderRounds(c: Calibration, ladders: readonly { family: s
             }
         }
         if (cases.length === 0) continue;
-        // Warm-up: pipeline compilation at first dispatch, first touch of memory.
         const warm = await timeSequence(victim.device, cases, 2, signal);
-        const reps = Math.max(minReps, Math.min(maxReps, Math.round(ladderBudgetMs / Math.max(0.05, robustStats(warm.walls).median))));
+        const reps = Math.max(minReps, Math.min(maxReps, Math.round(budgetMs / Math.max(0.05, robustStats(warm.walls).median))));
         runs.push({ family: ladder.family, cases, reps: Math.ceil(reps / rounds), times: [] });
     }
-    const request = await Promise.all(referenceRequest().map(sc => c.prep(victim, sc)));
-    await timeSequence(victim.device, request, 2, signal);
-    const requestRuns: SequenceTimes[] = [];
-    // 300 in all (60 a round): its tail is an empirical p99, which 100 walls spread over the rounds left at 2.6–24 ms.
-    const requestReps = Math.ceil((quick ? 30 : 300) / rounds);
-    for (let round = 0; round < rounds; round++) {
-        for (const run of runs) run.times.push(await timeSequence(victim.device, run.cases, run.reps, signal));
-        requestRuns.push(await timeSequence(victim.device, request, requestReps, signal));
+    return runs;
+}
+
+/**
+ * 2b. Adaptive sampling (refine.ts): where a family's leave-one-out error is largest, its point
+ *     measured again and cases of its kind between it and its neighbours, in interleaved rounds
+ *     as the ladders were. Returns the runs to add to the ladders' and what was refined.
+ */
+async function refineLadders(c: Calibration, ladders: readonly Ladder[], first: LadderRounds, floorMs: number): Promise<{ runs: LadderRun[]; refined: Refinement }> {
+    const { families } = familiesFrom(first.runs);
+    const refined = refinement(families, floorMs, bandwidthOf(families), ladders, c.quick ? REFINE_QUICK : REFINE);
+    if (refined.ladders.length === 0) {
+        c.tick(`refined: nothing (no point a ladder can build beside was missed by ${formatPercent(REFINE.minError)} or more when left out)`);
+        return { runs: [], refined };
     }
-    return { runs, request, requestRuns };
+    const rounds = c.quick ? 2 : 3;
+    const runs = await prepareRuns(c, refined.ladders, c.quick ? 300 : 1500, rounds);
+    for (let round = 0; round < rounds; round++) {
+        for (const run of runs) run.times.push(await timeSequence(c.victim.device, run.cases, run.reps, c.signal));
+    }
+    c.tick(`refined: ${refined.anchors.map(a => `${a.family} at ${a.shape} (leave-one-out ${formatSignedPercent(a.error)})`).join(', ')}; ${refined.added.length} more cases`);
+    return { runs, refined };
 }
 
 /** A run's times of all rounds pooled (launches per case and launch; walls, GPU sums). */
@@ -337,10 +382,10 @@ function pooled(run: { cases: readonly PreparedCase[] }, times: readonly Sequenc
  * against its pooled median (band-evidence.ts roundDeviations), the rounds being interleaved
  * through all ladders.
  */
-function familiesFrom(rounds: LadderRounds, c: Calibration): { families: Record<string, FamilyProfile>; deviations: Record<string, number[]> } {
+function familiesFrom(runs: readonly LadderRun[], c?: Calibration): { families: Record<string, FamilyProfile>; deviations: Record<string, number[]> } {
     const points = new Map<string, CurvePoint[]>();
     const deviations: Record<string, number[]> = {};
-    for (const run of rounds.runs) {
+    for (const run of runs) {
         const t = pooled(run, run.times);
         run.cases.forEach((p, ci) => {
             const sc = p.case;
@@ -359,7 +404,7 @@ function familiesFrom(rounds: LadderRounds, c: Calibration): { families: Record<
             });
             const total = ms.reduce((s, x) => s + x, 0);
             const flops = p.kernels.launches.reduce((s, l) => s + l.flops, 0);
-            c.tick(`${run.family}: ${sc.shape} ${total.toFixed(3)} ms${flops > 0 ? ` (${(flops / total / 1e6).toFixed(2)} GFLOP/s)` : ''}`);
+            c?.tick(`${run.family}: ${sc.shape} ${total.toFixed(3)} ms${flops > 0 ? ` (${(flops / total / 1e6).toFixed(2)} GFLOP/s)` : ''}`);
         });
     }
     const families: Record<string, FamilyProfile> = {};
@@ -391,12 +436,16 @@ function addBandEvidence(families: Record<string, FamilyProfile>, deviations: Re
 
 /** 3. Memory bandwidth from the largest copy-like kernel measured (relu.map4: read once, write once). */
 function bandwidthFrom(families: Record<string, FamilyProfile>, c: Calibration): number {
+    const bandwidthBytesPerMs = bandwidthOf(families);
+    c.tick(`memory bandwidth ${(bandwidthBytesPerMs / 1e6).toFixed(2)} GB/s`);
+    return bandwidthBytesPerMs;
+}
+
+function bandwidthOf(families: Record<string, FamilyProfile>): number {
     const copyPoints = (families.elementwise?.points ?? []).filter(p => p.shape.startsWith('relu'));
     const largest = copyPoints[copyPoints.length - 1];
     if (!largest) throw new Error('internal: no copy kernel was measured for the memory bandwidth');
-    const bandwidthBytesPerMs = largest.bytes / largest.ms;
-    c.tick(`memory bandwidth ${(bandwidthBytesPerMs / 1e6).toFixed(2)} GB/s`);
-    return bandwidthBytesPerMs;
+    return largest.bytes / largest.ms;
 }
 
 /**

@@ -16,6 +16,35 @@ export interface SyntheticCase {
     inputShapes: number[][];
     outputShape: number[];
     variant?: string;
+    /** The numbers it was built from and how: calibration builds more cases of its kind from them (refine.ts). Absent: none. */
+    kind?: CaseKind;
+}
+
+/**
+ * The numbers a ladder case was built from (e.g. channels, map size and stride of a depthwise
+ * convolution), the builder that made it, and which of the numbers are kept rather than
+ * interpolated when calibration builds a case between two of a kind (a stride, a kernel size, a
+ * head count).
+ */
+export interface CaseKind {
+    /** Cases are of one kind when their builders share this name. */
+    name: string;
+    params: readonly number[];
+    build(params: readonly number[]): SyntheticCase;
+    /** Indices into params of the numbers kept, not interpolated. */
+    fixed: readonly number[];
+}
+
+/** A builder of cases from numbers whose cases remember their kind (CaseKind): `make` builds the op, `fixed` as CaseKind.fixed. */
+function kindOf(name: string, make: (params: number[]) => SyntheticCase, fixed: readonly number[] = []): (params: readonly number[]) => SyntheticCase {
+    const build = (params: readonly number[]): SyntheticCase => ({ ...make([...params]), kind: { name, params: [...params], build, fixed } });
+    return build;
+}
+
+/** A ladder: the family it targets (a label with a space when it is not one family's name) and its cases. */
+export interface Ladder {
+    family: string;
+    cases: SyntheticCase[];
 }
 
 function op(kind: IrOpKind, attrs: IrAttrs, inputs: number): IrOp {
@@ -118,38 +147,47 @@ export function transposeCase(a: number, b: number): SyntheticCase {
  * the generators' DEFAULT variants on this device, without being any evaluated model's shapes.
  * `quick` keeps the ends and the middle of each ladder.
  */
-export function calibrationCases(quick: boolean): { family: string; cases: SyntheticCase[] }[] {
+export function calibrationCases(quick: boolean): Ladder[] {
     const pick = <T>(xs: T[]): T[] => (quick ? xs.filter((_, i) => i === 0 || i === xs.length - 1 || i === xs.length >> 1) : xs);
-    const dense = (shapes: number[][], variant?: string) => shapes.map(([m, k, n]) => denseCase(m, k, n, variant));
+    const square = (variant?: string) => kindOf(`matmul${variant ? ' ' + variant : ''}`, ([n]) => matmulCase(n, n, n, variant));
+    const dense = (variant?: string) => kindOf(`dense${variant ? ' ' + variant : ''}`, ([m, k, n]) => denseCase(m, k, n, variant));
+    const conv = (k: number, variant?: string) => kindOf(`conv2d ${k}×${k}${variant ? ' ' + variant : ''}`, ([c, hw, f]) => convCase(c, hw, f, k, 1, variant));
+    type Part = [(params: readonly number[]) => SyntheticCase, number[][]];
+    // `quick` picks from the whole ladder; ladderOfParts from each part (elementwise: relus and adds).
+    const ladder = (family: string, ...parts: Part[]): Ladder => ({ family, cases: pick(parts.flatMap(([build, params]) => params.map(build))) });
+    const ladderOfParts = (family: string, ...parts: Part[]): Ladder => ({ family, cases: parts.flatMap(([build, params]) => pick(params).map(build)) });
     return [
         // The generators' default GEMM (subgroup-broadcast where the device has a fixed subgroup size; split-K for few tiles and long K).
-        { family: 'gemm (default)', cases: pick([64, 160, 320].map(n => matmulCase(n, n, n))) },
-        { family: 'gemm (default, skinny)', cases: pick(dense([[8, 1000, 1000], [24, 640, 384], [12, 2500, 600], [20, 600, 2500], [48, 200, 1500], [40, 1600, 256], [128, 256, 512], [12, 3000, 64]])) },
-        { family: 'gemm.vec4', cases: pick([48, 128, 256].map(n => matmulCase(n, n, n, 'vec4_4x8')).concat(dense([[8, 1000, 1000], [128, 256, 512], [24, 512, 1536], [48, 192, 576]], 'vec4_4x8'))) },
+        ladder('gemm (default)', [square(), [[64], [160], [320]]]),
+        ladder('gemm (default, skinny)', [dense(), [[8, 1000, 1000], [24, 640, 384], [12, 2500, 600], [20, 600, 2500], [48, 200, 1500], [40, 1600, 256], [128, 256, 512], [12, 3000, 64]]]),
+        ladder('gemm.vec4', [square('vec4_4x8'), [[48], [128], [256]]], [dense('vec4_4x8'), [[8, 1000, 1000], [128, 256, 512], [24, 512, 1536], [48, 192, 576]]]),
         // Batch-1 and batch-2 denses (classifier heads): below 8 rows the default is vec4_4x8 on 32-row tiles.
-        { family: 'gemm.vec4 (few rows)', cases: pick(dense([[1, 96, 24], [4, 700, 200], [1, 300, 1500], [2, 1200, 600], [1, 2000, 400]])) },
-        { family: 'gemm.sg', cases: pick([48, 128, 256].map(n => matmulCase(n, n, n, 'sg_8x4')).concat(dense([[8, 1000, 1000]], 'sg_8x4'))) },
-        { family: 'gemm.wgmem', cases: pick([48, 96, 144]).map(n => matmulCase(n, n, n, 'wgmem_16x16')) },
-        { family: 'gemm.capped', cases: pick([96, 224]).map(n => matmulCase(n, n, n, 'capped_4')) },
-        { family: 'gemm.splitk', cases: pick([[4, 2048, 96], [8, 6000, 120]]).map(([m, k, n]) => denseCase(m, k, n, 'splitk_4')) },
-        // Attention: its projections (vec4), per-head scores/context (attention.bmm) and softmax.
-        { family: 'attention (composite)', cases: pick([[24, 192, 3], [48, 320, 5], [96, 96, 2], [40, 640, 10]]).map(([s_, d, h]) => attentionCase(s_, d, h)) },
+        ladder('gemm.vec4 (few rows)', [dense(), [[1, 96, 24], [4, 700, 200], [1, 300, 1500], [2, 1200, 600], [1, 2000, 400]]]),
+        ladder('gemm.sg', [square('sg_8x4'), [[48], [128], [256]]], [dense('sg_8x4'), [[8, 1000, 1000]]]),
+        ladder('gemm.wgmem', [square('wgmem_16x16'), [[48], [96], [144]]]),
+        ladder('gemm.capped', [square('capped_4'), [[96], [224]]]),
+        ladder('gemm.splitk', [dense('splitk_4'), [[4, 2048, 96], [8, 6000, 120]]]),
+        // Attention: its projections (vec4), per-head scores/context (attention.bmm) and softmax. The width is a multiple of the heads.
+        ladder('attention (composite)', [kindOf('attention', ([s, d, h]) => attentionCase(s, Math.max(1, Math.round(d / h)) * h, h)), [[24, 192, 3], [48, 320, 5], [96, 96, 2], [40, 640, 10]]]),
         // Default convolutions: Winograd on larger maps, im2col + GEMM on small maps and strided ones, split-K on deep small maps.
-        { family: 'conv2d (default, 3×3)', cases: pick([[8, 24, 16], [24, 40, 32], [48, 20, 96], [32, 48, 32], [40, 12, 96], [96, 10, 160], [160, 6, 200]]).map(([c, hw, f]) => convCase(c, hw, f, 3)) },
-        { family: 'conv2d (default, strided)', cases: pick([[3, 72, 40, 7, 2], [3, 56, 24, 3, 2], [24, 28, 48, 3, 2], [48, 20, 80, 1, 2], [96, 12, 192, 3, 2], [160, 8, 320, 1, 2]]).map(([c, hw, f, k, st]) => convCase(c, hw, f, k, st)) },
-        { family: 'conv2d (default, deep)', cases: pick([[240, 5, 400], [300, 3, 320], [448, 2, 480], [200, 4, 256]]).map(([c, hw, f]) => convCase(c, hw, f, 3)) },
-        { family: 'conv2d (pointwise)', cases: pick([[24, 40, 120], [120, 20, 40], [40, 28, 200], [200, 10, 600], [480, 5, 120], [720, 3, 1000]]).map(([c, hw, f]) => convCase(c, hw, f, 1)) },
-        { family: 'conv2d', cases: pick([[16, 28, 24], [40, 36, 48]]).map(([c, hw, f]) => convCase(c, hw, f, 3, 1, 'gemm_4x4')) },
-        { family: 'conv2d.direct', cases: pick([[16, 24], [40, 48]]).map(([c, hw]) => convCase(c, hw, 2, 3)) },
+        ladder('conv2d (default, 3×3)', [conv(3), [[8, 24, 16], [24, 40, 32], [48, 20, 96], [32, 48, 32], [40, 12, 96], [96, 10, 160], [160, 6, 200]]]),
+        ladder('conv2d (default, strided)', [kindOf('conv2d strided', ([c, hw, f, k, st]) => convCase(c, hw, f, k, st), [3, 4]),
+            [[3, 72, 40, 7, 2], [3, 56, 24, 3, 2], [24, 28, 48, 3, 2], [48, 20, 80, 1, 2], [96, 12, 192, 3, 2], [160, 8, 320, 1, 2]]]),
+        ladder('conv2d (default, deep)', [conv(3), [[240, 5, 400], [300, 3, 320], [448, 2, 480], [200, 4, 256]]]),
+        ladder('conv2d (pointwise)', [conv(1), [[24, 40, 120], [120, 20, 40], [40, 28, 200], [200, 10, 600], [480, 5, 120], [720, 3, 1000]]]),
+        ladder('conv2d', [conv(3, 'gemm_4x4'), [[16, 28, 24], [40, 36, 48]]]),
+        ladder('conv2d.direct', [kindOf('conv2d direct', ([c, hw]) => convCase(c, hw, 2, 3)), [[16, 24], [40, 48]]]),
         // Many channels on small maps too: deep layers of mobile networks are many tiny workgroups.
-        { family: 'depthwise_conv2d', cases: pick([[24, 20, 1], [400, 5, 1], [72, 36, 1], [288, 12, 1], [128, 48, 1], [40, 60, 2], [200, 14, 2], [800, 4, 1]]).map(([c, hw, st]) => depthwiseCase(c, hw, st)) },
-        { family: 'elementwise', cases: pick([1000, 5000, 24_000, 300_000, 2_000_000]).map(reluCase).concat(pick([3000, 20_000, 50_000, 900_000]).map(addCase)) },
-        { family: 'reduction', cases: pick([[24, 100], [200, 300], [600, 500]]).map(([r, c]) => softmaxCase(r, c)).concat(pick([[10, 1000], [40, 300], [24, 640], [400, 500]]).map(([r, c]) => layerNormCase(r, c))) },
-        { family: 'pool', cases: pick([[16, 36], [48, 84], [80, 20]]).map(([c, hw]) => poolCase(c, hw)) },
+        ladder('depthwise_conv2d', [kindOf('depthwise', ([c, hw, st]) => depthwiseCase(c, hw, st), [2]),
+            [[24, 20, 1], [400, 5, 1], [72, 36, 1], [288, 12, 1], [128, 48, 1], [40, 60, 2], [200, 14, 2], [800, 4, 1]]]),
+        ladderOfParts('elementwise', [kindOf('relu', ([n]) => reluCase(n)), [[1000], [5000], [24_000], [300_000], [2_000_000]]], [kindOf('add', ([n]) => addCase(n)), [[3000], [20_000], [50_000], [900_000]]]),
+        ladderOfParts('reduction', [kindOf('softmax', ([r, c]) => softmaxCase(r, c)), [[24, 100], [200, 300], [600, 500]]], [kindOf('layer_norm', ([r, c]) => layerNormCase(r, c)), [[10, 1000], [40, 300], [24, 640], [400, 500]]]),
+        // The map is even (2×2/2 windows).
+        ladder('pool', [kindOf('max_pool2d', ([c, hw]) => poolCase(c, 2 * Math.max(1, Math.round(hw / 2)))), [[16, 36], [48, 84], [80, 20]]]),
         // Down to a few planes: a small CNN's final pool has tens of planes, where the per-workgroup cost no longer fills a wave.
-        { family: 'reduction (pool)', cases: pick([[10, 30], [24, 10], [48, 40], [700, 5], [300, 14], [1500, 2]]).map(([c, hw]) => globalPoolCase(c, hw)) },
-        { family: 'copy', cases: pick([[100, 200], [40, 700], [700, 900]]).map(([a, b]) => transposeCase(a, b)) },
-        { family: 'copy.gather', cases: pick([[20, 3000, 500], [48, 8000, 256], [100, 1000, 1024]]).map(([n, v, d]) => embeddingCase(n, v, d)) },
+        ladder('reduction (pool)', [kindOf('global_avg_pool', ([c, hw]) => globalPoolCase(c, hw)), [[10, 30], [24, 10], [48, 40], [700, 5], [300, 14], [1500, 2]]]),
+        ladder('copy', [kindOf('transpose', ([a, b]) => transposeCase(a, b)), [[100, 200], [40, 700], [700, 900]]]),
+        ladder('copy.gather', [kindOf('embedding', ([n, v, d]) => embeddingCase(n, v, d)), [[20, 3000, 500], [48, 8000, 256], [100, 1000, 1024]]]),
     ];
 }
 

@@ -149,6 +149,15 @@ export const deviceProfileSchema = z.object({
     idlePenalty: z.object({ wallMs: nonNegative, gpuMsPerPass: nonNegative }).optional(),
     /** Per kernel family (families.ts). */
     families: z.record(z.string(), familyProfileSchema),
+    /**
+     * Calibration's adaptive sampling (calibrate/refine.ts): the points whose leave-one-out error
+     * called for more measurements (family, the case's shape, the error), and the shapes of the
+     * new cases measured beside them; their points are in `families`. Absent in older profiles.
+     */
+    refinement: z.object({
+        anchors: z.array(z.object({ family: z.string(), shape: z.string(), error: finite })),
+        added: z.array(z.string()),
+    }).optional(),
     interference: z.object({
         pairs: z.array(interferencePairSchema),
     }),

@@ -1,7 +1,8 @@
 /** `calibrate()` end to end on the software adapter with tiny shapes: a valid profile, every part measured. */
 import { describe, expect, it } from 'vitest';
 import { calibrate } from '../../../src/runtime/calibrate/calibrate.js';
-import { addCase, convCase, denseCase, matmulCase, reluCase, softmaxCase } from '../../../src/runtime/calibrate/synthetic.js';
+import { calibrationCases, convCase, denseCase, matmulCase, reluCase, softmaxCase } from '../../../src/runtime/calibrate/synthetic.js';
+import { caseShapeOf } from '../../../src/runtime/calibrate/refine.js';
 import { parseProfile, profileKey } from '../../../src/runtime/predict/profile.js';
 import { predictWorkload } from '../../../src/runtime/predict/workload.js';
 import { mlpTenant, workload } from '../predict/fixtures.js';
@@ -21,7 +22,8 @@ describe.skipIf(!hasAdapter)('calibrate (tiny shapes)', () => {
             ladders: [
                 { family: 'gemm.vec4', cases: [matmulCase(32, 32, 32, 'vec4_4x8'), matmulCase(64, 64, 64, 'vec4_4x8'), denseCase(4, 128, 64, 'vec4_4x8')] },
                 { family: 'conv2d (default)', cases: [convCase(4, 12, 8, 3)] },
-                { family: 'elementwise', cases: [reluCase(4096), reluCase(16384), reluCase(65536), addCase(8192)] },
+                // The quick elementwise ladder (its cases have kinds: the refinement can build more of them).
+                calibrationCases(true).find(l => l.family === 'elementwise')!,
                 { family: 'reduction', cases: [softmaxCase(16, 64)] },
             ],
             interference: { compute: matmulCase(96, 96, 96), memory: reluCase(262144), capped: matmulCase(96, 96, 96, 'capped_2') },
@@ -69,6 +71,13 @@ describe.skipIf(!hasAdapter)('calibrate (tiny shapes)', () => {
             expect(Number.isFinite(e!.noiseP90) && e!.noiseP90 >= 0, name).toBe(true);
         }
         expect(messages.find(m => m.startsWith('error bands'))).toMatch(/elementwise ±[\d.]+%(,|$)/);
+        // Adaptive sampling: every anchor was missed by 15 % or more when left out, every added case was measured, said in the progress.
+        const refined = profile.refinement!;
+        expect(refined).toBeDefined();
+        for (const a of refined.anchors) expect(Math.abs(a.error), a.shape).toBeGreaterThanOrEqual(0.15);
+        const measured = new Set(Object.values(profile.families).flatMap(f => f.points.map(p => caseShapeOf(p.shape))));
+        for (const shape of refined.added) expect([...measured]).toContain(shape);
+        expect(messages.find(m => m.startsWith('refined: '))).toBeDefined();
         // The co-run model: a turn from the candidates (absent: whole kernels fitted best), and its error from two rounds of
         // the probe's two tenants × five figures, said in the progress.
         expect([undefined, ...CANDIDATE_QUANTA_MS]).toContain(profile.corunQuantumMs);
