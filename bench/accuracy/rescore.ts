@@ -29,6 +29,7 @@ import { predictWorkload, type WorkloadPrediction } from '../../src/runtime/pred
 import { insideBand } from '../../src/runtime/predict/band.js';
 import { caseShapeOf } from '../../src/runtime/calibrate/refine.js';
 import { bandCoverage } from './coverage.js';
+import { scaleFreeMape } from './scale-free.js';
 import { autoCandidates, compareSchedules } from '../../src/runtime/predict/schedules.js';
 import { evaluationSet } from './workloads.js';
 
@@ -186,6 +187,14 @@ const lines = [
 for (const [row, xs] of rows) {
     const goal = goalOf(row, xs.length);
     lines.push(`| ${row} | ${xs.length} | ${pct(mape(xs))} | ${rescored.map(r => { const ys = r.out.get(row)!; return `${pct(mape(ys))} (${bias(ys) >= 0 ? '+' : ''}${pct(bias(ys))})${ys.length !== xs.length ? ` n=${ys.length}` : ''}`; }).join(' | ')} | ${pct(floor.get(row) ?? NaN)} | ${goal !== undefined ? `≤ ${goal.toFixed(1)}%` : '—'} | ${bandCoverage(rescored[0].out.get(row)!)} |`);
+}
+// Each workload's common factor removed (scale-free.ts): the model's error at one shape against another, apart from the host's speed.
+const opsOf = (out: Map<string, Sample[]>) => Object.fromEntries(Object.keys(stored.ops).map(kind => [kind, out.get(`op ${kind}`)!]));
+const scaleFree = rescored.map(r => scaleFreeMape(opsOf(r.out)).mape);
+const floorScaleFree = stored.noise ? scaleFreeMape(stored.noise.ops).mape : undefined;
+lines.push('', "Op error with each workload's common factor removed:", '', `| ops | ${rescored.map(r => r.file.replace(/^.*\//, '')).join(' | ')} | noise floor |`, `|---|${rescored.map(() => '---:').join('|')}|---:|`);
+for (const k of [...rows.map(([r]) => r).filter(r => r.startsWith('op ')), 'all ops']) {
+    lines.push(`| ${k} | ${scaleFree.map(m => pct(m.get(k) ?? NaN)).join(' | ')} | ${pct(floorScaleFree?.get(k) ?? NaN)} |`);
 }
 const first = rescored[0].out;
 const worst = [...first.get('all ops')!].sort((a, b) => ape(b.predicted, b.measured) - ape(a.predicted, a.measured)).slice(0, worstN);

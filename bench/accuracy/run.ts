@@ -29,6 +29,7 @@ import { atHostSpeed } from '../../src/runtime/predict/profile.js';
 import { measureHostSpeed } from '../../src/runtime/calibrate/host-speed.js';
 import { familyBand } from '../../src/runtime/predict/band.js';
 import { bandCoverage } from './coverage.js';
+import { scaleFreeMape } from './scale-free.js';
 import type { Results } from '../../src/runtime/report/schema.js';
 import { closedLoopProbes, evaluationSet } from './workloads.js';
 
@@ -187,6 +188,16 @@ async function main(): Promise<void> {
             const p = o.profile, ops = [...o.samples.ops.values()].flat();
             const host = `${(100 * p.serviceCv).toFixed(0)}%, ${p.hostMeanFactor ? `${p.hostMeanFactor.gpu.toFixed(2)}/${p.hostMeanFactor.wall.toFixed(2)}` : '—'}, ${p.idlePenalty ? `${p.idlePenalty.wallMs.toFixed(2)} + ${p.idlePenalty.gpuMsPerPass.toFixed(3)}` : '—'}`;
             lines.push(`| ${o.file} | ${host} | ${mape(ops).toFixed(1)}% | ${mape(o.samples.tenantMean).toFixed(1)}% | ${mape(o.samples.corunP99).toFixed(1)}% |`);
+        }
+    }
+    if (repeat > 1) {
+        const model = scaleFreeMape(Object.fromEntries(out.ops)), floor = scaleFreeMape(Object.fromEntries(noise.ops));
+        const range = (f: Map<string, number>) => { const v = [...f.values()].sort((a, b) => a - b); return `${v[0].toFixed(2)}–${v.at(-1)!.toFixed(2)}×`; };
+        lines.push('', "## Op error with each workload's common factor removed (bench/accuracy/scale-free.ts)", '',
+            `Each op's predicted / measured over its workload's median ratio: what is left when the host's speed at each workload is taken out (a lower bound on the model's error). The workloads' factors: ${range(model.factors)} (model), ${range(floor.factors)} (run 2 vs run 1).`, '',
+            '| ops | n | MAPE | noise floor |', '|---|---:|---:|---:|');
+        for (const [k, v] of [...model.mape].sort(([a], [b]) => (a === 'all ops' ? 1 : b === 'all ops' ? -1 : a.localeCompare(b)))) {
+            lines.push(`| ${k} | ${k === 'all ops' ? allOps.length : out.ops.get(k.slice(3))?.length ?? 0} | ${v.toFixed(1)}% | ${floor.mape.has(k) ? `${floor.mape.get(k)!.toFixed(1)}%` : '—'} |`);
         }
     }
     const factors = Object.values(speeds);
