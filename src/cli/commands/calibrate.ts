@@ -10,8 +10,9 @@ import { calibrate } from '../../runtime/calibrate/calibrate.js';
 import { NoAdapterError } from '../../runtime/gpu/adapter.js';
 import { adapterOptionHelp, parseAdapterOption } from '../adapter-option.js';
 import { stderrIsTerminal } from '../filtered-stderr.js';
-import { writeProfile } from '../../runtime/predict/profile-store.js';
-import { isSoftwareAdapter } from '../../runtime/predict/profile.js';
+import { cachedProfile, writeProfile } from '../../runtime/predict/profile-store.js';
+import { isSoftwareAdapter, withHostSpeedHistory } from '../../runtime/predict/profile.js';
+import { hostDrift, MIN_DRIFT_POINTS } from '../../runtime/predict/band.js';
 import { workspaceFolderOf } from '../../runtime/report/write.js';
 import { exitCodes } from '../../protocol/exit-codes.js';
 import { formatPercent, formatSignedPercent } from '../../protocol/units.js';
@@ -52,7 +53,7 @@ export function register(program: Command): void {
             process.once('SIGTERM', onSignal);
             const tty = stderrIsTerminal();
             try {
-                const profile = await calibrate({
+                const measured = await calibrate({
                     quick: opts.quick,
                     preference: adapter.preference,
                     tenancyVersion: tenancyVersion(),
@@ -63,6 +64,8 @@ export function register(program: Command): void {
                     },
                 });
                 if (tty) process.stderr.write('\n');
+                // The host's speed in this adapter's earlier calibrations here: how far it drifts (the bands' hostDrift).
+                const profile = withHostSpeedHistory(measured, cachedProfile(measured.key));
                 const load = profile.hostLoad;
                 const software = isSoftwareAdapter(profile.adapter);
                 if (software && load && Math.max(load.before, load.after) > load.cores) {
@@ -90,6 +93,9 @@ export function register(program: Command): void {
                     const turn = profile.corunQuantumMs !== undefined ? `kernels take turns of ${profile.corunQuantumMs} ms` : 'kernels take whole turns';
                     const error = profile.corunModelError ? `; co-run bands +${formatPercent(profile.corunModelError.excessP90)} for the model's error (${profile.corunModelError.points} figures)` : '';
                     console.log(`  co-run               ${turn}${error}`);
+                    const drift = hostDrift(profile);
+                    const history = profile.hostSpeedHistory?.length ?? 0;
+                    console.log(`  host's drift         ${drift ? `±${formatPercent(drift.p90)} between this and ${drift.points} earlier calibrations (every band includes it)` : `not known yet (${history} earlier calibration${history === 1 ? '' : 's'} of this adapter here; ${MIN_DRIFT_POINTS} needed)`}`);
                     console.log(`  took ${(profile.calibrationMs / 1000).toFixed(1)} s; written to:`);
                     for (const p of written) console.log(`    ${p}`);
                 }

@@ -301,6 +301,11 @@ function corunModelErrorText(c: number | undefined): string {
         : `and the co-run model's error calibration measured on co-runs of its own (±${formatPercent(c)})`;
 }
 
+/** What the bands say of the host's drift between calibrations (band.ts hostDrift): said only where the profile has it. */
+function hostDriftText(d: { p90: number; points: number } | undefined): string {
+    return d === undefined ? '' : `, and how far the host's speed moved between this adapter's calibrations here (±${formatPercent(d.p90)} over ${d.points})`;
+}
+
 /** Markdown of a tenant's prediction. */
 export function tenantHoverMarkdown(t: TenantPrediction, p: WorkloadPrediction, measured: TenantResult | undefined): string {
     const multi = p.tenants.length > 1;
@@ -318,7 +323,7 @@ export function tenantHoverMarkdown(t: TenantPrediction, p: WorkloadPrediction, 
     lines.push('| | mean | p50 | p99 |', '|---|---:|---:|---:|');
     row('solo', t.solo, measured?.solo ?? undefined, t.bandMs.solo);
     if (multi) row(`co-run (${p.policy})`, t.corun, measured?.corun ?? undefined, t.bandMs.corun);
-    lines.push('', `p50 and p99 with their 90 % band (${formatBand(t.band)}, ms). ${bandMeaning(t.band)} It covers the kernels' times and the host's noise, not the queueing model${multi ? `; the co-run ranges add how far each figure scatters over a run's requests, ${corunModelErrorText(p.profile.corunModelError)}` : ''}.`, '');
+    lines.push('', `p50 and p99 with their 90 % band (${formatBand(t.band)}, ms). ${bandMeaning(t.band)} It covers the kernels' times and the host's noise${hostDriftText(p.profile.hostDrift)}, not the queueing model${multi ? `; the co-run ranges add how far each figure scatters over a run's requests, ${corunModelErrorText(p.profile.corunModelError)}` : ''}.`, '');
     lines.push(`Service ${formatMs(t.serviceMs)} per request (${t.launches} kernels, ${t.submits} submit${t.submits === 1 ? '' : 's'})` +
         (multi ? ` · slowdown ${formatSlowdown(t.slowdown)}` : '') +
         ` · utilisation ${formatPercent(t.corunUtilisation)}${t.openLoop ? '' : ' (closed loop)'}`);

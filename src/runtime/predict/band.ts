@@ -25,6 +25,8 @@
  *            family's relative band; one spread over many families gets a narrower one.
  */
 
+import { quantileSorted, sortedAscending } from '../report/statistics.js';
+
 /**
  * The band a prediction carries without calibration evidence: ±40%. Issue 20's accuracy run on
  * this project's reference adapter found a mean absolute error of 19.7 % over all ops; for
@@ -49,6 +51,35 @@ export function familyBand(family: { error?: FamilyErrorEvidence } | undefined):
     const e = family?.error;
     if (!e) return { relative: DEFAULT_BAND, calibrated: false };
     return { relative: Math.hypot(e.looP90, e.noiseP90), calibrated: true };
+}
+
+/** Fewer earlier calibrations than this: the host's drift is not known (hostDrift). */
+export const MIN_DRIFT_POINTS = 3;
+
+/**
+ * How far the host's speed moves between a calibration and a later moment, as a prediction's
+ * relative error: a figure predicted at this calibration's speed (its reference request's time,
+ * hostSpeedProbeMs) and measured when the host runs as it did at an earlier calibration of this
+ * adapter (hostSpeedHistory) is off by (now − then) / then. `p90`: the 90th percentile of
+ * |that| over the earlier calibrations; undefined with fewer than MIN_DRIFT_POINTS of them. On a
+ * software adapter every figure moves with the host's cores (other processes, frequency); a
+ * dedicated GPU's history is flat and adds nothing.
+ */
+export function hostDrift(profile: { hostSpeedProbeMs?: number; hostSpeedHistory?: readonly { probeMs: number }[] }): { p90: number; points: number } | undefined {
+    const now = profile.hostSpeedProbeMs, history = profile.hostSpeedHistory ?? [];
+    if (now === undefined || history.length < MIN_DRIFT_POINTS) return undefined;
+    const errors = sortedAscending(history.map(h => Math.abs(now - h.probeMs) / h.probeMs));
+    return { p90: quantileSorted(errors, 0.9), points: errors.length };
+}
+
+/**
+ * A figure's band with the host's drift added (hostDrift's p90; undefined: unchanged). The drift
+ * moves every launch of a figure alike, so it is added once to the figure's combined band, in
+ * quadrature (independent of the model's error and of the run-to-run noise), never per family
+ * (combineBands would shrink it across families).
+ */
+export function withHostDrift(band: ErrorBand, drift: number | undefined): ErrorBand {
+    return drift !== undefined && drift > 0 ? { ...band, relative: Math.hypot(band.relative, drift) } : band;
 }
 
 /** The band of a sum of launches (see the module comment): half-widths add within a family, root-sum-square across families. */

@@ -36,6 +36,18 @@ export function readProfileFile(file: string): DeviceProfile {
     return parseProfile(json, `device profile ${file}`);
 }
 
+/** The profile of this adapter key in the user cache (the last calibration of this adapter here), or undefined when there is none or it cannot be read. */
+export function cachedProfile(key: string, env: NodeJS.ProcessEnv = process.env): DeviceProfile | undefined {
+    const file = join(profileCacheDir(env), `${key}.json`);
+    if (!existsSync(file)) return undefined;
+    try {
+        return readProfileFile(file);
+    } catch {
+        // A broken earlier profile is replaced, not a reason to refuse the new one; its history is lost with it.
+        return undefined;
+    }
+}
+
 /** Writes a profile to the user cache and (when given) the workspace; returns the paths written. */
 export async function writeProfile(profile: DeviceProfile, workspaceFolder: string | undefined, env: NodeJS.ProcessEnv = process.env): Promise<string[]> {
     const text = JSON.stringify(profile, null, 2) + '\n';

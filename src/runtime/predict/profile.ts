@@ -117,6 +117,13 @@ export const deviceProfileSchema = z.object({
      */
     hostSpeedProbeMs: positive.optional(),
     /**
+     * hostSpeedProbeMs of the earlier calibrations of this adapter on this machine, oldest first,
+     * at most HOST_SPEED_HISTORY: how far the host's speed moves between one calibration and a
+     * later moment (band.ts hostDrift). `tenancy calibrate` carries it over from the profile it
+     * replaces (withHostSpeedHistory). Absent: no earlier calibration, or an older profile.
+     */
+    hostSpeedHistory: z.array(z.object({ createdAt: z.string(), probeMs: positive })).optional(),
+    /**
      * The host's heavy tail: how far the p90/p95/p99 of those wall times lie beyond the normal
      * body median·(1 + z·cv), ms (0 when the tail is normal). Absent in older profiles.
      */
@@ -339,4 +346,18 @@ export function capsForProfile(profile: DeviceProfile | undefined): DeviceCaps {
         // The same default variants as the runtime on that device (subgroup GEMMs need a fixed subgroup size).
         ...(profile.limits.subgroupSize !== undefined ? { subgroupSize: profile.limits.subgroupSize } : {}),
     };
+}
+
+/** Earlier calibrations a profile remembers the host's speed of (hostSpeedHistory). */
+export const HOST_SPEED_HISTORY = 20;
+
+/**
+ * A new profile with the host's speed in the calibrations before it: the history of the profile
+ * it replaces (same adapter key, calibrated, with a reference-request time) and that profile's
+ * own time, the last HOST_SPEED_HISTORY of them. Without such a previous profile, unchanged. Pure.
+ */
+export function withHostSpeedHistory(profile: DeviceProfile, previous: DeviceProfile | undefined): DeviceProfile {
+    if (!previous || previous.uncalibrated || previous.key !== profile.key || previous.hostSpeedProbeMs === undefined) return profile;
+    const history = [...(previous.hostSpeedHistory ?? []), { createdAt: previous.createdAt, probeMs: previous.hostSpeedProbeMs }];
+    return { ...profile, hostSpeedHistory: history.slice(-HOST_SPEED_HISTORY) };
 }

@@ -18,7 +18,9 @@
  *            the device can serve even without interference (overloaded).
  *   bands (band.ts): each op carries its launches' 90 % error band combined; a tenant the band
  *            of all its launches combined (the same rule), applied as a relative band to its
- *            latency figures — it covers the op-time model and the host's noise; a co-run
+ *            latency figures — it covers the op-time model, the host's noise and, where the
+ *            profile remembers earlier calibrations, how far the host's speed drifts (band.ts
+ *            hostDrift, added once per figure); a co-run
  *            figure's band adds its sampling spread over the run's requests and the co-run
  *            model's error that calibration measured on co-runs of its own (corunBands).
  *   verdicts per SLO, with the tenant's band h (a figure x spans [x/(1+h), x/(1−h)]):
@@ -33,7 +35,7 @@ import { PlanCache, planGraph, type PlannedOp, type PlanOptions } from '../plan/
 import type { OpSplit } from '../plan/split.js';
 import { capsForProfile, type DeviceProfile } from './profile.js';
 import { chooseOpSplits, layerBlockOpSplits, opViews, splitStepViews } from './op-views.js';
-import { bandRange, combineBands, type ErrorBand } from './band.js';
+import { bandRange, combineBands, hostDrift, withHostDrift, type ErrorBand } from './band.js';
 import { submissionsPerRequest } from '../schedule/policy.js';
 import {
     PERCENTILE_Q, closedLoopLatency, openLoopLatency, serviceMoments, serviceQuantileMs, tailFrom, type LatencyFigures, type Percentile, type ServiceTail,
@@ -119,8 +121,12 @@ export interface TenantPrediction {
 export interface WorkloadPrediction {
     predictionVersion: typeof PREDICTION_VERSION;
     workload: string;
-    /** The profile predicted on; `corunModelError`: the co-run model's error calibration measured (profile.ts), in every co-run band (corunBands). */
-    profile: { key: string; uncalibrated: boolean; device: string; createdAt: string; corunModelError?: number };
+    /**
+     * The profile predicted on; `corunModelError`: the co-run model's error calibration measured (profile.ts), in every
+     * co-run band (corunBands); `hostDrift`: how far the host's speed moved between this adapter's calibrations here
+     * (band.ts hostDrift), in every op's and tenant's band.
+     */
+    profile: { key: string; uncalibrated: boolean; device: string; createdAt: string; corunModelError?: number; hostDrift?: { p90: number; points: number } };
     policy: IrSchedule['policy'];
     /** What the co-run figures are the simulation of (`auto` and searched arguments resolved); null with one tenant or while pending. */
     corunSchedule: string | null;
@@ -186,6 +192,8 @@ function timeGraph(profile: DeviceProfile, plan: readonly PlannedOp[], cache: Pl
         demand.capped += t.demandMs.capped;
         p.launches.forEach((l, k) => bandParts.push({ family: l.family, ms: t.launches[k].ms, band: t.launches[k].band }));
     }
+    // The host's drift moves a whole figure alike: added once to each op's and the request's band (band.ts withHostDrift).
+    const drift = hostDrift(profile)?.p90;
     let ops: OpPrediction[] | undefined;
     const opsOf = () => (ops ??= plan.map((p, i) => {
         const t = timings[i];
@@ -193,10 +201,10 @@ function timeGraph(profile: DeviceProfile, plan: readonly PlannedOp[], cache: Pl
             path: p.path, kind: p.kind, fused: p.fused.fused.map(o => o.path),
             launches: p.launches.map((l, k) => ({ name: l.name, family: l.family, flops: l.flops, bytes: l.bytes, ms: t.launches[k].ms, bound: t.launches[k].bound, band: t.launches[k].band })),
             flops: p.flops, bytes: p.bytes, intensity: p.flops / p.bytes, bound: t.bound,
-            soloMs: t.ms, soloP50Ms: t.typicalMs, corunMs: t.ms, band: t.band, estimated: p.unsupported !== undefined, source: p.source,
+            soloMs: t.ms, soloP50Ms: t.typicalMs, corunMs: t.ms, band: withHostDrift(t.band, drift), estimated: p.unsupported !== undefined, source: p.source,
         };
     }));
-    return { ops: opsOf, gpuMs, launches, demand, passes, band: combineBands(bandParts) };
+    return { ops: opsOf, gpuMs, launches, demand, passes, band: withHostDrift(combineBands(bandParts), drift) };
 }
 
 /**
@@ -342,6 +350,7 @@ export function predictWorkload(ir: WorkloadIR, profile: DeviceProfile, options:
         profile: {
             key: profile.key, uncalibrated: profile.uncalibrated, device: profile.adapter.device, createdAt: profile.createdAt,
             ...(profile.corunModelError ? { corunModelError: profile.corunModelError.excessP90 } : {}),
+            ...(hostDrift(profile) ? { hostDrift: hostDrift(profile) } : {}),
         },
         policy: ir.schedule.policy,
         corunSchedule,

@@ -395,6 +395,24 @@ workload w {
         expect(t.corunBand.p99).toBeGreaterThanOrEqual(Math.hypot(t.band.relative, 0.4) - 1e-12);
     });
 
+    it('bands with the host\'s drift between calibrations: the hover says so and every band is that much wider', async () => {
+        const profile = calibrated(1);
+        for (const fam of Object.values(profile.families)) fam.error = { looP90: 0.1, noiseP90: 0.033, points: 5, from: 'family' };
+        // A figure predicted at 2 ms against earlier calibrations at 2.5, 1.6, 2 and 2.2 ms: the 90th percentile of |error| is 23.5 %.
+        const history = [2.5, 1.6, 2, 2.2].map((probeMs, i) => ({ createdAt: `2026-12-0${i + 1}T00:00:00.000Z`, probeMs }));
+        writeFileSync(path.join(dir, '.tenancy', 'device-profile.json'), JSON.stringify({ ...profile, hostSpeedProbeMs: 2, hostSpeedHistory: history }));
+        const d = await open(`${model}
+workload w {
+  tenant a { model m(batch: 8) arrival poisson(rate: 20/s) }
+}
+`);
+        const tenant = await hoverAt(d, 'tenant a', 7);
+        expect(tenant).toContain("It covers the kernels' times and the host's noise, and how far the host's speed moved between this adapter's calibrations here (±24% over 4), not the queueing model");
+        const t = predictionOf(d).tenants[0];
+        expect(t.band.relative).toBeGreaterThanOrEqual(0.235);
+        expect(t.ops.find(o => o.launches.length > 0)!.band.relative).toBeCloseTo(Math.hypot(Math.hypot(0.1, 0.033), 0.235), 9);
+    });
+
     it('compares typical (median) op times, measured and predicted', async () => {
         // A host whose mean GPU time is 1.25× the median: an op's typical time is its mean prediction / 1.25.
         writeFileSync(path.join(dir, '.tenancy', 'device-profile.json'), JSON.stringify({ ...calibrated(1), hostMeanFactor: { gpu: 1.25, wall: 1 } }));

@@ -1,7 +1,7 @@
 /** Error bands: the leave-one-out evidence, the band of a family, its propagation to ops and tenants, and the SLO verdicts it decides. */
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_BAND, bandRange, combineBands, familyBand, insideBand } from '../../../src/runtime/predict/band.js';
-import { defaultProfile, parseProfile, type DeviceProfile, type FamilyProfile } from '../../../src/runtime/predict/profile.js';
+import { DEFAULT_BAND, MIN_DRIFT_POINTS, bandRange, combineBands, familyBand, hostDrift, insideBand, withHostDrift } from '../../../src/runtime/predict/band.js';
+import { HOST_SPEED_HISTORY, defaultProfile, parseProfile, withHostSpeedHistory, type DeviceProfile, type FamilyProfile } from '../../../src/runtime/predict/profile.js';
 import { predictWorkload, sloPrediction } from '../../../src/runtime/predict/workload.js';
 import { declaredEvaluation } from '../../../src/runtime/predict/schedules.js';
 import { MIN_LOO_POINTS, bandEvidence, corunExcess, leaveOneOutErrors, roundDeviations } from '../../../src/runtime/calibrate/band-evidence.js';
@@ -234,6 +234,52 @@ describe('bands of predictions', () => {
         const at = (c: number) => predictWorkload(workload([mlpTenant('a', { kind: 'poisson', ratePerSecond: 20 }, [{ percentile: 'p99', ms: target }]), mlpTenant('b', { kind: 'closed', clients: 1, thinkMs: 0 })]), { ...profileWithEvidence(), corunModelError: { excessP90: c, points: 30 } });
         expect(at(0.5).tenants[0].slos[0].verdict).toBe('at-risk');
         expect(at(0.5).tenants[0].slos[0].corunBandMs.high).toBeGreaterThan(at(0).tenants[0].slos[0].corunBandMs.high);
+    });
+
+    it('the host\'s drift between calibrations widens every op\'s and tenant\'s band once, in quadrature, and co-run bands with them', () => {
+        const base = { ...profileWithEvidence(), hostSpeedProbeMs: 2 };
+        // Earlier calibrations' reference request at 2.5, 1.6, 2 and 2.2 ms: a figure predicted at 2 ms is off by −20 %, +25 %, 0, −9 %.
+        const history = [2.5, 1.6, 2, 2.2].map((probeMs, i) => ({ createdAt: `2026-12-0${i + 1}T00:00:00.000Z`, probeMs }));
+        const drifting = { ...base, hostSpeedHistory: history };
+        const d = hostDrift(drifting)!;
+        expect(d.points).toBe(4);
+        // |errors| sorted 0, 0.0909, 0.2, 0.25: the 90th percentile interpolates 0.2 and 0.25 at 0.7 of the way.
+        expect(d.p90).toBeCloseTo(0.2 + 0.7 * 0.05, 12);
+        const plain = predictWorkload(ir, base), wide = predictWorkload(ir, drifting);
+        for (const [i, t] of wide.tenants.entries()) {
+            const was = plain.tenants[i];
+            expect(t.band.relative).toBeCloseTo(Math.hypot(was.band.relative, d.p90), 12);
+            t.ops.forEach((o, k) => expect(o.band.relative).toBeCloseTo(Math.hypot(was.ops[k].band.relative, d.p90), 12));
+            expect(t.corunBand.p99).toBeGreaterThan(was.corunBand.p99);
+        }
+        expect(wide.profile.hostDrift).toEqual(d);
+        expect(plain.profile.hostDrift).toBeUndefined();
+        // Too few earlier calibrations, or no reference request now: not known, nothing added.
+        expect(MIN_DRIFT_POINTS).toBe(3);
+        expect(hostDrift({ ...base, hostSpeedHistory: history.slice(0, 2) })).toBeUndefined();
+        expect(hostDrift({ hostSpeedHistory: history })).toBeUndefined();
+        expect(withHostDrift({ relative: 0.3, calibrated: true }, undefined)).toEqual({ relative: 0.3, calibrated: true });
+        expect(withHostDrift({ relative: 0.3, calibrated: false }, 0.4)).toEqual({ relative: expect.closeTo(0.5, 12), calibrated: false });
+    });
+
+    it('a new calibration carries the host\'s speed of the one it replaces into its history, the last 20 of this adapter', () => {
+        const at = (createdAt: string, probeMs: number, key = 'k'): DeviceProfile => ({ ...profileWithEvidence(), key, createdAt, hostSpeedProbeMs: probeMs });
+        const first = at('2026-12-01T00:00:00.000Z', 2);
+        const second = withHostSpeedHistory(at('2026-12-02T00:00:00.000Z', 2.4), first);
+        expect(second.hostSpeedHistory).toEqual([{ createdAt: '2026-12-01T00:00:00.000Z', probeMs: 2 }]);
+        const third = withHostSpeedHistory(at('2026-12-03T00:00:00.000Z', 1.8), second);
+        expect(third.hostSpeedHistory!.map(h => h.probeMs)).toEqual([2, 2.4]);
+        expect(parseProfile(JSON.parse(JSON.stringify(third))).hostSpeedHistory).toEqual(third.hostSpeedHistory);
+        // Another adapter, the uncalibrated default, or a profile without a reference request: nothing carried over.
+        expect(withHostSpeedHistory(at('2026-12-03T00:00:00.000Z', 1.8, 'other'), second).hostSpeedHistory).toBeUndefined();
+        expect(withHostSpeedHistory(at('2026-12-03T00:00:00.000Z', 1.8), { ...second, uncalibrated: true }).hostSpeedHistory).toBeUndefined();
+        expect(withHostSpeedHistory(at('2026-12-03T00:00:00.000Z', 1.8), { ...second, hostSpeedProbeMs: undefined }).hostSpeedHistory).toBeUndefined();
+        expect(withHostSpeedHistory(third, undefined)).toBe(third);
+        // Bounded: the oldest fall off.
+        let p = first;
+        for (let i = 0; i < HOST_SPEED_HISTORY + 5; i++) p = withHostSpeedHistory(at(`2026-12-05T00:00:${String(i).padStart(2, '0')}.000Z`, 2 + i / 100), p);
+        expect(p.hostSpeedHistory).toHaveLength(HOST_SPEED_HISTORY);
+        expect(p.hostSpeedHistory!.at(-1)!.probeMs).toBeCloseTo(2 + (HOST_SPEED_HISTORY + 3) / 100, 12);
     });
 
     it('an older profile without evidence still loads; its predictions carry the default band, marked uncalibrated', () => {

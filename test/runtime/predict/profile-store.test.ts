@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { defaultProfile, type DeviceProfile } from '../../../src/runtime/predict/profile.js';
-import { locateProfile, profileCacheDir, readProfileFile, workspaceProfilePath, writeProfile } from '../../../src/runtime/predict/profile-store.js';
+import { cachedProfile, locateProfile, profileCacheDir, readProfileFile, workspaceProfilePath, writeProfile } from '../../../src/runtime/predict/profile-store.js';
 
 function calibrated(key: string, device: string): DeviceProfile {
     return { ...defaultProfile(), uncalibrated: false, key, adapter: { vendor: 'mesa', architecture: 'software', device, description: 'd' } };
@@ -25,6 +25,16 @@ describe('profile store', () => {
         expect(locateProfile(ws, env).profile.adapter.device).toBe('one');
         // Without a workspace copy, the newest cached profile.
         expect(['one', 'two']).toContain(locateProfile(join(root, 'elsewhere'), env).profile.adapter.device);
+    });
+    it('reads the cached profile of an adapter key (the calibration a new one replaces); none when absent or broken', async () => {
+        const root = mkdtempSync(join(tmpdir(), 'tenancy-profile-'));
+        const env = { XDG_CACHE_HOME: join(root, 'cache') };
+        expect(cachedProfile('k1', env)).toBeUndefined();
+        await writeProfile(calibrated('k1', 'one'), undefined, env);
+        expect(cachedProfile('k1', env)?.adapter.device).toBe('one');
+        expect(cachedProfile('k2', env)).toBeUndefined();
+        writeFileSync(join(profileCacheDir(env), 'k3.json'), '{"schemaVersion": 1');
+        expect(cachedProfile('k3', env)).toBeUndefined();
     });
     it('falls back to the labelled default and reports a broken file', () => {
         const root = mkdtempSync(join(tmpdir(), 'tenancy-profile-'));
