@@ -87,7 +87,11 @@ export function register(program: Command): void {
                     console.log(`  dispatch / submit    ${(profile.dispatchOverheadMs * 1000).toFixed(1)} µs / ${(profile.submitOverheadMs * 1000).toFixed(0)} µs`);
                     const refined = profile.refinement;
                     if (refined && refined.anchors.length > 0) {
-                        console.log(`  refined              ${refined.anchors.map(a => `${a.family} at ${a.shape} (leave-one-out ${formatSignedPercent(a.error)})`).join(', ')}: ${refined.added.length} more cases`);
+                        // Per family, how many of its points were refined and the worst of their leave-one-out errors (the profile lists them all).
+                        const byFamily = new Map<string, number[]>();
+                        for (const a of refined.anchors) (byFamily.get(a.family) ?? byFamily.set(a.family, []).get(a.family)!).push(a.error);
+                        const families = [...byFamily].map(([f, es]) => `${f} ${formatSignedPercent(es.reduce((w, e) => (Math.abs(e) > Math.abs(w) ? e : w), 0))}`).join(', ');
+                        console.log(`  refined              ${refined.anchors.length} points missed when left out (${families}): measured again, ${refined.added.length} new cases beside them`);
                     }
                     console.log(`  interference         ${profile.interference.pairs.map(p => `${p.victim}×${p.aggressor} ${p.slowdown.toFixed(2)}×`).join(', ')}`);
                     const turn = profile.corunQuantumMs !== undefined ? `kernels take turns of ${profile.corunQuantumMs} ms` : 'kernels take whole turns';

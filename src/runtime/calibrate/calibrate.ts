@@ -441,6 +441,7 @@ function bandwidthFrom(families: Record<string, FamilyProfile>, c: Calibration):
     return bandwidthBytesPerMs;
 }
 
+/** Bytes per ms of the largest relu measured (read once, written once); also what step 2b's leave-one-out predicts with. */
 function bandwidthOf(families: Record<string, FamilyProfile>): number {
     const copyPoints = (families.elementwise?.points ?? []).filter(p => p.shape.startsWith('relu'));
     const largest = copyPoints[copyPoints.length - 1];

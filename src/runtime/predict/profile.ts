@@ -199,7 +199,8 @@ export type DeviceProfile = z.infer<typeof deviceProfileSchema>;
 /**
  * The profile as a host running `factor` times slower than at calibration would measure it
  * (calibrate/host-speed.ts): every time scaled by the factor, the bandwidth divided by it;
- * ratios (interference slowdowns, CVs, mean factors) kept. A new object, so the model's caches
+ * ratios (interference slowdowns, CVs, mean factors) kept; the history of earlier calibrations'
+ * speeds dropped (the speed is known). A new object, so the model's caches
  * (fitted families, by object) hold apart.
  */
 export function atHostSpeed(profile: DeviceProfile, factor: number): DeviceProfile {
@@ -218,6 +219,8 @@ export function atHostSpeed(profile: DeviceProfile, factor: number): DeviceProfi
         ...(profile.corunTailMs ? { corunTailMs: tail(profile.corunTailMs) } : {}),
         ...(profile.idlePenalty ? { idlePenalty: { wallMs: profile.idlePenalty.wallMs * factor, gpuMsPerPass: profile.idlePenalty.gpuMsPerPass * factor } } : {}),
         families,
+        // The host's speed now is known: how far it drifts between calibrations (band.ts hostDrift) no longer applies.
+        hostSpeedHistory: undefined,
     };
 }
 

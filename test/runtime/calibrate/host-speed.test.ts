@@ -29,6 +29,12 @@ describe('the profile at the host speed', () => {
         expect(slower.bandwidthBytesPerMs).toBeCloseTo(profile.bandwidthBytesPerMs / 1.4, 6);
         expect(slower.interference).toEqual(profile.interference);
         expect(slower.serviceCv).toBe(profile.serviceCv);
+        // The speed now is known: the drift between earlier calibrations' speeds no longer widens the bands.
+        const history = [1, 1.2, 1.4].map((probeMs, i) => ({ createdAt: `2026-12-0${i + 1}T00:00:00.000Z`, probeMs }));
+        const drifting = { ...profile, hostSpeedProbeMs: 1.1, hostSpeedHistory: history };
+        expect(predictWorkload(ir, drifting).profile.hostDrift).toBeDefined();
+        expect(atHostSpeed(drifting, 1.4).hostSpeedHistory).toBeUndefined();
+        expect(predictWorkload(ir, atHostSpeed(drifting, 1.4)).profile.hostDrift).toBeUndefined();
         // The profile itself is untouched, and a factor of 1 (or none that makes sense) is the profile.
         expect(profile.serviceTailMs!.p99).toBe(2);
         expect(atHostSpeed(profile, 1)).toBe(profile);
