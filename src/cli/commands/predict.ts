@@ -15,7 +15,7 @@ import { predictWorkload, type WorkloadPrediction } from '../../runtime/predict/
 import { DEFAULT_BAND } from '../../runtime/predict/band.js';
 import { alignTable } from '../../runtime/report/table.js';
 import { workspaceFolderOf } from '../../runtime/report/write.js';
-import { formatBand, formatBandRange, formatError, profileLabel, typicalOpMs } from '../../language-server/prediction/format.js';
+import { formatBand, formatBandRange, formatError, hostDriftText, profileLabel, typicalOpMs } from '../../language-server/prediction/format.js';
 import { formatBytes, formatFlops, formatMs, formatPercent } from '../../protocol/units.js';
 import { comparisonJson, comparisonText, compareWorkloadSchedules } from '../../language-server/prediction/schedule-comparison.js';
 import { PlanCache } from '../../runtime/plan/plan.js';
@@ -60,7 +60,7 @@ export function predictionTable(p: WorkloadPrediction, top: number): string {
         `device utilisation (open-loop demand at solo speed): ${formatPercent(p.deviceUtilisation)}${p.overloaded ? ' — OVERLOADED' : ''}`,
         p.tenants.some(t => !t.band.calibrated)
             ? `p99 (low–high), ops ±: uncalibrated band, a stated default of ±${formatPercent(DEFAULT_BAND)} (this profile has no leave-one-out evidence; run \`tenancy calibrate\`)`
-            : 'p99 (low–high), ops ±: the 90 % band (90 % of the profile\'s own calibration points, each predicted without it, fell within it; the host\'s run-to-run noise added)',
+            : `p99 (low–high), ops ±: the 90 % band (90 % of the profile's own calibration points, each predicted without it, fell within it; the host's run-to-run noise added${hostDriftText(p.profile.hostDrift)})`,
     ];
     if (top > 0) {
         // Typical (median) times per request, as the editor's op hints show them.

@@ -27,10 +27,10 @@ export function formatBandRange(range: { low: number; high: number }): string {
     return formatRange(range.low, Number.isFinite(range.high) ? range.high : null);
 }
 
-/** One line saying what a band means: the evidence it rests on, or that it is the default. */
-function bandMeaning(band: ErrorBand): string {
+/** One line saying what a band means: the evidence it rests on (with the host's drift where the profile has it), or that it is the default. */
+function bandMeaning(band: ErrorBand, drift?: { p90: number; points: number }): string {
     return band.calibrated
-        ? `${formatBand(band)} is the 90 % band: on this profile's own calibration points, 90 % of measured times fell within that error of the prediction (each point predicted by the model fitted without it; a family with fewer than 4 points takes its class's), the host's run-to-run noise added.`
+        ? `${formatBand(band)} is the 90 % band: on this profile's own calibration points, 90 % of measured times fell within that error of the prediction (each point predicted by the model fitted without it; a family with fewer than 4 points takes its class's), the host's run-to-run noise added${hostDriftText(drift)}.`
         : `${formatBand(band)} is an uncalibrated band: a stated default (±${formatPercent(DEFAULT_BAND)}), not this profile's evidence — run \`tenancy calibrate\` for bands measured on this device.`;
 }
 
@@ -188,7 +188,7 @@ export function opHint(figure: MeasuredFigure, uncalibrated: boolean, status?: R
 export function opHintTooltip(figure: MeasuredFigure, p: WorkloadPrediction, tenant: string, ops: OpPrediction[], finishedAt: string | undefined): string {
     const names = [...new Set(ops.map(o => opName(o.path)))];
     const what = figure.instances > 1 ? `; the sum over this line's ${figure.instances} op instances (${names.map(n => `\`${n}\``).join(', ')})` : '';
-    const lines = [`Predicted typical (median) GPU time per request, solo, for \`${tenant}\` — ${profileLabel(p)}${what}.`, '', bandMeaning(figure.band)];
+    const lines = [`Predicted typical (median) GPU time per request, solo, for \`${tenant}\` — ${profileLabel(p)}${what}.`, '', bandMeaning(figure.band, p.profile.hostDrift)];
     const { solo, corun } = figure;
     if (solo || corun) {
         lines.push('', `Measured in the latest run${finishedAt ? ` (${new Date(finishedAt).toLocaleString()})` : ''}, typical (median) GPU time per request:`);
@@ -283,7 +283,7 @@ export function opHoverMarkdown(rows: { tenant: string; op: OpPrediction; measur
         ? `Solo and co-run: typical (median) GPU time per request, predicted; measured in the latest run; error = (predicted − measured) / measured; × = co-run / solo.`
         : 'Solo and co-run: typical (median) GPU time per request, predicted.');
     const first = rows[0]?.op;
-    if (first) lines.push('', bandMeaning(first.band));
+    if (first) lines.push('', bandMeaning(first.band, p.profile.hostDrift));
     if (first) {
         // Each launch's share of the op's typical time (launch times are means: the host's factor scales them alike).
         const scale = first.soloMs > 0 ? typicalOpMs(first).solo / first.soloMs : 1;
@@ -302,7 +302,7 @@ function corunModelErrorText(c: number | undefined): string {
 }
 
 /** What the bands say of the host's drift between calibrations (band.ts hostDrift): said only where the profile has it. */
-function hostDriftText(d: { p90: number; points: number } | undefined): string {
+export function hostDriftText(d: { p90: number; points: number } | undefined): string {
     return d === undefined ? '' : `, and how far the host's speed moved between this adapter's calibrations here (±${formatPercent(d.p90)} over ${d.points})`;
 }
 

@@ -408,6 +408,8 @@ workload w {
 `);
         const tenant = await hoverAt(d, 'tenant a', 7);
         expect(tenant).toContain("It covers the kernels' times and the host's noise, and how far the host's speed moved between this adapter's calibrations here (±24% over 4), not the queueing model");
+        // An op's hover says what its band holds, the drift too.
+        expect(await hoverAt(d, 'dense(x, 512)')).toContain("the host's run-to-run noise added, and how far the host's speed moved between this adapter's calibrations here (±24% over 4).");
         const t = predictionOf(d).tenants[0];
         expect(t.band.relative).toBeGreaterThanOrEqual(0.235);
         expect(t.ops.find(o => o.launches.length > 0)!.band.relative).toBeCloseTo(Math.hypot(Math.hypot(0.1, 0.033), 0.235), 9);
