@@ -9,6 +9,8 @@ import { createOpBuffers, median, prepareLaunches, type KernelPipelines, type Op
 import { kernelsFor } from '../kernels/index.js';
 import type { DeviceCaps, OpKernels } from '../kernels/kernel.js';
 import { numel } from '../ir/types.js';
+import { randomIds } from '../plan/weights.js';
+import { createRandom } from '../plan/random.js';
 import type { SyntheticCase } from './synthetic.js';
 
 /** Longest a single GPU wait may take during calibration (a lost device must not hang the command); lavapipe JIT-compiles a pipeline at its first dispatch, which took up to 20 s for workgroup-memory kernels on a loaded 2-core machine. */
@@ -35,13 +37,22 @@ function inputData(shape: number[], seed: number): Float32Array {
     return a;
 }
 
+/**
+ * A synthetic op's input data: seeded floats in [−0.5, 0.5), and an embedding's ids as a run
+ * draws them (plan/weights.ts randomIds), across the whole table — float bits read as ids clamp
+ * to the table's first and last rows, a gather that would always hit the cache.
+ */
+export function caseInputs(c: SyntheticCase): (Float32Array | Int32Array)[] {
+    return c.inputShapes.map((s, i) => (c.op.kind === 'embedding' && i === 0 ? randomIds(numel(s), Number(c.op.attrs.vocab), createRandom(17 + i)) : inputData(s, 17 + i)));
+}
+
 /** Builds the kernels, buffers and bind groups of a synthetic op. */
 export async function prepareCase(device: GPUDevice, pipelines: KernelPipelines, c: SyntheticCase, caps: DeviceCaps): Promise<PreparedCase> {
     const kernels = kernelsFor({ op: c.op, inputShapes: c.inputShapes, outputShape: c.outputShape, epilogue: [], variant: c.variant, caps });
     let bufs: OpBuffers | undefined;
     try {
         bufs = createOpBuffers(device, c.shape, kernels, {
-            inputs: c.inputShapes.map((s, i) => inputData(s, 17 + i)),
+            inputs: caseInputs(c),
             outputElements: numel(c.outputShape),
             seed: 7,
         });

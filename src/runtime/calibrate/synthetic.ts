@@ -128,7 +128,7 @@ export function globalPoolCase(c: number, hw: number): SyntheticCase {
     return { shape: `global_avg_pool ${c}×${hw}²`, op: op('global_avg_pool', {}, 1), inputShapes: [[1, c, hw, hw]], outputShape: [1, c, 1, 1] };
 }
 
-/** embedding of [1, n] ids into a [vocab, dim] table (ids are whatever the input bits clamp to: a gather of rows). */
+/** embedding of [1, n] ids into a [vocab, dim] table (measure.ts draws the ids across the table, as a run does). */
 export function embeddingCase(n: number, vocab: number, dim: number): SyntheticCase {
     return { shape: `embedding ${n} of ${vocab}×${dim}`, op: op('embedding', { vocab, dim }, 1), inputShapes: [[1, n]], outputShape: [1, n, dim] };
 }

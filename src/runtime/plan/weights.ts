@@ -60,14 +60,18 @@ export function foldedNormValues(norm: IrOp, channels: number, random: Random): 
     return { scale, shift };
 }
 
+/** n ids drawn uniformly from [0, range): what an embedding gathers in a run (and in calibration: calibrate/measure.ts). */
+export function randomIds(n: number, range: number, random: Random): Int32Array {
+    return Int32Array.from({ length: n }, () => random.int(range));
+}
+
 /** Seeded data for a graph input: N(0, 1) floats, or ids in the consuming embedding's vocabulary. */
 export function graphInputValues(graph: IrGraph, id: string, random: Random): Float32Array | Int32Array {
     const t = graph.tensors[id];
     const n = numel(t.shape);
     if (t.dtype === 'i32') {
         const consumer = graph.ops.find(o => o.inputs.includes(id) && o.kind === 'embedding');
-        const range = consumer ? Number(consumer.attrs.vocab) : 2;
-        return Int32Array.from({ length: n }, () => random.int(range));
+        return randomIds(n, consumer ? Number(consumer.attrs.vocab) : 2, random);
     }
     const values = new Float32Array(n);
     for (let i = 0; i < n; i++) values[i] = random.normal();

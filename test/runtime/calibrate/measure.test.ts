@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fitLine, prepareCase, robustStats, startAggressor, timeLaunches, wallTimeOfSubmit } from '../../../src/runtime/calibrate/measure.js';
-import { calibrationCases, matmulCase, reluCase } from '../../../src/runtime/calibrate/synthetic.js';
+import { caseInputs, fitLine, prepareCase, robustStats, startAggressor, timeLaunches, wallTimeOfSubmit } from '../../../src/runtime/calibrate/measure.js';
+import { calibrationCases, embeddingCase, matmulCase, reluCase } from '../../../src/runtime/calibrate/synthetic.js';
 import { kernelsFor } from '../../../src/runtime/kernels/index.js';
 import { DEFAULT_CAPS } from '../../../src/runtime/kernels/index.js';
 import { familyOf } from '../../../src/runtime/plan/launch.js';
@@ -14,6 +14,18 @@ describe('calibration statistics (pure)', () => {
         expect(robustStats([10, 10, 10, 10]).cv).toBe(0);
         // One wild outlier barely moves the robust CV.
         expect(robustStats([10, 10.1, 9.9, 10, 10.2, 9.8, 500]).cv).toBeLessThan(0.05);
+    });
+    it('an embedding gathers rows from across its table, as a run does; other ops read floats', () => {
+        const [ids] = caseInputs(embeddingCase(200, 3000, 8));
+        expect(ids).toBeInstanceOf(Int32Array);
+        expect(ids.length).toBe(200);
+        expect(Math.min(...ids)).toBeGreaterThanOrEqual(0);
+        expect(Math.max(...ids)).toBeLessThan(3000);
+        // Uniform over 3,000 rows: about 190 distinct of 200 draws, and not just the first and last row.
+        expect(new Set(ids).size).toBeGreaterThan(150);
+        const [x] = caseInputs(reluCase(64));
+        expect(x).toBeInstanceOf(Float32Array);
+        expect(x.every(v => v >= -0.5 && v < 0.5)).toBe(true);
     });
     it('every synthetic case is served by the kernel generators, and the ladders cover every family', () => {
         const families = new Set<string>();
