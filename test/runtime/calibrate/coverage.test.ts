@@ -1,7 +1,9 @@
 /** Every kernel family the default variants give the zoo's models on a device like lavapipe (fixed subgroup size) has a calibration ladder through the real generators. */
 import { describe, expect, test } from 'vitest';
 import { loadWorkloadIr } from '../../../src/cli/load-workspace.js';
-import { calibrationCases } from '../../../src/runtime/calibrate/synthetic.js';
+import { calibrationCases, depthwiseCase, type SyntheticCase } from '../../../src/runtime/calibrate/synthetic.js';
+import { between } from '../../../src/runtime/calibrate/refine.js';
+import { evaluationSet } from '../../../bench/accuracy/workloads.js';
 import { DEFAULT_CAPS, kernelsFor } from '../../../src/runtime/kernels/index.js';
 import { familyOf } from '../../../src/runtime/plan/launch.js';
 import { planGraph } from '../../../src/runtime/plan/plan.js';
@@ -25,6 +27,36 @@ describe('calibration coverage', () => {
             }
         }
         expect([...missing]).toEqual([]);
+    }, 60_000);
+    test('no calibration case, nor any case its refinement can build, is an op the accuracy benchmark evaluates', async () => {
+        // An op as the model sees its shape: kind, input and output shapes, attributes.
+        const keyOf = (kind: string, inputs: readonly (readonly number[])[], output: readonly number[], attrs: object) =>
+            JSON.stringify([kind, inputs, output, Object.entries(attrs).filter(([k]) => k !== 'bias').sort(([a], [b]) => a.localeCompare(b))]);
+        const evaluated = new Set<string>();
+        for (const w of await evaluationSet(1000)) {
+            for (const t of w.tenants) {
+                const shape = (id: string) => t.graph.tensors[id]?.shape ?? [];
+                for (const op of t.graph.ops) evaluated.add(keyOf(op.kind, op.inputs.map(shape), shape(op.output), op.attrs));
+            }
+        }
+        const caseKey = (c: SyntheticCase) => keyOf(c.op.kind, c.inputShapes, c.outputShape, c.op.attrs);
+        // The comparison finds an evaluated op when there is one (mobilenet_v2 at 96²'s last depthwise convolution).
+        expect(evaluated.has(caseKey(depthwiseCase(960, 3, 1)))).toBe(true);
+        const seen: string[] = [];
+        for (const quick of [false, true]) {
+            for (const ladder of calibrationCases(quick)) {
+                const cases = [...ladder.cases];
+                // Refinement builds half-way toward an anchor's nearest cases of its kind: every such pair, a superset.
+                for (const c of ladder.cases) {
+                    const k = c.kind!;
+                    for (const o of ladder.cases) {
+                        if (o !== c && o.kind?.name === k.name && k.fixed.every(i => o.kind!.params[i] === k.params[i])) cases.push(k.build(between(k, k.params, o.kind!.params)));
+                    }
+                }
+                seen.push(...cases.filter(c => evaluated.has(caseKey(c))).map(c => `${ladder.family}: ${c.shape}`));
+            }
+        }
+        expect(seen).toEqual([]);
     }, 60_000);
     test('the global pool ladder reaches down to a few planes (a small CNN\'s final pool is tens of workgroups, below one wave of the wide shapes)', () => {
         const ladder = calibrationCases(false).find(l => l.family === 'reduction (pool)')!;
