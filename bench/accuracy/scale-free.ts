@@ -2,7 +2,7 @@
  * Op error with each workload's common factor removed: every op's ratio predicted / measured is
  * divided by the median ratio of its workload's ops before its error is taken. On a shared host
  * the speed moves between calibration and a workload, and between workloads (the reference
- * request timed before each workload of one run: 0.62–1.75× its calibrated time, 2026-12-06),
+ * request timed before each workload of one run: 0.99–1.75× its calibrated time, 2026-12-06),
  * which moves all of a workload's ops alike; this takes that apart from the model's error at one
  * shape against another. It is a lower bound on the model's error: a bias of the model common to
  * most of a workload's ops (a class that dominates it) is removed with the host's factor.
