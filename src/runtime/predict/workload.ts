@@ -313,6 +313,7 @@ export function predictWorkload(ir: WorkloadIR, profile: DeviceProfile, options:
         }
     }
 
+    const drift = hostDrift(profile);
     const tenants: TenantPrediction[] = bases.map((b, i) => {
         const s = slow[i];
         let corunOps: OpPrediction[] | undefined;
@@ -350,7 +351,7 @@ export function predictWorkload(ir: WorkloadIR, profile: DeviceProfile, options:
         profile: {
             key: profile.key, uncalibrated: profile.uncalibrated, device: profile.adapter.device, createdAt: profile.createdAt,
             ...(profile.corunModelError ? { corunModelError: profile.corunModelError.excessP90 } : {}),
-            ...(hostDrift(profile) ? { hostDrift: hostDrift(profile) } : {}),
+            ...(drift ? { hostDrift: drift } : {}),
         },
         policy: ir.schedule.policy,
         corunSchedule,
