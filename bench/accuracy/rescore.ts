@@ -4,7 +4,8 @@
  * measuring again. A model change is judged on the same measurements it was scored on before,
  * so the host's run-to-run noise is held fixed; the noise floor beside each figure is that run's
  * own (run 2 vs run 1: accuracy.json's `noise`, or, for files written before run.ts stored it,
- * the table of the accuracy.md beside it).
+ * the table of the accuracy.md beside it), and beside it the floor across the run (a later pass
+ * vs run 1: `spanNoise`) where the run measured it.
  *
  *   node bench/bundle-and-run.mjs bench/accuracy/rescore.ts [--from bench/.work/accuracy.json] [--profile P] [--also-profiles P2,P3…] [--duration-ms N] [--worst N] [--no-tail] [--without-refinement] [--host-speed] [--corun] [--time N]
  *
@@ -19,7 +20,7 @@
  * --corun: also lists every co-run figure (mean, p99, slowdown): in the run, now, measured, and whether it fell inside its band now.
  * --time N: also times, N times per multi-tenant workload, what the editor's schedule hints compute
  * (compareSchedules over autoCandidates on the first profile) and prints the median ms.
- * Goals per op class (issue 20): MAPE ≤ max(10 %, 1.5 × the class's floor) for classes of 3 ops or more.
+ * Goals (issue 20): goals.ts, on each floor.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -28,6 +29,7 @@ import { atHostSpeed, type DeviceProfile } from '../../src/runtime/predict/profi
 import { predictWorkload, type WorkloadPrediction } from '../../src/runtime/predict/workload.js';
 import { insideBand } from '../../src/runtime/predict/band.js';
 import { caseShapeOf } from '../../src/runtime/calibrate/refine.js';
+import { goalPercent } from './goals.js';
 import { bandCoverage } from './coverage.js';
 import { scaleFreeMape } from './scale-free.js';
 import { autoCandidates, compareSchedules } from '../../src/runtime/predict/schedules.js';
@@ -49,8 +51,12 @@ interface Stored {
     /** The host's speed measured before each workload: its reference request's time over the calibrated one. */
     hostSpeed?: Record<string, number>;
     /** Run 2 scored against run 1 (written by run.ts since the re-score path exists). */
-    noise?: { ops: Record<string, Sample[]>; tenantMean: Sample[]; tenantP50: Sample[]; corunMean: Sample[]; corunP99: Sample[]; slowdown?: Sample[] };
+    noise?: Floor;
+    /** A later pass scored against run 1: the floor across the run (run.ts --passes). */
+    spanNoise?: Floor;
 }
+/** Measured-vs-measured samples: a noise floor. */
+interface Floor { ops: Record<string, Sample[]>; tenantMean: Sample[]; tenantP50: Sample[]; corunMean: Sample[]; corunP99: Sample[]; slowdown?: Sample[] }
 
 const from = resolve(flag('--from') ?? 'bench/.work/accuracy.json');
 const stored = JSON.parse(readFileSync(from, 'utf8')) as Stored;
@@ -79,16 +85,20 @@ const mape = (xs: readonly { predicted: number; measured: number }[]) => (xs.len
 const bias = (xs: readonly { predicted: number; measured: number }[]) => (xs.length ? (100 * xs.reduce((s, x) => s + (x.predicted - x.measured) / x.measured, 0)) / xs.length : NaN);
 const pct = (x: number) => (Number.isFinite(x) ? `${x.toFixed(1)}%` : '—');
 
-/** The noise floors by row name: stored in the json, else read off the accuracy.md table beside it. */
-function floors(): Map<string, number> {
+/** A floor's figures by row name. */
+function floorsOf(noise: Floor): Map<string, number> {
     const out = new Map<string, number>();
-    if (stored.noise) {
-        for (const [kind, xs] of Object.entries(stored.noise.ops)) out.set(`op ${kind}`, mape(xs));
-        out.set('all ops', mape(Object.values(stored.noise.ops).flat()));
-        for (const k of ['tenantMean', 'tenantP50', 'corunMean', 'corunP99'] as const) out.set(k, mape(stored.noise[k]));
-        if (stored.noise.slowdown) out.set('slowdown', mape(stored.noise.slowdown));
-        return out;
-    }
+    for (const [kind, xs] of Object.entries(noise.ops)) out.set(`op ${kind}`, mape(xs));
+    out.set('all ops', mape(Object.values(noise.ops).flat()));
+    for (const k of ['tenantMean', 'tenantP50', 'corunMean', 'corunP99'] as const) out.set(k, mape(noise[k]));
+    if (noise.slowdown) out.set('slowdown', mape(noise.slowdown));
+    return out;
+}
+
+/** The back-to-back noise floors by row name: stored in the json, else read off the accuracy.md table beside it. */
+function floors(): Map<string, number> {
+    if (stored.noise) return floorsOf(stored.noise);
+    const out = new Map<string, number>();
     const md = join(dirname(from), 'accuracy.md');
     if (!existsSync(md)) return out;
     const names: [RegExp, (m: RegExpExecArray) => string][] = [
@@ -158,6 +168,8 @@ const rows: [string, Sample[]][] = [
     ['slowdown', stored.slowdown ?? []],
 ];
 const floor = floors();
+/** The floors across the run (a later pass against run 1), where the run measured them. */
+const spanFloor = stored.spanNoise ? floorsOf(stored.spanNoise) : undefined;
 const rescored = profiles.map(({ file, profile }) => {
     const preds = predictionsOn(profile);
     const out = new Map<string, Sample[]>();
@@ -172,21 +184,16 @@ const rescored = profiles.map(({ file, profile }) => {
     return { file, out };
 });
 
-const goalOf = (row: string, n: number) => {
-    const f = floor.get(row);
-    if (row.startsWith('op ') || row === 'all ops') return n >= 3 && f !== undefined ? Math.max(10, 1.5 * f) : undefined;
-    if (row === 'tenantMean' && f !== undefined) return Math.max(10, 1.25 * f);
-    if (row === 'corunP99' && f !== undefined) return Math.max(15, 1.25 * f);
-    return undefined;
-};
+const goalOf = (row: string, n: number, f: number | undefined) =>
+    goalPercent(row.startsWith('op ') || row === 'all ops' ? 'op' : row === 'tenantMean' ? 'tenantMean' : 'corunP99', n, row.startsWith('op ') || row === 'all ops' || row === 'tenantMean' || row === 'corunP99' ? f : undefined);
 const lines = [
     `Re-scored ${from} (${allOps.length} ops); measurements of run 1, predictions of this checkout.`, '',
-    `| figure | n | in the run | ${rescored.map(r => `now: ${r.file.replace(/^.*\//, '')} (bias)`).join(' | ')} | noise floor | goal | inside 90 % band now (goal 85–95 %; median band) |`,
-    `|---|---:|---:|${rescored.map(() => '---:').join('|')}|---:|---:|---:|`,
+    `| figure | n | in the run | ${rescored.map(r => `now: ${r.file.replace(/^.*\//, '')} (bias)`).join(' | ')} | floor back to back | floor across the run | goal (on each floor) | inside 90 % band now (goal 85–95 %; median band) |`,
+    `|---|---:|---:|${rescored.map(() => '---:').join('|')}|---:|---:|---:|---:|`,
 ];
 for (const [row, xs] of rows) {
-    const goal = goalOf(row, xs.length);
-    lines.push(`| ${row} | ${xs.length} | ${pct(mape(xs))} | ${rescored.map(r => { const ys = r.out.get(row)!; return `${pct(mape(ys))} (${bias(ys) >= 0 ? '+' : ''}${pct(bias(ys))})${ys.length !== xs.length ? ` n=${ys.length}` : ''}`; }).join(' | ')} | ${pct(floor.get(row) ?? NaN)} | ${goal !== undefined ? `≤ ${goal.toFixed(1)}%` : '—'} | ${bandCoverage(rescored[0].out.get(row)!)} |`);
+    const goals = [floor.get(row), spanFloor?.get(row)].map(f => goalOf(row, xs.length, f)).map(g => (g === undefined ? '—' : `≤ ${g.toFixed(1)}%`)).join(' / ');
+    lines.push(`| ${row} | ${xs.length} | ${pct(mape(xs))} | ${rescored.map(r => { const ys = r.out.get(row)!; return `${pct(mape(ys))} (${bias(ys) >= 0 ? '+' : ''}${pct(bias(ys))})${ys.length !== xs.length ? ` n=${ys.length}` : ''}`; }).join(' | ')} | ${pct(floor.get(row) ?? NaN)} | ${pct(spanFloor?.get(row) ?? NaN)} | ${goals} | ${bandCoverage(rescored[0].out.get(row)!)} |`);
 }
 // Each workload's common factor removed (scale-free.ts): the model's error at one shape against another, apart from the host's speed.
 const opsOf = (out: Map<string, Sample[]>) => Object.fromEntries(Object.keys(stored.ops).map(kind => [kind, out.get(`op ${kind}`)!]));
