@@ -31,7 +31,7 @@ import { KernelPipelines, kernelDeviceDescriptor } from '../gpu/harness.js';
 import { KernelError } from '../kernels/index.js';
 import { capsFromDevice } from '../gpu/adapter.js';
 import type { DeviceCaps } from '../kernels/kernel.js';
-import { familyOf, launchEffectiveFlops } from '../plan/launch.js';
+import { familyOf, plannedLaunch } from '../plan/launch.js';
 import {
     PROFILE_SCHEMA_VERSION, parseProfile, profileKey, type CurvePoint, type DemandKind, type DeviceProfile, type FamilyProfile,
     type InterferencePair,
@@ -395,9 +395,9 @@ function familiesFrom(runs: readonly LadderRun[], c?: Calibration): { families: 
                 const fam = familyOf(l.name);
                 (deviations[fam] ??= []).push(...roundDeviations(run.times.map(x => x.launches[ci][i])));
                 const list = points.get(fam) ?? [];
+                const { flops, bytes, workgroups, effectiveFlops, strideAlignment } = plannedLaunch(l, outputs);
                 list.push({
-                    flops: l.flops, bytes: Math.max(1, l.bytes), workgroups: l.dispatch[0] * l.dispatch[1] * l.dispatch[2],
-                    effectiveFlops: launchEffectiveFlops(l, outputs),
+                    flops, bytes, workgroups, effectiveFlops, ...(strideAlignment !== undefined ? { strideAlignment } : {}),
                     ms: Math.max(ms[i], 1e-6), shape: `${sc.shape} [${l.name}]`,
                 });
                 points.set(fam, list);

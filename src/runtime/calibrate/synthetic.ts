@@ -159,7 +159,8 @@ export function calibrationCases(quick: boolean): Ladder[] {
     return [
         // The generators' default GEMM (subgroup-broadcast where the device has a fixed subgroup size; split-K for few tiles and long K).
         ladder('gemm (default)', [square(), [[64], [160], [320]]]),
-        ladder('gemm (default, skinny)', [dense(), [[8, 1000, 1000], [24, 640, 384], [12, 2500, 600], [20, 600, 2500], [48, 200, 1500], [40, 1600, 256], [128, 256, 512], [12, 3000, 64]]]),
+        // Odd and power-of-two widths alike: a B row stride aligned to 1–4 KB walks few cache sets (plan/launch.ts strideAlignmentOf).
+        ladder('gemm (default, skinny)', [dense(), [[8, 1000, 1000], [24, 640, 384], [12, 2500, 600], [20, 600, 2500], [48, 200, 1500], [16, 1024, 768], [40, 1600, 256], [128, 256, 512], [32, 2048, 1024], [16, 640, 2560], [12, 3000, 64]]]),
         ladder('gemm.vec4', [square('vec4_4x8'), [[48], [128], [256]]], [dense('vec4_4x8'), [[8, 1000, 1000], [128, 256, 512], [24, 512, 1536], [48, 192, 576]]]),
         // Batch-1 and batch-2 denses (classifier heads): below 8 rows the default is vec4_4x8 on 32-row tiles.
         ladder('gemm.vec4 (few rows)', [dense(), [[1, 96, 24], [4, 700, 200], [1, 300, 1500], [2, 1200, 600], [1, 2000, 400]]]),
@@ -170,7 +171,7 @@ export function calibrationCases(quick: boolean): Ladder[] {
         // Attention: its projections (vec4), per-head scores/context (attention.bmm) and softmax. The width is a multiple of the heads.
         ladder('attention (composite)', [kindOf('attention', ([s, d, h]) => attentionCase(s, Math.max(1, Math.round(d / h)) * h, h)), [[24, 192, 3], [48, 320, 5], [96, 96, 2], [40, 640, 10]]]),
         // Default convolutions: Winograd on larger maps, im2col + GEMM on small maps and strided ones, split-K on deep small maps.
-        ladder('conv2d (default, 3×3)', [conv(3), [[8, 24, 16], [24, 40, 32], [48, 20, 96], [32, 48, 32], [40, 12, 96], [96, 10, 160], [160, 6, 200]]]),
+        ladder('conv2d (default, 3×3)', [conv(3), [[8, 24, 16], [24, 40, 32], [48, 20, 96], [32, 48, 32], [40, 12, 96], [96, 10, 160], [96, 6, 256], [160, 6, 200], [192, 3, 512]]]),
         ladder('conv2d (default, strided)', [kindOf('conv2d strided', ([c, hw, f, k, st]) => convCase(c, hw, f, k, st), [3, 4]),
             [[3, 72, 40, 7, 2], [3, 56, 24, 3, 2], [24, 28, 48, 3, 2], [48, 20, 80, 1, 2], [96, 12, 192, 3, 2], [160, 8, 320, 1, 2]]]),
         ladder('conv2d (default, deep)', [conv(3), [[240, 5, 400], [300, 3, 320], [448, 2, 480], [200, 4, 256]]]),

@@ -373,8 +373,9 @@ function regblockGemm(c: GemmConfig, v: RegisterTiling): { launches: KernelDescr
         name: split ? `${name}.partial` : name,
         cacheKey: `gemm.regblock|tm=${TM},tn=${TN},cap=${cap},S=${S},KC=${KC},sg=${sg ? WGX : 0},wgy=${WGY},rows=${rowLoads}|${gemmKeyBase(c, !split)}|store=${storeRole}`,
         // gemmOutputs: the useful outputs this launch computes (batch·M·N per K slice) whatever buffer it writes
-        // (Winograd's Mt, split-K's partials), for the prediction model's tile padding (plan/launch.ts launchEffectiveFlops).
-        variant: { variant: c.variantName, tileM: TM, tileN: TN, workgroups: cap > 0 ? cap : totalTiles, cap, splits: S, exactRows: rowsExact, exactCols: colsExact, gemmOutputs: S * batch * M * N, ...(sg ? { subgroupSize: WGX } : {}) },
+        // (Winograd's Mt, split-K's partials), for the prediction model's tile padding (plan/launch.ts launchEffectiveFlops);
+        // ldbBytes: B's row stride, for its alignment (plan/launch.ts strideAlignmentOf).
+        variant: { variant: c.variantName, tileM: TM, tileN: TN, workgroups: cap > 0 ? cap : totalTiles, cap, splits: S, exactRows: rowsExact, exactCols: colsExact, gemmOutputs: S * batch * M * N, ldbBytes: 4 * LDB, ...(sg ? { subgroupSize: WGX } : {}) },
         workgroupSize: [WGX, WGY, 1],
         bindings: bindingList(specs),
         wgsl: code,

@@ -16,6 +16,8 @@ export interface PlannedLaunch {
     workgroups: number;
     /** FLOPs executed including the padding of partial tiles (launchEffectiveFlops). */
     effectiveFlops: number;
+    /** A GEMM's B row stride alignment in bytes (strideAlignmentOf); absent for other kernels. */
+    strideAlignment?: number;
 }
 
 /**
@@ -87,8 +89,25 @@ export function launchEffectiveFlops(launch: KernelDescription, usefulOutputs: n
     return ratio >= 1 && ratio <= 1024 ? launch.flops * ratio : launch.flops;
 }
 
+/**
+ * The alignment of a GEMM launch's B row stride: the largest power of two dividing it, in bytes
+ * (at most 4096); undefined for kernels that do not report one. A column walk of B with a
+ * stride aligned to 1–4 KB touches few cache sets: on lavapipe (an x86 L1 of 64 sets, 4 KB apart)
+ * 16-row denses with N = 768 or 1024 ran 20–35 % slower per column than with N = 736 or 800
+ * (2026-12-06), which the model reads off calibration points of like alignment
+ * (predict/latency.ts residualFactor).
+ */
+export function strideAlignmentOf(l: Pick<KernelDescription, 'variant'>): number | undefined {
+    const stride = l.variant.ldbBytes;
+    if (typeof stride !== 'number' || !(stride > 0) || !Number.isInteger(stride)) return undefined;
+    let a = 1;
+    while (a < 4096 && stride % (2 * a) === 0) a *= 2;
+    return a;
+}
+
 /** A kernel launch as the model times it: its family, work, bytes and workgroups; `outputs` = elements of the op's output. */
 export function plannedLaunch(l: KernelDescription, outputs: number | undefined): PlannedLaunch {
+    const strideAlignment = strideAlignmentOf(l);
     return {
         name: l.name,
         family: familyOf(l.name),
@@ -96,6 +115,7 @@ export function plannedLaunch(l: KernelDescription, outputs: number | undefined)
         bytes: Math.max(l.bytes, 1),
         workgroups: l.dispatch[0] * l.dispatch[1] * l.dispatch[2],
         effectiveFlops: launchEffectiveFlops(l, outputs),
+        ...(strideAlignment !== undefined ? { strideAlignment } : {}),
     };
 }
 

@@ -157,22 +157,39 @@ function wavesMs(fit: WavesFit, work: number, workgroups: number, floorMs: numbe
  * leave-one-out over calibration points alone (bench/accuracy/README.md, session of issue 20):
  * gemm.vec4's held-out error fell in each of five calibrations (24.2 → 24.0, 18.8 → 16.5,
  * 35.6 → 26.9, 27.2 → 22.1, 43.0 → 38.0 %), all families' together in each.
+ *
+ * A GEMM's B row stride alignment (plan/launch.ts strideAlignmentOf) is a coordinate as well,
+ * ln(alignment / 64) above a cache line's 64 bytes, 0 at or below: a column walk with a stride
+ * aligned to 1–4 KB touches few cache sets, and models' dims (768, 1024, 3072) are so aligned
+ * where calibration's ladders had mostly odd ones. A family whose points carry no alignment (an
+ * older profile) leaves it out.
  */
 export const RESIDUAL_BANDWIDTH = 0.6;
 export const RESIDUAL_PRIOR_WEIGHT = 0.2;
 
-interface Residual { lw: number; lg: number; lp: number; r: number }
-const residuals = new WeakMap<FamilyProfile, Residual[]>();
+interface Residual { lw: number; lg: number; lp: number; la: number; r: number }
+/** A family's residuals, and whether its points carry a stride alignment (the coordinate counts only then). */
+const residuals = new WeakMap<FamilyProfile, { points: Residual[]; aligned: boolean }>();
 
-function residualsOf(family: FamilyProfile, fit: WavesFit, floorMs: number): Residual[] {
+/** The alignment coordinate: ln(alignment / 64) above a cache line, 0 at or below it and without one. */
+function alignmentCoordinate(alignment: number | undefined): number {
+    return alignment !== undefined && alignment > 64 ? Math.log(alignment / 64) : 0;
+}
+
+function residualsOf(family: FamilyProfile, fit: WavesFit, floorMs: number): { points: Residual[]; aligned: boolean } {
     let rs = residuals.get(family);
     if (!rs) {
-        rs = family.points.filter(p => workOf(family.basis, p) > 0).map(p => ({
-            lw: Math.log(workOf(family.basis, p)),
-            lg: Math.log(Math.max(1, p.workgroups)),
-            lp: Math.log(paddingOf(family.basis, p)),
-            r: Math.log(p.ms / wavesMs(fit, workOf(family.basis, p), p.workgroups, floorMs)),
-        }));
+        const aligned = family.points.some(p => p.strideAlignment !== undefined);
+        rs = {
+            aligned,
+            points: family.points.filter(p => workOf(family.basis, p) > 0).map(p => ({
+                lw: Math.log(workOf(family.basis, p)),
+                lg: Math.log(Math.max(1, p.workgroups)),
+                lp: Math.log(paddingOf(family.basis, p)),
+                la: aligned ? alignmentCoordinate(p.strideAlignment) : 0,
+                r: Math.log(p.ms / wavesMs(fit, workOf(family.basis, p), p.workgroups, floorMs)),
+            })),
+        };
         residuals.set(family, rs);
     }
     return rs;
@@ -183,13 +200,14 @@ export function paddingOf(basis: FamilyProfile['basis'], p: { flops: number; eff
     return basis === 'flops' && p.flops > 0 && p.effectiveFlops !== undefined ? Math.max(1, p.effectiveFlops / p.flops) : 1;
 }
 
-/** exp of the weighted mean log residual of a family's points near (work, workgroups, padding): the factor the waves model is corrected by there. */
-export function residualFactor(family: FamilyProfile, fit: WavesFit, floorMs: number, work: number, workgroups: number, padding = 1): number {
+/** exp of the weighted mean log residual of a family's points near (work, workgroups, padding, stride alignment): the factor the waves model is corrected by there. */
+export function residualFactor(family: FamilyProfile, fit: WavesFit, floorMs: number, work: number, workgroups: number, padding = 1, alignment?: number): number {
     if (!(work > 0)) return 1;
-    const lw = Math.log(work), lg = Math.log(Math.max(1, workgroups)), lp = Math.log(Math.max(1, padding));
+    const { points, aligned } = residualsOf(family, fit, floorMs);
+    const lw = Math.log(work), lg = Math.log(Math.max(1, workgroups)), lp = Math.log(Math.max(1, padding)), la = aligned ? alignmentCoordinate(alignment) : 0;
     let sw = RESIDUAL_PRIOR_WEIGHT, sr = 0;
-    for (const p of residualsOf(family, fit, floorMs)) {
-        const d2 = (p.lw - lw) ** 2 + (p.lg - lg) ** 2 + (p.lp - lp) ** 2;
+    for (const p of points) {
+        const d2 = (p.lw - lw) ** 2 + (p.lg - lg) ** 2 + (p.lp - lp) ** 2 + (p.la - la) ** 2;
         const w = Math.exp(-d2 / (2 * RESIDUAL_BANDWIDTH ** 2));
         sw += w;
         sr += w * p.r;
@@ -198,7 +216,7 @@ export function residualFactor(family: FamilyProfile, fit: WavesFit, floorMs: nu
 }
 
 /** The work of a launch as the model reads it (a planned launch, or a calibration point with its family's name). */
-export type LaunchWork = Pick<PlannedLaunch, 'family' | 'flops' | 'bytes' | 'workgroups'> & { effectiveFlops?: number };
+export type LaunchWork = Pick<PlannedLaunch, 'family' | 'flops' | 'bytes' | 'workgroups'> & { effectiveFlops?: number; strideAlignment?: number };
 
 /** Time of one launch on a profile. */
 export function launchTiming(profile: DeviceProfile, launch: PlannedLaunch): LaunchTiming {
@@ -221,7 +239,7 @@ export function familyLaunchTiming(fam: FamilyProfile | undefined, launch: Launc
     const fit = fitWaves(fam, floorMs);
     const work = workOf(fam.basis, launch);
     const modelMs = fit
-        ? wavesMs(fit, work, launch.workgroups, floorMs) * residualFactor(fam, fit, floorMs, work, launch.workgroups, paddingOf(fam.basis, launch))
+        ? wavesMs(fit, work, launch.workgroups, floorMs) * residualFactor(fam, fit, floorMs, work, launch.workgroups, paddingOf(fam.basis, launch), launch.strideAlignment)
         : curveMs(fam, work, floorMs);
     if (fam.basis === 'bytes') {
         return { ms: Math.max(modelMs, memoryMs), bound: 'memory', demand: 'memory' };

@@ -34,6 +34,8 @@ export const curvePointSchema = z.object({
     workgroups: z.number().int().positive(),
     /** FLOPs the launch actually executes with its tiles padded to full size (≥ flops); absent ⇒ flops. */
     effectiveFlops: nonNegative.optional(),
+    /** A GEMM's B row stride alignment, bytes (plan/launch.ts strideAlignmentOf); absent for other kernels and in older profiles. */
+    strideAlignment: positive.optional(),
     ms: positive,
     /** The synthetic op the point came from (for humans reading the profile). */
     shape: z.string(),

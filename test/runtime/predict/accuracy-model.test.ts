@@ -7,7 +7,7 @@ import {
     requestServiceMs, residualFactor, serviceCvFor, type DeviceProfile, type FamilyProfile,
 } from '../../../src/runtime/predict/index.js';
 import type { IrArrival } from '../../../src/runtime/ir/types.js';
-import { familyOf, launchEffectiveFlops } from '../../../src/runtime/plan/launch.js';
+import { familyOf, launchEffectiveFlops, plannedLaunch, strideAlignmentOf } from '../../../src/runtime/plan/launch.js';
 import { mlpTenant, workload } from './fixtures.js';
 
 const lavapipeCaps = { ...DEFAULT_CAPS, subgroupSize: 8 };
@@ -199,5 +199,49 @@ describe('profiles', () => {
     it('rejects mean factors below 1 and negative penalties, naming the field', () => {
         expect(() => parseProfile({ ...defaultProfile(), hostMeanFactor: { gpu: 0.5, wall: 1 } })).toThrow(/hostMeanFactor\.gpu/);
         expect(() => parseProfile({ ...defaultProfile(), idlePenalty: { wallMs: -1, gpuMsPerPass: 0 } })).toThrow(/idlePenalty\.wallMs/);
+    });
+});
+
+/** A GEMM family measured at B row strides aligned to 128 B (odd widths) and to 1 KB (power-of-two ones), the aligned 1.3× slower at the same work and workgroups. */
+function alignedFamily(withAlignment = true): FamilyProfile {
+    const points = [[4e6, 8], [1.6e7, 16], [6.4e7, 32], [2.56e8, 64]].flatMap(([x, w], i) => [128, 1024].map(a => ({
+        flops: x, effectiveFlops: x, bytes: 1e4, workgroups: w, ms: (a === 1024 ? 1.3 : 1) * 1e-7 * x, shape: `p${i}@${a}`,
+        ...(withAlignment ? { strideAlignment: a } : {}),
+    })));
+    return { basis: 'flops', points };
+}
+
+describe('the B row stride alignment of a GEMM', () => {
+    it('is the largest power of two dividing the stride the kernel reports, at most 4 KB; none without one', () => {
+        const align = (ldbBytes: number | undefined) => strideAlignmentOf({ variant: ldbBytes === undefined ? { variant: 'x' } : { variant: 'x', ldbBytes } });
+        expect(align(4 * 768)).toBe(1024);
+        expect(align(4 * 800)).toBe(128);
+        expect(align(4 * 1000)).toBe(32);
+        expect(align(4 * 4096)).toBe(4096);
+        expect(align(4 * 75)).toBe(4);
+        expect(align(undefined)).toBeUndefined();
+    });
+    it('is read off the dense kernel: a 768-wide dense aligned to 1 KB, an 800-wide one to 128 B', () => {
+        const alignmentOf = (n: number) => {
+            const c = denseCase(16, 1024, n);
+            const k = kernelsFor({ op: c.op, inputShapes: c.inputShapes, outputShape: c.outputShape, epilogue: [], caps: lavapipeCaps });
+            return plannedLaunch(k.launches[0], 16 * n).strideAlignment;
+        };
+        expect(alignmentOf(768)).toBe(1024);
+        expect(alignmentOf(800)).toBe(128);
+    });
+    it('is a coordinate of the residual correction: an aligned launch takes the aligned points’ correction', () => {
+        const p: DeviceProfile = { ...defaultProfile(), kernelFloorMs: 0, bandwidthBytesPerMs: 1e15, families: { 'gemm.sgrow': alignedFamily() } };
+        const at = (alignment: number) => launchTiming(p, { name: 'dense.sgrow_8x4', family: 'gemm.sgrow', flops: 3.2e7, bytes: 1e4, workgroups: 24, effectiveFlops: 3.2e7, strideAlignment: alignment }).ms;
+        const ratio = at(1024) / at(128);
+        expect(ratio).toBeGreaterThan(1.2);
+        expect(ratio).toBeLessThan(1.35);
+        // 64 B and below is a cache line: no set favoured, the same coordinate as unaligned.
+        expect(at(64)).toBeCloseTo(at(16), 12);
+    });
+    it('is left out where the family’s points carry no alignment (a profile calibrated before it)', () => {
+        const p: DeviceProfile = { ...defaultProfile(), kernelFloorMs: 0, bandwidthBytesPerMs: 1e15, families: { 'gemm.sgrow': alignedFamily(false) } };
+        const at = (alignment: number | undefined) => launchTiming(p, { name: 'dense.sgrow_8x4', family: 'gemm.sgrow', flops: 3.2e7, bytes: 1e4, workgroups: 24, effectiveFlops: 3.2e7, ...(alignment ? { strideAlignment: alignment } : {}) }).ms;
+        expect(at(1024)).toBeCloseTo(at(undefined), 12);
     });
 });
