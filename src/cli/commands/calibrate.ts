@@ -11,8 +11,8 @@ import { NoAdapterError } from '../../runtime/gpu/adapter.js';
 import { adapterOptionHelp, parseAdapterOption } from '../adapter-option.js';
 import { stderrIsTerminal } from '../filtered-stderr.js';
 import { cachedProfile, writeProfile } from '../../runtime/predict/profile-store.js';
-import { isSoftwareAdapter, withHostSpeedHistory } from '../../runtime/predict/profile.js';
-import { hostDrift, MIN_DRIFT_POINTS } from '../../runtime/predict/band.js';
+import { isSoftwareAdapter, withHostSpeedHistory, type DeviceProfile } from '../../runtime/predict/profile.js';
+import { hostDrift, hostMoment, MIN_DRIFT_POINTS, UNUSUAL_HOST_MOMENT } from '../../runtime/predict/band.js';
 import { workspaceFolderOf } from '../../runtime/report/write.js';
 import { exitCodes } from '../../protocol/exit-codes.js';
 import { formatPercent, formatSignedPercent } from '../../protocol/units.js';
@@ -29,6 +29,20 @@ export function tenancyVersion(): string {
         }
         if (dirname(dir) === dir) return 'unknown';
     }
+}
+
+/**
+ * What to say when this calibration ran at an unusual speed of the host (band.ts hostMoment: the
+ * reference request's time against the median of this adapter's earlier calibrations here, past
+ * UNUSUAL_HOST_MOMENT either way); undefined otherwise or without enough history.
+ */
+export function unusualHostWarning(profile: Pick<DeviceProfile, 'hostSpeedProbeMs' | 'hostSpeedHistory'>): string | undefined {
+    const moment = hostMoment(profile);
+    if (!moment || (moment.ratio < UNUSUAL_HOST_MOMENT && moment.ratio > 1 / UNUSUAL_HOST_MOMENT)) return undefined;
+    const slower = moment.ratio > 1;
+    return `the reference request took ${profile.hostSpeedProbeMs!.toFixed(2)} ms, ${slower ? `${moment.ratio.toFixed(2)}× slower` : `${(1 / moment.ratio).toFixed(2)}× faster`} than the median of ` +
+        `${moment.points} earlier calibrations of this adapter here (${moment.medianMs.toFixed(2)} ms): the host ran ${slower ? 'slower' : 'faster'} than usual, so predictions on this profile ` +
+        `will read ${slower ? 'high' : 'low'} while it runs at its usual speed. Re-run tenancy calibrate ${slower ? 'when the machine is quieter' : 'to check'}.`;
 }
 
 export function register(program: Command): void {
@@ -72,6 +86,8 @@ export function register(program: Command): void {
                     console.error(`tenancy calibrate: warning: the host was busy (load average ${load.before.toFixed(1)} → ${load.after.toFixed(1)} on ${load.cores} cores); ` +
                         'other processes share the cores a software adapter computes on, so these figures are inflated. Re-run when the machine is quieter.');
                 }
+                const unusual = unusualHostWarning(profile);
+                if (unusual) console.error(`tenancy calibrate: warning: ${unusual}`);
                 const workspace = opts.workspaceCopy ? resolve(opts.workspace ?? workspaceFolderOf(join(process.cwd(), 'calibrate'))) : undefined;
                 const written = await writeProfile(profile, workspace);
                 if (opts.json) {

@@ -73,6 +73,23 @@ export function hostDrift(profile: { hostSpeedProbeMs?: number; hostSpeedHistory
 }
 
 /**
+ * How fast the host ran during this calibration against its earlier calibrations of this adapter:
+ * the reference request's time now over the median of theirs (> 1: slower than usual), with how
+ * many there were; undefined with fewer than MIN_DRIFT_POINTS. A profile calibrated at a slow
+ * moment predicts every figure high by about that ratio while the host runs at its usual speed
+ * (2026-12-06: a calibration at 1.54× read all ops 32 % high; one ten minutes older, −3 %).
+ */
+export function hostMoment(profile: { hostSpeedProbeMs?: number; hostSpeedHistory?: readonly { probeMs: number }[] }): { ratio: number; medianMs: number; points: number } | undefined {
+    const now = profile.hostSpeedProbeMs, history = profile.hostSpeedHistory ?? [];
+    if (now === undefined || history.length < MIN_DRIFT_POINTS) return undefined;
+    const medianMs = quantileSorted(sortedAscending(history.map(h => h.probeMs)), 0.5);
+    return { ratio: now / medianMs, medianMs, points: history.length };
+}
+
+/** A calibration this much slower (or its inverse faster) than the host's usual speed is worth repeating. */
+export const UNUSUAL_HOST_MOMENT = 1.3;
+
+/**
  * A figure's band with the host's drift added (hostDrift's p90; undefined: unchanged). The drift
  * moves every launch of a figure alike, so it is added once to the figure's combined band, in
  * quadrature (independent of the model's error and of the run-to-run noise), never per family

@@ -1,6 +1,6 @@
 /** Error bands: the leave-one-out evidence, the band of a family, its propagation to ops and tenants, and the SLO verdicts it decides. */
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_BAND, MIN_DRIFT_POINTS, bandRange, combineBands, familyBand, hostDrift, insideBand, withHostDrift } from '../../../src/runtime/predict/band.js';
+import { DEFAULT_BAND, MIN_DRIFT_POINTS, UNUSUAL_HOST_MOMENT, bandRange, combineBands, familyBand, hostDrift, hostMoment, insideBand, withHostDrift } from '../../../src/runtime/predict/band.js';
 import { HOST_SPEED_HISTORY, defaultProfile, parseProfile, withHostSpeedHistory, type DeviceProfile, type FamilyProfile } from '../../../src/runtime/predict/profile.js';
 import { predictWorkload, sloPrediction } from '../../../src/runtime/predict/workload.js';
 import { declaredEvaluation } from '../../../src/runtime/predict/schedules.js';
@@ -260,6 +260,22 @@ describe('bands of predictions', () => {
         expect(hostDrift({ hostSpeedHistory: history })).toBeUndefined();
         expect(withHostDrift({ relative: 0.3, calibrated: true }, undefined)).toEqual({ relative: 0.3, calibrated: true });
         expect(withHostDrift({ relative: 0.3, calibrated: false }, 0.4)).toEqual({ relative: expect.closeTo(0.5, 12), calibrated: false });
+    });
+
+    it('says how fast the host ran during a calibration against the median of its earlier ones (calibrate warns past 1.3× either way)', () => {
+        const history = [2.5, 1.6, 2, 2.2].map((probeMs, i) => ({ createdAt: `2026-12-0${i + 1}T00:00:00.000Z`, probeMs }));
+        // Median of 1.6, 2, 2.2, 2.5: 2.1 ms.
+        const slow = hostMoment({ hostSpeedProbeMs: 3.15, hostSpeedHistory: history })!;
+        expect(slow.medianMs).toBeCloseTo(2.1, 12);
+        expect(slow.ratio).toBeCloseTo(1.5, 12);
+        expect(slow.points).toBe(4);
+        expect(slow.ratio).toBeGreaterThanOrEqual(UNUSUAL_HOST_MOMENT);
+        const usual = hostMoment({ hostSpeedProbeMs: 2.3, hostSpeedHistory: history })!;
+        expect(usual.ratio).toBeLessThan(UNUSUAL_HOST_MOMENT);
+        expect(usual.ratio).toBeGreaterThan(1 / UNUSUAL_HOST_MOMENT);
+        expect(hostMoment({ hostSpeedProbeMs: 1.5, hostSpeedHistory: history })!.ratio).toBeLessThanOrEqual(1 / UNUSUAL_HOST_MOMENT);
+        expect(hostMoment({ hostSpeedProbeMs: 3.15, hostSpeedHistory: history.slice(0, 2) })).toBeUndefined();
+        expect(hostMoment({ hostSpeedHistory: history })).toBeUndefined();
     });
 
     it('a new calibration carries the host\'s speed of the one it replaces into its history, the last 20 of this adapter', () => {
