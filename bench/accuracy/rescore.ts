@@ -29,7 +29,7 @@ import { atHostSpeed, type DeviceProfile } from '../../src/runtime/predict/profi
 import { predictWorkload, type WorkloadPrediction } from '../../src/runtime/predict/workload.js';
 import { insideBand } from '../../src/runtime/predict/band.js';
 import { caseShapeOf } from '../../src/runtime/calibrate/refine.js';
-import { goalPercent } from './goals.js';
+import { goalPercent, type GoalFigure } from './goals.js';
 import { bandCoverage } from './coverage.js';
 import { scaleFreeMape } from './scale-free.js';
 import { autoCandidates, compareSchedules } from '../../src/runtime/predict/schedules.js';
@@ -184,8 +184,10 @@ const rescored = profiles.map(({ file, profile }) => {
     return { file, out };
 });
 
-const goalOf = (row: string, n: number, f: number | undefined) =>
-    goalPercent(row.startsWith('op ') || row === 'all ops' ? 'op' : row === 'tenantMean' ? 'tenantMean' : 'corunP99', n, row.startsWith('op ') || row === 'all ops' || row === 'tenantMean' || row === 'corunP99' ? f : undefined);
+/** The goal a row is judged by (goals.ts), if any. */
+const goalFigureOf = (row: string): GoalFigure | undefined =>
+    (row.startsWith('op ') || row === 'all ops' ? 'op' : row === 'tenantMean' || row === 'corunP99' ? row : undefined);
+const goalOf = (row: string, n: number, f: number | undefined) => { const g = goalFigureOf(row); return g && goalPercent(g, n, f); };
 const lines = [
     `Re-scored ${from} (${allOps.length} ops); measurements of run 1, predictions of this checkout.`, '',
     `| figure | n | in the run | ${rescored.map(r => `now: ${r.file.replace(/^.*\//, '')} (bias)`).join(' | ')} | floor back to back | floor across the run | goal (on each floor) | inside 90 % band now (goal 85–95 %; median band) |`,
