@@ -56,6 +56,13 @@ export function familyBand(family: { error?: FamilyErrorEvidence } | undefined):
 /** Fewer earlier calibrations than this: the host's drift is not known (hostDrift). */
 export const MIN_DRIFT_POINTS = 3;
 
+/** What a profile knows of the host's speed: its reference request's time now and in earlier calibrations, or undefined with fewer than MIN_DRIFT_POINTS of those. */
+type HostSpeeds = { hostSpeedProbeMs?: number; hostSpeedHistory?: readonly { probeMs: number }[] };
+function earlierSpeeds(profile: HostSpeeds): { now: number; probes: number[] } | undefined {
+    const now = profile.hostSpeedProbeMs, history = profile.hostSpeedHistory ?? [];
+    return now === undefined || history.length < MIN_DRIFT_POINTS ? undefined : { now, probes: history.map(h => h.probeMs) };
+}
+
 /**
  * How far the host's speed moves between a calibration and a later moment, as a prediction's
  * relative error: a figure predicted at this calibration's speed (its reference request's time,
@@ -65,10 +72,10 @@ export const MIN_DRIFT_POINTS = 3;
  * software adapter every figure moves with the host's cores (other processes, frequency); a
  * dedicated GPU's history is flat and adds nothing.
  */
-export function hostDrift(profile: { hostSpeedProbeMs?: number; hostSpeedHistory?: readonly { probeMs: number }[] }): { p90: number; points: number } | undefined {
-    const now = profile.hostSpeedProbeMs, history = profile.hostSpeedHistory ?? [];
-    if (now === undefined || history.length < MIN_DRIFT_POINTS) return undefined;
-    const errors = sortedAscending(history.map(h => Math.abs(now - h.probeMs) / h.probeMs));
+export function hostDrift(profile: HostSpeeds): { p90: number; points: number } | undefined {
+    const speeds = earlierSpeeds(profile);
+    if (!speeds) return undefined;
+    const errors = sortedAscending(speeds.probes.map(then => Math.abs(speeds.now - then) / then));
     return { p90: quantileSorted(errors, 0.9), points: errors.length };
 }
 
@@ -79,11 +86,11 @@ export function hostDrift(profile: { hostSpeedProbeMs?: number; hostSpeedHistory
  * moment predicts every figure high by about that ratio while the host runs at its usual speed
  * (2026-12-06: a calibration at 1.54× read all ops 32 % high; one ten minutes older, −3 %).
  */
-export function hostMoment(profile: { hostSpeedProbeMs?: number; hostSpeedHistory?: readonly { probeMs: number }[] }): { ratio: number; medianMs: number; points: number } | undefined {
-    const now = profile.hostSpeedProbeMs, history = profile.hostSpeedHistory ?? [];
-    if (now === undefined || history.length < MIN_DRIFT_POINTS) return undefined;
-    const medianMs = quantileSorted(sortedAscending(history.map(h => h.probeMs)), 0.5);
-    return { ratio: now / medianMs, medianMs, points: history.length };
+export function hostMoment(profile: HostSpeeds): { ratio: number; medianMs: number; points: number } | undefined {
+    const speeds = earlierSpeeds(profile);
+    if (!speeds) return undefined;
+    const medianMs = quantileSorted(sortedAscending(speeds.probes), 0.5);
+    return { ratio: speeds.now / medianMs, medianMs, points: speeds.probes.length };
 }
 
 /** A calibration this much slower (or its inverse faster) than the host's usual speed is worth repeating. */
