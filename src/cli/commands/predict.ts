@@ -150,7 +150,7 @@ export function register(program: Command): void {
     program.command('predict')
         .description('Predict latency, utilisation and interference of a workload on the calibrated device profile (no GPU needed)')
         .argument('<file>', 'a .tenancy document, or a Workload IR JSON file')
-        .option('--workload <name>', 'the workload to predict (default: every workload of the file)')
+        .option('-w, --workload <name>', 'the workload to predict (default: every workload of the file)')
         .option('--json', 'print the predictions as JSON (an unbounded latency, i.e. an overloaded queue, is null)')
         .option('--profile <file>', 'a device profile JSON (default: <workspace>/.tenancy/device-profile.json, then the user cache, else the uncalibrated default)')
         .option('--top <n>', 'how many ops to list per workload', '10')

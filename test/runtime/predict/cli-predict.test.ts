@@ -71,7 +71,7 @@ describe('tenancy predict', () => {
         const ops = (JSON.parse(json.stdout) as { predictions: { tenants: { ops: { path: string; soloMs: number; soloP50Ms: number }[] }[] }[] }).predictions[0].tenants.flatMap(t => t.ops);
         const top = [...ops].sort((x, y) => y.soloP50Ms - x.soloP50Ms)[0];
         expect(top.soloP50Ms).toBeCloseTo(top.soloMs / 1.25, 9);
-        const table = runCli(['predict', 'demo.tenancy', '--profile', 'profile-host.json', '--workload', 'w', '--top', '1']);
+        const table = runCli(['predict', 'demo.tenancy', '--profile', 'profile-host.json', '-w', 'w', '--top', '1']);
         expect(table.stdout).toMatch(/top 1 ops by predicted typical \(median\) solo GPU time per request/);
         const row = table.stdout.split('\n').find(l => l.startsWith(top.path))!;
         // A calibrated profile without band evidence: the stated default band.
