@@ -32,13 +32,14 @@ import { caseShapeOf } from '../../src/runtime/calibrate/refine.js';
 import { goalPercent, type GoalFigure } from './goals.js';
 import { bandCoverage } from './coverage.js';
 import { scaleFreeMape } from './scale-free.js';
+import { boundedP99, percentileOf } from './tails.js';
 import { autoCandidates, compareSchedules } from '../../src/runtime/predict/schedules.js';
 import { evaluationSet } from './workloads.js';
 
 const args = process.argv.slice(2);
 const flag = (name: string) => { const i = args.indexOf(name); return i >= 0 ? args[i + 1] : undefined; };
 
-interface Sample { workload: string; what: string; predicted: number; measured: number; band?: number }
+interface Sample { workload: string; what: string; predicted: number; measured: number; band?: number; requests?: number }
 interface Stored {
     profile?: string;
     durationMs?: number;
@@ -47,6 +48,8 @@ interface Stored {
     tenantP50: Sample[];
     corunMean: Sample[];
     corunP99: Sample[];
+    /** Each co-run tenant at the highest percentile its run bounded (tails.ts; files written since). */
+    corunTail?: Sample[];
     slowdown?: Sample[];
     /** The host's speed measured before each workload: its reference request's time over the calibrated one. */
     hostSpeed?: Record<string, number>;
@@ -56,7 +59,7 @@ interface Stored {
     spanNoise?: Floor;
 }
 /** Measured-vs-measured samples: a noise floor. */
-interface Floor { ops: Record<string, Sample[]>; tenantMean: Sample[]; tenantP50: Sample[]; corunMean: Sample[]; corunP99: Sample[]; slowdown?: Sample[] }
+interface Floor { ops: Record<string, Sample[]>; tenantMean: Sample[]; tenantP50: Sample[]; corunMean: Sample[]; corunP99: Sample[]; corunTail?: Sample[]; slowdown?: Sample[] }
 
 const from = resolve(flag('--from') ?? 'bench/.work/accuracy.json');
 const stored = JSON.parse(readFileSync(from, 'utf8')) as Stored;
@@ -90,7 +93,9 @@ function floorsOf(noise: Floor): Map<string, number> {
     const out = new Map<string, number>();
     for (const [kind, xs] of Object.entries(noise.ops)) out.set(`op ${kind}`, mape(xs));
     out.set('all ops', mape(Object.values(noise.ops).flat()));
-    for (const k of ['tenantMean', 'tenantP50', 'corunMean', 'corunP99'] as const) out.set(k, mape(noise[k]));
+    for (const k of ['tenantMean', 'tenantP50', 'corunMean'] as const) out.set(k, mape(noise[k]));
+    out.set('corunP99', mape(boundedP99(noise.corunP99)));
+    if (noise.corunTail) out.set('corunTail', mape(noise.corunTail));
     if (noise.slowdown) out.set('slowdown', mape(noise.slowdown));
     return out;
 }
@@ -141,6 +146,7 @@ function predicted(preds: Map<string, WorkloadPrediction>, row: string, s: Sampl
         case 'tenantP50': return { ms: t.solo.p50, band: t.band.relative };
         case 'corunMean': return { ms: t.corun.mean, band: t.corunBand.mean };
         case 'corunP99': return { ms: t.corun.p99, band: t.corunBand.p99 };
+        case 'corunTail': { const p = percentileOf(s.what); return p && { ms: t.corun[p], band: t.corunBand[p] }; }
         case 'slowdown': return { ms: t.corun.mean / t.solo.mean };
     }
     return undefined;
@@ -149,7 +155,7 @@ function predicted(preds: Map<string, WorkloadPrediction>, row: string, s: Sampl
 
 function predictionsOn(profile: DeviceProfile): Map<string, WorkloadPrediction> {
     const preds = new Map<string, WorkloadPrediction>();
-    const needed = new Set([...Object.values(stored.ops).flat(), ...stored.tenantMean, ...stored.corunP99].map(s => s.workload));
+    const needed = new Set([...Object.values(stored.ops).flat(), ...stored.tenantMean, ...stored.corunP99, ...(stored.corunTail ?? [])].map(s => s.workload));
     for (const w of needed) {
         const ir = byName.get(w);
         const speed = args.includes('--host-speed') ? stored.hostSpeed?.[w] ?? 1 : 1;
@@ -164,7 +170,7 @@ const classOf = new Map(Object.entries(stored.ops).flatMap(([kind, xs]) => xs.ma
 const rows: [string, Sample[]][] = [
     ...Object.entries(stored.ops).sort(([a], [b]) => a.localeCompare(b)).map(([kind, xs]): [string, Sample[]] => [`op ${kind}`, xs]),
     ['all ops', allOps],
-    ['tenantMean', stored.tenantMean], ['tenantP50', stored.tenantP50], ['corunMean', stored.corunMean], ['corunP99', stored.corunP99],
+    ['tenantMean', stored.tenantMean], ['tenantP50', stored.tenantP50], ['corunMean', stored.corunMean], ['corunP99', boundedP99(stored.corunP99)], ['corunTail', stored.corunTail ?? []],
     ['slowdown', stored.slowdown ?? []],
 ];
 const floor = floors();
@@ -212,7 +218,7 @@ const before = new Map(allOps.map(s => [`${s.workload} ${s.what}`, s.predicted])
 for (const s of worst) lines.push(`| ${s.workload} | ${s.what} | ${before.get(`${s.workload} ${s.what}`)!.toFixed(3)} | ${s.predicted.toFixed(3)} | ${s.measured.toFixed(3)} | ${(100 * (s.predicted - s.measured) / s.measured).toFixed(1)}% |`);
 if (args.includes('--corun')) {
     lines.push('', `Co-run figures now (${rescored[0].file.replace(/^.*\//, '')}):`, '', '| workload | figure | in the run | now | measured | error now | band now | inside |', '|---|---|---:|---:|---:|---:|---:|---|');
-    for (const row of ['corunMean', 'corunP99', 'slowdown']) {
+    for (const row of ['corunMean', 'corunP99', 'corunTail', 'slowdown']) {
         const was = new Map(rows.find(([r]) => r === row)![1].map(s => [`${s.workload} ${s.what}`, s.predicted]));
         for (const s of first.get(row)!) {
             const band = s.band !== undefined ? `±${(100 * s.band).toFixed(0)}%` : '—';
