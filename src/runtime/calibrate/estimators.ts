@@ -12,6 +12,7 @@
  */
 
 import { quantileSorted, sortedAscending } from '../report/statistics.js';
+import { normalQuantile } from '../predict/queueing.js';
 
 /** Arithmetic mean (0 for no samples). */
 export function mean(xs: readonly number[]): number {
@@ -112,6 +113,18 @@ export function quantileOf(xs: readonly number[], q: number): number {
     if (xs.length === 0) throw new Error('quantileOf: no samples');
     if (!(q >= 0 && q <= 1)) throw new Error(`quantileOf: the quantile must lie in [0, 1]; found ${q}`);
     return quantileSorted(sortedAscending(xs), q);
+}
+
+/**
+ * A request's tail beyond the body the model draws (profile.ts serviceTailMs, corunTailMs): at
+ * q = 0.9, 0.95 and 0.99, how far the walls' empirical quantile lies above medianMs·(1 + z_q·cv),
+ * at least 0. `cv` is the jitter the model draws (the solo service CV, alone and co-running
+ * alike), so whatever spread the walls have beyond it is tail.
+ */
+export function tailBeyondBody(walls: readonly number[], medianMs: number, cv: number): { p90: number; p95: number; p99: number } {
+    const sorted = sortedAscending(walls);
+    const at = (q: number) => Math.max(0, quantileSorted(sorted, q) - medianMs * (1 + normalQuantile(q) * cv));
+    return { p90: at(0.9), p95: at(0.95), p99: at(0.99) };
 }
 
 /**

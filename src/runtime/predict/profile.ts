@@ -131,8 +131,9 @@ export const deviceProfileSchema = z.object({
      */
     serviceTailMs: z.object({ p90: nonNegative, p95: nonNegative, p99: nonNegative }).optional(),
     /**
-     * The same tail while another device computes continuously (co-running tenants share the
-     * host's cores through the OS scheduler): used for co-run figures. Absent ⇒ serviceTailMs.
+     * The tail while another device computes continuously (co-running tenants share the host's
+     * cores through the OS scheduler), beyond the co-run median spread by the solo `serviceCv`
+     * (the jitter the schedule simulation draws): used for co-run figures. Absent ⇒ serviceTailMs.
      */
     corunTailMs: z.object({ p90: nonNegative, p95: nonNegative, p99: nonNegative }).optional(),
     /**

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { normalQuantile } from '../../../src/runtime/predict/queueing.js';
 import {
-    contiguousBlocks, idlePenaltyFromPairs, levelledByTrial, mean, meanFactorFromTrials, medianOf, medianOfMeans, quantileOf, type IdlePair,
+    contiguousBlocks, idlePenaltyFromPairs, levelledByTrial, mean, meanFactorFromTrials, medianOf, medianOfMeans, quantileOf, tailBeyondBody, type IdlePair,
 } from '../../../src/runtime/calibrate/estimators.js';
 
 describe('calibration estimators', () => {
@@ -88,5 +89,19 @@ describe('calibration estimators', () => {
         expect(quantileOf([7], 0.99)).toBe(7);
         expect(() => quantileOf([], 0.5)).toThrow(/no samples/);
         expect(() => quantileOf([1], 1.5)).toThrow(/\[0, 1\]/);
+    });
+    it('a tail is what lies beyond the body the model draws: spread wider than its CV is tail', () => {
+        // Walls spread normally with a 10 % CV around 10 ms (1000 of them at their own quantiles).
+        const walls = Array.from({ length: 1000 }, (_, i) => 10 * (1 + 0.1 * normalQuantile((i + 0.5) / 1000)));
+        const own = tailBeyondBody(walls, 10, 0.1);
+        expect(own.p99).toBeLessThan(0.02);
+        expect(own.p90).toBeLessThan(0.02);
+        // The model draws a 2 % CV (the solo jitter): the co-run walls' wider spread is tail, 10·(0.1 − 0.02)·z_q ms.
+        const beyondSolo = tailBeyondBody(walls, 10, 0.02);
+        expect(beyondSolo.p99).toBeCloseTo(0.8 * normalQuantile(0.99), 1);
+        expect(beyondSolo.p95).toBeCloseTo(0.8 * normalQuantile(0.95), 1);
+        expect(beyondSolo.p90).toBeCloseTo(0.8 * normalQuantile(0.9), 1);
+        // A body wider than the walls leaves no tail (never negative).
+        expect(tailBeyondBody(walls, 10, 0.3)).toEqual({ p90: 0, p95: 0, p99: 0 });
     });
 });
