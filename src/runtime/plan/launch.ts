@@ -68,7 +68,7 @@ export function familyOf(launchName: string): string {
 /**
  * FLOPs a tiled launch executes: its useful FLOPs scaled by padded outputs / useful outputs.
  * Tiled GEMM and convolution kernels compute whole tiles (clamped loads, guarded stores), so a
- * batch-8 dense on 32-row tiles costs as much as a batch-32 one. Known only when the kernel
+ * batch-5 dense on 8-row tiles costs as much as a batch-8 one. Known only when the kernel
  * reports its tile (variant.tileM/tileN, or tile for workgroup-memory kernels) and
  * is not a persistent (capped) kernel. The useful outputs are the GEMM's own (variant.gemmOutputs:
  * Winograd's batched GEMM, split-K's partial slices, any GEMM after im2col) or else, for the launch
@@ -85,7 +85,7 @@ export function launchEffectiveFlops(launch: KernelDescription, usefulOutputs: n
     const padded = launch.dispatch[0] * launch.dispatch[1] * launch.dispatch[2] * x * y * z * perInvocation;
     const ratio = padded / usefulOutputs;
     // Below 1 the assumption (one tile per invocation covering all outputs of the op) does not hold: keep useful
-    // FLOPs. Large ratios are real: a batch-1 dense on 32-row tiles computes 32× its useful FLOPs.
+    // FLOPs. Large ratios are real: a batch-1 dense on 4-row tiles computes 4× its useful FLOPs.
     return ratio >= 1 && ratio <= 1024 ? launch.flops * ratio : launch.flops;
 }
 

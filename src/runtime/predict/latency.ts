@@ -7,8 +7,8 @@
  *                compute families, bytes for memory families), C the workgroups the device
  *                runs at once, a a fixed cost per workgroup and b the time per unit of work of
  *                one workgroup slot. C is chosen on a grid, (a, b) ≥ 0 by least squares on
- *                relative error. It captures low occupancy (W < C), tile padding (batch-1 dense
- *                on 32-row tiles) and many tiny workgroups (depthwise convolution of a 6×6 map
+ *                relative error. It captures low occupancy (W < C), tile padding (a batch-1
+ *                dense on 4-row tiles) and many tiny workgroups (depthwise convolution of a 6×6 map
  *                with 960 channels). A family measured at one size scales its time with x;
  *                without a fit, log-log interpolation over x (curveMs). The fitted model is
  *                then corrected locally by the log residuals of the family's nearby points
@@ -149,7 +149,7 @@ function wavesMs(fit: WavesFit, work: number, workgroups: number, floorMs: numbe
  * model) by a prior weight: near a measured shape the prediction follows the measurement, far
  * from every one it is the fitted model.
  *
- * Padding (padded over useful FLOPs of a tiled GEMM: 32 for a batch-1 dense on 32-row tiles, 1
+ * Padding (padded over useful FLOPs of a tiled GEMM: 4 for a batch-1 dense on 4-row tiles, 1
  * for a full tile and for memory families) is a coordinate because the padded rows do not cost
  * what useful ones do: on lavapipe a 1-row dense runs about twice the padded FLOP rate of a 2–8
  * row one of the same padded work and workgroups, so without it a batch-1 classifier head took

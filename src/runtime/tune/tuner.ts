@@ -54,6 +54,8 @@ export interface TuneOptions {
 function gemmShortlist(M: number, N: number, K: number, batch: number, caps: DeviceCaps): string[] {
     const out = caps.subgroupSize !== undefined ? ['sgrow_8x4', 'sg_8x4', 'sg_4x4'] : [];
     out.push('vec4_4x8', 'vec4_4x4', 'wgmem_16x16');
+    // One or two rows: the tiles of as many rows (the default there, matmul.ts defaultGemmVariant).
+    if (M >= 1 && M <= 2) out.push(`vec4_${M}x8`);
     // Split-K only where it can matter: few output tiles and a long K.
     if (M * N * batch <= 256 * 256 && K >= 512) out.push(...(caps.subgroupSize !== undefined ? ['sgsplitk_4'] : []), 'splitk_4');
     return out;

@@ -9,7 +9,7 @@ const available = await probeAdapter();
 const VARIANTS = variantsFor(makeOp('matmul', {}, 2));
 // Parametric spellings of the listed families: the most awkward shapes only (each shape is a
 // new pipeline, and a cold LLVM compile on the software adapter costs up to seconds).
-const EXTRA_VARIANTS = ['splitk_3', 'capped_3', 'vec4_2x4', 'sg_3x4', 'sgsplitk_3', 'sgrow_4x4'];
+const EXTRA_VARIANTS = ['splitk_3', 'capped_3', 'vec4_2x4', 'vec4_1x8', 'sg_3x4', 'sgsplitk_3', 'sgrow_4x4'];
 
 describe.skipIf(!available)('matmul / dense kernels vs reference', () => {
     let dev: KernelTestDevice;

@@ -1,7 +1,7 @@
 /** Pure tests of variant names, the edge format, and the typed values the generators use. No GPU. */
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_CAPS, kernelsFor, variantsFor } from '../../../src/runtime/kernels/index.js';
-import { GEMM_VARIANTS, gemmVariantName, needsSubgroups, parseGemmVariant } from '../../../src/runtime/kernels/matmul.js';
+import { GEMM_VARIANTS, defaultGemmVariant, gemmVariantName, needsSubgroups, parseGemmVariant } from '../../../src/runtime/kernels/matmul.js';
 import { CONV_VARIANTS, WINOGRAD_VARIANTS, convVariantName, parseConvVariant } from '../../../src/runtime/kernels/conv2d.js';
 import { makeOp } from './check.js';
 
@@ -25,6 +25,27 @@ describe('GEMM variant names', () => {
     it('say which need subgroups, for every op that takes a GEMM variant', () => {
         for (const name of ['sg_8x4', 'sgrow_8x4', 'sgsplitk_4', 'im2col_sg_4x4', 'pointwise_sgrow_8x4', 'winograd_sgrow_8x4']) expect(needsSubgroups(name), name).toBe(true);
         for (const name of ['vec4_4x8', 'splitk_4', 'capped_4', 'wgmem_16x16', 'im2col_vec4_4x8', 'winograd_vec4_4x8', 'gemm_4x4', 'direct', 'pix4', 'map4']) expect(needsSubgroups(name), name).toBe(false);
+    });
+});
+
+describe('few-row GEMMs', () => {
+    it('default to tiles of as many rows as they have (one, two, else four), subgroup tiles from 8 rows', () => {
+        expect(defaultGemmVariant(1, 1000, 1280, 1, DEFAULT_CAPS)).toEqual({ family: 'vec4', tm: 1, tn: 8 });
+        expect(defaultGemmVariant(2, 283, 1183, 1, DEFAULT_CAPS)).toEqual({ family: 'vec4', tm: 2, tn: 8 });
+        expect(defaultGemmVariant(3, 283, 1183, 1, DEFAULT_CAPS)).toEqual({ family: 'vec4', tm: 4, tn: 8 });
+        expect(defaultGemmVariant(1, 1000, 1280, 1, { ...DEFAULT_CAPS, subgroupSize: 8 })).toEqual({ family: 'vec4', tm: 1, tn: 8 });
+        expect(defaultGemmVariant(8, 512, 512, 1, { ...DEFAULT_CAPS, subgroupSize: 8 })).toEqual({ family: 'sgrow', tm: 8, tn: 4 });
+    });
+
+    it('shrink the workgroup\'s rows of lanes to the rows there are (no lane computes a clamped duplicate row)', () => {
+        const dense = (m: number, variant?: string) => kernelsFor({ op: makeOp('dense', { units: 1000, bias: true }), inputShapes: [[m, 1280]], outputShape: [m, 1000], epilogue: [], ...(variant ? { variant } : {}), caps: DEFAULT_CAPS }).launches[0];
+        const gemv = dense(1);
+        expect(gemv.name).toBe('dense.vec4_1x8');
+        expect(gemv.workgroupSize).toEqual([8, 1, 1]);
+        // vec4_4x8: 1 row on one row of lanes (4 rows computed, not 32); 7 rows on two; 64 rows on eight.
+        expect(dense(1, 'vec4_4x8').workgroupSize).toEqual([8, 1, 1]);
+        expect(dense(7, 'vec4_4x8').workgroupSize).toEqual([8, 2, 1]);
+        expect(dense(64, 'vec4_4x8').workgroupSize).toEqual([8, 8, 1]);
     });
 });
 

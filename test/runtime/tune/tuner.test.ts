@@ -94,6 +94,10 @@ describe('tuner selection (fake timing, no GPU)', () => {
         expect(plain).toContain('vec4_4x8');
         expect(plain.some(v => v.startsWith('sg'))).toBe(false);
         expect(plain.some(v => v.startsWith('capped_'))).toBe(false);
+        expect(plain).not.toContain('vec4_1x8');
+        // A batch-1 dense also times the tiles of one row (its default).
+        expect(shortlistFor(matmulTarget(1, 1000, 1280), DEFAULT_CAPS)).toContain('vec4_1x8');
+        expect(shortlistFor(matmulTarget(2, 283, 1183), DEFAULT_CAPS)).toContain('vec4_2x8');
         const sg = shortlistFor(t, { ...DEFAULT_CAPS, subgroupSize: 8 });
         expect(sg[0]).toBe('sgrow_8x4');
         const conv = makeOp('conv2d', { filters: 64, kernel: [3, 3], stride: [1, 1], padding: [1, 1, 1, 1], dilation: [1, 1], groups: 1, bias: true });
