@@ -24,15 +24,15 @@ describe.skipIf(!gpu)('co_tuned on the software adapter', () => {
             mlpTenant('batch', { batch: 64, inputs: 256, hidden: 512, outputs: 128, priority: 'low' }),
         ], { schedule: { policy: 'co_tuned', variants: 2 } });
         const resolved = resolveSchedule(ir, profile);
-        expect(resolved.settings.coTuned!.versions).toEqual({ critical: 1, batch: 1 });
+        expect(resolved.settings.coTuned!.versions).toEqual({ critical: 0, batch: 1 });
 
         const results = parseResults(JSON.parse(JSON.stringify(await runWorkload({ ir, profile, durationMs: 500, warmupMs: 100, rounds: 1, budgetMs: 8_000 }))));
         expect(results.status).toBe('complete');
         expect(results.config.policy).toBe(resolved.name);
-        expect(results.config.policy).toBe('co_tuned(variants: 2; critical: C 67%, batch: C 67%)');
+        expect(results.config.policy).toBe('co_tuned(variants: 2; critical: C 100%, batch: C 67%)');
         expect(results.config.scheduleWhy).toBe(resolved.why);
-        expect(results.config.scheduleWhy).toMatch(/^the annealing search .* chose critical version 1 \(capped_2, C 67%, R 50%\), batch version 1 \(capped_2, C 67%, R 50%\)/);
-        const chosen: Record<string, number> = { critical: 1, batch: 1 };
+        expect(results.config.scheduleWhy).toMatch(/^the annealing search .* chose critical version 0 \(own variant, C 100%, R 60%\), batch version 1 \(capped_2, C 67%, R 40%\)/);
+        const chosen: Record<string, number> = { critical: 0, batch: 1 };
         for (const t of results.tenants) {
             expect(t.corun!.requests, `${t.name} co-run requests`).toBeGreaterThan(2);
             const mv = t.multiVersion!;
@@ -44,7 +44,7 @@ describe.skipIf(!gpu)('co_tuned on the software adapter', () => {
             expect(total).toBeGreaterThan(0);
             expect(mv.blocks[chosen[t.name]]).toBe(total);
             expect(mv.decisions.every(d => d.version === chosen[t.name] && d.level === null)).toBe(true);
-            expect(mv.rule).toBe('co_tuned: every request of a tenant in the version the annealing search chose before the run: critical version 1 (capped_2, C 67%), batch version 1 (capped_2, C 67%)');
+            expect(mv.rule).toBe('co_tuned: every request of a tenant in the version the annealing search chose before the run: critical version 0 (own variant, C 100%), batch version 1 (capped_2, C 67%)');
         }
     }, 300_000);
 });
