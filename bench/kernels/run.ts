@@ -5,7 +5,7 @@
  * (its own timestamp-query kernel time), and numpy/OpenBLAS float32 GEMM on the same cores.
  * Our variants are measured in interleaved rounds (median of all samples per variant).
  * Also the per-dispatch overhead of our launch path vs a bare Dawn dispatch loop.
- * Run: node bench/bundle-and-run.mjs bench/kernels/run.ts [--quick] [--only matmul,conv,bert,overhead]
+ * Run: node bench/bundle-and-run.mjs bench/kernels/run.ts [--quick] [--only matmul,conv,bert,head,overhead]
  * Writes bench/.work/kernels.json and prints a markdown table.
  */
 import { create, globals } from 'webgpu';
@@ -29,7 +29,7 @@ const onlyIdx = args.indexOf('--only');
 const only = onlyIdx >= 0 ? new Set(args[onlyIdx + 1].split(',')) : undefined;
 const TARGET_S = quick ? 0.6 : 2.0; // measured GPU seconds per (case, variant)
 
-type Cls = 'matmul' | 'conv' | 'bert';
+type Cls = 'matmul' | 'conv' | 'bert' | 'head';
 interface Case {
     cls: Cls;
     name: string;
@@ -77,6 +77,9 @@ function cases(): Case[] {
         out.push(mm('bert', 'bert 128×768×3072 (ffn up)', 128, 3072, 768, ['sgrow_8x4', 'sg_8x4', 'vec4_4x8', 'vec4_4x4']));
         out.push(mm('bert', 'bert 128×3072×768 (ffn down)', 128, 768, 3072, ['sgrow_8x4', 'sg_8x4', 'sgsplitk_4', 'vec4_4x8', 'vec4_4x4', 'splitk_4']));
     }
+    // Batch-1 classifier heads: a GEMV streaming the weights once, on tiles of one row (the default below 2 rows).
+    out.push(mm('head', 'mobilenet_v2 head 1×1280→1000', 1, 1000, 1280, ['vec4_1x8', 'vec4_2x8', 'vec4_4x8', 'sgrow_8x4', 'splitk_4']));
+    if (!quick) out.push(mm('head', 'resnet18 head 1×512→1000', 1, 1000, 512, ['vec4_1x8', 'vec4_4x8', 'sgrow_8x4', 'splitk_4']));
     return out.filter(c => !only || only.has(c.cls));
 }
 
@@ -297,7 +300,7 @@ async function main(): Promise<void> {
             ratioBlas: best?.gflops && blasG ? best.gflops / blasG : undefined,
         };
     });
-    const perClass = (['matmul', 'conv', 'bert'] as Cls[]).map(cls => {
+    const perClass = (['matmul', 'conv', 'bert', 'head'] as Cls[]).map(cls => {
         const rs = rows.filter(r => r.class === cls && r.ratioTfjs);
         const geo = (xs: number[]) => xs.length ? Math.exp(xs.reduce((a, b) => a + Math.log(b), 0) / xs.length) : undefined;
         return { class: cls, geomeanRatioTfjs: geo(rs.map(r => r.ratioTfjs!)), geomeanRatioBlas: geo(rows.filter(r => r.class === cls && r.ratioBlas).map(r => r.ratioBlas!)) };
