@@ -48,8 +48,9 @@ interface Stored {
     tenantP50: Sample[];
     corunMean: Sample[];
     corunP99: Sample[];
-    /** Each co-run tenant at the highest percentile its run bounded (tails.ts; files written since). */
+    /** Each co-run tenant at the highest percentile its run bounded (tails.ts; files written since), and that tail over its co-run mean. */
     corunTail?: Sample[];
+    corunShape?: Sample[];
     slowdown?: Sample[];
     /** The host's speed measured before each workload: its reference request's time over the calibrated one. */
     hostSpeed?: Record<string, number>;
@@ -59,7 +60,7 @@ interface Stored {
     spanNoise?: Floor;
 }
 /** Measured-vs-measured samples: a noise floor. */
-interface Floor { ops: Record<string, Sample[]>; tenantMean: Sample[]; tenantP50: Sample[]; corunMean: Sample[]; corunP99: Sample[]; corunTail?: Sample[]; slowdown?: Sample[] }
+interface Floor { ops: Record<string, Sample[]>; tenantMean: Sample[]; tenantP50: Sample[]; corunMean: Sample[]; corunP99: Sample[]; corunTail?: Sample[]; corunShape?: Sample[]; slowdown?: Sample[] }
 
 const from = resolve(flag('--from') ?? 'bench/.work/accuracy.json');
 const stored = JSON.parse(readFileSync(from, 'utf8')) as Stored;
@@ -96,6 +97,7 @@ function floorsOf(noise: Floor): Map<string, number> {
     for (const k of ['tenantMean', 'tenantP50', 'corunMean'] as const) out.set(k, mape(noise[k]));
     out.set('corunP99', mape(boundedP99(noise.corunP99)));
     if (noise.corunTail) out.set('corunTail', mape(noise.corunTail));
+    if (noise.corunShape) out.set('corunShape', mape(noise.corunShape));
     if (noise.slowdown) out.set('slowdown', mape(noise.slowdown));
     return out;
 }
@@ -147,6 +149,7 @@ function predicted(preds: Map<string, WorkloadPrediction>, row: string, s: Sampl
         case 'corunMean': return { ms: t.corun.mean, band: t.corunBand.mean };
         case 'corunP99': return { ms: t.corun.p99, band: t.corunBand.p99 };
         case 'corunTail': { const p = percentileOf(s.what); return p && { ms: t.corun[p], band: t.corunBand[p] }; }
+        case 'corunShape': { const p = percentileOf(s.what); return p && { ms: t.corun[p] / t.corun.mean }; }
         case 'slowdown': return { ms: t.corun.mean / t.solo.mean };
     }
     return undefined;
@@ -170,7 +173,7 @@ const classOf = new Map(Object.entries(stored.ops).flatMap(([kind, xs]) => xs.ma
 const rows: [string, Sample[]][] = [
     ...Object.entries(stored.ops).sort(([a], [b]) => a.localeCompare(b)).map(([kind, xs]): [string, Sample[]] => [`op ${kind}`, xs]),
     ['all ops', allOps],
-    ['tenantMean', stored.tenantMean], ['tenantP50', stored.tenantP50], ['corunMean', stored.corunMean], ['corunP99', boundedP99(stored.corunP99)], ['corunTail', stored.corunTail ?? []],
+    ['tenantMean', stored.tenantMean], ['tenantP50', stored.tenantP50], ['corunMean', stored.corunMean], ['corunP99', boundedP99(stored.corunP99)], ['corunTail', stored.corunTail ?? []], ['corunShape', stored.corunShape ?? []],
     ['slowdown', stored.slowdown ?? []],
 ];
 const floor = floors();
@@ -218,7 +221,7 @@ const before = new Map(allOps.map(s => [`${s.workload} ${s.what}`, s.predicted])
 for (const s of worst) lines.push(`| ${s.workload} | ${s.what} | ${before.get(`${s.workload} ${s.what}`)!.toFixed(3)} | ${s.predicted.toFixed(3)} | ${s.measured.toFixed(3)} | ${(100 * (s.predicted - s.measured) / s.measured).toFixed(1)}% |`);
 if (args.includes('--corun')) {
     lines.push('', `Co-run figures now (${rescored[0].file.replace(/^.*\//, '')}):`, '', '| workload | figure | in the run | now | measured | error now | band now | inside |', '|---|---|---:|---:|---:|---:|---:|---|');
-    for (const row of ['corunMean', 'corunP99', 'corunTail', 'slowdown']) {
+    for (const row of ['corunMean', 'corunP99', 'corunTail', 'corunShape', 'slowdown']) {
         const was = new Map(rows.find(([r]) => r === row)![1].map(s => [`${s.workload} ${s.what}`, s.predicted]));
         for (const s of first.get(row)!) {
             const band = s.band !== undefined ? `±${(100 * s.band).toFixed(0)}%` : '—';

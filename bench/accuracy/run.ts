@@ -55,9 +55,13 @@ interface Sample { workload: string; what: string; predicted: number; measured: 
 
 const ape = (p: number, m: number) => Math.abs(p - m) / m;
 
-/** corunP99: every co-run tenant's p99 with its run's request count (scored where bounded, tails.ts); corunTail: each at the highest percentile its run bounds. */
-type Samples = { ops: Map<string, Sample[]>; opMeans: Sample[]; tenantMean: Sample[]; tenantP50: Sample[]; corunP99: Sample[]; corunTail: Sample[]; corunMean: Sample[]; slowdown: Sample[] };
-const emptySamples = (): Samples => ({ ops: new Map(), opMeans: [], tenantMean: [], tenantP50: [], corunP99: [], corunTail: [], corunMean: [], slowdown: [] });
+/**
+ * corunP99: every co-run tenant's p99 with its run's request count (scored where bounded, tails.ts); corunTail: each at
+ * the highest percentile its run bounds; corunShape: that tail over the tenant's co-run mean, predicted and measured (the
+ * host's speed, which moves both alike, cancels: what is left is the tail model's error).
+ */
+type Samples = { ops: Map<string, Sample[]>; opMeans: Sample[]; tenantMean: Sample[]; tenantP50: Sample[]; corunP99: Sample[]; corunTail: Sample[]; corunShape: Sample[]; corunMean: Sample[]; slowdown: Sample[] };
+const emptySamples = (): Samples => ({ ops: new Map(), opMeans: [], tenantMean: [], tenantP50: [], corunP99: [], corunTail: [], corunShape: [], corunMean: [], slowdown: [] });
 
 function compare(ir: WorkloadIR, pred: WorkloadPrediction, res: Results, out: Samples): void {
     const multi = ir.tenants.length > 1;
@@ -75,6 +79,8 @@ function compare(ir: WorkloadIR, pred: WorkloadPrediction, res: Results, out: Sa
             const tail = tailPercentile(requests);
             if (tail && Number.isFinite(t.corun[tail])) {
                 out.corunTail.push({ workload: ir.workload, what: `${t.name} co-run ${tail}`, predicted: t.corun[tail], measured: m.corun.latencyMs[tail], ape: ape(t.corun[tail], m.corun.latencyMs[tail]), band: t.corunBand[tail], requests });
+                const shape = { predicted: t.corun[tail] / t.corun.mean, measured: m.corun.latencyMs[tail] / m.corun.latencyMs.mean };
+                if (Number.isFinite(shape.predicted) && shape.measured > 0) out.corunShape.push({ workload: ir.workload, what: `${t.name} co-run ${tail}`, ...shape, ape: ape(shape.predicted, shape.measured), requests });
             }
             out.corunMean.push({ workload: ir.workload, what: `${t.name} co-run mean`, predicted: t.corun.mean, measured: m.corun.latencyMs.mean, ape: ape(t.corun.mean, m.corun.latencyMs.mean), band: t.corunBand.mean });
             // Slowdown (co-run mean / solo mean): scale-free, so a uniformly slower or faster host cancels out.
@@ -217,6 +223,7 @@ async function main(): Promise<void> {
     // A p99 is scored where the run bounds it (tails.ts); every tenant's tail at the percentile its run bounds; the p99 of every tenant, bounded or not, as before.
     goalRow(`co-run p99 latency, runs that bound it (≥ ${P99_REQUESTS} requests)`, boundedP99(out.corunP99), s => boundedP99(s.corunP99), 'corunP99', bandCoverage(boundedP99(out.corunP99)));
     goalRow('co-run tail, the highest of p90/p95/p99 each run bounds', out.corunTail, s => s.corunTail, undefined, bandCoverage(out.corunTail));
+    goalRow('— that tail over the co-run mean (its shape: the host\'s speed cancels)', out.corunShape, s => s.corunShape, undefined, '—');
     goalRow(`co-run p99 latency, every tenant (${out.corunP99.length - boundedP99(out.corunP99).length} of ${out.corunP99.length} not bounded by their runs)`, out.corunP99, s => s.corunP99, undefined, bandCoverage(out.corunP99));
     goalRow('co-run slowdown (mean / solo mean)', out.slowdown, s => s.slowdown, undefined, '—');
     // Signed bias: a model that is systematically low or high shows here, noise does not.
@@ -233,7 +240,8 @@ async function main(): Promise<void> {
     if (repeat > 1) {
         const model = scaleFreeMape(Object.fromEntries(out.ops)), floor = scaleFreeMape(Object.fromEntries(noise.ops));
         const across = passes > 1 ? scaleFreeMape(Object.fromEntries(span.ops)) : undefined;
-        const range = (f: Map<string, number>) => { const v = [...f.values()].sort((a, b) => a - b); return `${v[0].toFixed(2)}–${v.at(-1)!.toFixed(2)}×`; };
+        // No op measured (a set of multi-tenant workloads only, --only): no factors.
+        const range = (f: Map<string, number>) => { const v = [...f.values()].sort((a, b) => a - b); return v.length ? `${v[0].toFixed(2)}–${v.at(-1)!.toFixed(2)}×` : '—'; };
         lines.push('', "## Op error with each workload's common factor removed (bench/accuracy/scale-free.ts)", '',
             `Each op's predicted / measured over its workload's median ratio: what is left when the host's speed at each workload is taken out (a lower bound on the model's error). The workloads' factors: ${range(model.factors)} (model), ${range(floor.factors)} (run 2 vs run 1)${across ? `, ${range(across.factors)} (pass 2 vs run 1)` : ''}.`, '',
             '| ops | n | MAPE | floor back to back | floor across the run |', '|---|---:|---:|---:|---:|');
@@ -274,7 +282,7 @@ async function main(): Promise<void> {
     const dir = resolve('bench/.work');
     mkdirSync(dir, { recursive: true });
     // The noise samples too (run 2 against run 1, and a later pass against run 1), so rescore.ts can put each re-scored figure beside its own run's floor.
-    const samplesJson = (s: Samples) => ({ ops: Object.fromEntries(s.ops), opMeans: s.opMeans, tenantMean: s.tenantMean, tenantP50: s.tenantP50, corunP99: s.corunP99, corunTail: s.corunTail, corunMean: s.corunMean, slowdown: s.slowdown });
+    const samplesJson = (s: Samples) => ({ ops: Object.fromEntries(s.ops), opMeans: s.opMeans, tenantMean: s.tenantMean, tenantP50: s.tenantP50, corunP99: s.corunP99, corunTail: s.corunTail, corunShape: s.corunShape, corunMean: s.corunMean, slowdown: s.slowdown });
     writeFileSync(join(dir, 'accuracy.json'), JSON.stringify({ adapter, profile: located.file, durationMs, ...samplesJson(out), ...(repeat > 1 ? { noise: samplesJson(noise) } : {}), ...(passes > 1 ? { spanNoise: samplesJson(span) } : {}), hostSpeed: speeds, load: loadavg() }, null, 2));
     writeFileSync(join(dir, 'accuracy.md'), text + '\n');
 }
