@@ -160,7 +160,8 @@ export function calibrationCases(quick: boolean): Ladder[] {
         // The generators' default GEMM (subgroup-broadcast where the device has a fixed subgroup size; split-K for few tiles and long K).
         ladder('gemm (default)', [square(), [[64], [160], [320]]]),
         // Odd and power-of-two widths alike: a B row stride aligned to 1–4 KB walks few cache sets (plan/launch.ts strideAlignmentOf).
-        ladder('gemm (default, skinny)', [dense(), [[8, 1000, 1000], [24, 640, 384], [12, 2500, 600], [20, 600, 2500], [48, 200, 1500], [16, 1024, 768], [40, 1600, 256], [128, 256, 512], [32, 2048, 1024], [16, 640, 2560], [12, 3000, 64]]]),
+        // A width not a multiple of 4 (a 10-class head) loads B a float at a time: 32×512→10 took 1.3–1.6× as long as 32×512→12.
+        ladder('gemm (default, skinny)', [dense(), [[8, 1000, 1000], [24, 640, 384], [12, 2500, 600], [20, 600, 2500], [48, 200, 1500], [16, 1024, 768], [40, 1600, 256], [128, 256, 512], [32, 2048, 1024], [16, 640, 2560], [12, 3000, 64], [24, 700, 10]]]),
         ladder('gemm.vec4', [square('vec4_4x8'), [[48], [128], [256]]], [dense('vec4_4x8'), [[8, 1000, 1000], [128, 256, 512], [24, 512, 1536], [48, 192, 576]]]),
         // Batch-1 to batch-4 denses (classifier heads): below 8 rows the default is vec4 on tiles of 1, 2 or 4 rows.
         ladder('gemm.vec4 (few rows)', [dense(), [[1, 96, 24], [4, 700, 200], [1, 300, 1500], [2, 1200, 600], [1, 2000, 400]]]),
