@@ -77,7 +77,7 @@ function cases(): Case[] {
         out.push(mm('bert', 'bert 128×768×3072 (ffn up)', 128, 3072, 768, ['sgrow_8x4', 'sg_8x4', 'vec4_4x8', 'vec4_4x4']));
         out.push(mm('bert', 'bert 128×3072×768 (ffn down)', 128, 768, 3072, ['sgrow_8x4', 'sg_8x4', 'sgsplitk_4', 'vec4_4x8', 'vec4_4x4', 'splitk_4']));
     }
-    // Batch-1 classifier heads: a GEMV streaming the weights once, on tiles of one row (the default below 2 rows).
+    // Batch-1 classifier heads: a GEMV streaming the weights once, on tiles of one row (the default for one row).
     out.push(mm('head', 'mobilenet_v2 head 1×1280→1000', 1, 1000, 1280, ['vec4_1x8', 'vec4_2x8', 'vec4_4x8', 'sgrow_8x4', 'splitk_4']));
     if (!quick) out.push(mm('head', 'resnet18 head 1×512→1000', 1, 1000, 512, ['vec4_1x8', 'vec4_4x8', 'sgrow_8x4', 'splitk_4']));
     return out.filter(c => !only || only.has(c.cls));

@@ -11,7 +11,7 @@ import type { IrOp } from '../ir/types.js';
 import type { DeviceCaps, Epilogue, KernelRequest, OpKernels } from '../kernels/kernel.js';
 import { kernelsFor, variantsFor } from '../kernels/index.js';
 import { channelAxisFor } from '../kernels/common.js';
-import { needsSubgroups } from '../kernels/matmul.js';
+import { defaultGemmVariant, gemmVariantName, needsSubgroups } from '../kernels/matmul.js';
 import { isWinogradShape } from '../kernels/conv2d.js';
 import { KernelPipelines, median, runOpKernels, seededRandom, timeOpKernels, createOpBuffers, prepareLaunches, encodeSteps, type OpRunInput } from '../gpu/harness.js';
 import type { TunedEntry } from './cache.js';
@@ -54,10 +54,11 @@ export interface TuneOptions {
 function gemmShortlist(M: number, N: number, K: number, batch: number, caps: DeviceCaps): string[] {
     const out = caps.subgroupSize !== undefined ? ['sgrow_8x4', 'sg_8x4', 'sg_4x4'] : [];
     out.push('vec4_4x8', 'vec4_4x4', 'wgmem_16x16');
-    // One or two rows: the tiles of as many rows (the default there, matmul.ts defaultGemmVariant).
-    if (M >= 1 && M <= 2) out.push(`vec4_${M}x8`);
     // Split-K only where it can matter: few output tiles and a long K.
     if (M * N * batch <= 256 * 256 && K >= 512) out.push(...(caps.subgroupSize !== undefined ? ['sgsplitk_4'] : []), 'splitk_4');
+    // The default is always timed (a 1- or 2-row dense's is tiles of as many rows, listed nowhere else).
+    const fallback = gemmVariantName(defaultGemmVariant(M, N, K, batch, caps));
+    if (!out.includes(fallback)) out.push(fallback);
     return out;
 }
 
