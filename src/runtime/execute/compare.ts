@@ -103,7 +103,7 @@ export async function compareWorkload(options: CompareOptions): Promise<Comparis
         if (options.capacity && session.status === 'complete') {
             for (let s = 0; s < candidates.length && session.status === 'complete'; s++) {
                 progress.stage(share + (1 - share) * s / candidates.length, share + (1 - share) * (s + 1) / candidates.length);
-                capacities[s] = await searchCapacity(session, s, candidates[s].predicted.capacityLoad, options.capacity.budgetMs ?? DEFAULT_CAPACITY_BUDGET_MS, context(candidates[s]));
+                capacities[s] = await searchSessionCapacity(session, s, candidates[s].predicted.capacityLoad, options.capacity.budgetMs ?? DEFAULT_CAPACITY_BUDGET_MS, context(candidates[s]));
             }
         }
     } catch (error) {
@@ -139,12 +139,46 @@ function sessionSchedules(candidates: readonly { resolved: ResolvedSchedule }[],
     return { versions, shareWorkgroups: coTuned[0]?.workgroups, policies: candidates.map(c => policyFor(c.resolved.schedule, c.resolved.settings, layout)) };
 }
 
+/** One capacity probe as the search reads it: its verdict, and the requests each tenant brought. */
+export interface MeasuredProbe {
+    probe: Capacity['probes'][number];
+    /** Requests per tenant (session order). */
+    requests: readonly number[];
+    /** Some SLO had too few requests to bound its percentile (its verdict is invalid). */
+    tooFew: boolean;
+}
+
+/** Measures one probe at `load` within `budgetMs`; undefined when the session failed or was cancelled. */
+export type Prober = (load: number, budgetMs: number) => Promise<MeasuredProbe | undefined>;
+
+/** searchCapacity on the session's schedule `s`: each probe a co-run measurement of the compiled session. */
+async function searchSessionCapacity(session: RunSession, s: number, predictedLoad: number, budgetMs: number, context: ResultsContext): Promise<Capacity> {
+    const prober: Prober = async (load, probeBudgetMs) => {
+        // One tenant has no co-run: its capacity is measured alone.
+        const m = await session.measure({ load, solo: session.tenants.length === 1, schedules: [s], budgetMs: probeBudgetMs });
+        const ending = session.endingOf(m, s);
+        if (ending.status === 'failed' || ending.status === 'cancelled') return undefined;
+        const results = sessionResults(session, m, ending, s, context);
+        return {
+            probe: probeOf(results, load, m.elapsedMs),
+            requests: results.tenants.map(t => (t.corun ?? t.solo)?.requests ?? 0),
+            tooFew: results.tenants.some(t => t.slos.some(x => x.verdict === 'invalid')),
+        };
+    };
+    return searchCapacity(prober, new ProbeCollection(session.tenants), predictedLoad, budgetMs);
+}
+
 /**
- * Bisection of the load for schedule `s` of the session: start at the predicted capacity; a met
- * probe raises the floor (doubling until one fails), any other lowers the ceiling (halving until
- * one is met); then the geometric middle until the bracket is within NARROW, MAX_PROBES were
- * taken, or the budget is spent. An inconclusive probe (its interval straddles a target) counts
- * as not met: the capacity is one the measurements show.
+ * Bisection of the load: start at the predicted capacity; a met probe raises the floor (doubling
+ * until one fails), any other lowers the ceiling (halving until one is met); then the geometric
+ * middle until the bracket is within NARROW, MAX_PROBES were taken, or the budget is spent.
+ *
+ * A probe whose interval straddles a target (inconclusive) is measured once more at the same load
+ * with twice the time: near an SLO's knee the percentile moves little with the load, and a short
+ * probe's bounds straddled the target over a wide range of loads (critical_batch's concurrent
+ * capacity came out 0.81×, 1.09× and 2.71× in three sessions). Twice the requests narrow the
+ * bounds by about √2; if they still straddle, the load counts as not met: the capacity is one the
+ * measurements show. The first probe is marked `remeasured`, and the bracket is the second's.
  *
  * A probe judges a percentile only from the requests it bounds (a p95 needs 59), and an
  * open-loop tenant at a lower load brings them more slowly: each probe is given the time its
@@ -154,36 +188,42 @@ function sessionSchedules(candidates: readonly { resolved: ResolvedSchedule }[],
  * budget left can bring (a prediction of 1/64 of the load would otherwise spend the whole
  * budget on probes that decide nothing); it stops there instead, budget reached. A probe that
  * still had too few requests decides nothing: the same load is measured again with twice the
- * time, or the search stops there, budget reached.
+ * time (marked `remeasured`), or the search stops there, budget reached.
  */
-export async function searchCapacity(session: RunSession, s: number, predictedLoad: number, budgetMs: number, context: ResultsContext): Promise<Capacity> {
-    const started = performance.now();
+export async function searchCapacity(measure: Prober, collecting: ProbeCollection, predictedLoad: number, budgetMs: number, now: () => number = () => performance.now()): Promise<Capacity> {
+    const started = now();
     const probes: Capacity['probes'] = [];
-    const collecting = new ProbeCollection(session.tenants);
     let low = 0, high: number | null = null, throughputAtLow = 0, budgetReached = false;
-    const left = () => budgetMs - (performance.now() - started);
+    const left = () => budgetMs - (now() - started);
     // The first probe takes at most a third of the budget, so that the bisection has room after it.
     let load = clampLoad(Math.max(predictedLoad > 0 ? predictedLoad : 1, collecting.lowestLoad(budgetMs / 3)));
-    let stretch = 1;
+    let stretch = 1, straddledAgain = false;
     for (let n = 0; n < MAX_PROBES; n++) {
         const remaining = left();
         if (n > 0 && (remaining <= 0 || collecting.ms(load) > remaining)) { budgetReached = true; break; }
         const share = stretch * remaining / (MAX_PROBES - n);
         const probeBudget = Math.min(Math.max(1, remaining), Math.max(1, share, stretch * collecting.ms(load)));
-        // One tenant has no co-run: its capacity is measured alone.
-        const m = await session.measure({ load, solo: session.tenants.length === 1, schedules: [s], budgetMs: probeBudget });
-        const ending = session.endingOf(m, s);
-        if (ending.status === 'failed' || ending.status === 'cancelled') break;
-        const results = sessionResults(session, m, ending, s, context);
-        const probe = probeOf(results, load, m.elapsedMs);
+        const measured = await measure(load, probeBudget);
+        if (!measured) break;
+        const { probe } = measured;
         probes.push(probe);
-        collecting.learn(load, m.elapsedMs, results.tenants.map(t => (t.corun ?? t.solo)?.requests ?? 0));
-        if (probe.verdict === 'inconclusive' && results.tenants.some(t => t.slos.some(x => x.verdict === 'invalid'))) {
+        collecting.learn(load, probe.elapsedMs, measured.requests);
+        const last = n + 1 >= MAX_PROBES;
+        if (probe.verdict === 'inconclusive' && measured.tooFew) {
             if (probeBudget >= remaining) { budgetReached = true; break; }
+            if (last) break;
+            probes[probes.length - 1] = { ...probe, remeasured: true };
+            stretch *= 2;
+            continue;
+        }
+        if (probe.verdict === 'inconclusive' && !straddledAgain && !last && probeBudget < remaining) {
+            probes[probes.length - 1] = { ...probe, remeasured: true };
+            straddledAgain = true;
             stretch *= 2;
             continue;
         }
         stretch = 1;
+        straddledAgain = false;
         if (probe.verdict === 'met') {
             low = load;
             throughputAtLow = probe.throughputPerSecond;
@@ -272,7 +312,7 @@ export async function capacityWorkload(options: CompareOptions): Promise<Capacit
         for (let s = 0; s < candidates.length && session.status === 'complete'; s++) {
             progress.stage(s / candidates.length, (s + 1) / candidates.length);
             const c = candidates[s];
-            capacities[s] = await searchCapacity(session, s, c.predicted.capacityLoad, budgetMs, { ...options, ...scheduleContext(c.resolved, versions) });
+            capacities[s] = await searchSessionCapacity(session, s, c.predicted.capacityLoad, budgetMs, { ...options, ...scheduleContext(c.resolved, versions) });
         }
     } catch (error) {
         session.stoppedBy(error);

@@ -14,7 +14,7 @@ import type { ScheduleEvaluation } from '../predict/schedules.js';
 import { pairedRatio, type TenantPhaseData } from './build.js';
 import {
     adapterInfoSchema, boundsSchema, hostSchema, measurementSchema, parseVersioned, runStatusSchema, sloResultSchema, slowdownSchema,
-    type Ratio, type Results,
+    type Ratio, type Results, type SloResult,
 } from './schema.js';
 
 export const COMPARISON_SCHEMA_VERSION = 1;
@@ -77,6 +77,8 @@ export const probeSchema = z.object({
     throughputPerSecond: num,
     requests: count,
     elapsedMs: num,
+    /** The search measured this load again with twice the time (too few requests, or bounds straddling a target): the next probe decides it. */
+    remeasured: z.boolean().optional(),
 });
 
 /**
@@ -246,8 +248,20 @@ export function probeOf(results: Results, load: number, elapsedMs: number): Capa
     const violated = slos.find(x => x.slo.verdict === 'violated');
     if (violated) return { ...base, verdict: 'violated', reason: `${violated.tenant} ${violated.slo.percentile} ${violated.slo.measuredMs?.toFixed(1)} ms > ${violated.slo.targetMs} ms` };
     const open = slos.find(x => x.slo.verdict !== 'met');
-    if (open) return { ...base, verdict: 'inconclusive', reason: `${open.tenant} ${open.slo.percentile} is ${open.slo.verdict}${open.slo.requestsNeeded ? ` (needs ${open.slo.requestsNeeded} requests)` : ''}` };
+    if (open) return { ...base, verdict: 'inconclusive', reason: openReason(open.tenant, open.slo) };
     return { ...base, verdict: 'met' };
+}
+
+/**
+ * Why an SLO decided nothing: too few requests (how many it needs), or bounds that straddle the
+ * target, with the value and the bounds — probes whose percentile sits at the target over a range
+ * of loads show that the co-runner, not the load, decides it there.
+ */
+function openReason(tenant: string, slo: SloResult): string {
+    const b = slo.boundsMs;
+    const ms = (v: number | null) => (v === null ? '…' : v.toFixed(1));
+    if (slo.verdict === 'inconclusive' && slo.measuredMs !== null && b) return `${tenant} ${slo.percentile} ${ms(slo.measuredMs)} ms (${ms(b.low)}–${ms(b.high)}) straddles ${slo.targetMs} ms`;
+    return `${tenant} ${slo.percentile} is ${slo.verdict}${slo.requestsNeeded ? ` (needs ${slo.requestsNeeded} requests)` : ''}`;
 }
 
 /** What the simulation said of a schedule, per tenant on its compared statistic (as the comparison records it). */

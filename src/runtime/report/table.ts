@@ -130,11 +130,17 @@ export function capacityTable(r: CapacityReport): string {
         searched.length ? capacityRows(searched.map(s => ({ name: s.name, capacity: s.capacity!, predictedThroughput: s.predicted.qosThroughput }))) : 'no schedule was searched',
     ];
     for (const s of searched) {
-        lines.push(`${s.name} probes: ${s.capacity!.probes.map(p => `${p.load.toFixed(2)}× ${p.verdict === 'met' ? '✓' : p.verdict === 'violated' ? '✗' : '~'}${p.reason ? ` (${p.reason})` : ''}`).join(', ')}`);
+        lines.push(`${s.name} probes: ${s.capacity!.probes.map(probeText).join(', ')}`);
         if (s.why) lines.push(`${s.name}: ${s.why}`);
     }
     if (r.status !== 'complete') lines.push(`status: ${r.status}${r.reason ? ` — ${r.reason}` : ''}`);
     return lines.join('\n');
+}
+
+/** A probe as the table lists it: load, mark, and why (a probe measured again says so: the next one decides its load). */
+function probeText(p: Capacity['probes'][number]): string {
+    const why = [p.reason, p.remeasured ? 'measured again, longer' : undefined].filter(Boolean).join('; ');
+    return `${p.load.toFixed(2)}× ${p.verdict === 'met' ? '✓' : p.verdict === 'violated' ? '✗' : '~'}${why ? ` (${why})` : ''}`;
 }
 
 function capacityRows(list: readonly { name: string; capacity: Capacity; predictedThroughput: number }[]): string {

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { IrSchedule } from '../../../src/runtime/ir/types.js';
-import { capacityWorkload, compareWorkload, CapacityInputError, IncompatibleSchedulesError, ProbeCollection } from '../../../src/runtime/execute/compare.js';
+import { capacityWorkload, compareWorkload, CapacityInputError, IncompatibleSchedulesError, ProbeCollection, searchCapacity, type MeasuredProbe } from '../../../src/runtime/execute/compare.js';
 import { comparisonSchema, capacityReportSchema } from '../../../src/runtime/report/compare.js';
 import { capacityTable, comparisonTable } from '../../../src/runtime/report/table.js';
 import { ScheduleNotImplementedError } from '../../../src/runtime/schedule/policy.js';
@@ -64,6 +64,65 @@ describe('how long a capacity probe needs for its SLO requests', () => {
     });
 });
 
+describe('the capacity search over its probes', () => {
+    const critical = mlpTenant('critical', { arrival: { kind: 'poisson', ratePerSecond: 40 }, slos: [{ percentile: 'p95', ms: 25 }], priority: 'high' });
+    const batch = mlpTenant('batch', { arrival: { kind: 'closed', clients: 1, thinkMs: 0 }, priority: 'low' });
+    type Verdict = 'met' | 'violated' | 'straddles' | 'too few';
+    /** A prober whose verdict at a load is `verdictAt(load, budgetMs, how many times this load was probed before)`; every call is recorded. */
+    const prober = (verdictAt: (load: number, budgetMs: number, before: number) => Verdict) => {
+        const calls: { load: number; budgetMs: number }[] = [];
+        const measure = async (load: number, budgetMs: number): Promise<MeasuredProbe> => {
+            const v = verdictAt(load, budgetMs, calls.filter(c => c.load === load).length);
+            calls.push({ load, budgetMs });
+            const verdict = v === 'met' ? 'met' : v === 'violated' ? 'violated' : 'inconclusive';
+            const reason = v === 'too few' ? 'critical p95 is invalid' : v === 'straddles' ? 'critical p95 24.0 ms (21.0–27.5) straddles 25 ms' : v === 'violated' ? 'critical p95 30 ms > 25 ms' : undefined;
+            return { probe: { load, verdict, ...(reason ? { reason } : {}), throughputPerSecond: 40 * load, requests: 200, elapsedMs: 1000 }, requests: [100, 100], tooFew: v === 'too few' };
+        };
+        return { calls, measure };
+    };
+    // The clock stands still: only the probe count ends a search.
+    const still = () => 0;
+
+    it('measures a probe whose bounds straddle a target once more at the same load, twice as long, and lets that one decide', async () => {
+        // Met below 1.5×; at 1× the first probe straddles the target.
+        const p = prober((load, _b, before) => load === 1 && before === 0 ? 'straddles' : load < 1.5 ? 'met' : 'violated');
+        const cap = await searchCapacity(p.measure, new ProbeCollection([critical, batch]), 1, 60_000, still);
+        expect(p.calls[1].load).toBe(1);
+        expect(p.calls[1].budgetMs).toBeGreaterThanOrEqual(2 * p.calls[0].budgetMs);
+        expect(cap.probes[0]).toMatchObject({ load: 1, verdict: 'inconclusive', remeasured: true });
+        expect(cap.probes[1]).toMatchObject({ load: 1, verdict: 'met' });
+        expect(cap.probes[1].remeasured).toBeUndefined();
+        // 1× was met, so the search went up; the bracket holds the knee.
+        expect(cap.load).toBeGreaterThanOrEqual(1);
+        expect(cap.load).toBeLessThan(1.5);
+        expect(cap.failedLoad).toBeGreaterThanOrEqual(1.5);
+    });
+
+    it('counts a load whose bounds straddle the target twice as not met', async () => {
+        const p = prober(load => load === 1 ? 'straddles' : load < 1 ? 'met' : 'violated');
+        const cap = await searchCapacity(p.measure, new ProbeCollection([critical, batch]), 1, 60_000, still);
+        expect(p.calls.filter(c => c.load === 1)).toHaveLength(2);
+        expect(cap.probes.slice(0, 2).map(x => x.remeasured)).toEqual([true, undefined]);
+        expect(cap.failedLoad).toBe(1);
+        expect(cap.load).toBeLessThan(1);
+        expect(cap.load).toBeGreaterThan(0);
+    });
+
+    it('measures a probe with too few requests again, longer, as often as it takes (each marked)', async () => {
+        const p = prober((load, _b, before) => before < 2 ? 'too few' : load <= 1 ? 'met' : 'violated');
+        const cap = await searchCapacity(p.measure, new ProbeCollection([critical, batch]), 1, 60_000, still);
+        expect(p.calls.slice(0, 3).map(c => c.load)).toEqual([1, 1, 1]);
+        expect(p.calls[2].budgetMs).toBeGreaterThanOrEqual(4 * p.calls[0].budgetMs);
+        expect(cap.probes.slice(0, 3).map(x => x.remeasured)).toEqual([true, true, undefined]);
+        expect(cap.load).toBe(1);
+    });
+
+    it('ends when a probe fails (the session failed or was cancelled)', async () => {
+        const cap = await searchCapacity(async () => undefined, new ProbeCollection([critical, batch]), 1, 60_000, still);
+        expect(cap).toMatchObject({ load: 0, failedLoad: null, probes: [] });
+    });
+});
+
 describe.skipIf(!gpu)('compare on the software adapter', () => {
     it('measures every schedule in each round, in turn, beside the same solo phases', async () => {
         const ir = workloadOf('cmp', tenants, { benchmark: { durationMs: 600, warmupMs: 100, rounds: 2 } });
@@ -96,8 +155,8 @@ describe.skipIf(!gpu)('compare on the software adapter', () => {
         expect(cap.probes.length).toBeGreaterThan(0);
         expect(cap.probes.length).toBeLessThanOrEqual(7);
         const met = cap.probes.filter(p => p.verdict === 'met').map(p => p.load);
-        // A probe with too few requests to bound a percentile decides nothing (it is measured again, longer).
-        const notMet = cap.probes.filter(p => p.verdict !== 'met' && !/ is invalid/.test(p.reason ?? '')).map(p => p.load);
+        // A probe measured again, longer (too few requests, or bounds straddling the target), is decided by the next.
+        const notMet = cap.probes.filter(p => p.verdict !== 'met' && !p.remeasured).map(p => p.load);
         expect(cap.load).toBe(met.length ? Math.max(...met) : 0);
         expect(cap.failedLoad).toBe(notMet.length ? Math.min(...notMet) : null);
         // The first probe is the predicted capacity; every probe says why it was not met.

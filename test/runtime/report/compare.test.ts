@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { buildResults, type RunData, type TenantPhaseData } from '../../../src/runtime/report/build.js';
-import { buildComparison, comparisonSchema, type Capacity, type ScheduleRunData } from '../../../src/runtime/report/compare.js';
+import { buildComparison, comparisonSchema, probeOf, type Capacity, type ScheduleRunData } from '../../../src/runtime/report/compare.js';
 import { comparisonTable } from '../../../src/runtime/report/table.js';
 import { createRandom } from '../../../src/runtime/plan/random.js';
 import type { IrTenant } from '../../../src/runtime/ir/types.js';
@@ -110,5 +110,30 @@ describe('a comparison of schedules', () => {
         expect(c.status).toBe('partial');
         expect(c.valid).toBe(false);
         expect(c.invalidReasons.filter(r => r.includes('overloaded'))).toEqual(['sequential: the run is partial: co-run phase under sequential overloaded']);
+    });
+});
+
+describe('a capacity probe\'s verdict', () => {
+    /** `count` rounds of 80 latencies spread evenly over 0–maxMs (deterministic quantiles). */
+    const even = (count: number, maxMs: number): TenantPhaseData[] => Array.from({ length: count }, () => ({
+        latenciesMs: Array.from({ length: 80 }, (_, i) => (i + 0.5) / 80 * maxMs), windowMs: 1000, unfinished: 0, opTimesMs: [], breakdown: [],
+    }));
+
+    it('met, violated, or inconclusive with the value and bounds that straddle the target', () => {
+        const at = (maxMs: number) => schedule('concurrent', [even(8, maxMs), even(8, 40)]).results;
+        // p95 of 0–20 ms is about 19 ms: every bound within 25 ms; of 0–40 ms about 38.
+        expect(probeOf(at(20), 1, 1000)).toMatchObject({ load: 1, verdict: 'met', requests: 1280, elapsedMs: 1000 });
+        expect(probeOf(at(40), 2, 1000)).toMatchObject({ verdict: 'violated', reason: 'critical p95 37.8 ms > 25 ms' });
+        // p95 of 0–26.3 ms is about 25 ms: its bounds straddle the target, and the reason gives them.
+        const straddling = probeOf(at(26.3), 1.5, 1000);
+        expect(straddling.verdict).toBe('inconclusive');
+        expect(straddling.reason).toBe('critical p95 24.8 ms (24.5–25.5) straddles 25 ms');
+    });
+
+    it('too few requests to bound the percentile: says how many it needs', () => {
+        const few = (count: number): TenantPhaseData[] => Array.from({ length: count }, () => ({ latenciesMs: [1, 2, 3], windowMs: 1000, unfinished: 0, opTimesMs: [], breakdown: [] }));
+        const probe = probeOf(schedule('concurrent', [few(2), even(8, 40)]).results, 1, 1000);
+        expect(probe.verdict).toBe('inconclusive');
+        expect(probe.reason).toMatch(/^critical p95 is invalid \(needs \d+ requests\)$/);
     });
 });
