@@ -5,7 +5,7 @@
  * (its own timestamp-query kernel time), and numpy/OpenBLAS float32 GEMM on the same cores.
  * Our variants are measured in interleaved rounds (median of all samples per variant).
  * Also the per-dispatch overhead of our launch path vs a bare Dawn dispatch loop.
- * Run: node bench/bundle-and-run.mjs bench/kernels/run.ts [--quick] [--only matmul,conv,bert,head,overhead]
+ * Run: node bench/bundle-and-run.mjs bench/kernels/run.ts [--quick] [--only matmul,conv,depthwise,bert,head,overhead]
  * Writes bench/.work/kernels.json and prints a markdown table.
  */
 import { create, globals } from 'webgpu';
@@ -29,7 +29,7 @@ const onlyIdx = args.indexOf('--only');
 const only = onlyIdx >= 0 ? new Set(args[onlyIdx + 1].split(',')) : undefined;
 const TARGET_S = quick ? 0.6 : 2.0; // measured GPU seconds per (case, variant)
 
-type Cls = 'matmul' | 'conv' | 'bert' | 'head';
+type Cls = 'matmul' | 'conv' | 'depthwise' | 'bert' | 'head';
 interface Case {
     cls: Cls;
     name: string;
@@ -39,9 +39,9 @@ interface Case {
     outputShape: number[];
     flops: number;
     variants: string[];
-    /** The same work as one GEMM [m, n, k] for the BLAS column. */
-    gemm: [number, number, number];
-    tf: { kind: 'matmul'; m: number; n: number; k: number } | { kind: 'conv'; h: number; w: number; c: number; f: number; k: number; stride: number; pad: 'same' | 'valid' };
+    /** The same work as one GEMM [m, n, k] for the BLAS column (none for a depthwise convolution). */
+    gemm?: [number, number, number];
+    tf: { kind: 'matmul'; m: number; n: number; k: number } | { kind: 'conv' | 'depthwise'; h: number; w: number; c: number; f: number; k: number; stride: number; pad: 'same' | 'valid' };
 }
 
 function op(kind: IrOpKind, attrs: IrAttrs, n: number): IrOp {
@@ -72,6 +72,14 @@ function cases(): Case[] {
     out.push(conv('resnet50 1×1 256→64 @56²', 256, 64, 56, 1, ['pointwise_sgrow_8x4', 'pointwise_sg_8x4', 'pointwise_vec4_4x8', 'pointwise_vec4_4x4', 'gemm_4x4']));
     out.push(conv('resnet50 3×3 64→64 @56²', 64, 64, 56, 3, ['winograd_sgrow_8x4', 'winograd_sg_8x4', 'im2col_sgrow_8x4', 'im2col_sg_8x4', 'im2col_vec4_4x8', 'im2col_vec4_4x4', 'gemm_4x4', 'gemm_4x8', ...(quick ? [] : ['direct'])]));
     out.push(conv('resnet50 3×3 512→512 @7²', 512, 512, 7, 3, ['winograd_sgrow_8x4', 'im2col_sgrow_8x4', 'im2col_sg_8x4', 'im2col_sgsplitk_4', 'im2col_vec4_4x8', 'im2col_vec4_4x4', 'im2col_splitk_4', 'gemm_4x8']));
+    // mobilenet_v2's depthwise 3×3 convolutions at 96² input: from maps that fill pix4's 256-pixel workgroups to maps of 9 pixels.
+    const depthwise = (c: number, hw: number): Case => ({
+        cls: 'depthwise', name: `mobilenet_v2 depthwise 3×3 ${c} @${hw}²`, kind: 'depthwise_conv2d',
+        attrs: { kernel: [3, 3], stride: [1, 1], padding: [1, 1, 1, 1], multiplier: 1 },
+        inputShapes: [[1, c, hw, hw]], outputShape: [1, c, hw, hw], flops: 2 * 9 * c * hw * hw, variants: ['pix4', 'direct'],
+        tf: { kind: 'depthwise', h: hw, w: hw, c, f: c, k: 3, stride: 1, pad: 'same' },
+    });
+    for (const [c, hw] of quick ? [[96, 48], [960, 3]] : [[96, 48], [144, 24], [192, 12], [576, 6], [960, 3]]) out.push(depthwise(c, hw));
     out.push(mm('bert', 'bert 128×768×768', 128, 768, 768, ['sgrow_8x4', 'sg_8x4', 'vec4_4x8', 'vec4_4x4', 'splitk_4']));
     if (!quick) {
         out.push(mm('bert', 'bert 128×768×3072 (ffn up)', 128, 3072, 768, ['sgrow_8x4', 'sg_8x4', 'vec4_4x8', 'vec4_4x4']));
@@ -143,6 +151,11 @@ async function measureTf(tf: any, c: Case): Promise<{ ms?: number; gflops?: numb
             a = tf.randomUniform([c.tf.m, c.tf.k]);
             b = tf.randomUniform([c.tf.k, c.tf.n]);
             fn = () => tf.matMul(a, b);
+        } else if (c.tf.kind === 'depthwise') {
+            const t = c.tf;
+            a = tf.randomUniform([1, t.h, t.w, t.c]);
+            b = tf.randomUniform([t.k, t.k, t.c, 1]);
+            fn = () => tf.depthwiseConv2d(a, b, t.stride, t.pad);
         } else {
             const t = c.tf;
             a = tf.randomUniform([1, t.h, t.w, t.c]);
@@ -169,7 +182,7 @@ async function measureTf(tf: any, c: Case): Promise<{ ms?: number; gflops?: numb
 
 function measureBlas(cs: Case[]): { info: string; seconds: Record<string, number> } | { error: string } {
     const payload: Record<string, [number, number, number]> = {};
-    for (const c of cs) payload[c.name] = c.gemm;
+    for (const c of cs) if (c.gemm) payload[c.name] = c.gemm;
     const r = spawnSync('python3', [path.join('bench/kernels/blas.py')], { input: JSON.stringify(payload), encoding: 'utf8', timeout: 120_000 });
     if (r.status !== 0) return { error: `python3/numpy not usable: ${(r.stderr || r.error?.message || '').trim().split('\n').pop()}` };
     const j = JSON.parse(r.stdout);
@@ -300,7 +313,7 @@ async function main(): Promise<void> {
             ratioBlas: best?.gflops && blasG ? best.gflops / blasG : undefined,
         };
     });
-    const perClass = (['matmul', 'conv', 'bert', 'head'] as Cls[]).map(cls => {
+    const perClass = (['matmul', 'conv', 'depthwise', 'bert', 'head'] as Cls[]).map(cls => {
         const rs = rows.filter(r => r.class === cls && r.ratioTfjs);
         const geo = (xs: number[]) => xs.length ? Math.exp(xs.reduce((a, b) => a + Math.log(b), 0) / xs.length) : undefined;
         return { class: cls, geomeanRatioTfjs: geo(rs.map(r => r.ratioTfjs!)), geomeanRatioBlas: geo(rows.filter(r => r.class === cls && r.ratioBlas).map(r => r.ratioBlas!)) };

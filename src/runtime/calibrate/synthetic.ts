@@ -180,8 +180,11 @@ export function calibrationCases(quick: boolean): Ladder[] {
         ladder('conv2d', [conv(3, 'gemm_4x4'), [[16, 28, 24], [40, 36, 48]]]),
         ladder('conv2d.direct', [kindOf('conv2d direct', ([c, hw]) => convCase(c, hw, 2, 3)), [[16, 24], [40, 48]]]),
         // Many channels on small maps too: deep layers of mobile networks are many tiny workgroups.
+        // Maps of 16×16 outputs or more run pix4 (a workgroup of 256 pixels of one channel); smaller ones direct (kernels/conv2d.ts defaultDepthwiseVariant).
         ladder('depthwise_conv2d', [kindOf('depthwise', ([c, hw, st]) => depthwiseCase(c, hw, st), [2]),
-            [[24, 20, 1], [400, 5, 1], [72, 36, 1], [288, 12, 1], [128, 48, 1], [40, 60, 2], [200, 14, 2], [800, 4, 1]]]),
+            [[24, 20, 1], [16, 32, 1], [72, 36, 1], [200, 28, 1], [128, 48, 1], [40, 60, 2], [24, 72, 2]]]),
+        ladder('depthwise_conv2d.direct', [kindOf('depthwise', ([c, hw, st]) => depthwiseCase(c, hw, st), [2]),
+            [[400, 5, 1], [120, 9, 1], [288, 12, 1], [200, 14, 2], [800, 4, 1], [640, 2, 1], [48, 8, 1], [160, 10, 2]]]),
         ladderOfParts('elementwise', [kindOf('relu', ([n]) => reluCase(n)), [[1000], [5000], [24_000], [300_000], [2_000_000]]], [kindOf('add', ([n]) => addCase(n)), [[3000], [20_000], [50_000], [900_000]]]),
         ladderOfParts('reduction', [kindOf('softmax', ([r, c]) => softmaxCase(r, c)), [[24, 100], [200, 300], [600, 500]]], [kindOf('layer_norm', ([r, c]) => layerNormCase(r, c)), [[10, 1000], [40, 300], [24, 640], [400, 500]]]),
         // The map is even (2×2/2 windows).

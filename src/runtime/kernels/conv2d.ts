@@ -10,7 +10,8 @@
  * - `im2col_<gemm variant>`: an im2col launch into a scratch buffer [n, groups, Cg·KH·KW, Ho·Wo]
  *   then the GEMM weight[g] · cols[n, g] (trades memory traffic for the fast GEMM kernels).
  * - `winograd_<gemm variant>`: Winograd F(2×2, 3×3) for 3×3 stride-1 convs (./winograd.ts).
- * depthwise_conv2d: `pix4` (4 output pixels per invocation) and `direct`.
+ * depthwise_conv2d: `pix4` (4 output pixels per invocation) and `direct`; the default by map
+ * size (defaultDepthwiseVariant).
  */
 import type { IrOp } from '../ir/types.js';
 import type { DeviceCaps, Epilogue, KernelDescription, KernelRequest, LaunchBuffer, OpKernels } from './kernel.js';
@@ -123,6 +124,22 @@ type DepthwiseVariant = typeof DEPTHWISE_VARIANTS[number];
 
 function isDepthwiseVariant(name: string): name is DepthwiseVariant {
     return (DEPTHWISE_VARIANTS as readonly string[]).includes(name);
+}
+
+/** Output pixels of one channel that one pix4 workgroup covers (64 invocations × 4). */
+const PIX4_WORKGROUP_PIXELS = 256;
+
+/**
+ * The depthwise variant an op gets untuned: pix4 where a channel's map fills at least one of its
+ * workgroups, else direct. A pix4 workgroup covers 256 pixels of one channel, so on a small map
+ * most of its invocations idle, and on lavapipe an idle invocation costs about what a busy one
+ * does: at 960 channels of 3×3, pix4 ran 960 workgroups of 3 busy invocations in 4.4–5.5 ms,
+ * direct (one pixel per invocation, every invocation busy) 0.26–0.29 ms; at 6×6 1.2–1.7 against
+ * 0.34–0.45 ms; at 12×12 0.70 against 0.58; at 16×16 pix4 was ahead (0.27–0.44 against
+ * 0.42–0.58 ms); at 24×24 direct was ahead by about a fifth, at 48×48 pix4 by a quarter to a third.
+ */
+export function defaultDepthwiseVariant(outputPixels: number): DepthwiseVariant {
+    return outputPixels >= PIX4_WORKGROUP_PIXELS ? 'pix4' : 'direct';
 }
 
 function geomKey(g: ConvGeometry): string {
@@ -467,7 +484,7 @@ export function depthwiseKernels(req: KernelRequest): OpKernels {
     checkEpilogue(op, req.epilogue);
     const g = convGeometry(op, req.inputShapes[0]);
     expectOutputShape(req, [g.N, g.F, g.Ho, g.Wo]);
-    const variant = req.variant ?? 'pix4';
+    const variant = req.variant ?? defaultDepthwiseVariant(g.Ho * g.Wo);
     if (!isDepthwiseVariant(variant)) throw unknownVariant(op, variant, DEPTHWISE_VARIANTS);
 
     const common: ConvCommon = { opName: 'depthwise_conv2d', variantName: variant, geom: g, epilogue: req.epilogue, caps: req.caps, where: at(op) };

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_CAPS, kernelsFor, variantsFor } from '../../../src/runtime/kernels/index.js';
 import { GEMM_VARIANTS, defaultGemmVariant, gemmVariantName, needsSubgroups, parseGemmVariant } from '../../../src/runtime/kernels/matmul.js';
-import { CONV_VARIANTS, WINOGRAD_VARIANTS, convVariantName, parseConvVariant } from '../../../src/runtime/kernels/conv2d.js';
+import { CONV_VARIANTS, WINOGRAD_VARIANTS, convVariantName, defaultDepthwiseVariant, parseConvVariant } from '../../../src/runtime/kernels/conv2d.js';
 import { makeOp } from './check.js';
 
 describe('GEMM variant names', () => {
@@ -87,5 +87,26 @@ describe('conv2d variant names', () => {
             'conv2d.winograd_sgrow_8x4.weights', 'conv2d.winograd_sgrow_8x4.input', 'conv2d.winograd_sgrow_8x4', 'conv2d.winograd_sgrow_8x4.output',
         ]);
         for (const variant of variantsFor(op, { ...DEFAULT_CAPS, subgroupSize: 8 })) expect(names(variant, { ...DEFAULT_CAPS, subgroupSize: 8 })[0][1]).toBe(variant);
+    });
+});
+
+describe('depthwise variants', () => {
+    it('default to pix4 where a channel\'s map fills one of its workgroups (256 pixels), else direct', () => {
+        const op = (stride: number) => makeOp('depthwise_conv2d', { kernel: [3, 3], stride: [stride, stride], padding: [1, 1, 1, 1], multiplier: 1 });
+        const name = (c: number, hw: number, stride = 1, variant?: string) => {
+            const ho = Math.floor((hw - 1) / stride) + 1;
+            return kernelsFor({ op: op(stride), inputShapes: [[1, c, hw, hw]], outputShape: [1, c, ho, ho], epilogue: [], variant, caps: DEFAULT_CAPS }).launches.map(l => l.name);
+        };
+        expect(name(960, 3)).toEqual(['depthwise_conv2d.direct']);
+        expect(name(192, 15)).toEqual(['depthwise_conv2d.direct']);
+        expect(name(192, 16)).toEqual(['depthwise_conv2d.pix4']);
+        expect(name(32, 48)).toEqual(['depthwise_conv2d.pix4']);
+        // The output's map decides: 32² at stride 2 is 16² out.
+        expect(name(144, 32, 2)).toEqual(['depthwise_conv2d.pix4']);
+        expect(name(144, 30, 2)).toEqual(['depthwise_conv2d.direct']);
+        // A variant asked for is kept.
+        expect(name(960, 3, 1, 'pix4')).toEqual(['depthwise_conv2d.pix4']);
+        expect(defaultDepthwiseVariant(255)).toBe('direct');
+        expect(defaultDepthwiseVariant(256)).toBe('pix4');
     });
 });

@@ -61,6 +61,8 @@ describe('kernel families', () => {
         expect(familyOf('layer_norm.workgroup_reduce')).toBe('reduction.layer_norm');
         expect(familyOf('conv2d.gemm_4x4')).toBe('conv2d');
         expect(familyOf('conv2d.direct')).toBe('conv2d.direct');
+        expect(familyOf('depthwise_conv2d.pix4')).toBe('depthwise_conv2d');
+        expect(familyOf('depthwise_conv2d.direct')).toBe('depthwise_conv2d.direct');
         expect(familyOf('conv2d.pointwise_vec4_4x8')).toBe('gemm.vec4');
         expect(familyOf('relu.map4')).toBe('elementwise');
         expect(familyOf('softmax.workgroup_reduce')).toBe('reduction');
