@@ -189,8 +189,10 @@ export function calibrationCases(quick: boolean): Ladder[] {
         ladderOfParts('reduction', [kindOf('softmax', ([r, c]) => softmaxCase(r, c)), [[24, 100], [200, 300], [600, 500]]], [kindOf('layer_norm', ([r, c]) => layerNormCase(r, c)), [[10, 1000], [40, 300], [24, 640], [400, 500]]]),
         // The map is even (2×2/2 windows).
         ladder('pool', [kindOf('max_pool2d', ([c, hw]) => poolCase(c, 2 * Math.max(1, Math.round(hw / 2)))), [[16, 36], [48, 84], [80, 20]]]),
-        // Down to a few planes: a small CNN's final pool has tens of planes, where the per-workgroup cost no longer fills a wave.
-        ladder('reduction (pool)', [kindOf('global_avg_pool', ([c, hw]) => globalPoolCase(c, hw)), [[10, 30], [24, 10], [48, 40], [700, 5], [300, 14], [1500, 2]]]),
+        // Planes of up to 1,024 pixels are summed one per invocation (kernels/pool.ts defaultGlobalPoolVariant): from one
+        // workgroup (a small CNN's final pool, tens of planes) to tens; larger planes a workgroup each, down to a few planes.
+        ladder('reduction (pool)', [kindOf('global_avg_pool', ([c, hw]) => globalPoolCase(c, hw)), [[48, 40], [12, 64], [6, 100], [24, 48]]]),
+        ladder('reduction.pool.direct', [kindOf('global_avg_pool', ([c, hw]) => globalPoolCase(c, hw)), [[10, 30], [24, 10], [700, 5], [300, 14], [1500, 2], [90, 20], [4000, 3]]]),
         ladder('copy', [kindOf('transpose', ([a, b]) => transposeCase(a, b)), [[100, 200], [40, 700], [700, 900]]]),
         ladder('copy.gather', [kindOf('embedding', ([n, v, d]) => embeddingCase(n, v, d)), [[20, 3000, 500], [48, 8000, 256], [100, 1000, 1024]]]),
     ];

@@ -29,7 +29,7 @@ import { KernelError, at, fmtShape } from './common.js';
 import { GEMM_VARIANTS, denseKernels, matmulKernels, needsSubgroups } from './matmul.js';
 import { activationKernels, batchNormKernels, binaryKernels } from './elementwise.js';
 import { CONV_VARIANTS, DEPTHWISE_VARIANTS, WINOGRAD_VARIANTS, conv2dKernels, depthwiseKernels, isPointwise, isWinogradShape } from './conv2d.js';
-import { globalAvgPoolKernels, poolKernels } from './pool.js';
+import { GLOBAL_POOL_VARIANTS, globalAvgPoolKernels, poolKernels } from './pool.js';
 import { layerNormKernels } from './norm.js';
 import { SOFTMAX_VARIANTS, softmaxKernels } from './softmax.js';
 import { concatKernels, reshapeKernels, transposeKernels } from './layout.js';
@@ -121,7 +121,8 @@ function allVariantsFor(op: IrOp): string[] {
         case 'softmax': return [...SOFTMAX_VARIANTS];
         case 'reshape': case 'flatten': return ['alias'];
         case 'max_pool2d': case 'avg_pool2d': return ['direct'];
-        case 'global_avg_pool': case 'layer_norm': return ['workgroup_reduce'];
+        case 'global_avg_pool': return [...GLOBAL_POOL_VARIANTS];
+        case 'layer_norm': return ['workgroup_reduce'];
         case 'transpose': case 'concat': case 'embedding': return ['copy'];
         default: return MAP;
     }

@@ -42,6 +42,7 @@ export function familyOf(launchName: string): string {
         if (prefix === 'conv2d' && /^gemm_\d+x\d+$/.test(v)) return 'conv2d';
         if (prefix === 'conv2d' && v === 'direct') return 'conv2d.direct';
         if (prefix === 'depthwise_conv2d' && v === 'direct') return 'depthwise_conv2d.direct';
+        if (prefix === 'global_avg_pool' && v === 'direct') return 'reduction.pool.direct';
         if (prefix === 'conv2d' && /^capped_\d+$/.test(v)) return 'conv2d.capped';
         if (/(^|_)vec4_\d+x\d+$/.test(v)) return 'gemm.vec4';
         if (/(^|_)sgrow_\d+x\d+$/.test(v)) return 'gemm.sgrow';

@@ -38,7 +38,7 @@ export interface LaunchTiming {
 }
 
 /** Stand-ins for families older profiles lack: the family that timed those launches before. */
-const STAND_IN: Record<string, string> = { 'attention.bmm': 'gemm.vec4', 'gemm.sgsplitk': 'gemm.splitk', 'conv2d.capped': 'gemm.capped' };
+const STAND_IN: Record<string, string> = { 'attention.bmm': 'gemm.vec4', 'gemm.sgsplitk': 'gemm.splitk', 'conv2d.capped': 'gemm.capped', 'reduction.pool.direct': 'reduction.pool' };
 
 /** The family's curve, or the nearest stand-in when the profile lacks it (older profile, new kernel). */
 export function familyProfile(profile: DeviceProfile, family: string): FamilyProfile | undefined {

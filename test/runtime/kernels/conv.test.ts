@@ -114,8 +114,11 @@ describe.skipIf(!available)('conv2d / depthwise / pooling kernels vs reference',
                 await checkCase(dev, { op: makeOp(kind, { kernel, stride, padding }), inputShapes: [x], outputShape: [x[0], x[1], ho, wo] });
             }
         }
-        await checkCase(dev, { op: makeOp('global_avg_pool'), inputShapes: [[2, 70, 7, 7]], outputShape: [2, 70, 1, 1] });
-        await checkCase(dev, { op: makeOp('global_avg_pool'), inputShapes: [[1, 3, 1, 1]], outputShape: [1, 3, 1, 1], epilogue: [{ kind: 'activation', fn: 'sigmoid' }] });
+        for (const variant of ['workgroup_reduce', 'direct']) {
+            await checkCase(dev, { op: makeOp('global_avg_pool'), inputShapes: [[2, 70, 7, 7]], outputShape: [2, 70, 1, 1], variant });
+            await checkCase(dev, { op: makeOp('global_avg_pool'), inputShapes: [[1, 5, 13, 11]], outputShape: [1, 5, 1, 1], variant, epilogue: [{ kind: 'bias', tensor: 'b' }] });
+            await checkCase(dev, { op: makeOp('global_avg_pool'), inputShapes: [[1, 3, 1, 1]], outputShape: [1, 3, 1, 1], variant, epilogue: [{ kind: 'activation', fn: 'sigmoid' }] });
+        }
     });
 
     it('rejects bad conv geometry with readable errors', () => {

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_CAPS, kernelsFor, variantsFor } from '../../../src/runtime/kernels/index.js';
 import { GEMM_VARIANTS, defaultGemmVariant, gemmVariantName, needsSubgroups, parseGemmVariant } from '../../../src/runtime/kernels/matmul.js';
 import { CONV_VARIANTS, WINOGRAD_VARIANTS, convVariantName, defaultDepthwiseVariant, parseConvVariant } from '../../../src/runtime/kernels/conv2d.js';
+import { defaultGlobalPoolVariant, GLOBAL_POOL_DIRECT_PIXELS } from '../../../src/runtime/kernels/pool.js';
 import { makeOp } from './check.js';
 
 describe('GEMM variant names', () => {
@@ -108,5 +109,20 @@ describe('depthwise variants', () => {
         expect(name(960, 3, 1, 'pix4')).toEqual(['depthwise_conv2d.pix4']);
         expect(defaultDepthwiseVariant(255)).toBe('direct');
         expect(defaultDepthwiseVariant(256)).toBe('pix4');
+    });
+});
+
+describe('global average pool variants', () => {
+    it('default to one invocation per plane on small planes, a workgroup per plane on large ones', () => {
+        const name = (c: number, hw: number, variant?: string) =>
+            kernelsFor({ op: makeOp('global_avg_pool'), inputShapes: [[1, c, hw, hw]], outputShape: [1, c, 1, 1], epilogue: [], variant, caps: DEFAULT_CAPS }).launches.map(l => l.name);
+        expect(name(1280, 3)).toEqual(['global_avg_pool.direct']);
+        expect(name(16, 2 * Math.floor(Math.sqrt(GLOBAL_POOL_DIRECT_PIXELS) / 2))).toEqual(['global_avg_pool.direct']);
+        expect(name(16, 33)).toEqual(['global_avg_pool.workgroup_reduce']);
+        expect(name(1280, 3, 'workgroup_reduce')).toEqual(['global_avg_pool.workgroup_reduce']);
+        expect(defaultGlobalPoolVariant(GLOBAL_POOL_DIRECT_PIXELS)).toBe('direct');
+        expect(defaultGlobalPoolVariant(GLOBAL_POOL_DIRECT_PIXELS + 1)).toBe('workgroup_reduce');
+        expect(variantsFor(makeOp('global_avg_pool'))).toEqual(['workgroup_reduce', 'direct']);
+        expect(() => name(8, 4, 'bogus')).toThrow(/unknown variant 'bogus'; this op supports workgroup_reduce, direct/);
     });
 });

@@ -54,6 +54,7 @@ describe('kernel families', () => {
         expect(familyOf('conv2d.im2col_sgrow_8x4.im2col')).toBe('copy.im2col');
         expect(familyOf('embedding.copy')).toBe('copy.gather');
         expect(familyOf('global_avg_pool.workgroup_reduce')).toBe('reduction.pool');
+        expect(familyOf('global_avg_pool.direct')).toBe('reduction.pool.direct');
         expect(familyOf('matmul.sg_8x4')).toBe('gemm.sg');
         expect(familyOf('conv2d.im2col_sg_8x4')).toBe('gemm.sg');
         expect(familyOf('dense.sgsplitk_4.partial')).toBe('gemm.sgsplitk');
