@@ -133,10 +133,10 @@ const PIX4_WORKGROUP_PIXELS = 256;
  * The depthwise variant an op gets untuned: pix4 where a channel's map fills at least one of its
  * workgroups, else direct. A pix4 workgroup covers 256 pixels of one channel, so on a small map
  * most of its invocations idle, and on lavapipe an idle invocation costs about what a busy one
- * does: at 960 channels of 3×3, pix4 ran 960 workgroups of 3 busy invocations in 4.4–5.5 ms,
- * direct (one pixel per invocation, every invocation busy) 0.26–0.29 ms; at 6×6 1.2–1.7 against
- * 0.34–0.45 ms; at 12×12 0.70 against 0.58; at 16×16 pix4 was ahead (0.27–0.44 against
- * 0.42–0.58 ms); at 24×24 direct was ahead by about a fifth, at 48×48 pix4 by a quarter to a third.
+ * does: at 960 channels of 3×3, pix4 ran 960 workgroups of 3 busy invocations in 2.5 ms,
+ * direct (one pixel per invocation, every invocation busy) 0.21 ms; at 576 of 6×6 1.6 against
+ * 0.35 ms; at 192 of 12×12 0.61 against 0.44; at 16×16 the two were even; at 48×48 pix4 was
+ * ahead by a quarter to a third (medians of 9, BENCHMARKS.md "Depthwise convolutions on small maps").
  */
 export function defaultDepthwiseVariant(outputPixels: number): DepthwiseVariant {
     return outputPixels >= PIX4_WORKGROUP_PIXELS ? 'pix4' : 'direct';

@@ -87,10 +87,10 @@ export const GLOBAL_POOL_DIRECT_PIXELS = 1024;
  * The global_avg_pool variant an op gets untuned: `direct` on planes of at most 1,024 pixels
  * (every CNN's final pool), else `workgroup_reduce`. A workgroup of 64 lanes reducing a 3×3 plane
  * has 9 lanes busy and then the six barriers of its tree: on lavapipe mobilenet_v2's final pool
- * (1,280 planes of 3×3) took 2.0 ms that way and 0.17 ms one invocation per plane; 512 planes of
- * 7×7 0.95 against 0.17, 256 of 28×28 0.72 against 0.30, 16 of 32×32 0.24 against 0.21. Past
- * that the tree keeps a few huge planes parallel (3 planes of 224×224: 0.25 against 0.48 ms),
- * which a GPU with thousands of lanes needs sooner.
+ * (1,280 planes of 3×3) took 1.96 ms that way and 0.08 ms one invocation per plane; 512 planes of
+ * 7×7 0.90 against 0.16, 256 of 28×28 0.61 against 0.24, 16 of 32×32 0.15 against 0.13. Past
+ * that the tree keeps a few huge planes parallel (3 planes of 224×224: 0.23 against 0.40 ms),
+ * which a GPU with thousands of lanes needs sooner (medians of 9, BENCHMARKS.md "Global average pools").
  */
 export function defaultGlobalPoolVariant(planePixels: number): GlobalPoolVariant {
     return planePixels <= GLOBAL_POOL_DIRECT_PIXELS ? 'direct' : 'workgroup_reduce';
