@@ -79,6 +79,8 @@ export const probeSchema = z.object({
     elapsedMs: num,
     /** The search measured this load again with twice the time (too few requests, or bounds straddling a target): the next probe decides it. */
     remeasured: z.boolean().optional(),
+    /** The SLO whose bounds straddled its target, when that is what left the probe inconclusive. */
+    straddles: z.object({ tenant: z.string(), percentile: z.string(), targetMs: num }).optional(),
 });
 
 /**
@@ -248,7 +250,10 @@ export function probeOf(results: Results, load: number, elapsedMs: number): Capa
     const violated = slos.find(x => x.slo.verdict === 'violated');
     if (violated) return { ...base, verdict: 'violated', reason: `${violated.tenant} ${violated.slo.percentile} ${violated.slo.measuredMs?.toFixed(1)} ms > ${violated.slo.targetMs} ms` };
     const open = slos.find(x => x.slo.verdict !== 'met');
-    if (open) return { ...base, verdict: 'inconclusive', reason: openReason(open.tenant, open.slo) };
+    if (open) {
+        const straddles = open.slo.verdict === 'inconclusive' ? { straddles: { tenant: open.tenant, percentile: open.slo.percentile, targetMs: open.slo.targetMs } } : {};
+        return { ...base, verdict: 'inconclusive', reason: openReason(open.tenant, open.slo), ...straddles };
+    }
     return { ...base, verdict: 'met' };
 }
 

@@ -131,6 +131,8 @@ export function capacityTable(r: CapacityReport): string {
     ];
     for (const s of searched) {
         lines.push(`${s.name} probes: ${s.capacity!.probes.map(probeText).join(', ')}`);
+        const flat = flatSlo(s.capacity!);
+        if (flat) lines.push(`${s.name}: ${flat}`);
         if (s.why) lines.push(`${s.name}: ${s.why}`);
     }
     if (r.status !== 'complete') lines.push(`status: ${r.status}${r.reason ? ` — ${r.reason}` : ''}`);
@@ -141,6 +143,28 @@ export function capacityTable(r: CapacityReport): string {
 function probeText(p: Capacity['probes'][number]): string {
     const why = [p.reason, p.remeasured ? 'measured again, longer' : undefined].filter(Boolean).join('; ');
     return `${p.load.toFixed(2)}× ${p.verdict === 'met' ? '✓' : p.verdict === 'violated' ? '✗' : '~'}${why ? ` (${why})` : ''}`;
+}
+
+/**
+ * An SLO whose bounds still straddled its target, measured again, at two loads or more: there
+ * its percentile barely follows the load (what sets it is its co-runners, not its traffic), so
+ * no bisection over the load pins a capacity down. Said in words, else undefined.
+ */
+function flatSlo(c: Capacity): string | undefined {
+    const byslo = new Map<string, { text: string; loads: Set<number> }>();
+    for (const p of c.probes) {
+        if (p.remeasured || !p.straddles) continue;
+        const key = `${p.straddles.tenant} ${p.straddles.percentile}`;
+        const entry = byslo.get(key) ?? { text: `${key} straddled its ${p.straddles.targetMs} ms target`, loads: new Set<number>() };
+        entry.loads.add(p.load);
+        byslo.set(key, entry);
+    }
+    const flat = [...byslo.values()].find(e => e.loads.size >= 2);
+    if (!flat) return undefined;
+    const loads = [...flat.loads].sort((a, b) => a - b);
+    return `${flat.text} at ${loads.length} loads from ${loads[0].toFixed(2)}× to ${loads.at(-1)!.toFixed(2)}×: ` +
+        'there it barely follows the load (its co-runners set it, not its traffic), so the capacity is not pinned down; ' +
+        'a schedule that protects it from its co-runners, or a longer --capacity-budget, can decide it';
 }
 
 function capacityRows(list: readonly { name: string; capacity: Capacity; predictedThroughput: number }[]): string {

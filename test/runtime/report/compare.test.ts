@@ -4,8 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { buildResults, type RunData, type TenantPhaseData } from '../../../src/runtime/report/build.js';
-import { buildComparison, comparisonSchema, probeOf, type Capacity, type ScheduleRunData } from '../../../src/runtime/report/compare.js';
-import { comparisonTable } from '../../../src/runtime/report/table.js';
+import { buildComparison, CAPACITY_SCHEMA_VERSION, comparisonSchema, probeOf, type Capacity, type CapacityReport, type ScheduleRunData } from '../../../src/runtime/report/compare.js';
+import { capacityTable, comparisonTable } from '../../../src/runtime/report/table.js';
 import { createRandom } from '../../../src/runtime/plan/random.js';
 import type { IrTenant } from '../../../src/runtime/ir/types.js';
 import { mlpTenant, workloadOf } from '../../fixtures/ir/builders.js';
@@ -128,6 +128,7 @@ describe('a capacity probe\'s verdict', () => {
         const straddling = probeOf(at(26.3), 1.5, 1000);
         expect(straddling.verdict).toBe('inconclusive');
         expect(straddling.reason).toBe('critical p95 24.8 ms (24.5–25.5) straddles 25 ms');
+        expect(straddling.straddles).toEqual({ tenant: 'critical', percentile: 'p95', targetMs: 25 });
     });
 
     it('too few requests to bound the percentile: says how many it needs', () => {
@@ -135,5 +136,30 @@ describe('a capacity probe\'s verdict', () => {
         const probe = probeOf(schedule('concurrent', [few(2), even(8, 40)]).results, 1, 1000);
         expect(probe.verdict).toBe('inconclusive');
         expect(probe.reason).toMatch(/^critical p95 is invalid \(needs \d+ requests\)$/);
+        expect(probe.straddles).toBeUndefined();
+    });
+});
+
+describe('the capacity table', () => {
+    type Probe = Capacity['probes'][number];
+    const probe = (load: number, verdict: Probe['verdict'], extra: Partial<Probe> = {}): Probe => ({ load, verdict, throughputPerSecond: 40 * load, requests: 100, elapsedMs: 1000, ...extra });
+    const straddle = (load: number, remeasured?: boolean): Probe => probe(load, 'inconclusive', {
+        reason: 'critical p95 24.0 ms (20.0–30.0) straddles 25 ms', straddles: { tenant: 'critical', percentile: 'p95', targetMs: 25 }, ...(remeasured ? { remeasured } : {}),
+    });
+    const report = (probes: Probe[], load = 0): CapacityReport => ({
+        schemaVersion: CAPACITY_SCHEMA_VERSION, kind: 'capacity', status: 'complete', workload: 'mix', sourceUri: 'file:///mix.tenancy', startedAt: '', finishedAt: '',
+        adapter: null, irHash: 'x', tenancyVersion: '0.0.0', cores: 2, budgetMs: 60_000,
+        schedules: [{ name: 'concurrent', asked: 'concurrent', predicted: { qosThroughput: 100, capacityLoad: 3.2 }, capacity: { load, failedLoad: 1.6, throughputPerSecond: 40 * load, predictedLoad: 3.2, probes, budgetReached: false } }],
+    });
+
+    it('lists each probe, marks one measured again, and says when an SLO straddled its target at several loads', () => {
+        const flat = capacityTable(report([probe(3.2, 'violated', { reason: 'critical p95 40.0 ms > 25 ms' }), probe(1.6, 'violated', { reason: 'critical p95 27.0 ms > 25 ms' }),
+            straddle(0.8, true), straddle(0.8), straddle(0.4, true), straddle(0.4), straddle(0.2)]));
+        expect(flat).toContain('0.80× ~ (critical p95 24.0 ms (20.0–30.0) straddles 25 ms; measured again, longer), 0.80× ~ (critical p95 24.0 ms (20.0–30.0) straddles 25 ms)');
+        expect(flat).toContain('concurrent: critical p95 straddled its 25 ms target at 3 loads from 0.20× to 0.80×: there it barely follows the load');
+        // Once, after being measured again and decided: nothing to say.
+        const decided = capacityTable(report([probe(3.2, 'violated', { reason: 'x' }), straddle(1.6, true), probe(1.6, 'violated', { reason: 'y' }), probe(0.8, 'met')], 0.8));
+        expect(decided).not.toContain('barely follows');
+        expect(decided).toContain('1.60× ~ (critical p95 24.0 ms (20.0–30.0) straddles 25 ms; measured again, longer), 1.60× ✗ (y)');
     });
 });
