@@ -146,10 +146,13 @@ function probeText(p: Capacity['probes'][number]): string {
 }
 
 /**
- * An SLO whose bounds still straddled its target, measured again, at two loads or more: there
- * its percentile barely follows the load (what sets it is its co-runners, not its traffic), so
- * no bisection over the load pins a capacity down. Said in words, else undefined.
+ * An SLO whose bounds still straddled its target (after the search measured them again) at loads
+ * a factor of 2 or more apart: there its percentile barely follows the load (what sets it is its
+ * co-runners, not its traffic), so no bisection over the load pins a capacity down. Said in
+ * words, else undefined. Straddling at two neighbouring loads is only the knee, narrowly bracketed.
  */
+const FLAT_SPREAD = 2;
+
 function flatSlo(c: Capacity): string | undefined {
     const byslo = new Map<string, { text: string; loads: Set<number> }>();
     for (const p of c.probes) {
@@ -159,7 +162,8 @@ function flatSlo(c: Capacity): string | undefined {
         entry.loads.add(p.load);
         byslo.set(key, entry);
     }
-    const flat = [...byslo.values()].find(e => e.loads.size >= 2);
+    const spread = (e: { loads: Set<number> }) => Math.max(...e.loads) / Math.min(...e.loads);
+    const flat = [...byslo.values()].find(e => spread(e) >= FLAT_SPREAD);
     if (!flat) return undefined;
     const loads = [...flat.loads].sort((a, b) => a - b);
     return `${flat.text} at ${loads.length} loads from ${loads[0].toFixed(2)}× to ${loads.at(-1)!.toFixed(2)}×: ` +

@@ -152,11 +152,14 @@ describe('the capacity table', () => {
         schedules: [{ name: 'concurrent', asked: 'concurrent', predicted: { qosThroughput: 100, capacityLoad: 3.2 }, capacity: { load, failedLoad: 1.6, throughputPerSecond: 40 * load, predictedLoad: 3.2, probes, budgetReached: false } }],
     });
 
-    it('lists each probe, marks one measured again, and says when an SLO straddled its target at several loads', () => {
+    it('lists each probe, marks one measured again, and says when an SLO straddled its target at loads twice apart or more', () => {
         const flat = capacityTable(report([probe(3.2, 'violated', { reason: 'critical p95 40.0 ms > 25 ms' }), probe(1.6, 'violated', { reason: 'critical p95 27.0 ms > 25 ms' }),
             straddle(0.8, true), straddle(0.8), straddle(0.4, true), straddle(0.4), straddle(0.2)]));
         expect(flat).toContain('0.80× ~ (critical p95 24.0 ms (20.0–30.0) straddles 25 ms; measured again, longer), 0.80× ~ (critical p95 24.0 ms (20.0–30.0) straddles 25 ms)');
         expect(flat).toContain('concurrent: critical p95 straddled its 25 ms target at 3 loads from 0.20× to 0.80×: there it barely follows the load');
+        // At the knee, two neighbouring loads straddling (1.83× and 2.00×): a narrow bracket, not a flat percentile.
+        const knee = capacityTable(report([probe(2.83, 'violated', { reason: 'x' }), probe(1.41, 'met'), straddle(2, true), straddle(2), probe(1.68, 'met'), straddle(1.83, true), straddle(1.83)], 1.68));
+        expect(knee).not.toContain('barely follows');
         // Once, after being measured again and decided: nothing to say.
         const decided = capacityTable(report([probe(3.2, 'violated', { reason: 'x' }), straddle(1.6, true), probe(1.6, 'violated', { reason: 'y' }), probe(0.8, 'met')], 0.8));
         expect(decided).not.toContain('barely follows');
