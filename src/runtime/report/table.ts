@@ -145,14 +145,15 @@ function probeText(p: Capacity['probes'][number]): string {
     return `${p.load.toFixed(2)}× ${p.verdict === 'met' ? '✓' : p.verdict === 'violated' ? '✗' : '~'}${why ? ` (${why})` : ''}`;
 }
 
+/** How far apart (a factor) the loads an SLO straddled at must be to call its percentile flat there. */
+const FLAT_SPREAD = 2;
+
 /**
- * An SLO whose bounds still straddled its target (after the search measured them again) at loads
+ * An SLO whose bounds still straddled its target in the probes that decided their loads, at loads
  * a factor of 2 or more apart: there its percentile barely follows the load (what sets it is its
  * co-runners, not its traffic), so no bisection over the load pins a capacity down. Said in
  * words, else undefined. Straddling at two neighbouring loads is only the knee, narrowly bracketed.
  */
-const FLAT_SPREAD = 2;
-
 function flatSlo(c: Capacity): string | undefined {
     const byslo = new Map<string, { text: string; loads: Set<number> }>();
     for (const p of c.probes) {
