@@ -9,7 +9,8 @@
 import { z } from 'zod';
 import type { IrPercentile, IrTenant } from '../ir/types.js';
 import { createRandom, type Random } from '../plan/random.js';
-import { formatGain } from '../../protocol/figures.js';
+import { formatBoundedMs, formatGain } from '../../protocol/figures.js';
+import { formatMs } from '../../protocol/units.js';
 import type { ScheduleEvaluation } from '../predict/schedules.js';
 import { pairedRatio, type TenantPhaseData } from './build.js';
 import {
@@ -264,8 +265,7 @@ export function probeOf(results: Results, load: number, elapsedMs: number): Capa
  */
 function openReason(tenant: string, slo: SloResult): string {
     const b = slo.boundsMs;
-    const ms = (v: number | null) => (v === null ? '…' : v.toFixed(1));
-    if (slo.verdict === 'inconclusive' && slo.measuredMs !== null && b) return `${tenant} ${slo.percentile} ${ms(slo.measuredMs)} ms (${ms(b.low)}–${ms(b.high)}) straddles ${slo.targetMs} ms`;
+    if (slo.verdict === 'inconclusive' && slo.measuredMs !== null && b) return `${tenant} ${slo.percentile} ${formatBoundedMs(slo.measuredMs, b.low, b.high)} straddles ${formatMs(slo.targetMs)}`;
     return `${tenant} ${slo.percentile} is ${slo.verdict}${slo.requestsNeeded ? ` (needs ${slo.requestsNeeded} requests)` : ''}`;
 }
 
