@@ -5,7 +5,7 @@
  * (its own timestamp-query kernel time), and numpy/OpenBLAS float32 GEMM on the same cores.
  * Our variants are measured in interleaved rounds (median of all samples per variant).
  * Also the per-dispatch overhead of our launch path vs a bare Dawn dispatch loop.
- * Run: node bench/bundle-and-run.mjs bench/kernels/run.ts [--quick] [--only matmul,conv,depthwise,bert,head,overhead]
+ * Run: node bench/bundle-and-run.mjs bench/kernels/run.ts [--quick] [--only matmul,conv,deep,depthwise,bert,head,overhead]
  * Writes bench/.work/kernels.json and prints a markdown table.
  */
 import { create, globals } from 'webgpu';
@@ -29,7 +29,7 @@ const onlyIdx = args.indexOf('--only');
 const only = onlyIdx >= 0 ? new Set(args[onlyIdx + 1].split(',')) : undefined;
 const TARGET_S = quick ? 0.6 : 2.0; // measured GPU seconds per (case, variant)
 
-type Cls = 'matmul' | 'conv' | 'depthwise' | 'bert' | 'head';
+type Cls = 'matmul' | 'conv' | 'deep' | 'depthwise' | 'bert' | 'head';
 interface Case {
     cls: Cls;
     name: string;
@@ -60,18 +60,25 @@ function cases(): Case[] {
         if (n <= 1024) v.push('capped_4');
         out.push(mm('matmul', `matmul ${n}³`, n, n, n, v));
     }
-    const conv = (name: string, c: number, f: number, hw: number, k: number, variants: string[]): Case => {
-        const pad = (k - 1) / 2;
+    const conv = (name: string, c: number, f: number, hw: number, k: number, variants: string[], stride = 1, cls: Cls = 'conv'): Case => {
+        const pad = (k - 1) / 2, ho = Math.floor((hw + 2 * pad - k) / stride) + 1;
         return {
-            cls: 'conv', name, kind: 'conv2d',
-            attrs: { filters: f, kernel: [k, k], stride: [1, 1], padding: [pad, pad, pad, pad], dilation: [1, 1], groups: 1, bias: false },
-            inputShapes: [[1, c, hw, hw]], outputShape: [1, f, hw, hw], flops: 2 * f * c * k * k * hw * hw, variants,
-            gemm: [f, hw * hw, c * k * k], tf: { kind: 'conv', h: hw, w: hw, c, f, k, stride: 1, pad: k === 1 ? 'valid' : 'same' },
+            cls, name, kind: 'conv2d',
+            attrs: { filters: f, kernel: [k, k], stride: [stride, stride], padding: [pad, pad, pad, pad], dilation: [1, 1], groups: 1, bias: false },
+            inputShapes: [[1, c, hw, hw]], outputShape: [1, f, ho, ho], flops: 2 * f * c * k * k * ho * ho, variants,
+            gemm: [f, ho * ho, c * k * k], tf: { kind: 'conv', h: hw, w: hw, c, f, k, stride, pad: k === 1 ? 'valid' : 'same' },
         };
     };
     out.push(conv('resnet50 1×1 256→64 @56²', 256, 64, 56, 1, ['pointwise_sgrow_8x4', 'pointwise_sg_8x4', 'pointwise_vec4_4x8', 'pointwise_vec4_4x4', 'gemm_4x4']));
     out.push(conv('resnet50 3×3 64→64 @56²', 64, 64, 56, 3, ['winograd_sgrow_8x4', 'winograd_sg_8x4', 'im2col_sgrow_8x4', 'im2col_sg_8x4', 'im2col_vec4_4x8', 'im2col_vec4_4x4', 'gemm_4x4', 'gemm_4x8', ...(quick ? [] : ['direct'])]));
     out.push(conv('resnet50 3×3 512→512 @7²', 512, 512, 7, 3, ['winograd_sgrow_8x4', 'im2col_sgrow_8x4', 'im2col_sg_8x4', 'im2col_sgsplitk_4', 'im2col_vec4_4x8', 'im2col_vec4_4x4', 'im2col_splitk_4', 'gemm_4x8']));
+    // Deep layers on maps of 4 and 9 pixels (resnet18 at 64² input, mobilenet_v2 at 96²): few GEMM columns, a long K.
+    const deep = ['im2col_kdot_8', 'im2col_kdot_4', 'im2col_sgsplitk_4', 'im2col_sgrow_8x4'];
+    out.push(conv('resnet18 3×3 512→512 @2²', 512, 512, 2, 3, deep, 1, 'deep'));
+    if (!quick) {
+        out.push(conv('resnet18 3×3/2 256→512 @4²→2²', 256, 512, 4, 3, deep, 2, 'deep'));
+        out.push(conv('mobilenet_v2 1×1 320→1280 @3²', 320, 1280, 3, 1, ['pointwise_kdot_8', 'pointwise_kdot_4', 'pointwise_sgrow_8x4', 'pointwise_vec4_4x8'], 1, 'deep'));
+    }
     // mobilenet_v2's depthwise 3×3 convolutions at 96² input: from maps that fill pix4's 256-pixel workgroups to maps of 9 pixels.
     const depthwise = (c: number, hw: number): Case => ({
         cls: 'depthwise', name: `mobilenet_v2 depthwise 3×3 ${c} @${hw}²`, kind: 'depthwise_conv2d',
@@ -313,7 +320,7 @@ async function main(): Promise<void> {
             ratioBlas: best?.gflops && blasG ? best.gflops / blasG : undefined,
         };
     });
-    const perClass = (['matmul', 'conv', 'depthwise', 'bert', 'head'] as Cls[]).map(cls => {
+    const perClass = (['matmul', 'conv', 'deep', 'depthwise', 'bert', 'head'] as Cls[]).map(cls => {
         const rs = rows.filter(r => r.class === cls && r.ratioTfjs);
         const geo = (xs: number[]) => xs.length ? Math.exp(xs.reduce((a, b) => a + Math.log(b), 0) / xs.length) : undefined;
         return { class: cls, geomeanRatioTfjs: geo(rs.map(r => r.ratioTfjs!)), geomeanRatioBlas: geo(rows.filter(r => r.class === cls && r.ratioBlas).map(r => r.ratioBlas!)) };

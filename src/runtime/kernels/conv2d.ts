@@ -105,7 +105,7 @@ export function parseConvVariant(name: string): ConvVariant | undefined {
     const composite = /^(im2col|pointwise|winograd)_(.*)$/.exec(name);
     const gemm = composite ? parseGemmVariant(composite[2]) : undefined;
     if (!composite || !gemm) return undefined;
-    if (composite[1] === 'winograd') return gemm.family === 'wgmem' ? undefined : { family: 'winograd', gemm };
+    if (composite[1] === 'winograd') return gemm.family === 'wgmem' || gemm.family === 'kdot' ? undefined : { family: 'winograd', gemm };
     return { family: composite[1] as 'im2col' | 'pointwise', gemm };
 }
 
@@ -389,10 +389,22 @@ function im2colLaunch(c: ConvCommon, Pp: number): KernelDescription {
     return k;
 }
 
+/**
+ * Output pixels per image up to which a conv with a long K (≥ KDOT_MIN_K) runs its GEMM as
+ * kdot_8 (lanes split K): deep layers on 2×2 and 3×3 maps. A register tile there is 32 pixels
+ * wide for 4 or 9 real ones. Medians on lavapipe, im2col or pointwise GEMM before / after:
+ * 512→512 3×3 @2² 4.80 / 1.46 ms, 256→512 3×3/2 @4² 2.50 / 0.91, 320→1280 1×1 @3² 1.59 / 1.24;
+ * at 16 pixels (256→256 3×3 @4²) kdot was slower (2.23 against 1.55), and at K = 160 even.
+ */
+export const KDOT_PIXELS = 9;
+const KDOT_MIN_K = 256;
+
 function defaultConvVariant(g: ConvGeometry, pointwise: boolean, caps: DeviceCaps): ConvVariant {
     const sg = caps.subgroupSize !== undefined && g.Fg >= 8;
     const sgrow: GemmVariant = { family: 'sgrow', tm: 8, tn: 4 }, vec4: GemmVariant = { family: 'vec4', tm: 4, tn: 8 };
-    if (pointwise) return { family: 'pointwise', gemm: sg ? sgrow : vec4 };
+    const kdot: GemmVariant = { family: 'kdot', rows: 8 };
+    const fewPixels = g.Ho * g.Wo <= KDOT_PIXELS && g.Cg * g.KH * g.KW >= KDOT_MIN_K && g.Fg >= 8;
+    if (pointwise) return { family: 'pointwise', gemm: fewPixels ? kdot : sg ? sgrow : vec4 };
     if (g.Fg < 4) return { family: 'direct' };
     // Winograd F(2,3) measured ~1.8× over im2col + sg GEMM on lavapipe for 3×3 stride-1 convs on
     // maps ≥ 14² (64→64 @56², 128→128 @28²); on 7² maps its per-run weight transform eats the gain.
@@ -403,6 +415,7 @@ function defaultConvVariant(g: ConvGeometry, pointwise: boolean, caps: DeviceCap
     // im2col + GEMM measured fastest on lavapipe for other 3×3 convs; fall back when cols would not fit.
     const colsBytes = 4 * g.N * g.C * g.KH * g.KW * Math.ceil(P / 4) * 4;
     if (g.Fg >= 16 && colsBytes <= caps.maxStorageBufferBindingSize) {
+        if (fewPixels) return { family: 'im2col', gemm: kdot };
         if (!sg) return { family: 'im2col', gemm: vec4 };
         // Few output tiles and a long K (deep layers on small maps): split K for parallelism.
         return { family: 'im2col', gemm: g.Fg * P <= 512 * 64 && g.Cg * g.KH * g.KW >= 2048 ? { family: 'sgsplitk', splits: 4 } : sgrow };

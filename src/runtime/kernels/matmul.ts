@@ -19,6 +19,10 @@
  *   K a multiple of 4; otherwise it is sg_*): A's loads drop another 4× (measured +8–45% over
  *   sg_8x4 on lavapipe: 512³ 11.9 vs 8.2, 1024³ 21.3 vs 15.8 GFLOP/s, same run). The default.
  * - `sgsplitk_<S>`: sgrow_8x4 with K cut into S slices (as splitk_<S>).
+ * - `kdot_<R>`: few columns (N ≤ 16): each workgroup owns R rows of A and every column, its 64
+ *   lanes split K, and a tree in workgroup memory sums them. A conv's deep layers on small maps
+ *   (512 filters × 4 pixels, K = 4608) are such GEMMs: a register tile 32 columns wide computes
+ *   8× the outputs it keeps there, and here A's rows stream once, in order, as vec4s.
  * Exact-fit shapes drop the bounds checks; other shapes clamp loads and guard stores.
  */
 import type { IrOp } from '../ir/types.js';
@@ -29,7 +33,10 @@ import {
     numel, u, unknownVariant, unroll, wgsl, type BindingSpec,
 } from './common.js';
 
-/** Named variants every GEMM-shaped op accepts (capped_<W> and splitk_<S> take any positive integer). */
+/**
+ * Named variants every GEMM-shaped op accepts (capped_<W> and splitk_<S> take any positive
+ * integer). kdot_<1|2|4|8> is not among them: it takes GEMMs of at most 16 columns.
+ */
 export const GEMM_VARIANTS = ['vec4_4x8', 'vec4_4x4', 'wgmem_16x16', 'wgmem_8x8', 'splitk_4', 'capped_1', 'capped_4', 'capped_16', 'sgrow_8x4', 'sg_8x4', 'sg_4x4', 'sgsplitk_4'] as const;
 
 /**
@@ -43,10 +50,11 @@ export type GemmVariant =
     | { family: 'capped'; workgroups: number }
     | { family: 'splitk'; splits: number }
     | { family: 'sgsplitk'; splits: number }
-    | { family: 'wgmem'; tile: number };
+    | { family: 'wgmem'; tile: number }
+    | { family: 'kdot'; rows: number };
 
-/** The variants that keep a register tile per invocation: every family but wgmem. */
-export type RegisterGemmVariant = Exclude<GemmVariant, { family: 'wgmem' }>;
+/** The variants that keep a register tile per invocation: every family but wgmem and kdot. */
+export type RegisterGemmVariant = Exclude<GemmVariant, { family: 'wgmem' | 'kdot' }>;
 
 /** Parses a GEMM variant name; undefined if it is not one. */
 export function parseGemmVariant(name: string): GemmVariant | undefined {
@@ -58,6 +66,8 @@ export function parseGemmVariant(name: string): GemmVariant | undefined {
     }
     const sgSplits = intSuffix(name, 'sgsplitk');
     if (sgSplits !== undefined) return sgSplits >= 2 ? { family: 'sgsplitk', splits: sgSplits } : undefined;
+    const kdot = intSuffix(name, 'kdot');
+    if (kdot !== undefined) return KDOT_ROWS.includes(kdot) ? { family: 'kdot', rows: kdot } : undefined;
     const wg = /^wgmem_(\d+)x(\d+)$/.exec(name);
     if (wg) return wg[1] === wg[2] ? { family: 'wgmem', tile: Number(wg[1]) } : undefined;
     const cap = intSuffix(name, 'capped');
@@ -74,6 +84,7 @@ export function gemmVariantName(v: GemmVariant): string {
         case 'capped': return `capped_${v.workgroups}`;
         case 'splitk': case 'sgsplitk': return `${v.family}_${v.splits}`;
         case 'wgmem': return `wgmem_${v.tile}x${v.tile}`;
+        case 'kdot': return `kdot_${v.rows}`;
     }
 }
 
@@ -196,7 +207,9 @@ function gemmKeyBase(c: GemmConfig, epilogue = true): string {
 export function gemmLaunches(c: GemmConfig): { launches: KernelDescription[]; buffers: LaunchBuffer[] } {
     if (c.M < 1 || c.N < 1 || c.K < 1) throw new KernelError(`${c.where}: GEMM dims must be ≥ 1, found M=${c.M} N=${c.N} K=${c.K}`);
     if (c.ldb !== undefined && (c.variant.family === 'wgmem' || c.ldb < c.N)) throw new KernelError(`${c.where}: internal: a B row stride (${c.ldb}) needs a register-blocked variant and ldb ≥ N = ${c.N}`);
-    return c.variant.family === 'wgmem' ? wgmemGemm(c, c.variant.tile) : regblockGemm(c, registerTiling(c.variant));
+    if (c.variant.family === 'wgmem') return wgmemGemm(c, c.variant.tile);
+    if (c.variant.family === 'kdot') return kdotGemm(c, c.variant.rows);
+    return regblockGemm(c, registerTiling(c.variant));
 }
 
 function baseSpecs(c: GemmConfig, aElem: 'f32' | 'vec4<f32>', bElem: 'f32' | 'vec4<f32>'): BindingSpec[] {
@@ -430,6 +443,123 @@ function splitReduce(c: GemmConfig, S: number, partialRole: string, name: string
     return k;
 }
 
+/** Rows per workgroup kdot_<R> takes, and the most columns it computes (its accumulators: R × ⌈N/4⌉ vec4 per lane). */
+const KDOT_ROWS = [1, 2, 4, 8];
+export const KDOT_MAX_COLUMNS = 16;
+
+/**
+ * Few-column GEMM (`kdot_<R>`, N ≤ 16). Workgroup (x, b) owns rows x·R … x·R+R−1 of problem b
+ * and all N columns; of its L lanes, lane l takes k-steps 4l, 4l + 4L, … (one vec4 of each row
+ * of A per step, consecutive lanes reading consecutive addresses), so A streams once and no
+ * lane computes a column it drops. The lanes' partial sums are added (subgroupAdd, or a tree in
+ * workgroup memory) and the lanes take turns applying the epilogue and storing the R·N outputs.
+ */
+function kdotGemm(c: GemmConfig, R: number): { launches: KernelDescription[]; buffers: LaunchBuffer[] } {
+    const { M, N, K, batch } = c;
+    if (N > KDOT_MAX_COLUMNS) throw new KernelError(`${c.where}: variant '${c.variantName}' computes at most ${KDOT_MAX_COLUMNS} columns per row; this GEMM has ${N} (M=${M} N=${N} K=${K}). Use sgrow_8x4 or vec4_4x8`);
+    // One subgroup per workgroup where the device has a fixed subgroup size (its lanes sum with
+    // subgroupAdd, no barrier: on lavapipe 8 lanes so were 1.2–1.4× faster than 64 summed by a
+    // tree), else up to 64 lanes summed by a tree in workgroup memory (R·⌈N/4⌉ vec4 per lane).
+    const SG = c.caps.subgroupSize;
+    const useSubgroup = SG !== undefined && SG >= 4 && SG <= 64 && (SG & (SG - 1)) === 0;
+    const CV = Math.ceil(N / 4), LDB = c.ldb ?? N, slots = R * CV;
+    let L = 64;
+    while (L > 4 && 16 * slots * L > c.caps.maxComputeWorkgroupStorageSize) L /= 2;
+    if (useSubgroup) L = SG;
+    const aVec = K % 4 === 0, bVec = LDB % 4 === 0;
+    const specs = baseSpecs(c, aVec ? 'vec4<f32>' : 'f32', bVec ? 'vec4<f32>' : 'f32');
+    specs.push(...epilogueBindings(c.epilogue));
+    specs.push({ role: c.outRole, access: 'read_write', elem: 'f32' });
+    const A = ident(c.aRole), B = ident(c.bRole), O = ident(c.outRole);
+    const rowsExact = M % R === 0;
+    // Columns past N (the last vec4's slack) load a clamped duplicate; they are never stored.
+    const loadB = (k: string, cv: number): string => {
+        if (bVec) return `${B}[(bBase + (${k}) * ${u(LDB)}) / 4u + ${u(cv)}]`;
+        const column = (j: number) => `${B}[bBase + (${k}) * ${u(LDB)} + ${u(Math.min(4 * cv + j, N - 1))}]`;
+        return `vec4<f32>(${column(0)}, ${column(1)}, ${column(2)}, ${column(3)})`;
+    };
+    const loop = aVec
+        ? wgsl`
+            for (var k = 4u * lid.x; k < ${u(K)}; k = k + ${u(4 * L)}) {
+              ${unroll(R, r => `let a${r} = ${A}[(ar${r} + k) / 4u];`)}
+              ${unroll(4, kk => unroll(CV, cv => `let b${kk}_${cv} = ${loadB(`k + ${u(kk)}`, cv)};`))}
+              ${unroll(R, r => unroll(CV, cv => `acc${r}_${cv} = acc${r}_${cv} + a${r}.x * b0_${cv} + a${r}.y * b1_${cv} + a${r}.z * b2_${cv} + a${r}.w * b3_${cv};`))}
+            }`
+        : wgsl`
+            for (var k = lid.x; k < ${u(K)}; k = k + ${u(L)}) {
+              ${unroll(CV, cv => `let b_${cv} = ${loadB('k', cv)};`)}
+              ${unroll(R, r => unroll(CV, cv => `acc${r}_${cv} = acc${r}_${cv} + ${A}[ar${r} + k] * b_${cv};`))}
+            }`;
+    const store = (value: string) => wgsl`
+        let i = b * ${u(M * N)} + row * ${u(N)} + col;
+        ${O}[i] = epilogue(${value}, i, ${channelExpr(c, 'col', 'row')});`;
+    // Slot o < 4·slots holds output (row0 + o / 4⌈N/4⌉, o % 4⌈N/4⌉) when it is one.
+    const guard = `${rowsExact ? '' : `row < ${u(M)} && `}col < ${u(N)}`;
+    // Every lane holds every sum after subgroupAdd; output o (row r, column col) is stored by lane o % L.
+    const subgroupSum = () => wgsl`
+        ${unroll(R, r => unroll(CV, cv => `let sum${r}_${cv} = subgroupAdd(acc${r}_${cv});`))}
+        ${unroll(R, r => unroll(N, col => wgsl`
+            if (lid.x == ${u((r * N + col) % L)}${rowsExact ? '' : ` && row0 + ${u(r)} < ${u(M)}`}) {
+              let row = row0 + ${u(r)};
+              let col = ${u(col)};
+              ${store(`sum${r}_${col >> 2}.${'xyzw'[col & 3]}`)}
+            }`))}`;
+    const treeSum = () => wgsl`
+        ${unroll(R, r => unroll(CV, cv => `partial[${u((r * CV + cv) * L)} + lid.x] = acc${r}_${cv};`))}
+        workgroupBarrier();
+        for (var s = ${u(L / 2)}; s > 0u; s = s / 2u) {
+          if (lid.x < s) {
+            for (var slot = 0u; slot < ${u(slots)}; slot = slot + 1u) {
+              partial[slot * ${u(L)} + lid.x] = partial[slot * ${u(L)} + lid.x] + partial[slot * ${u(L)} + lid.x + s];
+            }
+          }
+          workgroupBarrier();
+        }
+        for (var o = lid.x; o < ${u(slots * 4)}; o = o + ${u(L)}) {
+          let row = row0 + o / ${u(CV * 4)};
+          let col = o % ${u(CV * 4)};
+          if (${guard}) {
+            ${store(`partial[(o / 4u) * ${u(L)}][col % 4u]`)}
+          }
+        }`;
+    const code = lazyText(() => wgsl`
+        ${useSubgroup ? 'enable subgroups;' : ''}
+        ${declareBindings(specs)}
+        ${batchOffsetFn('a_off', c.outLead, c.aLead, M * K)}
+        ${batchOffsetFn('b_off', c.outLead, c.bLead, K * LDB)}
+        ${epilogueFn(c.epilogue, c.ownBias)}
+        ${useSubgroup ? '' : `var<workgroup> partial: array<vec4<f32>, ${slots * L}>;`}
+        ${mainStart([L, 1, 1])}
+          let b = wid.y;
+          let row0 = wid.x * ${u(R)};
+          let aBase = a_off(b);
+          let bBase = b_off(b);
+          ${unroll(R, r => `let ar${r} = aBase + ${rowsExact ? `(row0 + ${u(r)})` : `min(row0 + ${u(r)}, ${u(M - 1)})`} * ${u(K)};`)}
+          ${unroll(R, r => unroll(CV, cv => `var acc${r}_${cv} = vec4<f32>(0.0);`))}
+          ${loop}
+          ${useSubgroup ? subgroupSum() : treeSum()}
+        }`);
+    const elems = operandElems(c);
+    const tilesM = Math.ceil(M / R);
+    const grid: Partial<Record<SplitAxis, GridAxis>> = {};
+    if (c.axes?.rows) grid[c.axes.rows] = { dim: 0, sharedBytes: 4 * numel(c.bLead) * K * LDB };
+    if (c.axes?.problems) grid[c.axes.problems] = { dim: 1, sharedBytes: numel(c.aLead) === 1 ? 4 * M * K : 0 };
+    const k: KernelDescription = {
+        name: `${c.opName}.${c.variantName}`,
+        cacheKey: `gemm.kdot|R=${R},L=${L},sg=${useSubgroup ? 1 : 0}|${gemmKeyBase(c)}`,
+        variant: { variant: c.variantName, rows: R, workgroups: tilesM * batch, exactRows: rowsExact, ldbBytes: 4 * LDB },
+        workgroupSize: [L, 1, 1],
+        bindings: bindingList(specs),
+        wgsl: code,
+        dispatch: [tilesM, batch, 1],
+        flops: 2 * batch * M * N * K,
+        bytes: 4 * (elems[c.aRole] + elems[c.bRole] + elems[c.outRole]),
+        grid,
+    };
+    checkLaunch(k, specs, elems, c.caps, useSubgroup ? 0 : 16 * slots * L);
+    return { launches: [k], buffers: [] };
+}
+
 /** Workgroup-memory tiled GEMM: a T×T workgroup stages T×T tiles of A and B, one output per invocation. */
 function wgmemGemm(c: GemmConfig, T: number): { launches: KernelDescription[]; buffers: LaunchBuffer[] } {
     const { M, N, K, batch } = c;
@@ -507,7 +637,7 @@ export function defaultGemmVariant(M: number, N: number, K: number, batch: numbe
 function resolveVariant(op: IrOp, name: string | undefined, M: number, N: number, K: number, batch: number, caps: DeviceCaps): GemmVariant {
     if (name === undefined) return defaultGemmVariant(M, N, K, batch, caps);
     const v = parseGemmVariant(name);
-    if (!v) throw unknownVariant(op, name, [...GEMM_VARIANTS, 'vec4_<1..8>x<4|8>', 'sg_<1..16>x<4|8>', 'sgrow_<1..16>x<4|8>', 'capped_<W>', 'splitk_<S>', 'sgsplitk_<S>', 'wgmem_<T>x<T>']);
+    if (!v) throw unknownVariant(op, name, [...GEMM_VARIANTS, 'vec4_<1..8>x<4|8>', 'sg_<1..16>x<4|8>', 'sgrow_<1..16>x<4|8>', 'capped_<W>', 'splitk_<S>', 'sgsplitk_<S>', 'wgmem_<T>x<T>', 'kdot_<1|2|4|8> (at most 16 columns)']);
     return v;
 }
 

@@ -49,6 +49,7 @@ export function familyOf(launchName: string): string {
         if (/(^|_)sg_\d+x\d+$/.test(v)) return 'gemm.sg';
         if (/(^|_)sgsplitk_\d+$/.test(v)) return 'gemm.sgsplitk';
         if (/(^|_)wgmem_\d+x\d+$/.test(v)) return 'gemm.wgmem';
+        if (/(^|_)kdot_\d+$/.test(v)) return 'gemm.kdot';
         if (/(^|_)capped_\d+$/.test(v)) return 'gemm.capped';
         if (/(^|_)splitk_\d+$/.test(v)) return 'gemm.splitk';
     }

@@ -11,7 +11,7 @@ import type { IrOp } from '../ir/types.js';
 import type { DeviceCaps, Epilogue, KernelRequest, OpKernels } from '../kernels/kernel.js';
 import { kernelsFor, variantsFor } from '../kernels/index.js';
 import { channelAxisFor } from '../kernels/common.js';
-import { defaultGemmVariant, gemmVariantName, needsSubgroups } from '../kernels/matmul.js';
+import { defaultGemmVariant, gemmVariantName, KDOT_MAX_COLUMNS, needsSubgroups } from '../kernels/matmul.js';
 import { isWinogradShape } from '../kernels/conv2d.js';
 import { KernelPipelines, median, runOpKernels, seededRandom, timeOpKernels, createOpBuffers, prepareLaunches, encodeSteps, type OpRunInput } from '../gpu/harness.js';
 import type { TunedEntry } from './cache.js';
@@ -56,6 +56,8 @@ function gemmShortlist(M: number, N: number, K: number, batch: number, caps: Dev
     out.push('vec4_4x8', 'vec4_4x4', 'wgmem_16x16');
     // Split-K only where it can matter: few output tiles and a long K.
     if (M * N * batch <= 256 * 256 && K >= 512) out.push(...(caps.subgroupSize !== undefined ? ['sgsplitk_4'] : []), 'splitk_4');
+    // Few columns: lanes splitting K instead of register tiles 32 columns wide.
+    if (N <= KDOT_MAX_COLUMNS) out.push('kdot_8');
     // The default is always timed (a 1- or 2-row dense's is tiles of as many rows, listed nowhere else).
     const fallback = gemmVariantName(defaultGemmVariant(M, N, K, batch, caps));
     if (!out.includes(fallback)) out.push(fallback);
@@ -98,6 +100,7 @@ export function shortlistFor(target: TuneTarget, caps: DeviceCaps): string[] {
             const list = [...wino, ...(sg ? ['im2col_sgrow_8x4', 'im2col_sg_4x4'] : []), 'im2col_vec4_4x8', 'im2col_vec4_4x4', 'gemm_4x8', 'gemm_4x4'];
             if (F / groups < 16) list.push('direct');
             if (F * P <= 256 * 64) list.push(...(sg ? ['im2col_sgsplitk_4'] : []), 'im2col_splitk_4');
+            if (P <= KDOT_MAX_COLUMNS) list.push('im2col_kdot_8');
             return keep(list);
         }
         default:

@@ -55,6 +55,27 @@ describe.skipIf(!available)('conv2d / depthwise / pooling kernels vs reference',
         for (const v of one) await checkCase(dev, { op: convOp(c), inputShapes: [c.x], outputShape: [2, 70, 5, 6], variant: v });
     });
 
+    it('conv2d on few pixels with a long K runs kdot by default (im2col, strided, grouped, pointwise), epilogue fused', async () => {
+        const cases: ConvCase[] = [
+            { x: [2, 40, 3, 3], filters: 20, kernel: [3, 3], stride: [1, 1], padding: [1, 1, 1, 1], dilation: [1, 1], groups: 1, bias: true },
+            { x: [1, 64, 4, 4], filters: 24, kernel: [3, 3], stride: [2, 2], padding: [1, 1, 1, 1], dilation: [1, 1], groups: 1, bias: false },
+            { x: [1, 64, 3, 3], filters: 32, kernel: [3, 3], stride: [1, 1], padding: [1, 1, 1, 1], dilation: [1, 1], groups: 2, bias: true },
+            { x: [2, 300, 3, 3], filters: 16, kernel: [1, 1], stride: [1, 1], padding: [0, 0, 0, 0], dilation: [1, 1], groups: 1, bias: true },
+        ];
+        const epi: Epilogue[] = [{ kind: 'scale_shift', scale: 'bn_scale', shift: 'bn_shift' }, { kind: 'activation', fn: 'relu' }, { kind: 'add', tensor: 'residual' }];
+        for (const c of cases) {
+            const [ho, wo] = outHW(c.x[2], c.x[3], c);
+            const request = { op: convOp(c), inputShapes: [c.x], outputShape: [c.x[0], c.filters, ho, wo] };
+            const launches = kernelsFor({ ...request, epilogue: [], caps: dev.caps }).launches;
+            expect(launches.at(-1)!.name, JSON.stringify(c)).toMatch(/^conv2d\.(im2col|pointwise)_kdot_8$/);
+            await checkCase(dev, request);
+            await checkCase(dev, { ...request, epilogue: epi });
+        }
+        // Many pixels keep the register tiles.
+        const wide = kernelsFor({ op: convOp(cases[0]), inputShapes: [[1, 40, 5, 5]], outputShape: [1, 20, 5, 5], epilogue: [], caps: dev.caps }).launches;
+        expect(wide.at(-1)!.name).not.toMatch(/kdot/);
+    });
+
     it('conv2d with fused folded batch_norm, relu and residual add', async () => {
         const epi: Epilogue[] = [{ kind: 'scale_shift', scale: 'bn_scale', shift: 'bn_shift' }, { kind: 'activation', fn: 'relu' }, { kind: 'add', tensor: 'residual' }];
         const c = CONVS[0];

@@ -60,6 +60,26 @@ describe.skipIf(!available)('matmul / dense kernels vs reference', () => {
         await checkCase(dev, { op: makeOp('dense', { units: 36, bias: false }), inputShapes: [[20, 16]], outputShape: [20, 36] });
     });
 
+    // kdot: lanes split K and sum with subgroupAdd where the device has a fixed subgroup size,
+    // else in a tree in workgroup memory (caps without subgroupSize; its own cache key). Two
+    // tests, few shapes each: every shape is a cold pipeline compile on the software adapter.
+    const kdotShapes: [number, number, number][] = [[5, 7, 3], [3, 10, 257], [70, 13, 12], [2, 4, 1024]];
+    it('kdot (few columns): K not a multiple of 4, partial row blocks, batched broadcasts, epilogue', async () => {
+        for (const [M, N, K] of kdotShapes) await checkCase(dev, { op: makeOp('matmul', {}, 2), inputShapes: [[M, K], [K, N]], outputShape: [M, N], variant: 'kdot_8' });
+        for (const [M, N, K] of kdotShapes.slice(0, 2)) await checkCase(dev, { op: makeOp('matmul', {}, 2), inputShapes: [[M, K], [K, N]], outputShape: [M, N], variant: 'kdot_1' });
+        await checkCase(dev, { op: makeOp('matmul', {}, 2), inputShapes: [[2, 1, 9, 12], [3, 12, 5]], outputShape: [2, 3, 9, 5], variant: 'kdot_8' });
+        await checkCase(dev, { op: makeOp('dense', { units: 13, bias: true }), inputShapes: [[2, 7, 30]], outputShape: [2, 7, 13], variant: 'kdot_4', epilogue: epilogues[1] });
+        expect(() => kernelsFor({ op: makeOp('matmul', {}, 2), inputShapes: [[4, 8], [8, 17]], outputShape: [4, 17], epilogue: [], variant: 'kdot_4', caps: dev.caps }))
+            .toThrow(/'kdot_4' computes at most 16 columns per row; this GEMM has 17/);
+        expect(() => kernelsFor({ op: makeOp('matmul', {}, 2), inputShapes: [[4, 8], [8, 4]], outputShape: [4, 4], epilogue: [], variant: 'kdot_3', caps: dev.caps }))
+            .toThrow(/unknown variant 'kdot_3'.*kdot_<1\|2\|4\|8>/);
+    });
+    it('kdot summed in workgroup memory (a device without a fixed subgroup size)', async () => {
+        const tree = { ...dev, caps: { ...dev.caps, subgroupSize: undefined } };
+        for (const [M, N, K] of kdotShapes.slice(1)) await checkCase(tree, { op: makeOp('matmul', {}, 2), inputShapes: [[M, K], [K, N]], outputShape: [M, N], variant: 'kdot_8' });
+        await checkCase(tree, { op: makeOp('dense', { units: 6, bias: true }), inputShapes: [[3, 64]], outputShape: [3, 6], variant: 'kdot_2', epilogue: epilogues[4] });
+    });
+
     it('tall-skinny split-K (M·N small, K large) matches', async () => {
         await checkCase(dev, { op: makeOp('dense', { units: 16, bias: true }), inputShapes: [[1, 3000]], outputShape: [1, 16], variant: 'splitk_8', tol: 1e-5 });
     });

@@ -8,24 +8,25 @@ import { makeOp } from './check.js';
 
 describe('GEMM variant names', () => {
     it('parse to typed values and print back to the same name', () => {
-        for (const name of [...GEMM_VARIANTS, 'vec4_1x4', 'vec4_8x8', 'sg_16x8', 'sgrow_4x4', 'capped_3', 'splitk_7', 'sgsplitk_2', 'wgmem_4x4']) {
+        for (const name of [...GEMM_VARIANTS, 'vec4_1x4', 'vec4_8x8', 'sg_16x8', 'sgrow_4x4', 'capped_3', 'splitk_7', 'sgsplitk_2', 'wgmem_4x4', 'kdot_1', 'kdot_8']) {
             const v = parseGemmVariant(name);
             expect(v, name).toBeDefined();
             expect(gemmVariantName(v!)).toBe(name);
         }
         expect(parseGemmVariant('sgrow_8x4')).toEqual({ family: 'sgrow', tm: 8, tn: 4 });
         expect(parseGemmVariant('capped_16')).toEqual({ family: 'capped', workgroups: 16 });
+        expect(parseGemmVariant('kdot_4')).toEqual({ family: 'kdot', rows: 4 });
     });
 
     it('reject names outside each family\'s range', () => {
-        for (const name of ['vec4_9x4', 'vec4_4x5', 'vec4_0x4', 'sg_17x4', 'sgrow_8x2', 'wgmem_8x4', 'splitk_1', 'sgsplitk_1', 'capped_0', 'bogus', 'im2col_vec4_4x8']) {
+        for (const name of ['vec4_9x4', 'vec4_4x5', 'vec4_0x4', 'sg_17x4', 'sgrow_8x2', 'wgmem_8x4', 'splitk_1', 'sgsplitk_1', 'capped_0', 'kdot_3', 'kdot_16', 'bogus', 'im2col_vec4_4x8']) {
             expect(parseGemmVariant(name), name).toBeUndefined();
         }
     });
 
     it('say which need subgroups, for every op that takes a GEMM variant', () => {
         for (const name of ['sg_8x4', 'sgrow_8x4', 'sgsplitk_4', 'im2col_sg_4x4', 'pointwise_sgrow_8x4', 'winograd_sgrow_8x4']) expect(needsSubgroups(name), name).toBe(true);
-        for (const name of ['vec4_4x8', 'splitk_4', 'capped_4', 'wgmem_16x16', 'im2col_vec4_4x8', 'winograd_vec4_4x8', 'gemm_4x4', 'direct', 'pix4', 'map4']) expect(needsSubgroups(name), name).toBe(false);
+        for (const name of ['vec4_4x8', 'splitk_4', 'capped_4', 'wgmem_16x16', 'kdot_8', 'im2col_kdot_8', 'im2col_vec4_4x8', 'winograd_vec4_4x8', 'gemm_4x4', 'direct', 'pix4', 'map4']) expect(needsSubgroups(name), name).toBe(false);
     });
 });
 
@@ -59,10 +60,12 @@ describe('conv2d variant names', () => {
             expect(convVariantName(v!)).toBe(name);
         }
         expect(parseConvVariant('im2col_sgsplitk_4')).toEqual({ family: 'im2col', gemm: { family: 'sgsplitk', splits: 4 } });
+        expect(parseConvVariant('im2col_kdot_8')).toEqual({ family: 'im2col', gemm: { family: 'kdot', rows: 8 } });
+        expect(convVariantName(parseConvVariant('pointwise_kdot_2')!)).toBe('pointwise_kdot_2');
     });
 
     it('reject unknown tiles, unknown GEMM parts and a Winograd GEMM without register tiles', () => {
-        for (const name of ['gemm_3x4', 'gemm_4x5', 'capped_0', 'im2col_bogus', 'pointwise_vec4_9x9', 'winograd_wgmem_8x8', 'pix4', 'bogus']) {
+        for (const name of ['gemm_3x4', 'gemm_4x5', 'capped_0', 'im2col_bogus', 'pointwise_vec4_9x9', 'winograd_wgmem_8x8', 'winograd_kdot_4', 'im2col_kdot_3', 'pix4', 'bogus']) {
             expect(parseConvVariant(name), name).toBeUndefined();
         }
     });

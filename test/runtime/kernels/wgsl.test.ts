@@ -81,11 +81,14 @@ describe('cache keys', () => {
         { op: makeOp('conv2d', { filters: 12, kernel: [1, 1], bias: false }), inputShapes: [[1, 16, 7, 7]], outputShape: [1, 12, 7, 7] },
         { op: makeOp('softmax', { axis: 1 }), inputShapes: [[3, 70]], outputShape: [3, 70] },
         { op: makeOp('add', {}, 2), inputShapes: [[2, 3, 4], [3, 1]], outputShape: [2, 3, 4] },
+        { op: makeOp('conv2d', { filters: 16, kernel: [3, 3], stride: [1, 1], padding: [1, 1, 1, 1], bias: true }), inputShapes: [[1, 32, 2, 3]], outputShape: [1, 16, 2, 3] },
     ];
+    // Variants outside the lists that some requests take: kdot (at most 16 columns), on and off subgroups.
+    const extra = (r: (typeof requests)[number]): string[] => r.op.kind === 'dense' ? ['kdot_2', 'kdot_8'] : r.outputShape[2] * r.outputShape[3] <= 16 ? ['im2col_kdot_1', 'im2col_kdot_8'] : [];
 
     it('equal keys mean equal code, bindings and workgroup size', () => {
         const seen = new Map<string, string>();
-        for (const r of requests) for (const caps of [DEFAULT_CAPS, { ...DEFAULT_CAPS, subgroupSize: 8 }]) for (const variant of variantsFor(r.op, caps)) for (const epilogue of epilogues) {
+        for (const r of requests) for (const caps of [DEFAULT_CAPS, { ...DEFAULT_CAPS, subgroupSize: 8 }]) for (const variant of [...variantsFor(r.op, caps), ...extra(r)]) for (const epilogue of epilogues) {
             for (const l of kernelsFor({ ...r, epilogue, variant, caps }).launches) {
                 const what = JSON.stringify([l.wgsl(), l.bindings, l.workgroupSize]);
                 const before = seen.get(l.cacheKey);

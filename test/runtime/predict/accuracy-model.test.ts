@@ -14,8 +14,9 @@ const lavapipeCaps = { ...DEFAULT_CAPS, subgroupSize: 8 };
 
 describe('tile padding of GEMM launches', () => {
     it('pads a split-K partial by its own GEMM outputs (deep conv on a 2×2 map: 4 columns on 32-column tiles)', () => {
-        const c = convCase(256, 2, 512, 3);
-        const k = kernelsFor({ op: c.op, inputShapes: c.inputShapes, outputShape: c.outputShape, epilogue: [], caps: lavapipeCaps });
+        // (The default there is now kdot, whose lanes split K: named here.)
+        const c = convCase(256, 2, 512, 3, 1, 'im2col_sgsplitk_4');
+        const k = kernelsFor({ op: c.op, inputShapes: c.inputShapes, outputShape: c.outputShape, epilogue: [], variant: c.variant, caps: lavapipeCaps });
         const partial = k.launches.find(l => l.name.endsWith('.partial'));
         expect(partial, k.launches.map(l => l.name).join(', ')).toBeDefined();
         // 512 filters × 4 pixels on 64×32 tiles: every tile computes 32 columns for 4 useful ones.
@@ -28,6 +29,14 @@ describe('tile padding of GEMM launches', () => {
         expect(gemm.name).toBe('conv2d.winograd_sgrow_8x4');
         // 16 filters on 16-row tiles (the workgroup shrinks for short M), 144 tiles on 32-column tiles: 160/144 padding.
         expect(launchEffectiveFlops(gemm, 16 * 24 * 24) / gemm.flops).toBeCloseTo(160 / 144, 9);
+    });
+    it('leaves kdot unpadded: no lane computes a column it drops', () => {
+        const c = convCase(256, 2, 512, 3);
+        const k = kernelsFor({ op: c.op, inputShapes: c.inputShapes, outputShape: c.outputShape, epilogue: [], caps: lavapipeCaps });
+        const gemm = k.launches.at(-1)!;
+        expect(gemm.name).toBe('conv2d.im2col_kdot_8');
+        expect(familyOf(gemm.name)).toBe('gemm.kdot');
+        expect(launchEffectiveFlops(gemm, 512 * 4)).toBe(gemm.flops);
     });
     it('leaves an exact-fit GEMM unpadded', () => {
         const c = denseCase(64, 256, 256);

@@ -38,6 +38,8 @@ describe('kernel families', () => {
     it('classifies kernel names', () => {
         expect(familyOf('dense.vec4_4x8')).toBe('gemm.vec4');
         expect(familyOf('matmul.wgmem_16x16')).toBe('gemm.wgmem');
+        expect(familyOf('conv2d.im2col_kdot_8')).toBe('gemm.kdot');
+        expect(familyOf('conv2d.pointwise_kdot_8')).toBe('gemm.kdot');
         expect(familyOf('dense.capped_4')).toBe('gemm.capped');
         expect(familyOf('dense.splitk_4')).toBe('gemm.splitk');
         expect(familyOf('dense.splitk_4.partial')).toBe('gemm.splitk');

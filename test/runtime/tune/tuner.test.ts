@@ -105,6 +105,14 @@ describe('tuner selection (fake timing, no GPU)', () => {
         expect(cs).toContain('im2col_sgrow_8x4');
         expect(cs).toContain('winograd_sgrow_8x4');
         for (const v of cs) expect(() => kernelsFor({ op: conv, inputShapes: [[1, 64, 56, 56]], outputShape: [1, 64, 56, 56], epilogue: [], variant: v, caps: { ...DEFAULT_CAPS, subgroupSize: 8 } })).not.toThrow();
+        expect(cs.some(v => v.includes('kdot'))).toBe(false);
+        // A deep layer on a 2×2 map, and a GEMM of few columns, also time kdot (lanes splitting K).
+        const deep = { signature: 'd', op: conv, inputShapes: [[1, 512, 2, 2]], outputShape: [1, 64, 2, 2], epilogue: [] };
+        const ds = shortlistFor(deep, DEFAULT_CAPS);
+        expect(ds).toContain('im2col_kdot_8');
+        for (const v of ds) expect(() => kernelsFor({ ...deep, variant: v, caps: DEFAULT_CAPS })).not.toThrow();
+        expect(shortlistFor(matmulTarget(64, 10, 900), DEFAULT_CAPS)).toContain('kdot_8');
+        expect(shortlistFor(matmulTarget(64, 17, 900), DEFAULT_CAPS)).not.toContain('kdot_8');
     });
 
     it('tunes each missing signature once and skips cached ones', async () => {
