@@ -12,6 +12,7 @@ import { alignBufferSize } from '../plan/memory.js';
 import { CompileError, type RunnableOp, type TenantPlan } from '../plan/tenant-plan.js';
 import { foldedNormValues, graphInputValues, initWeightValues } from '../plan/weights.js';
 import { KernelPipelines, createUniformBuffer } from './harness.js';
+import { weightValues } from '../kernels/index.js';
 import { withTimeout } from './wait.js';
 
 /** One launch ready to encode. */
@@ -96,12 +97,14 @@ export async function compileTenant(device: GPUDevice, plan: TenantPlan, seed: n
             fused.inputs.forEach((id, i) => byRole.set(`in${i}`, slots[plan.memory.tensorSlot.get(id)!]));
             byRole.set('out', slots[plan.memory.tensorSlot.get(fused.output)!]);
             for (const e of fused.epilogueInputs) byRole.set(e.role, slots[plan.memory.tensorSlot.get(e.tensor)!]);
-            const weightOf = (b: LaunchBuffer) => {
-                // Versions of an op share its weights: the same role holds the same seeded values.
-                if (!byRole.has(b.role)) byRole.set(b.role, upload(`${planned.path}/${b.role}`, initWeightValues(fused.op, b, random.fork(`weight/${planned.path}/${b.role}`))));
+            // Versions of an op share its weights: the same role holds the same seeded values (a derived weight, the same transform of them).
+            const values = new Map<string, Float32Array>();
+            const seeded = (b: LaunchBuffer) => initWeightValues(fused.op, b, random.fork(`weight/${planned.path}/${b.role}`));
+            const weightOf = (b: LaunchBuffer, buffers: readonly LaunchBuffer[]) => {
+                if (!byRole.has(b.role)) byRole.set(b.role, upload(`${planned.path}/${b.role}`, weightValues(b, buffers, seeded, values)));
             };
             for (const b of kernels.buffers) {
-                if (b.kind === 'weight') weightOf(b);
+                if (b.kind === 'weight') weightOf(b, kernels.buffers);
                 else byRole.set(b.role, slots[plan.memory.scratchSlot.get(`${stepIndex}:${b.role}`)!]);
             }
             for (const n of fused.foldedNorms) {
@@ -111,7 +114,7 @@ export async function compileTenant(device: GPUDevice, plan: TenantPlan, seed: n
             }
             const bindBuffers = (version: RunnableOp) => {
                 for (const b of version.kernels.buffers) {
-                    if (b.kind === 'weight') weightOf(b);
+                    if (b.kind === 'weight') weightOf(b, version.kernels.buffers);
                     else byRole.set(b.role, slots[plan.memory.scratchSlot.get(`${stepIndex}:${b.role}`)!]);
                 }
             };

@@ -7,6 +7,7 @@
  */
 import { numel } from '../ir/types.js';
 import type { KernelDescription, LaunchBuffer, OpKernels } from '../kernels/kernel.js';
+import { weightValues } from '../kernels/index.js';
 
 /** Device limits the generators may use: everything the adapter offers of the ones that matter. */
 export function kernelDeviceDescriptor(adapter: GPUAdapter, label = 'tenancy-kernels'): GPUDeviceDescriptor {
@@ -147,9 +148,10 @@ export function createOpBuffers(device: GPUDevice, label: string, k: OpKernels, 
     run.inputs.forEach((d, i) => upload(`in${i}`, d));
     const rand = seededRandom(run.seed ?? 1);
     const weights: Record<string, Float32Array> = {};
+    const known = new Map<string, Float32Array>(Object.entries(run.weights ?? {}));
     for (const b of k.buffers) {
         if (b.kind === 'weight') {
-            const data = run.weights?.[b.role] ?? initWeight(b, rand);
+            const data = weightValues(b, k.buffers, w => initWeight(w, rand), known);
             if (data.length !== numel(b.shape)) throw new Error(`${label}: weight '${b.role}' needs ${numel(b.shape)} values, got ${data.length}`);
             weights[b.role] = data;
             upload(b.role, data);

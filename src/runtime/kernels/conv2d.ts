@@ -407,7 +407,8 @@ function defaultConvVariant(g: ConvGeometry, pointwise: boolean, caps: DeviceCap
     if (pointwise) return { family: 'pointwise', gemm: fewPixels ? kdot : sg ? sgrow : vec4 };
     if (g.Fg < 4) return { family: 'direct' };
     // Winograd F(2,3) measured ~1.8× over im2col + sg GEMM on lavapipe for 3×3 stride-1 convs on
-    // maps ≥ 14² (64→64 @56², 128→128 @28²); on 7² maps its per-run weight transform eats the gain.
+    // maps ≥ 14² (64→64 @56², 128→128 @28²); on 7² maps the two are even (128→128 1.27 / 1.04 ms,
+    // 512→512 10.6 / 10.9 with the filters transformed on the host), so im2col keeps them.
     const P = g.Ho * g.Wo;
     const tiles = Math.ceil(g.Ho / 2) * Math.ceil(g.Wo / 2);
     const winoBytes = 4 * g.N * 16 * Math.max(g.C, g.F) * Math.ceil(tiles / 4) * 4;

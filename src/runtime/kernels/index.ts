@@ -24,8 +24,9 @@
  * kernels bind tensors whose element count is a multiple of 4 as array<vec4<f32>>).
  */
 import type { IrOp, IrOpKind } from '../ir/types.js';
-import type { DeviceCaps, KernelRequest, OpKernels } from './kernel.js';
+import type { DeviceCaps, KernelRequest, LaunchBuffer, OpKernels } from './kernel.js';
 import { KernelError, at, fmtShape } from './common.js';
+import { winogradWeights } from './winograd.js';
 import { GEMM_VARIANTS, denseKernels, matmulKernels, needsSubgroups } from './matmul.js';
 import { activationKernels, batchNormKernels, binaryKernels } from './elementwise.js';
 import { CONV_VARIANTS, DEPTHWISE_VARIANTS, WINOGRAD_VARIANTS, conv2dKernels, depthwiseKernels, isPointwise, isWinogradShape } from './conv2d.js';
@@ -85,6 +86,32 @@ export function kernelsFor(request: KernelRequest): OpKernels {
     const result = gen(request);
     checkWeightsAgainstIr(op, result);
     return result;
+}
+
+/**
+ * The values of a derived weight (LaunchBuffer.derived) from those of its source, as the
+ * compiler uploads them: the one place a weight transform is chosen by name.
+ */
+function deriveWeight(b: LaunchBuffer, source: Float32Array): Float32Array {
+    if (!b.derived) throw new KernelError(`internal: weight '${b.role}' is not derived`);
+    switch (b.derived.transform) {
+        case 'winograd_f2x3': return winogradWeights(b.shape[1], b.shape[2], source);
+    }
+}
+
+/** A weight's values: seeded by `init` for a weight of its own, derived from its source's (found by role in `buffers`) otherwise. */
+export function weightValues(b: LaunchBuffer, buffers: readonly LaunchBuffer[], init: (b: LaunchBuffer) => Float32Array, known = new Map<string, Float32Array>()): Float32Array {
+    let values = known.get(b.role);
+    if (values) return values;
+    if (b.derived) {
+        const source = buffers.find(x => x.kind === 'weight' && x.role === b.derived!.from);
+        if (!source || source.derived) throw new KernelError(`internal: weight '${b.role}' is derived from '${b.derived.from}', which is not a seeded weight of the op`);
+        values = deriveWeight(b, weightValues(source, buffers, init, known));
+    } else {
+        values = init(b);
+    }
+    known.set(b.role, values);
+    return values;
 }
 
 /** Weights the IR names must have the shapes the kernels bind (names the kernels do not use are ignored). */

@@ -90,7 +90,15 @@ export interface LaunchBuffer {
     dtype: DType;
     /** How the compiler fills a weight (deterministic from the seed); scratch is uninitialised. */
     init?: 'normal' | 'uniform' | 'ones' | 'zeros' | 'positive';
+    /**
+     * A weight computed on the host from another weight of the op (listed before it) when the op
+     * is compiled, instead of by a launch on every run: Winograd's transformed filters.
+     */
+    derived?: { from: string; transform: WeightTransform };
 }
+
+/** The host-side transforms of a weight (kernels/index.ts deriveWeight). */
+export type WeightTransform = 'winograd_f2x3';
 
 /**
  * The kernels for one (possibly fused) op: launches in order. Binding roles "in0", "in1", …

@@ -2,15 +2,16 @@
  * Winograd F(2×2, 3×3) for 3×3, stride-1, undilated, ungrouped conv2d (`winograd_<gemm variant>`):
  * each 2×2 output tile comes from a 4×4 input tile, and the 16 transformed planes are 16
  * GEMMs of F×C by C×tiles — 2.25× fewer multiplies than the direct product (16 per tile and
- * channel pair instead of 36). Four launches, all per run (the weights are ordinary weight
- * buffers, so their transform cannot be hoisted to compile time):
- *   1. U[e, f, c] = (G g[f, c] Gᵀ)[e]                       (weight transform, e = 4ξ + ν)
- *   2. V[n, e, c, t] = (Bᵀ d[n, c, tile t] B)[e]             (input transform, zero padding)
- *   3. Mt[n, e] = U[e] · V[n, e]                              (batched GEMM, any register-blocked variant)
- *   4. y[n, f, tile t] = Aᵀ Mt[n, ·, f, t] A, + bias/epilogue  (output transform)
- * Tiles per image T = ⌈Ho/2⌉·⌈Wo/2⌉, padded to Tp (a multiple of 4) so V and Mt rows load as vec4.
- * The weight transform costs 25·F·C memory operations per run, so it pays only when the image
- * is large relative to the channels (early ResNet layers); the tuner decides.
+ * channel pair instead of 36):
+ *   U[e, f, c] = (G g[f, c] Gᵀ)[e]                       (weight transform, e = 4ξ + ν: on the host,
+ *                                                          once, when the op is compiled — winogradWeights)
+ *   1. V[n, e, c, t] = (Bᵀ d[n, c, tile t] B)[e]             (input transform, zero padding)
+ *   2. Mt[n, e] = U[e] · V[n, e]                              (batched GEMM, any register-blocked variant)
+ *   3. y[n, f, tile t] = Aᵀ Mt[n, ·, f, t] A, + bias/epilogue  (output transform)
+ * Three launches per run. Tiles per image T = ⌈Ho/2⌉·⌈Wo/2⌉, padded to Tp (a multiple of 4) so V
+ * and Mt rows load as vec4. The transforms of input and output cost memory passes of 16/4 of the
+ * image per channel, so Winograd pays when the image is large relative to the channels (early
+ * ResNet layers); the tuner decides.
  */
 import type { DeviceCaps, Epilogue, KernelDescription, LaunchBuffer } from './kernel.js';
 import {
@@ -50,6 +51,36 @@ interface WinogradRequest {
 /** A linear combination in WGSL; terms with zero coefficients are dropped. */
 const lin = (terms: [number, string][]) => terms.filter(([c]) => c !== 0).map(([c, s]) => c === 1 ? s : c === -1 ? `-${s}` : `${f(c)} * ${s}`).join(' + ') || '0.0';
 
+/**
+ * U = G g Gᵀ for every filter f and channel c of g [F, C, 3, 3], stored [16, F, C] (plane
+ * e = 4ξ + ν), with G = [1 0 0; ½ ½ ½; ½ −½ ½; 0 0 1]: the batched GEMM's A operand.
+ */
+export function winogradWeights(F: number, C: number, g: Float32Array): Float32Array {
+    if (g.length !== F * C * 9) throw new KernelError(`internal: Winograd weights of ${F}×${C} filters need ${F * C * 9} values, got ${g.length}`);
+    const FC = F * C;
+    const U = new Float32Array(16 * FC);
+    const q = new Float64Array(12);
+    for (let i = 0; i < FC; i++) {
+        const b = 9 * i;
+        // q = G g (4×3), then U = q Gᵀ (4×4).
+        for (let j = 0; j < 3; j++) {
+            const g0 = g[b + j], g1 = g[b + 3 + j], g2 = g[b + 6 + j];
+            q[j] = g0;
+            q[3 + j] = 0.5 * (g0 + g1 + g2);
+            q[6 + j] = 0.5 * (g0 - g1 + g2);
+            q[9 + j] = g2;
+        }
+        for (let a = 0; a < 4; a++) {
+            const q0 = q[3 * a], q1 = q[3 * a + 1], q2 = q[3 * a + 2];
+            U[(4 * a) * FC + i] = q0;
+            U[(4 * a + 1) * FC + i] = 0.5 * (q0 + q1 + q2);
+            U[(4 * a + 2) * FC + i] = 0.5 * (q0 - q1 + q2);
+            U[(4 * a + 3) * FC + i] = q2;
+        }
+    }
+    return U;
+}
+
 /** The launches and scratch buffers of a Winograd conv. */
 export function winogradConv(r: WinogradRequest): { launches: KernelDescription[]; buffers: LaunchBuffer[] } {
     const g = r.geom;
@@ -58,28 +89,7 @@ export function winogradConv(r: WinogradRequest): { launches: KernelDescription[
     const key = `N=${N},C=${C},F=${F},H=${H},W=${W},p=${g.pt},${g.pl},${g.pb},${g.pr}`;
     const name = `conv2d.${r.variantName}`;
 
-    // 1. Weight transform: one invocation per (f, c); U = G g Gᵀ with G = [1 0 0; ½ ½ ½; ½ −½ ½; 0 0 1].
-    const FC = F * C;
-    const uGrid = grid1D(FC, r.caps, r.where);
-    const uSpecs: BindingSpec[] = [{ role: 'weight', access: 'read' }, { role: 'wino_u', access: 'read_write' }];
-    const G = [[1, 0, 0], [0.5, 0.5, 0.5], [0.5, -0.5, 0.5], [0, 0, 1]];
-    // tmp = G g (4×3), then U = tmp Gᵀ (4×4).
-    const uCode = lazyText(() => wgsl`
-        ${declareBindings(uSpecs)}
-        ${main1D(uGrid, 'i', FC)}
-          let b = i * 9u;
-          ${unroll(9, k => `let g${k} = t_weight[b + ${u(k)}];`)}
-          ${unroll(4, a => unroll(3, j => `let q${a}_${j} = ${lin(G[a].map((c, k) => [c, `g${3 * k + j}`]))};`))}
-          ${unroll(4, a => unroll(4, b => `t_wino_u[${u((4 * a + b) * FC)} + i] = ${lin(G[b].map((c, j) => [c, `q${a}_${j}`]))};`))}
-        }`);
-    const uLaunch: KernelDescription = {
-        name: `${name}.weights`, cacheKey: `conv.winograd_u|F=${F},C=${C}|d=${uGrid.dispatch.join('x')}`,
-        variant: { variant: r.variantName, workgroups: uGrid.dispatch[0] * uGrid.dispatch[1] }, workgroupSize: [uGrid.workgroupSize, 1, 1],
-        bindings: bindingList(uSpecs), wgsl: uCode, dispatch: uGrid.dispatch, flops: FC * 16 * 4, bytes: 4 * FC * 25,
-    };
-    checkLaunch(uLaunch, uSpecs, { weight: FC * 9, wino_u: 16 * FC }, r.caps);
-
-    // 2. Input transform: one invocation per (n, c, 4 consecutive tiles), vec4 stores; Bᵀ = [1 0 −1 0; 0 1 1 0; 0 −1 1 0; 0 1 0 −1].
+    // 1. Input transform: one invocation per (n, c, 4 consecutive tiles), vec4 stores; Bᵀ = [1 0 −1 0; 0 1 1 0; 0 −1 1 0; 0 1 0 −1].
     const Tq = Tp / 4;
     const vItems = N * C * Tq;
     const vGrid = grid1D(vItems, r.caps, r.where);
@@ -118,14 +128,14 @@ export function winogradConv(r: WinogradRequest): { launches: KernelDescription[
     };
     checkLaunch(vLaunch, vSpecs, { in0: N * C * H * W, wino_v: 16 * N * C * Tp }, r.caps);
 
-    // 3. The 16 GEMMs per image: Mt[n, e] (F × Tp) = U[e] (F × C) · V[n, e] (C × Tp).
+    // 2. The 16 GEMMs per image: Mt[n, e] (F × Tp) = U[e] (F × C) · V[n, e] (C × Tp).
     const gemm = gemmLaunches({
         opName: 'conv2d', variantName: r.variantName, variant: r.gemm, M: F, N: Tp, K: C, batch: N * 16,
         outLead: [N, 16], aLead: [16], bLead: [N, 16], aRole: 'wino_u', bRole: 'wino_v', outRole: 'wino_m',
         epilogue: [], channel: 'row', partialRole: 'wino_partial', axes: { cols: 'rows', rows: 'channels' }, caps: r.caps, where: r.where,
     });
 
-    // 4. Output transform: one invocation per (n, f, tile); Aᵀ = [1 1 1 0; 0 1 −1 −1].
+    // 3. Output transform: one invocation per (n, f, tile); Aᵀ = [1 1 1 0; 0 1 −1 −1].
     const oItems = N * F * T;
     const oGrid = grid1D(oItems, r.caps, r.where);
     const oSpecs: BindingSpec[] = [{ role: 'wino_m', access: 'read' }];
@@ -162,9 +172,9 @@ export function winogradConv(r: WinogradRequest): { launches: KernelDescription[
     checkLaunch(oLaunch, oSpecs, { wino_m: 16 * N * F * Tp, out: N * F * Ho * Wo }, r.caps);
 
     return {
-        launches: [uLaunch, vLaunch, ...gemm.launches, oLaunch],
+        launches: [vLaunch, ...gemm.launches, oLaunch],
         buffers: [
-            { role: 'wino_u', kind: 'scratch', shape: [16, F, C], dtype: 'f32' },
+            { role: 'wino_u', kind: 'weight', shape: [16, F, C], dtype: 'f32', derived: { from: 'weight', transform: 'winograd_f2x3' } },
             { role: 'wino_v', kind: 'scratch', shape: [N, 16, C, Tp], dtype: 'f32' },
             { role: 'wino_m', kind: 'scratch', shape: [N, 16, F, Tp], dtype: 'f32' },
             ...gemm.buffers,

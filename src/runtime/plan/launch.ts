@@ -34,10 +34,10 @@ export function familyOf(launchName: string): string {
     const part = rest.length >= 2 ? rest[rest.length - 1] : undefined;
     // Memory passes of multi-launch variants, each its own kernel (its own curve; the stem before the
     // dot is the family an older profile timed it with, latency.ts familyProfile): split-K's
-    // reduction, im2col's gather, Winograd's weight, input and output transforms.
+    // reduction, im2col's gather, Winograd's input and output transforms.
     if (part === 'reduce') return 'elementwise.reduce';
     if (part === 'im2col') return 'copy.im2col';
-    if (rest[0]?.startsWith('winograd_') && (part === 'weights' || part === 'input' || part === 'output')) return `copy.winograd_${part}`;
+    if (rest[0]?.startsWith('winograd_') && (part === 'input' || part === 'output')) return `copy.winograd_${part}`;
     for (const v of rest) {
         if (prefix === 'conv2d' && /^gemm_\d+x\d+$/.test(v)) return 'conv2d';
         if (prefix === 'conv2d' && v === 'direct') return 'conv2d.direct';

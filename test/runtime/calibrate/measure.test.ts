@@ -40,7 +40,7 @@ describe('calibration statistics (pure)', () => {
         }
         for (const f of ['gemm.vec4', 'gemm.sgrow', 'gemm.sg', 'gemm.sgsplitk', 'gemm.kdot', 'gemm.wgmem', 'gemm.capped', 'gemm.splitk', 'attention.bmm', 'conv2d', 'conv2d.direct', 'depthwise_conv2d', 'depthwise_conv2d.direct',
             'elementwise', 'elementwise.reduce', 'reduction', 'reduction.layer_norm', 'reduction.pool', 'reduction.pool.direct', 'reduction.attention', 'pool', 'copy', 'copy.im2col',
-            'copy.winograd_weights', 'copy.winograd_input', 'copy.winograd_output']) {
+            'copy.winograd_input', 'copy.winograd_output']) {
             expect([...families]).toContain(f);
         }
     });

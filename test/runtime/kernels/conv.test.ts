@@ -105,6 +105,10 @@ describe.skipIf(!available)('conv2d / depthwise / pooling kernels vs reference',
         }
         const epi: Epilogue[] = [{ kind: 'scale_shift', scale: 'bn_scale', shift: 'bn_shift' }, { kind: 'activation', fn: 'relu' }, { kind: 'add', tensor: 'residual' }];
         await checkCase(dev, { op: convOp(cases[2]), inputShapes: [cases[2].x], outputShape: [1, 9, 10, 8], variant: 'winograd_sg_8x4', epilogue: epi });
+        // Three launches a run: the filters' transform is a weight derived on the host when the op is compiled.
+        const w = kernelsFor({ op: convOp(cases[1]), inputShapes: [cases[1].x], outputShape: [2, 6, 6, 5], epilogue: [], variant: 'winograd_sgrow_8x4', caps: dev.caps });
+        expect(w.launches.map(l => l.name)).toEqual(['conv2d.winograd_sgrow_8x4.input', 'conv2d.winograd_sgrow_8x4', 'conv2d.winograd_sgrow_8x4.output']);
+        expect(w.buffers.find(b => b.role === 'wino_u')).toMatchObject({ kind: 'weight', shape: [16, 6, 5], derived: { from: 'weight', transform: 'winograd_f2x3' } });
         expect(variantsFor(convOp(cases[1]))).toContain('winograd_sg_8x4');
         expect(variantsFor(convOp(CONVS[1]))).not.toContain('winograd_sg_8x4');
         expect(() => kernelsFor({ op: convOp(CONVS[1]), inputShapes: [CONVS[1].x], outputShape: [2, 9, 4, 9], epilogue: [], variant: 'winograd_vec4_4x8', caps: dev.caps }))

@@ -1,6 +1,8 @@
 /** Pure tests of variant names, the edge format, and the typed values the generators use. No GPU. */
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_CAPS, kernelsFor, variantsFor } from '../../../src/runtime/kernels/index.js';
+import { DEFAULT_CAPS, kernelsFor, variantsFor, weightValues } from '../../../src/runtime/kernels/index.js';
+import { winogradWeights } from '../../../src/runtime/kernels/winograd.js';
+import type { LaunchBuffer } from '../../../src/runtime/kernels/kernel.js';
 import { GEMM_VARIANTS, defaultGemmVariant, gemmVariantName, needsSubgroups, parseGemmVariant } from '../../../src/runtime/kernels/matmul.js';
 import { CONV_VARIANTS, WINOGRAD_VARIANTS, convVariantName, defaultDepthwiseVariant, parseConvVariant } from '../../../src/runtime/kernels/conv2d.js';
 import { defaultGlobalPoolVariant, GLOBAL_POOL_DIRECT_PIXELS } from '../../../src/runtime/kernels/pool.js';
@@ -88,7 +90,7 @@ describe('conv2d variant names', () => {
             ['conv2d.im2col_splitk_2.im2col', 'im2col_splitk_2'], ['conv2d.im2col_splitk_2.partial', 'im2col_splitk_2'], ['conv2d.im2col_splitk_2.reduce', 'im2col_splitk_2'],
         ]);
         expect(names(undefined, { ...DEFAULT_CAPS, subgroupSize: 8 }).map(([n]) => n)).toEqual([
-            'conv2d.winograd_sgrow_8x4.weights', 'conv2d.winograd_sgrow_8x4.input', 'conv2d.winograd_sgrow_8x4', 'conv2d.winograd_sgrow_8x4.output',
+            'conv2d.winograd_sgrow_8x4.input', 'conv2d.winograd_sgrow_8x4', 'conv2d.winograd_sgrow_8x4.output',
         ]);
         for (const variant of variantsFor(op, { ...DEFAULT_CAPS, subgroupSize: 8 })) expect(names(variant, { ...DEFAULT_CAPS, subgroupSize: 8 })[0][1]).toBe(variant);
     });
@@ -129,3 +131,31 @@ describe('global average pool variants', () => {
         expect(() => name(8, 4, 'bogus')).toThrow(/unknown variant 'bogus'; this op supports workgroup_reduce, direct/);
     });
 });
+
+describe('Winograd weights on the host', () => {
+    it('are U = G g Gᵀ per filter and channel, stored [16, F, C]', () => {
+        const F = 3, C = 2;
+        const g = Float32Array.from({ length: F * C * 9 }, (_, i) => Math.sin(1 + 7 * i));
+        const U = winogradWeights(F, C, g);
+        const G = [[1, 0, 0], [0.5, 0.5, 0.5], [0.5, -0.5, 0.5], [0, 0, 1]];
+        for (let f = 0; f < F; f++) for (let c = 0; c < C; c++) for (let a = 0; a < 4; a++) for (let b = 0; b < 4; b++) {
+            let v = 0;
+            for (let k = 0; k < 3; k++) for (let j = 0; j < 3; j++) v += G[a][k] * g[(f * C + c) * 9 + 3 * k + j] * G[b][j];
+            expect(U[(4 * a + b) * F * C + f * C + c]).toBeCloseTo(v, 6);
+        }
+        expect(() => winogradWeights(F, C, new Float32Array(5))).toThrow(/need 54 values, got 5/);
+    });
+    it('are derived from the op\'s seeded weight by weightValues, once per role', () => {
+        const weight: LaunchBuffer = { role: 'weight', kind: 'weight', shape: [2, 1, 3, 3], dtype: 'f32' };
+        const u: LaunchBuffer = { role: 'wino_u', kind: 'weight', shape: [16, 2, 1], dtype: 'f32', derived: { from: 'weight', transform: 'winograd_f2x3' } };
+        let seeded = 0;
+        const init = (b: LaunchBuffer) => { seeded++; return Float32Array.from({ length: 18 }, (_, i) => i + (b.role === 'weight' ? 0 : 100)); };
+        const known = new Map<string, Float32Array>();
+        const values = weightValues(u, [weight, u], init, known);
+        expect(values).toEqual(winogradWeights(2, 1, init(weight)));
+        expect(weightValues(weight, [weight, u], init, known)).toBe(known.get('weight'));
+        expect(seeded).toBe(2); // once for the source, once above for the expectation
+        expect(() => weightValues(u, [u], init)).toThrow(/derived from 'weight', which is not a seeded weight of the op/);
+    });
+});
+

@@ -51,7 +51,6 @@ describe('kernel families', () => {
         expect(familyOf('matmul.sgrow_8x4')).toBe('gemm.sgrow');
         expect(familyOf('conv2d.winograd_sgrow_8x4.input')).toBe('copy.winograd_input');
         expect(familyOf('conv2d.winograd_sgrow_8x4.output')).toBe('copy.winograd_output');
-        expect(familyOf('conv2d.winograd_sgrow_8x4.weights')).toBe('copy.winograd_weights');
         expect(familyOf('conv2d.winograd_sgrow_8x4')).toBe('gemm.sgrow');
         expect(familyOf('conv2d.im2col_sgrow_8x4.im2col')).toBe('copy.im2col');
         expect(familyOf('embedding.copy')).toBe('copy.gather');
