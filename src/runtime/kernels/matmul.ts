@@ -472,10 +472,11 @@ function kdotGemm(c: GemmConfig, R: number): { launches: KernelDescription[]; bu
     specs.push({ role: c.outRole, access: 'read_write', elem: 'f32' });
     const A = ident(c.aRole), B = ident(c.bRole), O = ident(c.outRole);
     const rowsExact = M % R === 0;
-    // Columns past N (the last vec4's slack) load a clamped duplicate; they are never stored.
+    // Rows of B as vec4s where its stride allows (the last vec4's slack columns are never stored);
+    // else a float per column, none past N (a pointwise conv on 3×3: 9 loads a k-step, not 12).
     const loadB = (k: string, cv: number): string => {
         if (bVec) return `${B}[(bBase + (${k}) * ${u(LDB)}) / 4u + ${u(cv)}]`;
-        const column = (j: number) => `${B}[bBase + (${k}) * ${u(LDB)} + ${u(Math.min(4 * cv + j, N - 1))}]`;
+        const column = (j: number) => 4 * cv + j < N ? `${B}[bBase + (${k}) * ${u(LDB)} + ${u(4 * cv + j)}]` : '0.0';
         return `vec4<f32>(${column(0)}, ${column(1)}, ${column(2)}, ${column(3)})`;
     };
     const loop = aVec
@@ -547,7 +548,9 @@ function kdotGemm(c: GemmConfig, R: number): { launches: KernelDescription[]; bu
     const k: KernelDescription = {
         name: `${c.opName}.${c.variantName}`,
         cacheKey: `gemm.kdot|R=${R},L=${L},sg=${useSubgroup ? 1 : 0}|${gemmKeyBase(c)}`,
-        variant: { variant: c.variantName, rows: R, workgroups: tilesM * batch, exactRows: rowsExact, ldbBytes: 4 * LDB },
+        // paddedOutputs: the outputs its accumulators compute (rows in blocks of R, columns in vec4s) against gemmOutputs, the
+        // useful ones (plan/launch.ts launchEffectiveFlops): 9 columns cost as 12.
+        variant: { variant: c.variantName, rows: R, workgroups: tilesM * batch, exactRows: rowsExact, ldbBytes: 4 * LDB, gemmOutputs: batch * M * N, paddedOutputs: batch * tilesM * R * 4 * CV },
         workgroupSize: [L, 1, 1],
         bindings: bindingList(specs),
         wgsl: code,

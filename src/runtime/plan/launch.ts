@@ -75,13 +75,16 @@ export function familyOf(launchName: string): string {
  * reports its tile (variant.tileM/tileN, or tile for workgroup-memory kernels) and
  * is not a persistent (capped) kernel. The useful outputs are the GEMM's own (variant.gemmOutputs:
  * Winograd's batched GEMM, split-K's partial slices, any GEMM after im2col) or else, for the launch
- * that writes the op's output, `usefulOutputs`; otherwise the useful FLOPs.
+ * that writes the op's output, `usefulOutputs`; otherwise the useful FLOPs. A kernel may instead
+ * report the outputs it computes (variant.paddedOutputs: kdot's rows in blocks of R, columns in vec4s).
  */
 export function launchEffectiveFlops(launch: KernelDescription, usefulOutputs: number | undefined): number {
     const v = launch.variant;
     if (typeof v.gemmOutputs === 'number' && v.gemmOutputs > 0) usefulOutputs = v.gemmOutputs;
     else if (!writesOutput(launch)) usefulOutputs = undefined;
     if (!usefulOutputs || launch.flops <= 0 || (typeof v.cap === 'number' && v.cap > 0)) return launch.flops;
+    // A kernel whose lanes share outputs (kdot: lanes split K) reports the outputs it computes, padding included.
+    if (typeof v.paddedOutputs === 'number' && v.paddedOutputs >= usefulOutputs) return launch.flops * v.paddedOutputs / usefulOutputs;
     const perInvocation = typeof v.tileM === 'number' && typeof v.tileN === 'number' ? v.tileM * v.tileN : typeof v.tile === 'number' ? 1 : undefined;
     if (perInvocation === undefined) return launch.flops;
     const [x, y, z] = launch.workgroupSize;

@@ -30,13 +30,17 @@ describe('tile padding of GEMM launches', () => {
         // 16 filters on 16-row tiles (the workgroup shrinks for short M), 144 tiles on 32-column tiles: 160/144 padding.
         expect(launchEffectiveFlops(gemm, 16 * 24 * 24) / gemm.flops).toBeCloseTo(160 / 144, 9);
     });
-    it('leaves kdot unpadded: no lane computes a column it drops', () => {
+    it('pads kdot by the outputs its accumulators compute: none on 4 columns, 12 for 9', () => {
         const c = convCase(256, 2, 512, 3);
         const k = kernelsFor({ op: c.op, inputShapes: c.inputShapes, outputShape: c.outputShape, epilogue: [], caps: lavapipeCaps });
         const gemm = k.launches.at(-1)!;
         expect(gemm.name).toBe('conv2d.im2col_kdot_8');
         expect(familyOf(gemm.name)).toBe('gemm.kdot');
         expect(launchEffectiveFlops(gemm, 512 * 4)).toBe(gemm.flops);
+        const p = convCase(320, 3, 1280, 1);
+        const pw = kernelsFor({ op: p.op, inputShapes: p.inputShapes, outputShape: p.outputShape, epilogue: [], caps: lavapipeCaps }).launches[0];
+        expect(pw.name).toBe('conv2d.pointwise_kdot_8');
+        expect(launchEffectiveFlops(pw, 1280 * 9) / pw.flops).toBeCloseTo(12 / 9, 9);
     });
     it('leaves an exact-fit GEMM unpadded', () => {
         const c = denseCase(64, 256, 256);
