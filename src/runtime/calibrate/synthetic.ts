@@ -175,10 +175,13 @@ export function calibrationCases(quick: boolean): Ladder[] {
         ladder('conv2d (default, 3×3)', [conv(3), [[8, 24, 16], [24, 40, 32], [48, 20, 96], [32, 48, 32], [40, 12, 96], [96, 10, 160], [96, 6, 256], [160, 6, 200], [192, 3, 512]]]),
         ladder('conv2d (default, strided)', [kindOf('conv2d strided', ([c, hw, f, k, st]) => convCase(c, hw, f, k, st), [3, 4]),
             [[3, 72, 40, 7, 2], [3, 56, 24, 3, 2], [24, 28, 48, 3, 2], [48, 20, 80, 1, 2], [96, 12, 192, 3, 2], [160, 8, 320, 1, 2]]]),
-        // Deep layers on 4–5² maps run split-K; on 2–3² maps (up to 9 pixels, K ≥ 256: kernels/conv2d.ts KDOT_PIXELS) kdot.
+        // Deep layers on 4–5² maps run split-K; on 2–3² maps (up to 9 pixels, K ≥ 256: kernels/conv2d.ts KDOT_PIXELS) kdot,
+        // whose time per FLOP grows with K where filters are few (pointwise 960→160 on 3×3: 0.64 ms, against 0.40 read off
+        // points of many filters and a short K), so both ends are sampled.
         ladder('conv2d (default, deep)', [conv(3), [[240, 5, 400], [352, 4, 300], [600, 4, 160], [200, 4, 256]]]),
         ladder('gemm.kdot', [kindOf('conv2d few pixels', ([c, hw, f, k, st]) => convCase(c, hw, f, k, st), [3, 4]),
-            [[96, 2, 256, 3, 1], [300, 3, 320, 3, 1], [448, 2, 480, 3, 1], [200, 6, 600, 3, 2], [480, 4, 288, 1, 2], [640, 2, 384, 1, 1], [560, 3, 900, 1, 1], [400, 3, 1100, 1, 1], [256, 3, 480, 1, 1]]]),
+            [[96, 2, 256, 3, 1], [300, 3, 320, 3, 1], [448, 2, 480, 3, 1], [200, 6, 600, 3, 2], [480, 4, 288, 1, 2], [640, 2, 384, 1, 1], [560, 3, 900, 1, 1],
+                [400, 3, 1100, 1, 1], [256, 3, 480, 1, 1], [1000, 3, 120, 1, 1], [720, 3, 200, 1, 1], [800, 2, 80, 1, 1]]]),
         ladder('conv2d (pointwise)', [conv(1), [[24, 40, 120], [120, 20, 40], [40, 28, 200], [200, 10, 600], [480, 5, 120], [720, 3, 1000]]]),
         ladder('conv2d', [conv(3, 'gemm_4x4'), [[16, 28, 24], [40, 36, 48]]]),
         ladder('conv2d.direct', [kindOf('conv2d direct', ([c, hw]) => convCase(c, hw, 2, 3)), [[16, 24], [40, 48]]]),
