@@ -396,7 +396,7 @@ function im2colLaunch(c: ConvCommon, Pp: number): KernelDescription {
  * 512→512 3×3 @2² 4.80 / 1.46 ms, 256→512 3×3/2 @4² 2.50 / 0.91, 320→1280 1×1 @3² 1.59 / 1.24;
  * at 16 pixels (256→256 3×3 @4²) kdot was slower (2.23 against 1.55), and at K = 160 even.
  */
-export const KDOT_PIXELS = 9;
+const KDOT_PIXELS = 9;
 const KDOT_MIN_K = 256;
 
 function defaultConvVariant(g: ConvGeometry, pointwise: boolean, caps: DeviceCaps): ConvVariant {
