@@ -98,7 +98,7 @@ export interface LaunchBuffer {
 }
 
 /** The host-side transforms of a weight (kernels/index.ts deriveWeight). */
-export type WeightTransform = 'winograd_f2x3';
+type WeightTransform = 'winograd_f2x3';
 
 /**
  * The kernels for one (possibly fused) op: launches in order. Binding roles "in0", "in1", …
