@@ -197,6 +197,20 @@ function batchOffsetFn(name: string, outLead: number[], lead: number[], matSize:
         }`;
 }
 
+/**
+ * The WGSL a GEMM kernel opens with: the subgroups extension when it uses it, its bindings, the
+ * offsets of problem b in A and B (`a_off`, `b_off`; B's rows `ldb` apart) and, when it applies
+ * one, the epilogue.
+ */
+function gemmPrelude(c: GemmConfig, specs: readonly BindingSpec[], ldb: number, subgroups: boolean, epilogue: boolean): string {
+    return wgsl`
+        ${subgroups ? 'enable subgroups;' : ''}
+        ${declareBindings(specs)}
+        ${batchOffsetFn('a_off', c.outLead, c.aLead, c.M * c.K)}
+        ${batchOffsetFn('b_off', c.outLead, c.bLead, c.K * ldb)}
+        ${epilogue ? epilogueFn(c.epilogue, c.ownBias) : ''}`;
+}
+
 /** The cache key's part for the problem; `epilogue` false for a launch that does not apply it (split-K's partial products). */
 function gemmKeyBase(c: GemmConfig, epilogue = true): string {
     return `M=${c.M},N=${c.N},K=${c.K},ldb=${c.ldb ?? c.N},cg=${c.channelGroups ?? 1},lead=${c.outLead.join('x')}/${c.aLead.join('x')}/${c.bLead.join('x')},`
@@ -357,11 +371,7 @@ function regblockGemm(c: GemmConfig, v: RegisterTiling): { launches: KernelDescr
         }`;
 
     const code = lazyText(() => wgsl`
-        ${sg ? 'enable subgroups;' : ''}
-        ${declareBindings(specs)}
-        ${batchOffsetFn('a_off', c.outLead, c.aLead, M * K)}
-        ${batchOffsetFn('b_off', c.outLead, c.bLead, K * LDB)}
-        ${split ? '' : epilogueFn(c.epilogue, c.ownBias)}
+        ${gemmPrelude(c, specs, LDB, sg, !split)}
         fn mm_tile(b: u32, tr: u32, tc: u32, ks: u32, lx: u32, ly: u32) {
           let row0 = (tr * ${u(WGY)} + ly) * ${u(TM)};
           let col0 = (tc * ${u(WGX)} + lx) * ${u(TN)};
@@ -524,11 +534,7 @@ function kdotGemm(c: GemmConfig, R: number): { launches: KernelDescription[]; bu
           }
         }`;
     const code = lazyText(() => wgsl`
-        ${useSubgroup ? 'enable subgroups;' : ''}
-        ${declareBindings(specs)}
-        ${batchOffsetFn('a_off', c.outLead, c.aLead, M * K)}
-        ${batchOffsetFn('b_off', c.outLead, c.bLead, K * LDB)}
-        ${epilogueFn(c.epilogue, c.ownBias)}
+        ${gemmPrelude(c, specs, LDB, useSubgroup, true)}
         ${useSubgroup ? '' : `var<workgroup> partial: array<vec4<f32>, ${slots * L}>;`}
         ${mainStart([L, 1, 1])}
           let b = wid.y;
@@ -577,10 +583,7 @@ function wgmemGemm(c: GemmConfig, T: number): { launches: KernelDescription[]; b
     const loadA = guardA ? `select(0.0, ${A}[aBase + min(r, ${u(M - 1)}) * ${u(K)} + min(ka, ${u(K - 1)})], ${guardA})` : `${A}[aBase + r * ${u(K)} + ka]`;
     const loadB = guardB ? `select(0.0, ${B}[bBase + min(kb, ${u(K - 1)}) * ${u(N)} + min(col, ${u(N - 1)})], ${guardB})` : `${B}[bBase + kb * ${u(N)} + col]`;
     const code = lazyText(() => wgsl`
-        ${declareBindings(specs)}
-        ${batchOffsetFn('a_off', c.outLead, c.aLead, M * K)}
-        ${batchOffsetFn('b_off', c.outLead, c.bLead, K * N)}
-        ${epilogueFn(c.epilogue, c.ownBias)}
+        ${gemmPrelude(c, specs, N, false, true)}
         var<workgroup> As: array<array<f32, ${T}>, ${T}>;
         var<workgroup> Bs: array<array<f32, ${T}>, ${T}>;
         ${mainStart([T, T, 1])}
