@@ -114,12 +114,14 @@ export function layerNormCase(rows: number, cols: number): SyntheticCase {
     return { shape: `layer_norm ${rows}×${cols}`, op: op('layer_norm', {}, 1), inputShapes: [[rows, cols]], outputShape: [rows, cols] };
 }
 
-/** max_pool2d 2×2/2 on [1, c, hw, hw]. */
-export function poolCase(c: number, hw: number): SyntheticCase {
+/** max_pool2d on [1, c, hw, hw]: 2×2/2 (hw even), or k×k/2 with padding (k − 1) / 2 for odd k (ResNet's 3×3/2). */
+export function poolCase(c: number, hw: number, k = 2): SyntheticCase {
+    const p = k % 2 ? (k - 1) / 2 : 0;
+    const ho = Math.floor((hw + 2 * p - k) / 2) + 1;
     return {
-        shape: `max_pool2d ${c}×${hw}², 2×2/2`,
-        op: op('max_pool2d', { kernel: [2, 2], stride: [2, 2], padding: [0, 0, 0, 0] }, 1),
-        inputShapes: [[1, c, hw, hw]], outputShape: [1, c, hw / 2, hw / 2],
+        shape: `max_pool2d ${c}×${hw}², ${k}×${k}/2`,
+        op: op('max_pool2d', { kernel: [k, k], stride: [2, 2], padding: [p, p, p, p] }, 1),
+        inputShapes: [[1, c, hw, hw]], outputShape: [1, c, ho, ho],
     };
 }
 
@@ -193,8 +195,9 @@ export function calibrationCases(quick: boolean): Ladder[] {
             [[400, 5, 1], [120, 9, 1], [288, 12, 1], [200, 14, 2], [800, 4, 1], [640, 2, 1], [48, 8, 1], [160, 10, 2]]]),
         ladderOfParts('elementwise', [kindOf('relu', ([n]) => reluCase(n)), [[1000], [5000], [24_000], [300_000], [2_000_000]]], [kindOf('add', ([n]) => addCase(n)), [[3000], [20_000], [50_000], [900_000]]]),
         ladderOfParts('reduction', [kindOf('softmax', ([r, c]) => softmaxCase(r, c)), [[24, 100], [200, 300], [600, 500]]], [kindOf('layer_norm', ([r, c]) => layerNormCase(r, c)), [[10, 1000], [40, 300], [24, 640], [400, 500]]]),
-        // The map is even (2×2/2 windows).
-        ladder('pool', [kindOf('max_pool2d', ([c, hw]) => poolCase(c, 2 * Math.max(1, Math.round(hw / 2)))), [[16, 36], [48, 84], [80, 20]]]),
+        // 2×2/2 windows on even maps, and overlapping 3×3/2 ones (each input read about 2.25 times).
+        ladder('pool', [kindOf('max_pool2d', ([c, hw]) => poolCase(c, 2 * Math.max(1, Math.round(hw / 2)))), [[16, 36], [48, 84], [80, 20]]],
+            [kindOf('max_pool2d 3×3/2', ([c, hw]) => poolCase(c, hw, 3)), [[24, 40], [96, 22], [40, 66]]]),
         // Planes of up to 1,024 pixels are summed one per invocation (kernels/pool.ts defaultGlobalPoolVariant): from one
         // workgroup (a small CNN's final pool, tens of planes) to tens; larger planes a workgroup each, down to a few planes.
         ladder('reduction (pool)', [kindOf('global_avg_pool', ([c, hw]) => globalPoolCase(c, hw)), [[48, 40], [12, 64], [6, 100], [24, 48]]]),

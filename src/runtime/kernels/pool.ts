@@ -71,7 +71,9 @@ export function poolKernels(req: KernelRequest): OpKernels {
         wgsl: code,
         dispatch: grid.dispatch,
         flops: total * KH * KW,
-        bytes: 4 * (N * C * H * W + total),
+        // Every window's reads as issued: overlapping windows (ResNet's 3×3/2) read most inputs more than once, and on
+        // lavapipe a load costs about the same wherever it hits; the output written. A 2×2/2 pool reads its input once.
+        bytes: 4 * (total * KH * KW + total),
     };
     checkLaunch(k, specs, { in0: N * C * H * W, out: total }, req.caps);
     return { launches: [k], buffers: [] };

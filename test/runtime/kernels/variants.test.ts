@@ -159,3 +159,13 @@ describe('Winograd weights on the host', () => {
     });
 });
 
+
+describe('pool launches as the model reads them', () => {
+    it('count every window\'s reads: a 2×2/2 pool reads its input once, a 3×3/2 one about 2.25 times', () => {
+        const pool = (k: number, p: number) => kernelsFor({
+            op: makeOp('max_pool2d', { kernel: [k, k], stride: [2, 2], padding: [p, p, p, p] }), inputShapes: [[1, 8, 16, 16]], outputShape: [1, 8, 8, 8], epilogue: [], caps: DEFAULT_CAPS,
+        }).launches[0];
+        expect(pool(2, 0).bytes).toBe(4 * (8 * 16 * 16 + 8 * 8 * 8));
+        expect(pool(3, 1).bytes).toBe(4 * (8 * 8 * 8 * 9 + 8 * 8 * 8));
+    });
+});
