@@ -37,8 +37,12 @@ export interface LaunchTiming {
     band: ErrorBand;
 }
 
-/** Stand-ins for families older profiles lack: the family that timed those launches before. */
-const STAND_IN: Record<string, string> = { 'attention.bmm': 'gemm.vec4', 'gemm.sgsplitk': 'gemm.splitk', 'conv2d.capped': 'gemm.capped', 'reduction.pool.direct': 'reduction.pool' };
+/**
+ * Stand-ins for families older profiles lack: the family that timed those launches before, or for
+ * kdot (whose launches split-K timed by padded FLOPs, 8× its own) the family nearest it in time per
+ * FLOP (vec4_4x8 and kdot_8 7–8 GFLOP/s on lavapipe, BENCHMARKS.md "Deep layers on small maps").
+ */
+const STAND_IN: Record<string, string> = { 'attention.bmm': 'gemm.vec4', 'gemm.sgsplitk': 'gemm.splitk', 'conv2d.capped': 'gemm.capped', 'reduction.pool.direct': 'reduction.pool', 'gemm.kdot': 'gemm.vec4' };
 
 /** The family's curve, or the nearest stand-in when the profile lacks it (older profile, new kernel). */
 export function familyProfile(profile: DeviceProfile, family: string): FamilyProfile | undefined {

@@ -159,7 +159,7 @@ function flatSlo(c: Capacity): string | undefined {
     for (const p of c.probes) {
         if (p.remeasured || !p.straddles) continue;
         const key = `${p.straddles.tenant} ${p.straddles.percentile}`;
-        const entry = byslo.get(key) ?? { text: `${key} straddled its ${p.straddles.targetMs} ms target`, loads: new Set<number>() };
+        const entry = byslo.get(key) ?? { text: `${key} straddled its ${formatMs(p.straddles.targetMs)} target`, loads: new Set<number>() };
         entry.loads.add(p.load);
         byslo.set(key, entry);
     }

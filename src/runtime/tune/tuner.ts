@@ -86,7 +86,8 @@ export function shortlistFor(target: TuneTarget, caps: DeviceCaps): string[] {
         }
         case 'attention': case 'lstm': {
             const x = inputShapes[0];
-            return keep(gemmShortlist(numel(x.slice(0, -1)), x[x.length - 1], x[x.length - 1], 1, caps).filter(v => v !== 'wgmem_16x16'));
+            // Their GEMMs are wider than the op's width (attention's qkv 3×, an lstm's gates 4×): no kdot (≤ 16 columns).
+            return keep(gemmShortlist(numel(x.slice(0, -1)), x[x.length - 1], x[x.length - 1], 1, caps).filter(v => v !== 'wgmem_16x16' && !v.startsWith('kdot_')));
         }
         case 'conv2d': {
             const [n, c] = inputShapes[0];

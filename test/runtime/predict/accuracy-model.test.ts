@@ -205,6 +205,7 @@ describe('profiles', () => {
         expect(p.hostMeanFactor).toBeUndefined();
         expect(p.idlePenalty).toBeUndefined();
         expect(familyProfile(p, 'attention.bmm')).toBe(p.families['gemm.vec4']);
+        expect(familyProfile(p, 'gemm.kdot')).toBe(p.families['gemm.vec4']);
         expect(familyProfile(p, 'copy.im2col')).toBe(p.families.copy);
         expect(familyProfile(p, 'reduction.layer_norm')).toBe(p.families.reduction);
         expect(familyProfile(p, 'elementwise.reduce')).toBe(p.families.elementwise);

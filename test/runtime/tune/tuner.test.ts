@@ -113,6 +113,9 @@ describe('tuner selection (fake timing, no GPU)', () => {
         for (const v of ds) expect(() => kernelsFor({ ...deep, variant: v, caps: DEFAULT_CAPS })).not.toThrow();
         expect(shortlistFor(matmulTarget(64, 10, 900), DEFAULT_CAPS)).toContain('kdot_8');
         expect(shortlistFor(matmulTarget(64, 17, 900), DEFAULT_CAPS)).not.toContain('kdot_8');
+        // Attention's GEMMs are wider than its width (qkv: 3×): a narrow attention does not time kdot.
+        const attn = makeOp('attention', { heads: 2 }, 1);
+        expect(shortlistFor({ signature: 'a', op: attn, inputShapes: [[1, 8, 12]], outputShape: [1, 8, 12], epilogue: [] }, DEFAULT_CAPS).some(v => v.startsWith('kdot'))).toBe(false);
     });
 
     it('tunes each missing signature once and skips cached ones', async () => {
