@@ -394,9 +394,9 @@ function familiesFrom(runs: readonly LadderRun[], c?: Calibration): { families: 
                 const fam = familyOf(l.name);
                 (deviations[fam] ??= []).push(...roundDeviations(run.times.map(x => x.launches[ci][i])));
                 const list = points.get(fam) ?? [];
-                const { flops, bytes, workgroups, effectiveFlops, strideAlignment } = plannedLaunch(l, outputs);
+                const { flops, bytes, workgroups, effectiveFlops, strideAlignment, scalarLoads } = plannedLaunch(l, outputs);
                 list.push({
-                    flops, bytes, workgroups, effectiveFlops, ...(strideAlignment !== undefined ? { strideAlignment } : {}),
+                    flops, bytes, workgroups, effectiveFlops, ...(strideAlignment !== undefined ? { strideAlignment } : {}), ...(scalarLoads !== undefined ? { scalarLoads } : {}),
                     ms: Math.max(ms[i], 1e-6), shape: `${sc.shape} [${l.name}]`,
                 });
                 points.set(fam, list);

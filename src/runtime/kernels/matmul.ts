@@ -275,9 +275,10 @@ function regblockGemm(c: GemmConfig, v: RegisterTiling): { launches: KernelDescr
     // Subgroup variants load A one element per lane (not vec4-aligned), except rowLoads: lane r
     // loads row r's next S k-values as vec4s (needs TM = S rows and K a multiple of 4; else it
     // is plain sg_*).
-    const rowLoads = sg && v.rowLoads && TM === WGX && K % 4 === 0 && WGX % 4 === 0;
+    const aVecIfAligned = !sg || (v.rowLoads && TM === WGX && WGX % 4 === 0);
+    const rowLoads = sg && aVecIfAligned && K % 4 === 0;
     const LDB = c.ldb ?? N;
-    const aVec = (!sg || rowLoads) && K % 4 === 0, bVec = LDB % 4 === 0, outVec = N % 4 === 0;
+    const aVec = aVecIfAligned && K % 4 === 0, bVec = LDB % 4 === 0, outVec = N % 4 === 0;
     const rowsExact = M % (WGY * TM) === 0;
     const colsExact = N % (WGX * TN) === 0;
     const tilesN = Math.ceil(N / (WGX * TN)), tilesM = Math.ceil(M / (WGY * TM));
@@ -398,8 +399,12 @@ function regblockGemm(c: GemmConfig, v: RegisterTiling): { launches: KernelDescr
         cacheKey: `gemm.regblock|tm=${TM},tn=${TN},cap=${cap},S=${S},KC=${KC},sg=${sg ? WGX : 0},wgy=${WGY},rows=${rowLoads}|${gemmKeyBase(c, !split)}|store=${storeRole}`,
         // gemmOutputs: the useful outputs this launch computes (batch·M·N per K slice) whatever buffer it writes
         // (Winograd's Mt, split-K's partials), for the prediction model's tile padding (plan/launch.ts launchEffectiveFlops);
-        // ldbBytes: B's row stride, for its alignment (plan/launch.ts strideAlignmentOf).
-        variant: { variant: c.variantName, tileM: TM, tileN: TN, workgroups: cap > 0 ? cap : totalTiles, cap, splits: S, exactRows: rowsExact, exactCols: colsExact, gemmOutputs: S * batch * M * N, ldbBytes: 4 * LDB, ...(sg ? { subgroupSize: WGX } : {}) },
+        // ldbBytes: B's row stride, for its alignment (plan/launch.ts strideAlignmentOf); scalarLoads: the operands its
+        // rows' lengths leave to single-float loads where the variant loads vec4s (plan/launch.ts scalarLoadsOf).
+        variant: {
+            variant: c.variantName, tileM: TM, tileN: TN, workgroups: cap > 0 ? cap : totalTiles, cap, splits: S, exactRows: rowsExact, exactCols: colsExact,
+            gemmOutputs: S * batch * M * N, ldbBytes: 4 * LDB, scalarLoads: (aVecIfAligned && K % 4 !== 0 ? 1 : 0) + (bVec ? 0 : 1), ...(sg ? { subgroupSize: WGX } : {}),
+        },
         workgroupSize: [WGX, WGY, 1],
         bindings: bindingList(specs),
         wgsl: code,
@@ -557,7 +562,10 @@ function kdotGemm(c: GemmConfig, R: number): { launches: KernelDescription[]; bu
         cacheKey: `gemm.kdot|R=${R},L=${L},sg=${useSubgroup ? 1 : 0}|${gemmKeyBase(c)}`,
         // paddedOutputs: the outputs its accumulators compute (rows in blocks of R, columns in vec4s) against gemmOutputs, the
         // useful ones (plan/launch.ts launchEffectiveFlops): 9 columns cost as 12.
-        variant: { variant: c.variantName, rows: R, workgroups: tilesM * batch, exactRows: rowsExact, ldbBytes: 4 * LDB, gemmOutputs: batch * M * N, paddedOutputs: batch * tilesM * R * 4 * CV },
+        variant: {
+            variant: c.variantName, rows: R, workgroups: tilesM * batch, exactRows: rowsExact, ldbBytes: 4 * LDB, scalarLoads: (aVec ? 0 : 1) + (bVec ? 0 : 1),
+            gemmOutputs: batch * M * N, paddedOutputs: batch * tilesM * R * 4 * CV,
+        },
         workgroupSize: [L, 1, 1],
         bindings: bindingList(specs),
         wgsl: code,

@@ -18,6 +18,8 @@ export interface PlannedLaunch {
     effectiveFlops: number;
     /** A GEMM's B row stride alignment in bytes (strideAlignmentOf); absent for other kernels. */
     strideAlignment?: number;
+    /** A GEMM's operands loaded as single floats for want of rows in multiples of 4 (scalarLoadsOf); absent for other kernels. */
+    scalarLoads?: number;
 }
 
 /**
@@ -111,9 +113,23 @@ export function strideAlignmentOf(l: Pick<KernelDescription, 'variant'>): number
     return a;
 }
 
+/**
+ * How many of a GEMM launch's operands (A, B: 0–2) its kernel loads as single floats because their
+ * rows are not a multiple of 4 floats long, where it loads vec4s when they are; undefined for
+ * kernels that do not report it. On lavapipe a 226³ matmul ran at a third of a 160³ or 320³ one's
+ * FLOP rate on the same variant, and attention's projections at d_model 174 were 1.6–1.9× slower
+ * than their neighbours in work at 248 (calibration of 2026-12-06 20:32): the model reads it off
+ * calibration points that load alike (predict/latency.ts residualFactor).
+ */
+export function scalarLoadsOf(l: Pick<KernelDescription, 'variant'>): number | undefined {
+    const n = l.variant.scalarLoads;
+    return typeof n === 'number' && Number.isInteger(n) && n >= 0 ? n : undefined;
+}
+
 /** A kernel launch as the model times it: its family, work, bytes and workgroups; `outputs` = elements of the op's output. */
 export function plannedLaunch(l: KernelDescription, outputs: number | undefined): PlannedLaunch {
     const strideAlignment = strideAlignmentOf(l);
+    const scalarLoads = scalarLoadsOf(l);
     return {
         name: l.name,
         family: familyOf(l.name),
@@ -122,6 +138,7 @@ export function plannedLaunch(l: KernelDescription, outputs: number | undefined)
         workgroups: l.dispatch[0] * l.dispatch[1] * l.dispatch[2],
         effectiveFlops: launchEffectiveFlops(l, outputs),
         ...(strideAlignment !== undefined ? { strideAlignment } : {}),
+        ...(scalarLoads !== undefined ? { scalarLoads } : {}),
     };
 }
 

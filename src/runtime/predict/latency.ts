@@ -12,8 +12,9 @@
  *                with 960 channels). A family measured at one size scales its time with x;
  *                without a fit, log-log interpolation over x (curveMs). The fitted model is
  *                then corrected locally by the log residuals of the family's nearby points
- *                (residualFactor: Gaussian weights in (ln x, ln W, ln padding), shrunk toward
- *                the model; padding = padded over useful FLOPs, 1 for memory families).
+ *                (residualFactor: Gaussian weights in (ln x, ln W, ln padding, B's stride
+ *                alignment, scalar loads), shrunk toward the model; padding = padded over useful
+ *                FLOPs, 1 for memory families).
  *   t_launch   = max(t_model, bytes / bandwidth)          (the memory roof binds skinny GEMMs)
  *   t_op       = Σ t_launch over the op's launches         (composites are their kernels)
  *
@@ -167,30 +168,44 @@ function wavesMs(fit: WavesFit, work: number, workgroups: number, floorMs: numbe
  * aligned to 1–4 KB touches few cache sets, and models' dims (768, 1024, 3072) are so aligned
  * where calibration's ladders had mostly odd ones. A family whose points carry no alignment (an
  * older profile) leaves it out.
+ *
+ * So is the number of a GEMM's operands loaded as single floats (plan/launch.ts scalarLoadsOf),
+ * ln 4 each (a vec4 load becomes four): a matmul or projection whose K is not a multiple of 4
+ * ran 1.6–3× slower per FLOP than its aligned neighbours in work, which the (ln x, ln W)
+ * neighbourhood otherwise averaged into both. A family whose points carry none leaves it out.
  */
 export const RESIDUAL_BANDWIDTH = 0.6;
 export const RESIDUAL_PRIOR_WEIGHT = 0.2;
 
-interface Residual { lw: number; lg: number; lp: number; la: number; r: number }
-/** A family's residuals, and whether its points carry a stride alignment (the coordinate counts only then). */
-const residuals = new WeakMap<FamilyProfile, { points: Residual[]; aligned: boolean }>();
+interface Residual { lw: number; lg: number; lp: number; la: number; ls: number; r: number }
+/** A family's residuals, and whether its points carry a stride alignment and scalar loads (each coordinate counts only then). */
+interface Residuals { points: Residual[]; aligned: boolean; loads: boolean }
+const residuals = new WeakMap<FamilyProfile, Residuals>();
 
 /** The alignment coordinate: ln(alignment / 64) above a cache line, 0 at or below it and without one. */
 function alignmentCoordinate(alignment: number | undefined): number {
     return alignment !== undefined && alignment > 64 ? Math.log(alignment / 64) : 0;
 }
 
-function residualsOf(family: FamilyProfile, fit: WavesFit, floorMs: number): { points: Residual[]; aligned: boolean } {
+/** The scalar-loads coordinate: ln 4 per operand loaded as single floats. */
+function scalarLoadsCoordinate(scalarLoads: number | undefined): number {
+    return (scalarLoads ?? 0) * Math.log(4);
+}
+
+function residualsOf(family: FamilyProfile, fit: WavesFit, floorMs: number): Residuals {
     let rs = residuals.get(family);
     if (!rs) {
         const aligned = family.points.some(p => p.strideAlignment !== undefined);
+        const loads = family.points.some(p => p.scalarLoads !== undefined);
         rs = {
             aligned,
+            loads,
             points: family.points.filter(p => workOf(family.basis, p) > 0).map(p => ({
                 lw: Math.log(workOf(family.basis, p)),
                 lg: Math.log(Math.max(1, p.workgroups)),
                 lp: Math.log(paddingOf(family.basis, p)),
                 la: aligned ? alignmentCoordinate(p.strideAlignment) : 0,
+                ls: loads ? scalarLoadsCoordinate(p.scalarLoads) : 0,
                 r: Math.log(p.ms / wavesMs(fit, workOf(family.basis, p), p.workgroups, floorMs)),
             })),
         };
@@ -204,14 +219,18 @@ export function paddingOf(basis: FamilyProfile['basis'], p: { flops: number; eff
     return basis === 'flops' && p.flops > 0 && p.effectiveFlops !== undefined ? Math.max(1, p.effectiveFlops / p.flops) : 1;
 }
 
-/** exp of the weighted mean log residual of a family's points near (work, workgroups, padding, stride alignment): the factor the waves model is corrected by there. */
-export function residualFactor(family: FamilyProfile, fit: WavesFit, floorMs: number, work: number, workgroups: number, padding = 1, alignment?: number): number {
+/** Where a launch sits beyond its work and workgroups: its tile padding (default 1), B's stride alignment, its scalar loads. */
+export interface LaunchShape { padding?: number; alignment?: number; scalarLoads?: number }
+
+/** exp of the weighted mean log residual of a family's points near (work, workgroups, padding, stride alignment, scalar loads): the factor the waves model is corrected by there. */
+export function residualFactor(family: FamilyProfile, fit: WavesFit, floorMs: number, work: number, workgroups: number, shape: LaunchShape = {}): number {
     if (!(work > 0)) return 1;
-    const { points, aligned } = residualsOf(family, fit, floorMs);
-    const lw = Math.log(work), lg = Math.log(Math.max(1, workgroups)), lp = Math.log(Math.max(1, padding)), la = aligned ? alignmentCoordinate(alignment) : 0;
+    const { points, aligned, loads } = residualsOf(family, fit, floorMs);
+    const lw = Math.log(work), lg = Math.log(Math.max(1, workgroups)), lp = Math.log(Math.max(1, shape.padding ?? 1));
+    const la = aligned ? alignmentCoordinate(shape.alignment) : 0, ls = loads ? scalarLoadsCoordinate(shape.scalarLoads) : 0;
     let sw = RESIDUAL_PRIOR_WEIGHT, sr = 0;
     for (const p of points) {
-        const d2 = (p.lw - lw) ** 2 + (p.lg - lg) ** 2 + (p.lp - lp) ** 2 + (p.la - la) ** 2;
+        const d2 = (p.lw - lw) ** 2 + (p.lg - lg) ** 2 + (p.lp - lp) ** 2 + (p.la - la) ** 2 + (p.ls - ls) ** 2;
         const w = Math.exp(-d2 / (2 * RESIDUAL_BANDWIDTH ** 2));
         sw += w;
         sr += w * p.r;
@@ -220,7 +239,7 @@ export function residualFactor(family: FamilyProfile, fit: WavesFit, floorMs: nu
 }
 
 /** The work of a launch as the model reads it (a planned launch, or a calibration point with its family's name). */
-export type LaunchWork = Pick<PlannedLaunch, 'family' | 'flops' | 'bytes' | 'workgroups'> & { effectiveFlops?: number; strideAlignment?: number };
+export type LaunchWork = Pick<PlannedLaunch, 'family' | 'flops' | 'bytes' | 'workgroups'> & { effectiveFlops?: number; strideAlignment?: number; scalarLoads?: number };
 
 /** Time of one launch on a profile. */
 export function launchTiming(profile: DeviceProfile, launch: PlannedLaunch): LaunchTiming {
@@ -243,7 +262,7 @@ export function familyLaunchTiming(fam: FamilyProfile | undefined, launch: Launc
     const fit = fitWaves(fam, floorMs);
     const work = workOf(fam.basis, launch);
     const modelMs = fit
-        ? wavesMs(fit, work, launch.workgroups, floorMs) * residualFactor(fam, fit, floorMs, work, launch.workgroups, paddingOf(fam.basis, launch), launch.strideAlignment)
+        ? wavesMs(fit, work, launch.workgroups, floorMs) * residualFactor(fam, fit, floorMs, work, launch.workgroups, { padding: paddingOf(fam.basis, launch), alignment: launch.strideAlignment, scalarLoads: launch.scalarLoads })
         : curveMs(fam, work, floorMs);
     if (fam.basis === 'bytes') {
         return { ms: Math.max(modelMs, memoryMs), bound: 'memory', demand: 'memory' };

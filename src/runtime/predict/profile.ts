@@ -36,6 +36,8 @@ export const curvePointSchema = z.object({
     effectiveFlops: nonNegative.optional(),
     /** A GEMM's B row stride alignment, bytes (plan/launch.ts strideAlignmentOf); absent for other kernels and in older profiles. */
     strideAlignment: positive.optional(),
+    /** A GEMM's operands loaded as single floats for want of rows in multiples of 4 (plan/launch.ts scalarLoadsOf); absent for other kernels and in older profiles. */
+    scalarLoads: z.number().int().min(0).max(2).optional(),
     ms: positive,
     /** The synthetic op the point came from (for humans reading the profile). */
     shape: z.string(),

@@ -1,13 +1,13 @@
 /** The parts of the model the accuracy work added: tile padding of GEMMs that write scratch, local residual correction, host mean factor and idle penalty, stand-in families for older profiles. Pure, synthetic profiles. */
 import { describe, expect, it } from 'vitest';
-import { convCase, denseCase } from '../../../src/runtime/calibrate/synthetic.js';
+import { convCase, denseCase, matmulCase } from '../../../src/runtime/calibrate/synthetic.js';
 import { DEFAULT_CAPS, kernelsFor } from '../../../src/runtime/kernels/index.js';
 import {
     defaultProfile, familyProfile, fitWaves, idleAdjustment, launchTiming, paddingOf, parseProfile, predictWorkload,
     requestServiceMs, residualFactor, serviceCvFor, type DeviceProfile, type FamilyProfile,
 } from '../../../src/runtime/predict/index.js';
 import type { IrArrival } from '../../../src/runtime/ir/types.js';
-import { familyOf, launchEffectiveFlops, plannedLaunch, strideAlignmentOf } from '../../../src/runtime/plan/launch.js';
+import { familyOf, launchEffectiveFlops, plannedLaunch, scalarLoadsOf, strideAlignmentOf } from '../../../src/runtime/plan/launch.js';
 import { mlpTenant, workload } from './fixtures.js';
 
 const lavapipeCaps = { ...DEFAULT_CAPS, subgroupSize: 8 };
@@ -106,8 +106,8 @@ describe('padding as a coordinate of the residual correction', () => {
         expect(ratio).toBeLessThan(0.65);
         // Without the padding coordinate both would take the same correction (the points at (ln x, ln W) are shared).
         const fam = p.families['gemm.vec4'], fit = fitWaves(fam, 0)!;
-        expect(residualFactor(fam, fit, 0, x, w)).toBeCloseTo(residualFactor(fam, fit, 0, x, w, 1), 12);
-        expect(residualFactor(fam, fit, 0, x, w, 32)).toBeLessThan(0.8 * residualFactor(fam, fit, 0, x, w, 1));
+        expect(residualFactor(fam, fit, 0, x, w)).toBeCloseTo(residualFactor(fam, fit, 0, x, w, { padding: 1 }), 12);
+        expect(residualFactor(fam, fit, 0, x, w, { padding: 32 })).toBeLessThan(0.8 * residualFactor(fam, fit, 0, x, w, { padding: 1 }));
     });
 });
 
@@ -257,5 +257,46 @@ describe('the B row stride alignment of a GEMM', () => {
         const p: DeviceProfile = { ...defaultProfile(), kernelFloorMs: 0, bandwidthBytesPerMs: 1e15, families: { 'gemm.sgrow': alignedFamily(false) } };
         const at = (alignment: number | undefined) => launchTiming(p, { name: 'dense.sgrow_8x4', family: 'gemm.sgrow', flops: 3.2e7, bytes: 1e4, workgroups: 24, effectiveFlops: 3.2e7, ...(alignment ? { strideAlignment: alignment } : {}) }).ms;
         expect(at(1024)).toBeCloseTo(at(undefined), 12);
+    });
+});
+
+/** A GEMM family measured at aligned rows (vec4 loads) and at rows of odd length (both operands loaded as single floats), the latter 2.5× slower at the same work and workgroups. */
+function scalarLoadFamily(withLoads = true): FamilyProfile {
+    const points = [[4e6, 8], [1.6e7, 16], [6.4e7, 32], [2.56e8, 64]].flatMap(([x, w], i) => [0, 2].map(n => ({
+        flops: x, effectiveFlops: x, bytes: 1e4, workgroups: w, ms: (n === 2 ? 2.5 : 1) * 1e-7 * x, shape: `p${i}/${n}`,
+        ...(withLoads ? { scalarLoads: n } : {}),
+    })));
+    return { basis: 'flops', points };
+}
+
+describe('the scalar loads of a GEMM', () => {
+    const loadsOf = (c: ReturnType<typeof matmulCase>) => {
+        const k = kernelsFor({ op: c.op, inputShapes: c.inputShapes, outputShape: c.outputShape, epilogue: [], variant: c.variant, caps: lavapipeCaps });
+        return plannedLaunch(k.launches[0], c.outputShape.reduce((a, b) => a * b, 1)).scalarLoads;
+    };
+    it('counts the operands whose rows are not a multiple of 4 floats, where the variant loads vec4s', () => {
+        expect(loadsOf(matmulCase(160, 160, 160, 'sgrow_8x4'))).toBe(0);
+        expect(loadsOf(matmulCase(226, 226, 226, 'sgrow_8x4'))).toBe(2);
+        expect(loadsOf(matmulCase(64, 226, 64, 'vec4_4x8'))).toBe(1); // A's rows (K) only
+        expect(loadsOf(matmulCase(64, 64, 226, 'vec4_4x8'))).toBe(1); // B's rows (N) only
+        // sg_* loads A one float per lane whatever K is: only B counts.
+        expect(loadsOf(matmulCase(64, 226, 64, 'sg_8x4'))).toBe(0);
+        expect(loadsOf(denseCase(24, 700, 10))).toBe(1);
+    });
+    it('is read from the kernel’s report, none without one', () => {
+        expect(scalarLoadsOf({ variant: { variant: 'x', scalarLoads: 1 } })).toBe(1);
+        expect(scalarLoadsOf({ variant: { variant: 'x' } })).toBeUndefined();
+    });
+    it('is a coordinate of the residual correction: a launch of odd rows takes the odd points’ correction', () => {
+        const p: DeviceProfile = { ...defaultProfile(), kernelFloorMs: 0, bandwidthBytesPerMs: 1e15, families: { 'gemm.sgrow': scalarLoadFamily() } };
+        const at = (scalarLoads: number) => launchTiming(p, { name: 'matmul.sgrow_8x4', family: 'gemm.sgrow', flops: 3.2e7, bytes: 1e4, workgroups: 24, effectiveFlops: 3.2e7, scalarLoads }).ms;
+        const ratio = at(2) / at(0);
+        expect(ratio).toBeGreaterThan(2);
+        expect(ratio).toBeLessThan(2.6);
+    });
+    it('is left out where the family’s points carry none (a profile calibrated before it)', () => {
+        const p: DeviceProfile = { ...defaultProfile(), kernelFloorMs: 0, bandwidthBytesPerMs: 1e15, families: { 'gemm.sgrow': scalarLoadFamily(false) } };
+        const at = (scalarLoads: number | undefined) => launchTiming(p, { name: 'matmul.sgrow_8x4', family: 'gemm.sgrow', flops: 3.2e7, bytes: 1e4, workgroups: 24, effectiveFlops: 3.2e7, ...(scalarLoads !== undefined ? { scalarLoads } : {}) }).ms;
+        expect(at(2)).toBeCloseTo(at(undefined), 12);
     });
 });
