@@ -21,12 +21,21 @@
  * that kernel's turn, and behind a busy tenant a submission of n small kernels waits for n
  * turns. A turn lasts to the kernel's end, or, with `quantumMs` (the profile's corunQuantumMs,
  * fitted by calibration to a co-run of short kernels beside long ones), at most that long while
- * another tenant's kernel waits; the kernel then goes to the back of the queue and resumes where
- * it stopped. On lavapipe whole-kernel turns predicted a tenant of 0.2 ms kernels beside a closed
- * loop of 5 ms kernels overloaded (mean 2.4 s) where it measured 10 ms, and turns of 0.5 ms
- * predicted 10.7 ms (calibrate/corun-evidence.ts); between kernels of similar lengths the two
- * predict alike. Presumably the adapter's thread pools, or a GPU's time-sliced contexts, switch
- * between devices' work inside a dispatch (not measured apart). Processor sharing, which
+ * another tenant's kernel waits, for a kernel that itself queued behind another tenant's work; the
+ * kernel then goes to the back of the queue and resumes where it stopped. A kernel that started
+ * while no other tenant had work runs to its end: lavapipe's compute threads take a dispatch's
+ * workgroups in per-thread blocks, first queued first (Mesa's lp_cs_tpool), so a kernel arriving
+ * behind a running one waits for its rest, and only once the tenants alternate do the running
+ * tenant's next dispatches give way sooner. Measured there (BENCHMARKS.md, "Turns on lavapipe"):
+ * one kernel of 0.5 ms beside 4.6–4.8 ms kernels waited 4.6–5.0 ms at p90 (the rest of theirs;
+ * nothing beside a one-workgroup kernel, which leaves a thread free), and a request of eight such
+ * kernels waited 4.9, 8.6 and 16 ms in all beside kernels of 1.7, 4.6 and 20 ms: about the rest of
+ * one long kernel, then a little per kernel, where turns for every kernel would have it wait about
+ * as long whatever the long kernels' length. On lavapipe whole-kernel turns for every kernel
+ * predicted a tenant of 0.2 ms kernels beside a closed loop of 5 ms kernels overloaded (mean
+ * 2.4 s) where it measured 10 ms, and turns of 0.5 ms predicted 10.7 ms
+ * (calibrate/corun-evidence.ts); between kernels of similar lengths the two predict alike.
+ * Processor sharing, which
  * stretched every co-running submission by at most 1 + Σ c_ij, scored worse on the accuracy
  * benchmark's co-runs (BENCHMARKS.md, "Co-run tails" and "A kernel's turn": at equal shares,
  * slowdown error 22 % against 18 % with turns). Calibration's
@@ -167,6 +176,8 @@ interface InFlight {
     at: number;
     /** The submission's whole work at solo speed, ms. */
     total: number;
+    /** The kernel that last queued behind another tenant's work (−1: none): only it takes turns of `quantumMs` (simulate's turns). */
+    sliced: number;
 }
 
 /** Most events one simulation may take: bounds the work of an overloaded mix (the rest is unfinished). A kernel switch is an event. */
@@ -237,7 +248,7 @@ export function simulate(tenants: readonly SimulatedTenant[], options: Simulatio
             const scale = (t.workScale ?? 1) * factor();
             const hostMs = t.submitMs * scale + (head.nextOp === 0 && head.idle ? t.idlePenaltyMs ?? 0 : 0);
             const deviceMs = (kernels.end[last] - kernels.end[first]) * scale;
-            inFlight[s.tenant] = { opEnd: s.opEnd, kernels, scale, hostMs, state: HOST, kernel: first, last, at: kernels.end[first], total: hostMs + deviceMs };
+            inFlight[s.tenant] = { opEnd: s.opEnd, kernels, scale, hostMs, state: HOST, kernel: first, last, at: kernels.end[first], total: hostMs + deviceMs, sliced: -1 };
         }
     };
     const shareOf = (f: InFlight) => f.kernels.share?.[f.kernel] ?? 1;
@@ -262,8 +273,9 @@ export function simulate(tenants: readonly SimulatedTenant[], options: Simulatio
         }
         return turnEnd(f);
     };
-    // Where a kernel's turn ends while another tenant's waits: its end, or a quantum on (on the kernel's own clock).
-    const turnEnd = (f: InFlight) => Math.min(f.kernels.end[f.kernel + 1], f.at + quantumMs / f.scale);
+    // Where a kernel's turn ends while another tenant's waits: its end, or, for a kernel that itself queued behind another
+    // tenant's work, a quantum on (on the kernel's own clock).
+    const turnEnd = (f: InFlight) => f.kernel === f.sliced ? Math.min(f.kernels.end[f.kernel + 1], f.at + quantumMs / f.scale) : f.kernels.end[f.kernel + 1];
 
     // Its host time over (submit, idle penalty, a kernel's start-up): its kernel's start-up next if not yet served, else the device's queue.
     const hostDone = (i: number, f: InFlight) => {
@@ -273,6 +285,9 @@ export function simulate(tenants: readonly SimulatedTenant[], options: Simulatio
             f.at = leadEnd;
             return;
         }
+        let contended = queue.length > 0;
+        for (let j = 0; j < inFlight.length; j++) if (j !== i && inFlight[j]?.state === RUNNING) contended = true;
+        if (contended) f.sliced = f.kernel;
         f.state = QUEUED;
         queue.push(i);
     };

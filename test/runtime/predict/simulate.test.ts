@@ -124,6 +124,21 @@ describe('the simulation', () => {
         expect(long[1].latenciesMs[Math.floor(long[1].latenciesMs.length / 2)]).toBeCloseTo(55, 6);
     });
 
+    it('with a turn, a kernel that started alone still runs to its end: only kernels that queued behind another take turns', () => {
+        // a: 10 ms kernels back to back, alone until b arrives (Poisson, 1/s) with 5 kernels of 0.5 ms. b's first kernel waits
+        // the residual of a's kernel in service, uniform on [0, 10] ms; from then on a's kernels queue behind b's and take turns
+        // of 2 ms: b's four others wait a turn each. b: residual + 0.5 + 4 × (2 + 0.5), median 5 + 10.5 = 15.5 ms. (Turns for
+        // every kernel, as before: 2 + 0.5 + 4 × 2.5 = 12.5 ms for nearly all.)
+        const options = { policy: policyFor({ policy: 'concurrent' }), contention: [[0, 0], [0, 0]], serviceCv: 0, seed: 5, warmupMs: 100, durationMs: 1_000_000, quantumMs: 2 };
+        const b = simulate([tenant('a', { kind: 'closed', clients: 1, thinkMs: 0 }, [10]), tenant('b', { kind: 'poisson', ratePerSecond: 1 }, [0.5, 0.5, 0.5, 0.5, 0.5])], options)[1];
+        const n = b.latenciesMs.length;
+        expect(n).toBeGreaterThan(800);
+        expect(b.latenciesMs[Math.floor(n / 2)]).toBeGreaterThan(14.5);
+        expect(b.latenciesMs[Math.floor(n / 2)]).toBeLessThan(16.5);
+        expect(b.latenciesMs[0]).toBeGreaterThanOrEqual(10.5 - 1e-9);
+        expect(b.latenciesMs[Math.floor(0.98 * n)]).toBeLessThanOrEqual(20.5 + 1e-9);
+    });
+
     it('lets kernels that occupy a share of the device run side by side, slowed by the contention coefficients', () => {
         // Half-device kernels of 10 ms each, slowing each other 1.5× while both run: 15 ms, and nobody waits.
         const half = (name: string): SimulatedTenant => ({ ...tenant(name, { kind: 'closed', clients: 1, thinkMs: 0 }, [10]), versions: [[{ flops: 10, launches: 1, predictedMs: 10 }]], shares: [[0.5]] });
