@@ -3,9 +3,9 @@
  * path in short rounds) says about the co-run model (calibrate.ts step 8). Computation only (no
  * GPU). Pure.
  *
- * The turn — profile.ts corunQuantumMs: the schedule simulation lets a kernel that queued behind
- * another tenant's work hold the whole device while another tenant's waits for at most this long
- * (simulate.ts quantumMs; one that started alone runs to its end). Scored
+ * The turn — profile.ts corunQuantumMs: the schedule simulation lets a kernel that queued while
+ * another tenant had work in flight hold the whole device while another tenant's waits for at most
+ * this long (simulate.ts quantumMs; one that queued while the others were idle runs to its end). Scored
  * against the probe's rounds at every candidate turn, from whole kernels (no quantum) down to
  * 0.25 ms, the turn whose predictions lie nearest the rounds' central figures (mean and p50 of
  * both tenants: the mean |ln(predicted / measured)|) is kept. Turns matter only where one

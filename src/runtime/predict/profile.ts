@@ -174,8 +174,8 @@ export const deviceProfileSchema = z.object({
         pairs: z.array(interferencePairSchema),
     }),
     /**
-     * How long a kernel that queued behind another tenant's work holds the whole device while a co-running tenant's kernel
-     * waits, ms (the schedule simulation's turn, simulate.ts quantumMs): fitted by calibration to co-runs of a
+     * How long a kernel that queued while another tenant had work in flight holds the whole device while a co-running
+     * tenant's kernel waits, ms (the schedule simulation's turn, simulate.ts quantumMs): fitted by calibration to co-runs of a
      * tenant of short kernels beside a closed loop of long ones (calibrate/corun-evidence.ts).
      * Absent in older profiles and the default profile ⇒ a kernel runs to its end.
      */

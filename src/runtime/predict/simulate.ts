@@ -21,12 +21,12 @@
  * that kernel's turn, and behind a busy tenant a submission of n small kernels waits for n
  * turns. A turn lasts to the kernel's end, or, with `quantumMs` (the profile's corunQuantumMs,
  * fitted by calibration to a co-run of short kernels beside long ones), at most that long while
- * another tenant's kernel waits, for a kernel that itself queued behind another tenant's work; the
- * kernel then goes to the back of the queue and resumes where it stopped. A kernel that started
- * while no other tenant had work runs to its end: lavapipe's compute threads take a dispatch's
- * workgroups in per-thread blocks, first queued first (Mesa's lp_cs_tpool), so a kernel arriving
- * behind a running one waits for its rest, and only once the tenants alternate do the running
- * tenant's next dispatches give way sooner. Measured there (BENCHMARKS.md, "Turns on lavapipe"):
+ * another tenant's kernel waits, for a kernel that queued while another tenant had a submission in
+ * flight (their kernels alternate); the kernel then goes to the back of the queue and resumes
+ * where it stopped. A kernel that queued while every other tenant was idle runs to its end:
+ * lavapipe's compute threads take a dispatch's workgroups in per-thread blocks, first queued
+ * first (Mesa's lp_cs_tpool), so a request arriving behind a running kernel waits for its rest,
+ * and only while the tenants alternate do the running tenant's next dispatches give way sooner. Measured there (BENCHMARKS.md, "Turns on lavapipe"):
  * one kernel of 0.5 ms beside 4.6–4.8 ms kernels waited 4.6–5.0 ms at p90 (the rest of theirs;
  * nothing beside a one-workgroup kernel, which leaves a thread free), and a request of eight such
  * kernels waited 4.9, 8.6 and 16 ms in all beside kernels of 1.7, 4.6 and 20 ms: about the rest of
@@ -176,7 +176,7 @@ interface InFlight {
     at: number;
     /** The submission's whole work at solo speed, ms. */
     total: number;
-    /** The kernel that last queued behind another tenant's work (−1: none): only it takes turns of `quantumMs` (simulate's turns). */
+    /** The kernel that last queued while another tenant had a submission in flight (−1: none): only it takes turns of `quantumMs`. */
     sliced: number;
 }
 
@@ -252,13 +252,19 @@ export function simulate(tenants: readonly SimulatedTenant[], options: Simulatio
         }
     };
     const shareOf = (f: InFlight) => f.kernels.share?.[f.kernel] ?? 1;
+    // The head of the device's queue starts (or resumes) its kernel.
+    const startNext = (): number => {
+        const i = queue.shift()!;
+        inFlight[i]!.state = RUNNING;
+        return i;
+    };
     // Starts queued kernels in order while the running ones leave room: a kernel that takes the whole device runs alone.
     const admit = () => {
         while (queue.length > 0) {
             let used = 0;
             for (const f of inFlight) if (f?.state === RUNNING) used += shareOf(f);
             if (used >= 1 - 1e-9) return;
-            inFlight[queue.shift()!]!.state = RUNNING;
+            startNext();
         }
     };
     // Where a running submission stops next: while others wait, its turn's end (turnEnd; then it goes to the back of the
@@ -273,8 +279,8 @@ export function simulate(tenants: readonly SimulatedTenant[], options: Simulatio
         }
         return turnEnd(f);
     };
-    // Where a kernel's turn ends while another tenant's waits: its end, or, for a kernel that itself queued behind another
-    // tenant's work, a quantum on (on the kernel's own clock).
+    // Where a kernel's turn ends while another tenant's waits: its end, or, for a kernel that queued while another tenant had
+    // a submission in flight, a quantum on (on the kernel's own clock).
     const turnEnd = (f: InFlight) => f.kernel === f.sliced ? Math.min(f.kernels.end[f.kernel + 1], f.at + quantumMs / f.scale) : f.kernels.end[f.kernel + 1];
 
     // Its host time over (submit, idle penalty, a kernel's start-up): its kernel's start-up next if not yet served, else the device's queue.
@@ -285,9 +291,9 @@ export function simulate(tenants: readonly SimulatedTenant[], options: Simulatio
             f.at = leadEnd;
             return;
         }
-        let contended = queue.length > 0;
-        for (let j = 0; j < inFlight.length; j++) if (j !== i && inFlight[j]?.state === RUNNING) contended = true;
-        if (contended) f.sliced = f.kernel;
+        // It takes turns only if another tenant has a submission in flight as it queues (their kernels alternate); one that
+        // queues while the others are idle runs to its end, and a request arriving meanwhile waits for its rest.
+        f.sliced = inFlight.some((g, j) => j !== i && g !== undefined) ? f.kernel : -1;
         f.state = QUEUED;
         queue.push(i);
     };
@@ -342,8 +348,7 @@ export function simulate(tenants: readonly SimulatedTenant[], options: Simulatio
                     f.at = stop; // its quantum over mid-kernel
                 }
                 kernelDone(running, f);
-                running = queue.shift()!;
-                inFlight[running]!.state = RUNNING;
+                running = startNext();
             }
             events++;
         }
