@@ -25,13 +25,14 @@
  * flight (their kernels alternate); the kernel then goes to the back of the queue and resumes
  * where it stopped. A kernel that queued while every other tenant was idle runs to its end:
  * lavapipe's compute threads take a dispatch's workgroups in per-thread blocks, first queued
- * first (Mesa's lp_cs_tpool), so a request arriving behind a running kernel waits for its rest,
- * and only while the tenants alternate do the running tenant's next dispatches give way sooner. Measured there (BENCHMARKS.md, "Turns on lavapipe"):
- * one kernel of 0.5 ms beside 4.6–4.8 ms kernels waited 4.6–5.0 ms at p90 (the rest of theirs;
- * nothing beside a one-workgroup kernel, which leaves a thread free), and a request of eight such
- * kernels waited 4.9, 8.6 and 16 ms in all beside kernels of 1.7, 4.6 and 20 ms: about the rest of
- * one long kernel, then a little per kernel, where turns for every kernel would have it wait about
- * as long whatever the long kernels' length. On lavapipe whole-kernel turns for every kernel
+ * first (Mesa's lp_cs_tpool), so a request arriving behind a running kernel waits for its rest.
+ * Measured there (BENCHMARKS.md, "Turns on lavapipe"): one kernel of 0.5 ms beside 4.6–4.8 ms
+ * kernels waited 4.6–5.0 ms at p90 (the rest of theirs; nothing beside a one-workgroup kernel,
+ * which leaves a thread free), and a request of eight such kernels waited 4.9, 8.6 and 16 ms in
+ * all beside kernels of 1.7, 4.6 and 20 ms: about the rest of one long kernel, then a little per
+ * kernel. This rule follows the first part, for a request arriving from idle; while both tenants
+ * stay in flight every kernel takes turns, and those eight kernels are simulated at about the
+ * same wait whatever the long kernels' length. On lavapipe whole-kernel turns for every kernel
  * predicted a tenant of 0.2 ms kernels beside a closed loop of 5 ms kernels overloaded (mean
  * 2.4 s) where it measured 10 ms, and turns of 0.5 ms predicted 10.7 ms
  * (calibrate/corun-evidence.ts); between kernels of similar lengths the two predict alike.
@@ -252,19 +253,13 @@ export function simulate(tenants: readonly SimulatedTenant[], options: Simulatio
         }
     };
     const shareOf = (f: InFlight) => f.kernels.share?.[f.kernel] ?? 1;
-    // The head of the device's queue starts (or resumes) its kernel.
-    const startNext = (): number => {
-        const i = queue.shift()!;
-        inFlight[i]!.state = RUNNING;
-        return i;
-    };
     // Starts queued kernels in order while the running ones leave room: a kernel that takes the whole device runs alone.
     const admit = () => {
         while (queue.length > 0) {
             let used = 0;
             for (const f of inFlight) if (f?.state === RUNNING) used += shareOf(f);
             if (used >= 1 - 1e-9) return;
-            startNext();
+            inFlight[queue.shift()!]!.state = RUNNING;
         }
     };
     // Where a running submission stops next: while others wait, its turn's end (turnEnd; then it goes to the back of the
@@ -293,7 +288,9 @@ export function simulate(tenants: readonly SimulatedTenant[], options: Simulatio
         }
         // It takes turns only if another tenant has a submission in flight as it queues (their kernels alternate); one that
         // queues while the others are idle runs to its end, and a request arriving meanwhile waits for its rest.
-        f.sliced = inFlight.some((g, j) => j !== i && g !== undefined) ? f.kernel : -1;
+        let others = false;
+        for (let j = 0; j < inFlight.length; j++) if (j !== i && inFlight[j]) others = true;
+        f.sliced = others ? f.kernel : -1;
         f.state = QUEUED;
         queue.push(i);
     };
@@ -348,7 +345,8 @@ export function simulate(tenants: readonly SimulatedTenant[], options: Simulatio
                     f.at = stop; // its quantum over mid-kernel
                 }
                 kernelDone(running, f);
-                running = startNext();
+                running = queue.shift()!;
+                inFlight[running]!.state = RUNNING;
             }
             events++;
         }
