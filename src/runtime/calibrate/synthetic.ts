@@ -160,19 +160,21 @@ export function calibrationCases(quick: boolean): Ladder[] {
     const ladderOfParts = (family: string, ...parts: Part[]): Ladder => ({ family, cases: parts.flatMap(([build, params]) => pick(params).map(build)) });
     return [
         // The generators' default GEMM (subgroup-broadcast where the device has a fixed subgroup size; split-K for few tiles and long K).
-        ladder('gemm (default)', [square(), [[64], [160], [320]]]),
+        // A size not a multiple of 4 loads A and B a float at a time (plan/launch.ts scalarLoadsOf): 226³ ran at a third of 160³'s FLOP rate.
+        ladder('gemm (default)', [square(), [[64], [160], [226], [320]]]),
         // Odd and power-of-two widths alike: a B row stride aligned to 1–4 KB walks few cache sets (plan/launch.ts strideAlignmentOf).
         // A width not a multiple of 4 (a 10-class head) loads B a float at a time: 32×512→10 took 1.3–1.6× as long as 32×512→12.
         ladder('gemm (default, skinny)', [dense(), [[8, 1000, 1000], [24, 640, 384], [12, 2500, 600], [20, 600, 2500], [48, 200, 1500], [16, 1024, 768], [40, 1600, 256], [128, 256, 512], [32, 2048, 1024], [16, 640, 2560], [12, 3000, 64], [24, 700, 10]]]),
-        ladder('gemm.vec4', [square('vec4_4x8'), [[48], [128], [256]]], [dense('vec4_4x8'), [[8, 1000, 1000], [128, 256, 512], [24, 512, 1536], [48, 192, 576]]]),
+        ladder('gemm.vec4', [square('vec4_4x8'), [[48], [102], [128], [256]]], [dense('vec4_4x8'), [[8, 1000, 1000], [128, 256, 512], [24, 512, 1536], [48, 192, 576]]]),
         // Batch-1 to batch-4 denses (classifier heads): below 8 rows the default is vec4 on tiles of 1, 2 or 4 rows.
         ladder('gemm.vec4 (few rows)', [dense(), [[1, 96, 24], [4, 700, 200], [1, 300, 1500], [2, 1200, 600], [1, 2000, 400]]]),
         ladder('gemm.sg', [square('sg_8x4'), [[48], [128], [256]]], [dense('sg_8x4'), [[8, 1000, 1000]]]),
         ladder('gemm.wgmem', [square('wgmem_16x16'), [[48], [96], [144]]]),
         ladder('gemm.capped', [square('capped_4'), [[96], [224]]]),
         ladder('gemm.splitk', [dense('splitk_4'), [[4, 2048, 96], [8, 6000, 120]]]),
-        // Attention: its projections (vec4), per-head scores/context (attention.bmm) and softmax. The width is a multiple of the heads.
-        ladder('attention (composite)', [kindOf('attention', ([s, d, h]) => attentionCase(s, Math.max(1, Math.round(d / h)) * h, h)), [[24, 192, 3], [48, 320, 5], [96, 96, 2], [40, 640, 10]]]),
+        // Attention: its projections (vec4), per-head scores/context (attention.bmm) and softmax. The width is a multiple of the
+        // heads; one (174) is not a multiple of 4, so its projections load single floats (1.6–1.9× the time per FLOP of 248's).
+        ladder('attention (composite)', [kindOf('attention', ([s, d, h]) => attentionCase(s, Math.max(1, Math.round(d / h)) * h, h)), [[24, 192, 3], [48, 320, 5], [96, 96, 2], [68, 174, 3], [40, 640, 10]]]),
         // Default convolutions: Winograd on larger maps, im2col + GEMM on small maps and strided ones, split-K on deep small maps.
         ladder('conv2d (default, 3×3)', [conv(3), [[8, 24, 16], [24, 40, 32], [48, 20, 96], [32, 48, 32], [40, 12, 96], [96, 10, 160], [96, 6, 256], [160, 6, 200], [192, 3, 512]]]),
         ladder('conv2d (default, strided)', [kindOf('conv2d strided', ([c, hw, f, k, st]) => convCase(c, hw, f, k, st), [3, 4]),

@@ -5,7 +5,7 @@ import { calibrationCases, depthwiseCase, type SyntheticCase } from '../../../sr
 import { between } from '../../../src/runtime/calibrate/refine.js';
 import { evaluationSet } from '../../../bench/accuracy/workloads.js';
 import { DEFAULT_CAPS, kernelsFor } from '../../../src/runtime/kernels/index.js';
-import { familyOf } from '../../../src/runtime/plan/launch.js';
+import { familyOf, scalarLoadsOf } from '../../../src/runtime/plan/launch.js';
 import { planGraph } from '../../../src/runtime/plan/plan.js';
 
 const caps = { ...DEFAULT_CAPS, subgroupSize: 8, maxStorageBufferBindingSize: 1 << 30, maxBufferSize: 1 << 30 };
@@ -58,6 +58,18 @@ describe('calibration coverage', () => {
         }
         expect(seen).toEqual([]);
     }, 60_000);
+    test('the main GEMM families are timed both with vec4 loads and with operands loaded a float at a time (the model tells them apart)', () => {
+        const loads = new Map<string, Set<boolean>>();
+        for (const ladder of calibrationCases(false)) {
+            for (const c of ladder.cases) {
+                for (const l of kernelsFor({ op: c.op, inputShapes: c.inputShapes, outputShape: c.outputShape, epilogue: [], variant: c.variant, caps }).launches) {
+                    const n = scalarLoadsOf(l);
+                    if (n !== undefined) (loads.get(familyOf(l.name)) ?? loads.set(familyOf(l.name), new Set()).get(familyOf(l.name))!).add(n > 0);
+                }
+            }
+        }
+        for (const family of ['gemm.sgrow', 'gemm.vec4']) expect([...loads.get(family) ?? []].sort(), family).toEqual([false, true]);
+    });
     test('the global pool ladders reach down to a few planes (a small CNN\'s final pool is tens of planes, below one wave of the wide shapes)', () => {
         const workgroupsOf = (family: string) => calibrationCases(false).find(l => l.family === family)!.cases
             .map(c => kernelsFor({ op: c.op, inputShapes: c.inputShapes, outputShape: c.outputShape, epilogue: [], caps }).launches[0])
