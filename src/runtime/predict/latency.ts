@@ -239,7 +239,7 @@ export function residualFactor(family: FamilyProfile, fit: WavesFit, floorMs: nu
 }
 
 /** The work of a launch as the model reads it (a planned launch, or a calibration point with its family's name). */
-export type LaunchWork = Pick<PlannedLaunch, 'family' | 'flops' | 'bytes' | 'workgroups'> & { effectiveFlops?: number; strideAlignment?: number; scalarLoads?: number };
+export type LaunchWork = Pick<PlannedLaunch, 'family' | 'flops' | 'bytes' | 'workgroups'> & Partial<Pick<PlannedLaunch, 'effectiveFlops' | 'strideAlignment' | 'scalarLoads'>>;
 
 /** Time of one launch on a profile. */
 export function launchTiming(profile: DeviceProfile, launch: PlannedLaunch): LaunchTiming {
