@@ -204,7 +204,7 @@ export async function calibrate(options: CalibrateOptions): Promise<DeviceProfil
         const { dispatchOverheadMs, submitOverheadMs } = overheadsFrom(rounds, c);
         const jitter = jitterFrom(rounds, c);
         for (const run of rounds.runs) for (const p of run.cases) c.release(p);
-        const idlePenalty = await measureIdlePenalty(c);
+        const { idlePenalty, firstPassMs } = await measureIdlePenalty(c);
         const { pairs, aggressor } = await measureInterference(c, options.interference ?? interferenceKernels(), opened);
         const corunTailMs = await measureCorunTail(c, rounds.request, aggressor, { tailMs: jitter.serviceTailMs, cv: jitter.serviceCv });
         const probe = { ...(quick ? CORUN_PROBE_QUICK : CORUN_PROBE), ...options.corunProbe };
@@ -237,6 +237,7 @@ export async function calibrate(options: CalibrateOptions): Promise<DeviceProfil
             corunTailMs,
             hostMeanFactor: jitter.hostMeanFactor,
             idlePenalty,
+            ...(firstPassMs ? { firstPassMs } : {}),
             families,
             refinement: { anchors: refined.refined.anchors, added: refined.refined.added },
             interference: { pairs },
@@ -521,7 +522,7 @@ function hostMeanFactorFrom(requests: readonly { cases: readonly PreparedCase[];
  *     device requested as a tenant's. Idle arrivals timed on timers outside the runtime
  *     (bench/accuracy/idle-penalty.ts) miss most of what open-loop tenants pay in the runtime on this host.
  */
-async function measureIdlePenalty(c: Calibration): Promise<NonNullable<DeviceProfile['idlePenalty']>> {
+async function measureIdlePenalty(c: Calibration): Promise<{ idlePenalty: NonNullable<DeviceProfile['idlePenalty']>; firstPassMs?: DeviceProfile['firstPassMs'] }> {
     const started = performance.now();
     const device = await requestTenantDevice(c.gpu, c.preference, 'calibrate-runtime-idle', { timestamps: true });
     let trials: RuntimeIdleTrial[];
@@ -533,8 +534,9 @@ async function measureIdlePenalty(c: Calibration): Promise<NonNullable<DevicePro
         device.device.destroy();
     }
     const idle = idlePenaltyFromRuntimeTrials(trials);
-    c.tick(`idle arrivals (runtime path): +${idle.wallMs.toFixed(2)} ms, and +${idle.gpuMsPerPass.toFixed(3)} ms per pass (${idle.lengths.map(l => `${l.passes} passes: +${l.extraMs.toFixed(2)} ms, GPU +${l.extraGpuMs.toFixed(2)}, trials ${l.trialsMs.map(x => x.toFixed(1)).join(' ')}`).join('; ')}; ${((performance.now() - started) / 1000).toFixed(1)} s)`);
-    return { wallMs: idle.wallMs, gpuMsPerPass: idle.gpuMsPerPass };
+    const first = idle.firstPass ? `; a request's first pass +${idle.firstPass.busy.toFixed(3)} ms back to back, +${idle.firstPass.idle.toFixed(3)} ms from idle` : '';
+    c.tick(`idle arrivals (runtime path): +${idle.wallMs.toFixed(2)} ms, and +${idle.gpuMsPerPass.toFixed(3)} ms per pass (${idle.lengths.map(l => `${l.passes} passes: +${l.extraMs.toFixed(2)} ms, GPU +${l.extraGpuMs.toFixed(2)}, trials ${l.trialsMs.map(x => x.toFixed(1)).join(' ')}`).join('; ')}${first}; ${((performance.now() - started) / 1000).toFixed(1)} s)`);
+    return { idlePenalty: { wallMs: idle.wallMs, gpuMsPerPass: idle.gpuMsPerPass }, ...(idle.firstPass ? { firstPassMs: idle.firstPass } : {}) };
 }
 
 /**

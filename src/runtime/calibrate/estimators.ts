@@ -146,6 +146,11 @@ export interface RuntimeIdleTrial {
     openLatenciesMs?: number[];
     /** The mean latency (ms) of all the open-loop requests, those that queued behind another included (diagnostics). */
     openAllMeanMs?: number;
+    /**
+     * What the request's first pass took beyond the same kernel later in the request (ms, median over the phase's
+     * requests), closed loop back to back and open loop from idle; absent when the probe's first pass has no twin.
+     */
+    firstPass?: { busyMs: number; idleMs: number };
 }
 
 /** The runtime-path idle penalty, with each request length's extra wall time (for reports). */
@@ -156,6 +161,8 @@ export interface RuntimeIdlePenaltyEstimate {
     gpuMsPerPass: number;
     /** Per request length: passes, the median extra wall time (ms), its extra GPU time (ms), and every trial's extra wall time. */
     lengths: { passes: number; extraMs: number; extraGpuMs: number; trialsMs: number[] }[];
+    /** A request's first pass beyond the same kernel later (profile.ts firstPassMs): medians over the trials that timed it, at least 0. */
+    firstPass?: { busy: number; idle: number };
 }
 
 /**
@@ -164,7 +171,10 @@ export interface RuntimeIdlePenaltyEstimate {
  * per request length the extra is the median over trials (a median of trial means, as for the
  * paired estimator), never below zero. Over the lengths (two or more pass counts) a least-squares
  * line extra = wallMs + passes·gpuMsPerPass, both parts at least zero (a negative slope is noise:
- * then the fixed part is the lengths' mean extra). With one length the extra is all fixed.
+ * then the fixed part is the lengths' mean extra). With one length the extra is all fixed. The
+ * first pass's extra, back to back and idle, is the median over the trials that timed it: the
+ * idle one is part of the fixed extra already (it is wall time too), told apart so a prediction
+ * can put it on the first op.
  */
 export function idlePenaltyFromRuntimeTrials(trials: readonly RuntimeIdleTrial[]): RuntimeIdlePenaltyEstimate {
     if (trials.length === 0) throw new Error('idlePenaltyFromRuntimeTrials: no runtime-path trials were measured');
@@ -185,7 +195,11 @@ export function idlePenaltyFromRuntimeTrials(trials: readonly RuntimeIdleTrial[]
         wallMs = 0;
         gpuMsPerPass = xs.reduce((s, x, i) => s + x * ys[i], 0) / xs.reduce((s, x) => s + x * x, 0);
     }
-    return { wallMs, gpuMsPerPass, lengths };
+    const timed = trials.flatMap(t => t.firstPass ? [t.firstPass] : []);
+    const firstPass = timed.length > 0
+        ? { busy: Math.max(0, medianOf(timed.map(f => f.busyMs))), idle: Math.max(0, medianOf(timed.map(f => f.idleMs))) }
+        : undefined;
+    return { wallMs, gpuMsPerPass, lengths, ...(firstPass ? { firstPass } : {}) };
 }
 
 /**

@@ -241,17 +241,19 @@ function probeGraph(name: string, model: string, args: Record<string, number>) {
  * A small CNN on a 1×3×40×40 image — a 3×3 stem to 12 channels, `blocks` pointwise 12→12
  * convolutions (each with a relu, fused by the compiler: one pass each), a global average pool
  * and a 12→10 dense — closed loop. Not any evaluated model's shape (the evaluation's small CNN is
- * 16 channels at 64² and 32²).
+ * 16 channels at 64² and 32²). With `pointwiseStem` the image has 12 channels and the stem is a
+ * pointwise 12→12 convolution like the blocks: the request's first pass and its later ones run
+ * the same kernel, so their difference is what being first costs (runtime-idle.ts).
  */
-function smallCnnProbe(name: string, blocks: number): IrTenant {
+function smallCnnProbe(name: string, blocks: number, pointwiseStem = false): IrTenant {
     const g = probeGraph(name, 'idle_probe', { blocks });
     const hw = 40, ch = 12;
     const conv = (opName: string, x: string, c: number, k: number) => g.add('conv2d', opName, x, [1, ch, hw, hw], {
         filters: ch, kernel: [k, k], stride: [1, 1], padding: Array(4).fill((k - 1) / 2), dilation: [1, 1], groups: 1, bias: false,
     }, [{ name: 'weight', shape: [ch, c, k, k], dtype: 'f32' }], 2 * ch * hw * hw * c * k * k);
-    let x = g.tensor('image', [1, 3, hw, hw]);
+    let x = g.tensor('image', [1, pointwiseStem ? ch : 3, hw, hw]);
     g.graph.inputs.push(x);
-    x = g.relu('stem/relu', conv('stem/conv', x, 3, 3));
+    x = g.relu('stem/relu', pointwiseStem ? conv('stem/conv', x, ch, 1) : conv('stem/conv', x, 3, 3));
     for (let b = 0; b < blocks; b++) x = g.relu(`block.${b}/relu`, conv(`block.${b}/conv`, x, ch, 1));
     x = g.add('global_avg_pool', 'pool', x, [1, ch, 1, 1], {}, [], ch * hw * hw);
     x = g.add('flatten', 'flatten', x, [1, ch], {}, [], 0);
@@ -261,13 +263,14 @@ function smallCnnProbe(name: string, blocks: number): IrTenant {
 }
 
 /**
- * A whole synthetic tenant for the runtime-path idle measurement (calibrate.ts step 5c): the small
+ * A whole synthetic tenant for the runtime-path idle measurement (calibrate.ts step 5b): the small
  * CNN probe (smallCnnProbe) run by the runtime's own phase loop. Two block counts give two pass
  * counts at short request lengths (3×3 blocks made the long request ~10 ms, and its queueing at
- * 20/s swamped the penalty).
+ * 20/s swamped the penalty). Its stem is pointwise, the blocks' kernel, so the same trials tell
+ * what a request's first pass costs beyond a later one (profile.ts firstPassMs).
  */
 export function idleProbeTenant(blocks: number): IrTenant {
-    return smallCnnProbe(`idle_probe_${blocks}`, blocks);
+    return smallCnnProbe(`idle_probe_${blocks}`, blocks, true);
 }
 
 /**

@@ -331,12 +331,26 @@ export function launchesServiceMs(profile: DeviceProfile, launches: readonly Pla
 
 /**
  * Mean service time of one request: its typical time — the launches' median GPU time, the
- * dispatch overhead per launch and the submit overhead per submission — scaled by the host's
+ * dispatch overhead per launch, and per submission the submit overhead and what its first pass
+ * takes beyond its curve back to back (profile.firstPassMs.busy) — scaled by the host's
  * mean/median factor of request wall time (profile.hostMeanFactor). `gpuMs` is Σ opTiming (means).
  */
 export function requestServiceMs(profile: DeviceProfile, gpuMs: number, launches: number, submits: number): number {
     const f = profile.hostMeanFactor ?? { gpu: 1, wall: 1 };
-    return (gpuMs / f.gpu + launches * profile.dispatchOverheadMs + submits * profile.submitOverheadMs) * f.wall;
+    return (gpuMs / f.gpu + launches * profile.dispatchOverheadMs + submits * (profile.submitOverheadMs + (profile.firstPassMs?.busy ?? 0))) * f.wall;
+}
+
+/**
+ * What a request's first pass takes beyond its curve (profile.firstPassMs): on average, the back
+ * to back part plus the idle part by the chance the request finds the device idle; for the
+ * typical (median) request, the idle part only when most requests find the device idle. The
+ * idle part is wall time idlePenalty.wallMs holds already: this places it on the first op.
+ */
+export function firstPassExtra(profile: DeviceProfile, idleProbability: number): { meanMs: number; p50Ms: number } {
+    const f = profile.firstPassMs;
+    if (!f) return { meanMs: 0, p50Ms: 0 };
+    const idleMore = Math.max(0, f.idle - f.busy);
+    return { meanMs: f.busy + idleProbability * idleMore, p50Ms: f.busy + (idleProbability >= 0.5 ? idleMore : 0) };
 }
 
 /**

@@ -159,6 +159,18 @@ export const deviceProfileSchema = z.object({
      * Absent in older profiles ⇒ 0.
      */
     idlePenalty: z.object({ wallMs: nonNegative, gpuMsPerPass: nonNegative }).optional(),
+    /**
+     * What a request's first pass takes beyond the same kernel later in the request (ms, GPU
+     * time): `busy` when the request follows the previous one back to back, `idle` when it found
+     * the device idle. Curves time kernels past a submission's first pass; on a software adapter
+     * the first wakes the driver's threads (measured here: +0.03–0.07 ms back to back, +0.2–0.3 ms
+     * from idle, later passes no slower). Calibration times it in the idle trials, whose probe's
+     * first pass runs the kernel of its later ones (calibrate/runtime-idle.ts). A prediction
+     * puts it on a request's first op (predict/workload.ts) and counts `busy` once per submission
+     * in the request's time (latency.ts requestServiceMs); `idle` is part of idlePenalty.wallMs
+     * already. Absent in older profiles ⇒ 0.
+     */
+    firstPassMs: z.object({ busy: nonNegative, idle: nonNegative }).optional(),
     /** Per kernel family (families.ts). */
     families: z.record(z.string(), familyProfileSchema),
     /**
@@ -223,6 +235,7 @@ export function atHostSpeed(profile: DeviceProfile, factor: number): DeviceProfi
         ...(profile.serviceTailMs ? { serviceTailMs: tail(profile.serviceTailMs) } : {}),
         ...(profile.corunTailMs ? { corunTailMs: tail(profile.corunTailMs) } : {}),
         ...(profile.idlePenalty ? { idlePenalty: { wallMs: profile.idlePenalty.wallMs * factor, gpuMsPerPass: profile.idlePenalty.gpuMsPerPass * factor } } : {}),
+        ...(profile.firstPassMs ? { firstPassMs: { busy: profile.firstPassMs.busy * factor, idle: profile.firstPassMs.idle * factor } } : {}),
         families,
         // The host's speed now is known: how far it drifts between calibrations (band.ts hostDrift) no longer applies.
         hostSpeedHistory: undefined,

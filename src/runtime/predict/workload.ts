@@ -30,7 +30,7 @@
  */
 import type { IrOpKind, IrSchedule, IrSlo, IrSourceRange, IrTenant, WorkloadIR } from '../ir/types.js';
 import { demandMix, type DemandMix } from './contention.js';
-import { idleAdjustment, opTiming, requestServiceMs, serviceCvFor, type OpTiming } from './latency.js';
+import { firstPassExtra, idleAdjustment, opTiming, requestServiceMs, serviceCvFor, type OpTiming } from './latency.js';
 import { PlanCache, planGraph, type PlannedOp, type PlanOptions } from '../plan/plan.js';
 import type { OpSplit } from '../plan/split.js';
 import { capsForProfile, type DeviceProfile } from './profile.js';
@@ -246,7 +246,11 @@ export function predictWorkload(ir: WorkloadIR, profile: DeviceProfile, options:
         const idle = idleAdjustment(profile, busyServiceMs, tenant.arrival, passes);
         const serviceMs = idle.serviceMs;
         let ops = timed.ops;
-        if (idle.extraPassMs > 0) {
+        // A request's first pass takes longer than its curve (latency.ts firstPassExtra): on the first op with launches.
+        const first = firstPassExtra(profile, idle.idleProbability);
+        const firstPays = passes > 0 && (first.meanMs > 0 || first.p50Ms > 0);
+        if (firstPays) gpuMs += first.meanMs;
+        if (idle.extraPassMs > 0 || firstPays) {
             // One pass per op with launches; the extra time is the pass's, spread over its launches by their share.
             const extra = idle.extraPassMs;
             // Once per pass, as a loop over the ops with launches would add it (the same sum, to the last bit).
@@ -255,16 +259,22 @@ export function predictWorkload(ir: WorkloadIR, profile: DeviceProfile, options:
             const medianPays = idle.idleProbability >= 0.5;
             let adjusted: OpPrediction[] | undefined;
             // The cached ops are shared: adjusted copies, built when read.
-            ops = () => (adjusted ??= timed.ops().map(o => {
-                if (o.launches.length === 0) return { ...o };
-                const f = o.soloMs > 0 ? (o.soloMs + extra) / o.soloMs : 1;
-                const soloMs = o.soloMs + extra;
-                return {
-                    ...o, soloMs, corunMs: soloMs,
-                    soloP50Ms: medianPays ? o.soloP50Ms + (profile.idlePenalty?.gpuMsPerPass ?? 0) : o.soloP50Ms,
-                    launches: o.launches.map(l => ({ ...l, ms: l.ms * f })),
-                };
-            }));
+            const adjust = (base: readonly OpPrediction[]) => {
+                const firstOp = firstPays ? base.findIndex(o => o.launches.length > 0) : -1;
+                return base.map((o, i) => {
+                    if (o.launches.length === 0) return { ...o };
+                    const mean = extra + (i === firstOp ? first.meanMs : 0);
+                    const p50 = (medianPays ? profile.idlePenalty?.gpuMsPerPass ?? 0 : 0) + (i === firstOp ? first.p50Ms : 0);
+                    const f = o.soloMs > 0 ? (o.soloMs + mean) / o.soloMs : 1;
+                    const soloMs = o.soloMs + mean;
+                    return {
+                        ...o, soloMs, corunMs: soloMs,
+                        soloP50Ms: o.soloP50Ms + p50,
+                        launches: o.launches.map(l => ({ ...l, ms: l.ms * f })),
+                    };
+                });
+            };
+            ops = () => (adjusted ??= adjust(timed.ops()));
         }
         return { tenant, ops, gpuMs, band: timed.band, serviceMs, launches, submits, mix: demandMix(demand) };
     });

@@ -52,6 +52,10 @@ describe.skipIf(!hasAdapter)('calibrate (tiny shapes)', () => {
         // The idle penalty comes from the runtime's own path, on two request lengths (pass counts).
         const runtimeIdle = messages.find(m => m.startsWith('idle arrivals (runtime path)'));
         expect(runtimeIdle, messages.join('\n')).toMatch(/\(\d+ passes: .*; \d+ passes: /);
+        // The idle probe's first pass runs its blocks' kernel: the same trials time what being first costs.
+        expect(runtimeIdle).toMatch(/first pass \+\d+\.\d+ ms back to back, \+\d+\.\d+ ms from idle/);
+        expect(profile.firstPassMs?.busy).toBeGreaterThanOrEqual(0);
+        expect(Number.isFinite(profile.firstPassMs?.idle)).toBe(true);
         expect(profile.serviceCv).toBeGreaterThanOrEqual(0);
         expect(profile.serviceCvAtMs).toBeGreaterThan(0);
         expect(profile.hostSpeedProbeMs).toBeGreaterThan(0);

@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { foundIdle, idlePenaltyFromRuntimeTrials, type RuntimeIdleTrial } from '../../../src/runtime/calibrate/estimators.js';
+import { firstPassTwins } from '../../../src/runtime/calibrate/runtime-idle.js';
+import { idleProbeTenant } from '../../../src/runtime/calibrate/synthetic.js';
+import { planGraph } from '../../../src/runtime/plan/plan.js';
 
 /** A trial whose open-loop mean exceeds the closed-loop mean by `extra` ms. */
 const trial = (passes: number, closedMeanMs: number, extra: number, gpuExtra = 0): RuntimeIdleTrial => ({
@@ -40,6 +43,30 @@ describe('runtime-path idle penalty', () => {
         const none = idlePenaltyFromRuntimeTrials([trial(3, 2, -0.5), trial(11, 5, -1)]);
         expect(none.wallMs).toBe(0);
         expect(none.gpuMsPerPass).toBe(0);
+    });
+
+    it('takes what a first pass costs as the median over the trials that timed it, at least 0', () => {
+        const first = (busyMs: number, idleMs: number): RuntimeIdleTrial => ({ ...trial(11, 2, 1), firstPass: { busyMs, idleMs } });
+        const e = idlePenaltyFromRuntimeTrials([first(0.04, 0.3), trial(3, 1, 1), first(0.06, 0.25), first(-0.02, 5), first(0.05, 0.28)]);
+        // The trial without twins does not count; a stalled one cannot carry it.
+        expect(e.firstPass?.busy).toBeCloseTo(0.045, 12);
+        expect(e.firstPass?.idle).toBeCloseTo(0.29, 12);
+        expect(idlePenaltyFromRuntimeTrials([first(-0.01, -0.02)]).firstPass).toEqual({ busy: 0, idle: 0 });
+        // No trial timed it (a probe whose first pass has no twin): absent, not 0.
+        expect(idlePenaltyFromRuntimeTrials([trial(3, 1, 1)]).firstPass).toBeUndefined();
+    });
+
+    it('finds the later passes that run the idle probe\'s first kernel', () => {
+        const long = firstPassTwins(planGraph(idleProbeTenant(8).graph));
+        expect(long.first).toBe(0);
+        // The pointwise stem and the eight pointwise blocks run one kernel: eight twins, in order.
+        expect(long.twins).toHaveLength(8);
+        expect(long.twins).toEqual([...long.twins].sort((a, b) => a - b));
+        // The short probe has no block: nothing to set its first pass against.
+        expect(firstPassTwins(planGraph(idleProbeTenant(0).graph)).twins).toEqual([]);
+        const pass = (name: string, workgroups: number) => ({ launches: [{ name, flops: 10, bytes: 20, workgroups, family: 'f', effectiveFlops: 10 }] });
+        expect(firstPassTwins([{ launches: [] }, pass('a', 4), pass('a', 8), pass('b', 4), pass('a', 4)])).toEqual({ first: 1, twins: [4] });
+        expect(firstPassTwins([{ launches: [] }])).toEqual({ first: -1, twins: [] });
     });
 
     it('rejects no trials with a clear error', () => {

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { convCase, denseCase, matmulCase } from '../../../src/runtime/calibrate/synthetic.js';
 import { DEFAULT_CAPS, kernelsFor } from '../../../src/runtime/kernels/index.js';
 import {
-    defaultProfile, familyProfile, fitWaves, idleAdjustment, launchTiming, paddingOf, parseProfile, predictWorkload,
+    defaultProfile, familyProfile, firstPassExtra, fitWaves, idleAdjustment, launchTiming, paddingOf, parseProfile, predictWorkload,
     requestServiceMs, residualFactor, serviceCvFor, type DeviceProfile, type FamilyProfile,
 } from '../../../src/runtime/predict/index.js';
 import type { IrArrival } from '../../../src/runtime/ir/types.js';
@@ -163,6 +163,41 @@ describe('host factors', () => {
         busy.ops.forEach((o, i) => expect(o.soloP50Ms).toBeCloseTo(back.ops[i].soloP50Ms, 12));
         // Co-run mean ≥ slowdown × the idle-adjusted service time (a co-runner does not keep this tenant's device awake).
         expect(t.corun.mean).toBeGreaterThanOrEqual(t.slowdown * t.serviceMs);
+    });
+});
+
+describe('a request\'s first pass', () => {
+    const base = (): DeviceProfile => ({ ...defaultProfile(), dispatchOverheadMs: 0.01, submitOverheadMs: 0.2 });
+    const closed: IrArrival = { kind: 'closed', clients: 1, thinkMs: 0 };
+    it('puts what being first costs on the first op with launches, back to back and from idle', () => {
+        const p = { ...base(), idlePenalty: { wallMs: 2, gpuMsPerPass: 0 }, firstPassMs: { busy: 0.05, idle: 0.3 } };
+        const plain = predictWorkload(workload([mlpTenant('t', closed)]), base()).tenants[0];
+        const back = predictWorkload(workload([mlpTenant('t', closed)]), p).tenants[0];
+        // Back to back: the first op (fc1 with its relu) takes `busy` more, mean and median; the others nothing.
+        expect(back.ops[0].soloMs - plain.ops[0].soloMs).toBeCloseTo(0.05, 12);
+        expect(back.ops[0].soloP50Ms - plain.ops[0].soloP50Ms).toBeCloseTo(0.05, 12);
+        expect(back.ops[0].launches.reduce((s, l) => s + l.ms, 0)).toBeCloseTo(back.ops[0].soloMs, 9);
+        back.ops.slice(1).forEach((o, i) => expect(o.soloMs).toBe(plain.ops[i + 1].soloMs));
+        // It is the request's time too, once per submission.
+        expect(back.serviceMs - plain.serviceMs).toBeCloseTo(0.05, 9);
+        expect(requestServiceMs(p, 10, 3, 4) - requestServiceMs(base(), 10, 3, 4)).toBeCloseTo(4 * 0.05, 12);
+        // Arriving at a low rate: most requests find the device idle, and the typical one pays the idle part on its first op.
+        const open = predictWorkload(workload([mlpTenant('t', { kind: 'poisson', ratePerSecond: 1 })]), p).tenants[0];
+        const pIdle = idleAdjustment(p, back.serviceMs, { kind: 'poisson', ratePerSecond: 1 }, 2).idleProbability;
+        expect(pIdle).toBeGreaterThan(0.5);
+        expect(open.ops[0].soloP50Ms - plain.ops[0].soloP50Ms).toBeCloseTo(0.3, 12);
+        expect(open.ops[0].soloMs - plain.ops[0].soloMs).toBeCloseTo(0.05 + pIdle * 0.25, 9);
+        // The idle part is wall time the idle penalty holds already: the request's time gains only the penalty.
+        expect(open.serviceMs - back.serviceMs).toBeCloseTo(2 * pIdle, 9);
+    });
+    it('averages the idle part by the chance of finding the device idle; nothing without the field', () => {
+        const p = { ...base(), firstPassMs: { busy: 0.1, idle: 0.5 } };
+        expect(firstPassExtra(p, 0.2)).toEqual({ meanMs: 0.1 + 0.2 * 0.4, p50Ms: 0.1 });
+        expect(firstPassExtra(p, 0.8).p50Ms).toBeCloseTo(0.5, 12);
+        // A busy first pass slower than an idle one (noise) adds no idle part.
+        expect(firstPassExtra({ ...base(), firstPassMs: { busy: 0.2, idle: 0.1 } }, 1)).toEqual({ meanMs: 0.2, p50Ms: 0.2 });
+        expect(firstPassExtra(base(), 1)).toEqual({ meanMs: 0, p50Ms: 0 });
+        expect(() => parseProfile({ ...defaultProfile(), firstPassMs: { busy: -1, idle: 0 } })).toThrow(/firstPassMs\.busy/);
     });
 });
 
