@@ -196,7 +196,10 @@ export function calibrationCases(quick: boolean): Ladder[] {
         ladder('depthwise_conv2d.direct', [kindOf('depthwise', ([c, hw, st]) => depthwiseCase(c, hw, st), [2]),
             [[400, 5, 1], [120, 9, 1], [288, 12, 1], [200, 14, 2], [800, 4, 1], [640, 2, 1], [48, 8, 1], [160, 10, 2]]]),
         ladderOfParts('elementwise', [kindOf('relu', ([n]) => reluCase(n)), [[1000], [5000], [24_000], [300_000], [2_000_000]]], [kindOf('add', ([n]) => addCase(n)), [[3000], [20_000], [50_000], [900_000]]]),
-        ladderOfParts('reduction', [kindOf('softmax', ([r, c]) => softmaxCase(r, c)), [[24, 100], [200, 300], [600, 500]]], [kindOf('layer_norm', ([r, c]) => layerNormCase(r, c)), [[10, 1000], [40, 300], [24, 640], [400, 500]]]),
+        // A layer norm's rows are its workgroups: rows from a few to ~100 at like bytes, so the waves fit sees where
+        // a wave ends (with 10, 24, 40 and 400 rows it put the step at 12, and a 16×768 norm at twice a 12×900 one).
+        ladderOfParts('reduction', [kindOf('softmax', ([r, c]) => softmaxCase(r, c)), [[24, 100], [200, 300], [600, 500]]],
+            [kindOf('layer_norm', ([r, c]) => layerNormCase(r, c)), [[10, 1000], [40, 300], [24, 640], [400, 500], [6, 1600], [14, 880], [20, 700], [32, 384], [80, 100]]]),
         // 2×2/2 windows on even maps, and overlapping 3×3/2 ones (each input read about 2.25 times).
         ladder('pool', [kindOf('max_pool2d', ([c, hw]) => poolCase(c, 2 * Math.max(1, Math.round(hw / 2)))), [[16, 36], [48, 84], [80, 20]]],
             [kindOf('max_pool2d 3×3/2', ([c, hw]) => poolCase(c, hw, 3)), [[24, 40], [96, 22], [40, 66]]]),

@@ -70,6 +70,14 @@ describe('calibration coverage', () => {
         }
         for (const family of ['gemm.sgrow', 'gemm.vec4']) expect([...loads.get(family) ?? []].sort(), family).toEqual([false, true]);
     });
+    test('the layer-norm ladder spreads its rows (a workgroup each) from a few to about a hundred', () => {
+        const rows = calibrationCases(false).flatMap(l => l.cases).filter(c => c.op.kind === 'layer_norm')
+            .map(c => kernelsFor({ op: c.op, inputShapes: c.inputShapes, outputShape: c.outputShape, epilogue: [], caps }).launches[0])
+            .map(l => l.dispatch[0] * l.dispatch[1] * l.dispatch[2]);
+        const within = [...new Set(rows.filter(w => w >= 5 && w <= 100))];
+        expect(within.length, rows.join(', ')).toBeGreaterThanOrEqual(7);
+        expect(Math.min(...within)).toBeLessThanOrEqual(8);
+    });
     test('the global pool ladders reach down to a few planes (a small CNN\'s final pool is tens of planes, below one wave of the wide shapes)', () => {
         const workgroupsOf = (family: string) => calibrationCases(false).find(l => l.family === family)!.cases
             .map(c => kernelsFor({ op: c.op, inputShapes: c.inputShapes, outputShape: c.outputShape, epilogue: [], caps }).launches[0])
