@@ -337,7 +337,17 @@ export function launchesServiceMs(profile: DeviceProfile, launches: readonly Pla
  */
 export function requestServiceMs(profile: DeviceProfile, gpuMs: number, launches: number, submits: number): number {
     const f = profile.hostMeanFactor ?? { gpu: 1, wall: 1 };
-    return (gpuMs / f.gpu + launches * profile.dispatchOverheadMs + submits * (profile.submitOverheadMs + (profile.firstPassMs?.busy ?? 0))) * f.wall;
+    return (gpuMs / f.gpu + launches * profile.dispatchOverheadMs + submits * submissionMs(profile)) * f.wall;
+}
+
+/**
+ * What each submission of a request costs beyond its kernels' curves: the submit overhead, and
+ * its first pass's extra back to back (profile.firstPassMs.busy: waking the driver's threads,
+ * which holds none of the device a co-runner computes on: the schedule simulation counts it as
+ * host time).
+ */
+export function submissionMs(profile: DeviceProfile): number {
+    return profile.submitOverheadMs + (profile.firstPassMs?.busy ?? 0);
 }
 
 /**

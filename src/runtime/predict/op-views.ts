@@ -19,7 +19,7 @@ import { SPLIT_AXES } from '../kernels/kernel.js';
 import type { PlannedOp } from '../plan/plan.js';
 import { planSteps, splitLimits, splitOp, type OpChunks, type OpSplit, type PlanStep } from '../plan/split.js';
 import type { OpView } from '../schedule/policy.js';
-import { launchesServiceMs, opServiceMs } from './latency.js';
+import { launchesServiceMs, opServiceMs, submissionMs } from './latency.js';
 import type { DeviceProfile } from './profile.js';
 
 /** One view per planned op; an op without launches has no predicted time, and a prediction that is not a finite time is left out. */
@@ -171,7 +171,7 @@ export function layerBlockOpSplits(tenants: readonly BlockTenant[], profile: Dev
     const layers = size === 'auto' ? 1 : size;
     const slackOf = (t: BlockTenant) => {
         const budget = Math.min(...t.slos.map(s => s.ms));
-        const requestMs = t.views.reduce((s, v) => s + (v.predictedMs ?? 0), profile.submitOverheadMs);
+        const requestMs = t.views.reduce((s, v) => s + (v.predictedMs ?? 0), submissionMs(profile));
         return Math.max(budget - requestMs, budget / 4);
     };
     for (const t of tenants) {

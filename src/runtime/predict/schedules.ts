@@ -18,7 +18,7 @@ import { policyFor, scheduleName, type SchedulePolicy, type ScheduleSettings } f
 import { cutChunks, type RegulatedOptions } from '../schedule/regulated.js';
 import { PERCENTILE_Q, samplingHalfWidth } from '../report/statistics.js';
 import { demandMix, pairCoefficients, type DemandMix } from './contention.js';
-import { opServiceMs, opTiming, requestServiceMs } from './latency.js';
+import { opServiceMs, opTiming, requestServiceMs, submissionMs } from './latency.js';
 import { tailFrom, type ServiceTail } from './queueing.js';
 import { chooseOpSplits, layerBlockOpSplits, opViews, splitStepViews, versionViews } from './op-views.js';
 import { capsForProfile, type DeviceProfile } from './profile.js';
@@ -367,11 +367,12 @@ export function simulationInput(ir: WorkloadIR, profile: DeviceProfile, options:
         mixes.push(demandMix(demand));
         const ops = opViews(planned, profile);
         // A request's time as the solo prediction has it (the host's mean factors) over the ops' predicted times.
-        const opsMs = ops.reduce((sum, o) => sum + (o.predictedMs ?? 0), profile.submitOverheadMs);
+        const submitMs = submissionMs(profile);
+        const opsMs = ops.reduce((sum, o) => sum + (o.predictedMs ?? 0), submitMs);
         const hostMs = requestServiceMs(profile, gpuMs, launches, 1);
         const penalty = profile.idlePenalty;
         return {
-            name: t.name, priority: t.priority, arrival: t.arrival, slos: t.slos, ops, submitMs: profile.submitOverheadMs,
+            name: t.name, priority: t.priority, arrival: t.arrival, slos: t.slos, ops, submitMs,
             workScale: opsMs > 0 && Number.isFinite(hostMs) ? hostMs / opsMs : 1,
             idlePenaltyMs: penalty ? Math.max(0, penalty.wallMs + passes * penalty.gpuMsPerPass) : 0,
         };

@@ -9,6 +9,7 @@ import {
 import type { IrArrival } from '../../../src/runtime/ir/types.js';
 import { familyOf, launchEffectiveFlops, plannedLaunch, scalarLoadsOf, strideAlignmentOf } from '../../../src/runtime/plan/launch.js';
 import { mlpTenant, workload } from './fixtures.js';
+import { simulationInput } from '../../../src/runtime/predict/schedules.js';
 
 const lavapipeCaps = { ...DEFAULT_CAPS, subgroupSize: 8 };
 
@@ -189,6 +190,11 @@ describe('a request\'s first pass', () => {
         expect(open.ops[0].soloMs - plain.ops[0].soloMs).toBeCloseTo(0.05 + pIdle * 0.25, 9);
         // The idle part is wall time the idle penalty holds already: the request's time gains only the penalty.
         expect(open.serviceMs - back.serviceMs).toBeCloseTo(2 * pIdle, 9);
+        // The schedule simulation pays it per submission too, as host time (a chunked request pays it per chunk).
+        const w = workload([mlpTenant('t', closed)]);
+        expect(simulationInput(w, p).tenants[0].submitMs).toBeCloseTo(0.2 + 0.05, 12);
+        expect(simulationInput(w, base()).tenants[0].submitMs).toBe(0.2);
+        expect(simulationInput(w, p).tenants[0].workScale).toBeCloseTo(simulationInput(w, base()).tenants[0].workScale!, 12);
     });
     it('averages the idle part by the chance of finding the device idle; nothing without the field', () => {
         const p = { ...base(), firstPassMs: { busy: 0.1, idle: 0.5 } };
