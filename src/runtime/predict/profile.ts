@@ -167,8 +167,8 @@ export const deviceProfileSchema = z.object({
      * from idle, later passes no slower). Calibration times it in the idle trials, whose probe's
      * first pass runs the kernel of its later ones (calibrate/runtime-idle.ts). A prediction
      * puts it on a request's first op (predict/workload.ts) and counts `busy` once per submission
-     * in the request's time (latency.ts requestServiceMs); `idle` is part of idlePenalty.wallMs
-     * already. Absent in older profiles ⇒ 0.
+     * in the request's time and, as host time, in the schedule simulation's (latency.ts
+     * submissionMs); `idle` is part of idlePenalty.wallMs already. Absent in older profiles ⇒ 0.
      */
     firstPassMs: z.object({ busy: nonNegative, idle: nonNegative }).optional(),
     /** Per kernel family (families.ts). */
