@@ -185,7 +185,9 @@ const SPLITS = [1, 2, 4, 8, 16], SEARCH_SIMULATIONS = 40;
 
 /**
  * GACER's search, as coordinate descent over the simulation: per tenant the split, then the
- * exclusive threshold among quantiles of the chunks' predicted times; each candidate simulated
+ * exclusive threshold among quantiles of the chunks' predicted times and the thresholds between
+ * one tenant's chunks and the longer ones of the others (thresholds that make the same chunks
+ * exclusive are one configuration, simulated once); each candidate simulated
  * at the declared load on a shortened window. The score (regulatedScore): whether an SLO is
  * missed, then the worst predicted / target over SLO tenants, then the tenants' total
  * throughput (higher is better).
@@ -215,10 +217,27 @@ function* searchRegulated(input: SimulationInput, schedule: Extract<IrSchedule, 
     const scores = new Map<string, number[]>();
     let everyMissed = true;
     const missedBy = new Map<number[], number>();
+    // Per tenant, its chunks' predicted times under a configuration's splits (the ops split within follow from them).
+    const splitsKey = (options: RegulatedOptions) => names.map(n => options.splits[n] ?? options.defaultSplit).join(',');
+    const chunkTimes = new Map<string, number[][]>();
+    const chunksOf = (options: RegulatedOptions): number[][] => {
+        const key = splitsKey(options);
+        let times = chunkTimes.get(key);
+        if (!times) {
+            times = simulatedTenants(input, options.opSplits, false).map(t => [...cutChunks(t.ops.length, t.ops, options.splits[t.name] ?? options.defaultSplit).predictedMs]);
+            chunkTimes.set(key, times);
+        }
+        return times;
+    };
+    // A configuration is its splits and which chunks are exclusive: thresholds that make the same chunks exclusive
+    // (none: as no sync at all) run alike (the policy reads the threshold only as chunk ≥ threshold).
+    const configKey = (options: RegulatedOptions) => {
+        const exclusive = Number.isFinite(options.heavyMs) ? chunksOf(options).map(t => t.map(ms => (ms >= options.heavyMs ? 1 : 0)).join('')).join('/') : '';
+        return `${splitsKey(options)}|${exclusive.includes('1') ? exclusive : 'none'}`;
+    };
     function* scoreOf(options: RegulatedOptions): Generator<void, number[]> {
         scored++;
-        // The ops split within follow from the splits (withOpSplits): the splits and the threshold are the configuration.
-        const key = `${names.map(n => options.splits[n] ?? options.defaultSplit).join(',')}|${options.heavyMs}`;
+        const key = configKey(options);
         const kept = scores.get(key);
         if (kept) return kept;
         const figures = simulateSchedule(input, { schedule, settings: { regulated: options }, name: '' }, 1, 0.5);
@@ -249,12 +268,12 @@ function* searchRegulated(input: SimulationInput, schedule: Extract<IrSchedule, 
             }
         }
         if (schedule.sync === 'auto') {
-            const steps = simulatedTenants(input, current.opSplits, false);
-            const chunkMs = steps.flatMap(t => cutChunks(t.ops.length, t.ops, current.splits[t.name] ?? current.defaultSplit).predictedMs).sort((a, b) => a - b);
-            const quantile = (q: number) => chunkMs[Math.min(chunkMs.length - 1, Math.floor(q * chunkMs.length))];
-            for (const heavyMs of [quantile(0.9), quantile(0.75), quantile(0.5), Infinity]) {
-                if (heavyMs === current.heavyMs || scored >= SEARCH_SIMULATIONS) continue;
+            const tried = new Set([configKey(current)]);
+            for (const heavyMs of syncThresholds(chunksOf(current))) {
                 const candidate = { ...current, heavyMs };
+                const key = configKey(candidate);
+                if (tried.has(key) || scored >= SEARCH_SIMULATIONS) continue;
+                tried.add(key);
                 const score = yield* scoreOf(candidate);
                 if (better(score, best)) { best = score; current = candidate; improved = true; }
             }
@@ -269,6 +288,28 @@ function* searchRegulated(input: SimulationInput, schedule: Extract<IrSchedule, 
         : missed;
     const why = `the search (${scores.size} simulation${scores.size === 1 ? '' : 's'}) found ${ranked}` + (within.length ? `; ops split within: ${within.join(', ')}` : '');
     return { regulated: current, why };
+}
+
+/**
+ * The exclusive thresholds the regulated search tries, given each tenant's chunks' predicted
+ * times (ms): the 0.9, 0.75 and 0.5 quantiles of all chunks; per tenant, halfway from its longest
+ * chunk to the next longer chunk of another, where every longer chunk of the others is exclusive
+ * and none of its own, so its requests start beside a long chunk but never wait for one to start
+ * (GACER's sync points between two queues: measured on critical_batch, a threshold below every
+ * chunk of the batch tenant and above the critical one's kept the critical p95 at 0.17–0.19× of
+ * concurrent's where the quantiles, which fell among the batch tenant's chunks, left it at
+ * 0.41–1.04×); and none (Infinity).
+ */
+export function syncThresholds(byTenant: readonly (readonly number[])[]): number[] {
+    const all = byTenant.flat().sort((a, b) => a - b);
+    if (all.length === 0) return [Infinity];
+    const quantile = (q: number) => all[Math.min(all.length - 1, Math.floor(q * all.length))];
+    const between = byTenant.flatMap(own => {
+        if (own.length === 0) return [];
+        const longest = Math.max(...own), next = all.find(ms => ms > longest);
+        return next === undefined ? [] : [(longest + next) / 2];
+    });
+    return [quantile(0.9), quantile(0.75), quantile(0.5), ...between, Infinity];
 }
 
 /**

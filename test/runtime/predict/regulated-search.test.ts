@@ -8,7 +8,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { loadWorkspace } from '../../../src/cli/load-workspace.js';
 import { defaultProfile } from '../../../src/runtime/predict/profile.js';
-import { resolveSchedule } from '../../../src/runtime/predict/schedules.js';
+import { resolveSchedule, syncThresholds } from '../../../src/runtime/predict/schedules.js';
 
 const policies = vi.hoisted(() => ({ names: [] as string[] }));
 vi.mock('../../../src/runtime/predict/simulate.js', async original => {
@@ -23,6 +23,20 @@ vi.mock('../../../src/runtime/predict/simulate.js', async original => {
 });
 
 describe('the regulated search', () => {
+    it('tries thresholds between one tenant\'s chunks and the longer ones of the others, besides quantiles and none', () => {
+        // A critical tenant of 1–2 ms chunks beside a batch tenant of 5–9 ms ones.
+        const t = syncThresholds([[1, 2], [5, 6, 7, 8, 9]]);
+        // 3.5: every batch chunk exclusive, no critical one; the batch tenant's longest chunk has nothing longer above it.
+        expect(t).toContain(3.5);
+        expect(t.filter(x => x > 2 && x < 5)).toEqual([3.5]);
+        // The quantiles of all seven chunks (0.9, 0.75, 0.5) and none.
+        expect(t.slice(0, 3)).toEqual([9, 8, 6]);
+        expect(t.at(-1)).toBe(Infinity);
+        // Interleaved chunks: halfway to the next longer chunk of any tenant.
+        expect(syncThresholds([[1, 4], [2, 3, 6]])).toContain(5);
+        expect(syncThresholds([])).toEqual([Infinity]);
+    });
+
     it('simulates each configuration once, and says how many it simulated', async () => {
         const workspace = await loadWorkspace(['examples/quick-start.tenancy'], { predictions: false });
         const ir = workspace.lower('quick_start', 'examples/quick-start.tenancy');
