@@ -295,10 +295,11 @@ function* searchRegulated(input: SimulationInput, schedule: Extract<IrSchedule, 
  * times (ms): the 0.9, 0.75 and 0.5 quantiles of all chunks; per tenant, halfway from its longest
  * chunk to the next longer chunk of another, where every longer chunk of the others is exclusive
  * and none of its own, so its requests start beside a long chunk but never wait for one to start
- * (GACER's sync points between two queues: measured on critical_batch, a threshold below every
- * chunk of the batch tenant and above the critical one's kept the critical p95 at 0.17–0.19× of
- * concurrent's where the quantiles, which fell among the batch tenant's chunks, left it at
- * 0.41–1.04×); and none (Infinity).
+ * (GACER's sync points between two queues; with one batch tenant of many long chunks the
+ * quantiles all fall among its chunks, and some of them were never exclusive); and none
+ * (Infinity). On critical_batch the simulation puts the threshold between the tenants 8 % lower
+ * in the critical tenant's p95; measured, alternated with the quantile's, it was within the
+ * noise (BENCHMARKS.md, "Sync thresholds between tenants' chunks").
  */
 export function syncThresholds(byTenant: readonly (readonly number[])[]): number[] {
     const all = byTenant.flat().sort((a, b) => a - b);
