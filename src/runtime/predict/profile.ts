@@ -164,7 +164,7 @@ export const deviceProfileSchema = z.object({
      * time): `busy` when the request follows the previous one back to back, `idle` when it found
      * the device idle. Curves time kernels past a submission's first pass; on a software adapter
      * the first wakes the driver's threads (measured here: +0.03–0.07 ms back to back, +0.2–0.3 ms
-     * from idle, later passes no slower). Calibration times it in the idle trials, whose probe's
+     * from idle; the later of three identical convolutions no slower). Calibration times it in the idle trials, whose probe's
      * first pass runs the kernel of its later ones (calibrate/runtime-idle.ts). A prediction
      * puts it on a request's first op (predict/workload.ts) and counts `busy` once per submission
      * in the request's time and, as host time, in the schedule simulation's (latency.ts

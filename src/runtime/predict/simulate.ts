@@ -289,7 +289,7 @@ export function simulate(tenants: readonly SimulatedTenant[], options: Simulatio
         // It takes turns only if another tenant has a submission in flight as it queues (their kernels alternate); one that
         // queues while the others are idle runs to its end, and a request arriving meanwhile waits for its rest.
         let others = false;
-        for (let j = 0; j < inFlight.length; j++) if (j !== i && inFlight[j]) others = true;
+        for (let j = 0; j < inFlight.length && !others; j++) if (j !== i && inFlight[j]) others = true;
         f.sliced = others ? f.kernel : -1;
         f.state = QUEUED;
         queue.push(i);
