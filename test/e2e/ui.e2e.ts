@@ -78,6 +78,24 @@ async function hoverText(target: ReturnType<Page['locator']>, text: string): Pro
 }
 
 /**
+ * Puts the cursor on `target`, opens the quick-fix menu (Ctrl+.) until it lists `title`, and
+ * returns that row. Locally the row shows in under a second; once in CI the menu did not list it
+ * within 30 s of a single Ctrl+. although the hint was in Problems and the next test used it, so
+ * each attempt waits 6 s, then closes the menu and asks again (up to 5).
+ */
+async function quickFix(target: ReturnType<Page['locator']>, title: string) {
+    const row = page.locator('.action-widget .monaco-list-row', { hasText: title }).first();
+    for (let attempt = 1; ; attempt++) {
+        await target.click();
+        await page.keyboard.press('Control+.');
+        if (await row.waitFor({ timeout: 6_000 }).then(() => true, () => false)) return row;
+        await shot(`quick-fix-attempt-${attempt}`);
+        if (attempt === 5) throw new Error(`the quick-fix menu did not list '${title}' after 5 attempts of 6 s`);
+        await page.keyboard.press('Escape');
+    }
+}
+
+/**
  * Milliseconds from the mouse coming to rest on `target` to a hover containing `text` on screen:
  * the whole path through the workbench, the extension host, the language client and the server,
  * plus the editor's hover delay (100 ms in these settings, the same in every sample). Lenses and
@@ -318,10 +336,7 @@ describe(`the user's path (installed ${path.basename(vsix)})`, () => {
         lap('schedule hint');
 
         const word = page.locator('.view-line', { hasText: 'schedule sequential' }).first().locator('span span', { hasText: /^sequential$/ }).first();
-        await word.click();
-        await page.keyboard.press('Control+.');
-        const fix = page.locator('.action-widget .monaco-list-row', { hasText: "Change to 'schedule regulated(split: auto, sync: auto)'" }).first();
-        await fix.waitFor({ timeout: 30_000 });
+        const fix = await quickFix(word, "Change to 'schedule regulated(split: auto, sync: auto)'");
         await shot('09-quick-fix');
         await fix.click();
         await expect.poll(async () => (await editorLines()).map(l => l.trim()), { timeout: 10_000 }).toContain('schedule regulated(split: auto, sync: auto)');
