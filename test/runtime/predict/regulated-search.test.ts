@@ -5,6 +5,9 @@
  * simulation would give. The policy's name spells the configuration (splits, sync threshold, ops
  * split within), so the simulations' policy names must not repeat.
  */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { loadWorkspace } from '../../../src/cli/load-workspace.js';
 import { defaultProfile } from '../../../src/runtime/predict/profile.js';
@@ -46,6 +49,35 @@ describe('the regulated search', () => {
             expect(policies.names.length).toBeGreaterThan(1);
             expect(new Set(policies.names).size).toBe(policies.names.length);
             expect(resolved.why).toMatch(new RegExp(`^the search \\(${policies.names.length} simulations\\) found `));
+        }
+    }, 60_000);
+
+    it('tries the splits beside its choice with every threshold of their own chunks', async () => {
+        // A latency-critical CNN beside a batch encoder: finer batch chunks pay off only with a lower threshold
+        // (every chunk exclusive), which the descent, moving one coordinate at a time, does not reach.
+        const file = join(mkdtempSync(join(tmpdir(), 'tenancy-search-')), 'mix.tenancy');
+        writeFileSync(file, `model small_cnn(batch = 1) {
+  input x: f32[batch, 3, 32, 32]
+  y = relu(conv2d(x, 16, kernel: 3, padding: 1))
+  y = relu(conv2d(y, 16, kernel: 3, padding: 1, stride: 2))
+  output dense(flatten(global_avg_pool(y)), 10)
+}
+workload critical_batch {
+  tenant critical { model small_cnn() arrival poisson(rate: 40/s) slo p95 <= 25ms priority high }
+  tenant batch { model bert_base(batch: 4, seq: 16, layers: 1) arrival closed(clients: 1) priority low }
+  schedule regulated(split: auto, sync: auto)
+}
+`);
+        const workspace = await loadWorkspace([file], { predictions: false });
+        const ir = workspace.lower('critical_batch', file);
+        policies.names = [];
+        const chosen = resolveSchedule(ir, defaultProfile()).settings.regulated!;
+        const neighbours = [chosen.splits.batch / 2, chosen.splits.batch * 2].filter(s => s >= 1 && s <= 16);
+        expect(neighbours.length).toBeGreaterThan(0);
+        for (const split of neighbours) {
+            const at = `{"critical":${chosen.splits.critical},"batch":${split}}`;
+            const thresholds = new Set(policies.names.filter(n => n.includes(at)).map(n => /sync: ([^;)]+)/.exec(n)?.[1]));
+            expect(thresholds.size, `thresholds tried at ${at}: ${[...thresholds].join(', ')}`).toBeGreaterThan(2);
         }
     }, 60_000);
 });
