@@ -283,9 +283,9 @@ function* searchRegulated(input: SimulationInput, schedule: Extract<IrSchedule, 
     }
     // Splits and thresholds interact: a finer split shortens the chunks a threshold divides, so the descent, one
     // coordinate at a time, can stop at a split whose neighbour wins only with a threshold of its own (critical_batch:
-    // batch in 8 chunks, two of them exclusive, where 16 chunks all exclusive simulated 8 % lower in the critical
-    // tenant's p95 on five seeds). So each tenant's neighbouring splits are tried with every threshold of their own
-    // chunks, within the bound.
+    // batch in 8 chunks, two of them exclusive, where 16 chunks with every one longer than the critical request
+    // exclusive simulated 8 % lower in the critical tenant's p95 on five seeds). So each tenant's neighbouring splits
+    // are tried with every threshold of their own chunks, within the bound.
     if (schedule.sync === 'auto') {
         const base = current;
         for (const name of names) {
