@@ -1,5 +1,10 @@
 /** Ops split within under regulated (predict/op-views.ts, plan/split.ts): which ops, the chunks' times, and the one simulation running them. Pure. */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { loadWorkspace } from '../../../src/cli/load-workspace.js';
+import { splitLimits } from '../../../src/runtime/plan/split.js';
 import { chooseOpSplits, layerBlockOpSplits, opViews, splitLongOps, splitStepViews, versionViews } from '../../../src/runtime/predict/op-views.js';
 import { defaultProfile } from '../../../src/runtime/predict/profile.js';
 import { capsForProfile } from '../../../src/runtime/predict/profile.js';
@@ -137,6 +142,20 @@ describe('layer_block splits ops within (the same planner and step model as regu
         // Nobody outranks the batch tenant with an SLO (equal priorities, or no SLO above it): nothing is split.
         expect(layerBlockOpSplits([{ ...c, priority: 'low' }, b], profile, 'auto').opSplits).toEqual({ critical: {}, batch: {} });
         expect(layerBlockOpSplits([{ ...c, slos: [] }, b], profile, 'auto').opSplits).toEqual({ critical: {}, batch: {} });
+    });
+
+    it('splits along the axis that comes nearest the chunks wanted, not the one that splits least', async () => {
+        // bert's attention at batch 4, seq 16: two tiles of rows, dozens of channels. Two chunks by rows cost least in
+        // all, and leave a chunk of most of the op: another tenant would wait for it.
+        const file = join(mkdtempSync(join(tmpdir(), 'tenancy-split-')), 'bert.tenancy');
+        writeFileSync(file, 'workload w { tenant t { model bert_base(batch: 4, seq: 16, layers: 1) } }\n');
+        const ir = (await loadWorkspace([file], { predictions: false })).lower('w', file);
+        const bert = planGraph(ir.tenants[0].graph, { caps: capsForProfile(profile) });
+        const views = opViews(bert, profile);
+        const at = bert.findIndex(op => op.kind === 'attention');
+        expect(splitLimits(bert[at]).rows).toBe(2);
+        expect(splitLimits(bert[at]).channels).toBeGreaterThanOrEqual(8);
+        expect(splitLongOps(bert, profile, views[at].predictedMs! / 7.5, views)[bert[at].path]).toEqual({ axis: 'channels', chunks: 8 });
     });
 
     it('splitLongOps is chooseOpSplits\' rule: split N is a target of 1/N of the request', () => {
