@@ -144,7 +144,7 @@ describe('layer_block splits ops within (the same planner and step model as regu
         expect(layerBlockOpSplits([{ ...c, slos: [] }, b], profile, 'auto').opSplits).toEqual({ critical: {}, batch: {} });
     });
 
-    it('splits along the axis that comes nearest the chunks wanted, not the one that splits least', async () => {
+    it('splits along the axis that comes nearest the chunks wanted, not the one whose fewer chunks cost least', async () => {
         // bert's attention at batch 4, seq 16: two tiles of rows, dozens of channels. Two chunks by rows cost least in
         // all, and leave a chunk of most of the op: another tenant would wait for it.
         const file = join(mkdtempSync(join(tmpdir(), 'tenancy-split-')), 'bert.tenancy');

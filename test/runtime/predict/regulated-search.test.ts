@@ -53,8 +53,8 @@ describe('the regulated search', () => {
     }, 60_000);
 
     it('tries the splits beside its choice with every threshold of their own chunks', async () => {
-        // A latency-critical CNN beside a batch encoder: finer batch chunks pay off only with a lower threshold
-        // (every chunk exclusive), which the descent, moving one coordinate at a time, does not reach.
+        // critical_batch: on a calibrated profile, 16 batch chunks beat 8 only with a threshold of their own (every batch
+        // chunk longer than the critical request exclusive), which the descent, one coordinate at a time, did not reach.
         const file = join(mkdtempSync(join(tmpdir(), 'tenancy-search-')), 'mix.tenancy');
         writeFileSync(file, `model small_cnn(batch = 1) {
   input x: f32[batch, 3, 32, 32]
