@@ -108,9 +108,9 @@ export function chooseOpSplits(ops: readonly PlannedOp[], profile: DeviceProfile
  * those the one whose chunks are predicted to take least in all (ties: batch, rows, channels).
  * Fewer chunks always cost less in all, so least-in-all alone chose an axis of few tiles and left
  * a long chunk: bert's attention at batch 4 by its two row tiles left a chunk of 23 ms of the
- * request beside a critical tenant's 4 ms requests; by channels in 9 its chunks take 3.1 ms but
- * the last, 13 ms, which holds its output projection whole. By op path; empty when the target is
- * not a positive time.
+ * request beside a critical tenant's 4 ms requests; by channels its chunks take 3.1 ms (its
+ * output projection cut alike: plan/split.ts splitOp). By op path; empty when the target is not
+ * a positive time.
  */
 export function splitLongOps(ops: readonly PlannedOp[], profile: DeviceProfile, targetMs: number, whole: readonly OpView[] = opViews(ops, profile)): Record<string, OpSplit> {
     const chosen: Record<string, OpSplit> = {};
