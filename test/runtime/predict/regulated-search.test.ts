@@ -1,7 +1,7 @@
 /**
  * The regulated search (predict/schedules.ts searchRegulated) simulates each configuration it
- * scores once: its coordinate descent comes back to configurations (a second pass retries the
- * first's splits), and the simulation is deterministic, so the kept score is the one a second
+ * scores once: its neighbour step comes back to configurations the descent scored, and the
+ * simulation is deterministic, so the kept score is the one a second
  * simulation would give. The policy's name spells the configuration (splits, sync threshold, ops
  * split within), so the simulations' policy names must not repeat.
  */
@@ -80,4 +80,31 @@ workload critical_batch {
             expect(thresholds.size, `thresholds tried at ${at}: ${[...thresholds].join(', ')}`).toBeGreaterThan(2);
         }
     }, 60_000);
+
+    it('tries first the neighbours of the tenant with the longest chunk, before its bound runs out', async () => {
+        // Four tenants, the one the others wait behind (bert, no SLO) last by name: a second pass of the descent spent
+        // the bound before bert's neighbouring splits were tried with thresholds of their own.
+        const file = join(mkdtempSync(join(tmpdir(), 'tenancy-search-')), 'heavy.tenancy');
+        writeFileSync(file, `workload heavy {
+  tenant mlp { model mlp(batch: 8) arrival poisson(rate: 140/s) slo p95 <= 30ms priority high }
+  tenant lstm { model lstm_lm(seq: 8, vocab: 1000, hidden: 128, layers: 1) arrival poisson(rate: 70/s) slo p95 <= 60ms }
+  tenant resnet { model resnet18(res: 32) arrival poisson(rate: 14/s) slo p95 <= 400ms }
+  tenant bert { model bert_base(seq: 16, layers: 1) arrival closed(clients: 1) priority low }
+  schedule regulated(split: auto, sync: auto)
+}
+`);
+        const workspace = await loadWorkspace([file], { predictions: false });
+        const ir = workspace.lower('heavy', file);
+        policies.names = [];
+        const chosen = resolveSchedule(ir, defaultProfile()).settings.regulated!;
+        const splitsOf = (name: string) => JSON.parse(/split: (\{[^}]*\})/.exec(name)![1]) as Record<string, number>;
+        const others = (a: Record<string, number>, b: Record<string, number>) => ['mlp', 'lstm', 'resnet'].every(n => a[n] === b[n]);
+        const neighbours = [chosen.splits.bert / 2, chosen.splits.bert * 2].filter(s => s >= 1 && s <= 16);
+        expect(neighbours.length).toBeGreaterThan(0);
+        for (const split of neighbours) {
+            const thresholds = new Set(policies.names.filter(n => { const s = splitsOf(n); return s.bert === split && others(s, chosen.splits); })
+                .map(n => /sync: ([^;)]+)/.exec(n)?.[1]));
+            expect(thresholds.size, `bert in ${split}: thresholds tried ${[...thresholds].join(', ')}`).toBeGreaterThan(2);
+        }
+    }, 120_000);
 });
