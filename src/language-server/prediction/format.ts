@@ -8,7 +8,7 @@ import { describeAttribution } from '../../runtime/report/attribution.js';
 import { requiredSamples } from '../../runtime/report/statistics.js';
 import { formatBoundedMs, formatNeeds, formatRange, formatSlowdown as formatInterval, sloMark } from '../../protocol/figures.js';
 import type { OpPrediction, SloPrediction, TenantPrediction, WorkloadPrediction } from '../../runtime/predict/workload.js';
-import { DEFAULT_BAND, bandRange, combineBands, insideBand, type ErrorBand } from '../../runtime/predict/band.js';
+import { DEFAULT_BAND, MIN_DRIFT_POINTS, bandRange, combineBands, insideBand, type ErrorBand } from '../../runtime/predict/band.js';
 import { formatBytes, formatFlops, formatMs, formatPercent, formatSignedPercent } from '../../protocol/units.js';
 
 /** `+8%` / `−12%`: (measured − predicted) / measured, the error of the prediction relative to the measurement. */
@@ -28,7 +28,7 @@ export function formatBandRange(range: { low: number; high: number }): string {
 }
 
 /** One line saying what a band means: the evidence it rests on (with the host's drift where the profile has it), or that it is the default. */
-function bandMeaning(band: ErrorBand, drift?: { p90: number; points: number }): string {
+function bandMeaning(band: ErrorBand, drift?: HostDriftSummary): string {
     return band.calibrated
         ? `${formatBand(band)} is the 90 % band: on this profile's own calibration points, 90 % of measured times fell within that error of the prediction (each point predicted by the model fitted without it; a family with fewer than 4 points takes its class's), the host's run-to-run noise added${hostDriftText(drift)}.`
         : `${formatBand(band)} is an uncalibrated band: a stated default (±${formatPercent(DEFAULT_BAND)}), not this profile's evidence — run \`tenancy calibrate\` for bands measured on this device.`;
@@ -188,7 +188,7 @@ export function opHint(figure: MeasuredFigure, uncalibrated: boolean, status?: R
 export function opHintTooltip(figure: MeasuredFigure, p: WorkloadPrediction, tenant: string, ops: OpPrediction[], finishedAt: string | undefined): string {
     const names = [...new Set(ops.map(o => opName(o.path)))];
     const what = figure.instances > 1 ? `; the sum over this line's ${figure.instances} op instances (${names.map(n => `\`${n}\``).join(', ')})` : '';
-    const lines = [`Predicted typical (median) GPU time per request, solo, for \`${tenant}\` — ${profileLabel(p)}${what}.`, '', bandMeaning(figure.band, p.profile.hostDrift)];
+    const lines = [`Predicted typical (median) GPU time per request, solo, for \`${tenant}\` — ${profileLabel(p)}${what}.`, '', bandMeaning(figure.band, p.profile)];
     const { solo, corun } = figure;
     if (solo || corun) {
         lines.push('', `Measured in the latest run${finishedAt ? ` (${new Date(finishedAt).toLocaleString()})` : ''}, typical (median) GPU time per request:`);
@@ -283,7 +283,7 @@ export function opHoverMarkdown(rows: { tenant: string; op: OpPrediction; measur
         ? `Solo and co-run: typical (median) GPU time per request, predicted; measured in the latest run; error = (predicted − measured) / measured; × = co-run / solo.`
         : 'Solo and co-run: typical (median) GPU time per request, predicted.');
     const first = rows[0]?.op;
-    if (first) lines.push('', bandMeaning(first.band, p.profile.hostDrift));
+    if (first) lines.push('', bandMeaning(first.band, p.profile));
     if (first) {
         // Each launch's share of the op's typical time (launch times are means: the host's factor scales them alike).
         const scale = first.soloMs > 0 ? typicalOpMs(first).solo / first.soloMs : 1;
@@ -301,9 +301,21 @@ function corunModelErrorText(c: number | undefined): string {
         : `and the co-run model's error calibration measured on co-runs of its own (±${formatPercent(c)})`;
 }
 
-/** What the bands say of the host's drift between calibrations (band.ts hostDrift): said only where the profile has it. */
-export function hostDriftText(d: { p90: number; points: number } | undefined): string {
-    return d === undefined ? '' : `, and how far the host's speed moved between this adapter's calibrations here (±${formatPercent(d.p90)} over ${d.points})`;
+/** What a prediction knows of the host's drift between calibrations (WorkloadPrediction.profile). */
+type HostDriftSummary = Pick<WorkloadPrediction['profile'], 'hostDrift' | 'hostDriftPending'>;
+
+/**
+ * What the bands say of the host's drift between calibrations (band.ts hostDrift): its size where
+ * the profile knows it; where a calibrated profile does not yet, that the bands leave it out
+ * (on a fresh machine, bands without it held 73–79 % of measured ops where 90 % was meant:
+ * BENCHMARKS.md); nothing for the default profile.
+ */
+export function hostDriftText(p: HostDriftSummary | undefined): string {
+    const d = p?.hostDrift, pending = p?.hostDriftPending;
+    if (d) return `, and how far the host's speed moved between this adapter's calibrations here (±${formatPercent(d.p90)} over ${d.points})`;
+    if (!pending) return '';
+    const n = pending.calibrations;
+    return `, not yet how far the host's speed moves between calibrations (${n} earlier calibration${n === 1 ? '' : 's'} of this adapter here, ${MIN_DRIFT_POINTS} needed: run \`tenancy calibrate\` again at another time; until then a figure measured while the host runs faster or slower than at calibration can fall outside it)`;
 }
 
 /** Markdown of a tenant's prediction. */
@@ -323,7 +335,7 @@ export function tenantHoverMarkdown(t: TenantPrediction, p: WorkloadPrediction, 
     lines.push('| | mean | p50 | p99 |', '|---|---:|---:|---:|');
     row('solo', t.solo, measured?.solo ?? undefined, t.bandMs.solo);
     if (multi) row(`co-run (${p.policy})`, t.corun, measured?.corun ?? undefined, t.bandMs.corun);
-    lines.push('', `p50 and p99 with their 90 % band (${formatBand(t.band)}, ms). ${bandMeaning(t.band)} It covers the kernels' times and the host's noise${hostDriftText(p.profile.hostDrift)}, not the queueing model${multi ? `; the co-run ranges add how far each figure scatters over a run's requests, ${corunModelErrorText(p.profile.corunModelError)}` : ''}.`, '');
+    lines.push('', `p50 and p99 with their 90 % band (${formatBand(t.band)}, ms). ${bandMeaning(t.band)} It covers the kernels' times and the host's noise${hostDriftText(p.profile)}, not the queueing model${multi ? `; the co-run ranges add how far each figure scatters over a run's requests, ${corunModelErrorText(p.profile.corunModelError)}` : ''}.`, '');
     lines.push(`Service ${formatMs(t.serviceMs)} per request (${t.launches} kernels, ${t.submits} submit${t.submits === 1 ? '' : 's'})` +
         (multi ? ` · slowdown ${formatSlowdown(t.slowdown)}` : '') +
         ` · utilisation ${formatPercent(t.corunUtilisation)}${t.openLoop ? '' : ' (closed loop)'}`);

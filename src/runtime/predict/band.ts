@@ -80,6 +80,17 @@ export function hostDrift(profile: HostSpeeds): { p90: number; points: number } 
 }
 
 /**
+ * How many earlier calibrations of this adapter a profile remembers while the host's drift is
+ * not known yet (fewer than MIN_DRIFT_POINTS): its bands then leave the drift out, and the
+ * hover and `tenancy predict` say so. Undefined when the drift is known or the profile has no
+ * reference request (an older profile, the default one).
+ */
+export function hostDriftPending(profile: HostSpeeds): number | undefined {
+    if (profile.hostSpeedProbeMs === undefined || earlierSpeeds(profile)) return undefined;
+    return profile.hostSpeedHistory?.length ?? 0;
+}
+
+/**
  * How fast the host ran during this calibration against its earlier calibrations of this adapter:
  * the reference request's time now over the median of theirs (> 1: slower than usual), with how
  * many there were; undefined with fewer than MIN_DRIFT_POINTS. A profile calibrated at a slow

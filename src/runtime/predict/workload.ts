@@ -35,7 +35,7 @@ import { PlanCache, planGraph, type PlannedOp, type PlanOptions } from '../plan/
 import type { OpSplit } from '../plan/split.js';
 import { capsForProfile, type DeviceProfile } from './profile.js';
 import { chooseOpSplits, layerBlockOpSplits, opViews, splitStepViews } from './op-views.js';
-import { bandRange, combineBands, hostDrift, withHostDrift, type ErrorBand } from './band.js';
+import { bandRange, combineBands, hostDrift, hostDriftPending, withHostDrift, type ErrorBand } from './band.js';
 import { submissionsPerRequest } from '../schedule/policy.js';
 import {
     PERCENTILE_Q, closedLoopLatency, openLoopLatency, serviceMoments, serviceQuantileMs, tailFrom, type LatencyFigures, type Percentile, type ServiceTail,
@@ -124,9 +124,10 @@ export interface WorkloadPrediction {
     /**
      * The profile predicted on; `corunModelError`: the co-run model's error calibration measured (profile.ts), in every
      * co-run band (corunBands); `hostDrift`: how far the host's speed moved between this adapter's calibrations here
-     * (band.ts hostDrift), in every op's and tenant's band.
+     * (band.ts hostDrift), in every op's and tenant's band; `hostDriftPending`: a calibrated profile whose drift is not
+     * known yet, with how many earlier calibrations it has (band.ts hostDriftPending): its bands leave the drift out.
      */
-    profile: { key: string; uncalibrated: boolean; device: string; createdAt: string; corunModelError?: number; hostDrift?: { p90: number; points: number } };
+    profile: { key: string; uncalibrated: boolean; device: string; createdAt: string; corunModelError?: number; hostDrift?: { p90: number; points: number }; hostDriftPending?: { calibrations: number } };
     policy: IrSchedule['policy'];
     /** What the co-run figures are the simulation of (`auto` and searched arguments resolved); null with one tenant or while pending. */
     corunSchedule: string | null;
@@ -324,6 +325,7 @@ export function predictWorkload(ir: WorkloadIR, profile: DeviceProfile, options:
     }
 
     const drift = hostDrift(profile);
+    const driftPending = profile.uncalibrated ? undefined : hostDriftPending(profile);
     const tenants: TenantPrediction[] = bases.map((b, i) => {
         const s = slow[i];
         let corunOps: OpPrediction[] | undefined;
@@ -362,6 +364,7 @@ export function predictWorkload(ir: WorkloadIR, profile: DeviceProfile, options:
             key: profile.key, uncalibrated: profile.uncalibrated, device: profile.adapter.device, createdAt: profile.createdAt,
             ...(profile.corunModelError ? { corunModelError: profile.corunModelError.excessP90 } : {}),
             ...(drift ? { hostDrift: drift } : {}),
+            ...(driftPending !== undefined ? { hostDriftPending: { calibrations: driftPending } } : {}),
         },
         policy: ir.schedule.policy,
         corunSchedule,

@@ -415,6 +415,22 @@ workload w {
         expect(t.ops.find(o => o.launches.length > 0)!.band.relative).toBeCloseTo(Math.hypot(Math.hypot(0.1, 0.033), 0.235), 9);
     });
 
+    it('bands before the host\'s drift is known: the hover says they leave it out and how to measure it', async () => {
+        const profile = calibrated(1);
+        for (const fam of Object.values(profile.families)) fam.error = { looP90: 0.1, noiseP90: 0.033, points: 5, from: 'family' };
+        const history = [2.5, 1.6].map((probeMs, i) => ({ createdAt: `2026-12-0${i + 1}T00:00:00.000Z`, probeMs }));
+        writeFileSync(path.join(dir, '.tenancy', 'device-profile.json'), JSON.stringify({ ...profile, hostSpeedProbeMs: 2, hostSpeedHistory: history }));
+        const d = await open(`${model}
+workload w {
+  tenant a { model m(batch: 8) arrival poisson(rate: 20/s) }
+}
+`);
+        const pending = "not yet how far the host's speed moves between calibrations (2 earlier calibrations of this adapter here, 3 needed: run `tenancy calibrate` again at another time;";
+        expect(await hoverAt(d, 'tenant a', 7)).toContain(`It covers the kernels' times and the host's noise, ${pending}`);
+        expect(await hoverAt(d, 'dense(x, 512)')).toContain(`the host's run-to-run noise added, ${pending}`);
+        expect(predictionOf(d).tenants[0].band.relative).toBeCloseTo(Math.hypot(0.1, 0.033), 9);
+    });
+
     it('compares typical (median) op times, measured and predicted', async () => {
         // A host whose mean GPU time is 1.25× the median: an op's typical time is its mean prediction / 1.25.
         writeFileSync(path.join(dir, '.tenancy', 'device-profile.json'), JSON.stringify({ ...calibrated(1), hostMeanFactor: { gpu: 1.25, wall: 1 } }));

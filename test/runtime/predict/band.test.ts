@@ -1,6 +1,6 @@
 /** Error bands: the leave-one-out evidence, the band of a family, its propagation to ops and tenants, and the SLO verdicts it decides. */
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_BAND, MIN_DRIFT_POINTS, UNUSUAL_HOST_MOMENT, bandRange, combineBands, familyBand, hostDrift, hostMoment, insideBand, withHostDrift } from '../../../src/runtime/predict/band.js';
+import { DEFAULT_BAND, MIN_DRIFT_POINTS, UNUSUAL_HOST_MOMENT, bandRange, combineBands, familyBand, hostDrift, hostDriftPending, hostMoment, insideBand, withHostDrift } from '../../../src/runtime/predict/band.js';
 import { HOST_SPEED_HISTORY, defaultProfile, parseProfile, withHostSpeedHistory, type DeviceProfile, type FamilyProfile } from '../../../src/runtime/predict/profile.js';
 import { predictWorkload, sloPrediction } from '../../../src/runtime/predict/workload.js';
 import { declaredEvaluation } from '../../../src/runtime/predict/schedules.js';
@@ -258,6 +258,12 @@ describe('bands of predictions', () => {
         expect(MIN_DRIFT_POINTS).toBe(3);
         expect(hostDrift({ ...base, hostSpeedHistory: history.slice(0, 2) })).toBeUndefined();
         expect(hostDrift({ hostSpeedHistory: history })).toBeUndefined();
+        // Not known yet: the prediction says how many earlier calibrations there are; known, or no reference request: nothing pending.
+        expect(plain.profile.hostDriftPending).toEqual({ calibrations: 0 });
+        expect(predictWorkload(ir, { ...base, hostSpeedHistory: history.slice(0, 2) }).profile.hostDriftPending).toEqual({ calibrations: 2 });
+        expect(wide.profile.hostDriftPending).toBeUndefined();
+        expect(hostDriftPending({ hostSpeedHistory: history.slice(0, 2) })).toBeUndefined();
+        expect(predictWorkload(ir, { ...base, uncalibrated: true }).profile.hostDriftPending).toBeUndefined();
         expect(withHostDrift({ relative: 0.3, calibrated: true }, undefined)).toEqual({ relative: 0.3, calibrated: true });
         expect(withHostDrift({ relative: 0.3, calibrated: false }, 0.4)).toEqual({ relative: expect.closeTo(0.5, 12), calibrated: false });
     });
