@@ -77,6 +77,8 @@ export async function startCodeServer(options: StartOptions = {}): Promise<CodeS
         'security.workspace.trust.enabled': false,
         'editor.codeLens': true,
         'editor.hover.delay': 100,
+        // The sticky header covers the editor's top lines: a click on a line scrolled under it lands on the header.
+        'editor.stickyScroll.enabled': false,
         'files.watcherExclude': { '**/node_modules/**': true },
     }, null, 2));
     const config = path.join(dir, 'config.yaml');
