@@ -81,9 +81,8 @@ async function hoverText(target: ReturnType<Page['locator']>, text: string): Pro
  * Puts the cursor on `target`, opens the quick-fix menu (Ctrl+.) until it lists `title`, and
  * returns that row. Locally the row shows in under a second; once in CI the menu did not list it
  * within 30 s of a single Ctrl+. although the hint was in Problems and the next test used it, so
- * each attempt waits 10 s, then closes the menu and asks again (up to 5). It happened again on
- * this machine once (2026-12-07, the first attempt; the second then could not click the line under
- * the sticky header, now off in code-server.ts).
+ * each attempt waits 10 s, then closes the menu and asks again (up to 5). A retry clicks the line
+ * again: the sticky header, which could cover it once the editor scrolled, is off (code-server.ts).
  */
 async function quickFix(target: ReturnType<Page['locator']>, title: string) {
     const row = page.locator('.action-widget .monaco-list-row', { hasText: title }).first();
