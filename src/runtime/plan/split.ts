@@ -88,6 +88,7 @@ export function splitOp(op: Pick<PlannedOp, 'kernels' | 'launches'>, split: OpSp
     const at = splitLaunchIndex(op, split.axis);
     if (at < 0 || maxChunks(kernels.launches[at], split.axis) < split.chunks) return undefined;
     const pieceWork = workOf(op, at) / split.chunks;
+    // A launch of one piece's work, to rounding, stays whole (attention's output projection at 3 chunks of a QKV projection three times its size).
     const piecesOf = (i: number) => i === at ? split.chunks
         : pieceWork > 0 ? Math.min(maxChunks(kernels.launches[i], split.axis), Math.ceil(workOf(op, i) / pieceWork - 1e-9)) : 1;
     const launches: KernelDescription[][] = [], planned: PlannedLaunch[][] = [];

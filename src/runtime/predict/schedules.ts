@@ -188,9 +188,9 @@ const SPLITS = [1, 2, 4, 8, 16], SEARCH_SIMULATIONS = 40;
  * exclusive threshold among quantiles of the chunks' predicted times and the thresholds between
  * one tenant's chunks and the longer ones of the others (thresholds that make the same chunks
  * exclusive are one configuration, simulated once); then each tenant's neighbouring splits with
- * every threshold of their own chunks, the tenant with the longest chunk first. Each candidate simulated at the declared load on a
- * shortened window. The score (regulatedScore): whether an SLO is
- * missed, then the worst predicted / target over SLO tenants, then the tenants' total
+ * every threshold of their own chunks, the tenant with the longest chunk first. Each candidate
+ * simulated at the declared load on a shortened window. The score (regulatedScore): whether an
+ * SLO is missed, then the worst predicted / target over SLO tenants, then the tenants' total
  * throughput (higher is better).
  */
 function* searchRegulated(input: SimulationInput, schedule: Extract<IrSchedule, { policy: 'regulated' }>): Generator<void, { regulated: RegulatedOptions; why: string }> {
