@@ -25,6 +25,21 @@ vi.mock('../../../src/runtime/predict/simulate.js', async original => {
     };
 });
 
+/** The regulated search's choice on a workload written to a file of its own; the policies it simulated land in `policies.names`. */
+async function searchOn(text: string, workload: string) {
+    const file = join(mkdtempSync(join(tmpdir(), 'tenancy-search-')), `${workload}.tenancy`);
+    writeFileSync(file, text);
+    const workspace = await loadWorkspace([file], { predictions: false });
+    policies.names = [];
+    return resolveSchedule(workspace.lower(workload, file), defaultProfile()).settings.regulated!;
+}
+
+/** The sync thresholds the search simulated at the splits `matches` accepts (a policy's name spells its splits and threshold). */
+function thresholdsTried(matches: (splits: Record<string, number>) => boolean): Set<string | undefined> {
+    const splitsOf = (name: string) => JSON.parse(/split: (\{[^}]*\})/.exec(name)?.[1] ?? '{}') as Record<string, number>;
+    return new Set(policies.names.filter(n => matches(splitsOf(n))).map(n => /sync: ([^;)]+)/.exec(n)?.[1]));
+}
+
 describe('the regulated search', () => {
     it('tries thresholds between one tenant\'s chunks and the longer ones of the others, besides quantiles and none', () => {
         // A critical tenant of 1–2 ms chunks beside a batch tenant of 5–9 ms ones.
@@ -55,8 +70,7 @@ describe('the regulated search', () => {
     it('tries the splits beside its choice with every threshold of their own chunks', async () => {
         // critical_batch: on a calibrated profile, 16 batch chunks beat 8 only with a threshold of their own (every batch
         // chunk longer than the critical request exclusive), which the descent, one coordinate at a time, did not reach.
-        const file = join(mkdtempSync(join(tmpdir(), 'tenancy-search-')), 'mix.tenancy');
-        writeFileSync(file, `model small_cnn(batch = 1) {
+        const chosen = await searchOn(`model small_cnn(batch = 1) {
   input x: f32[batch, 3, 32, 32]
   y = relu(conv2d(x, 16, kernel: 3, padding: 1))
   y = relu(conv2d(y, 16, kernel: 3, padding: 1, stride: 2))
@@ -67,43 +81,30 @@ workload critical_batch {
   tenant batch { model bert_base(batch: 4, seq: 16, layers: 1) arrival closed(clients: 1) priority low }
   schedule regulated(split: auto, sync: auto)
 }
-`);
-        const workspace = await loadWorkspace([file], { predictions: false });
-        const ir = workspace.lower('critical_batch', file);
-        policies.names = [];
-        const chosen = resolveSchedule(ir, defaultProfile()).settings.regulated!;
+`, 'critical_batch');
         const neighbours = [chosen.splits.batch / 2, chosen.splits.batch * 2].filter(s => s >= 1 && s <= 16);
         expect(neighbours.length).toBeGreaterThan(0);
         for (const split of neighbours) {
-            const at = `{"critical":${chosen.splits.critical},"batch":${split}}`;
-            const thresholds = new Set(policies.names.filter(n => n.includes(at)).map(n => /sync: ([^;)]+)/.exec(n)?.[1]));
-            expect(thresholds.size, `thresholds tried at ${at}: ${[...thresholds].join(', ')}`).toBeGreaterThan(2);
+            const thresholds = thresholdsTried(s => s.critical === chosen.splits.critical && s.batch === split);
+            expect(thresholds.size, `thresholds tried at batch ${split}: ${[...thresholds].join(', ')}`).toBeGreaterThan(2);
         }
     }, 60_000);
 
     it('tries first the neighbours of the tenant with the longest chunk, before its bound runs out', async () => {
         // Four tenants, the one the others wait behind (bert, no SLO) last by name: a second pass of the descent spent
         // the bound before bert's neighbouring splits were tried with thresholds of their own.
-        const file = join(mkdtempSync(join(tmpdir(), 'tenancy-search-')), 'heavy.tenancy');
-        writeFileSync(file, `workload heavy {
+        const chosen = await searchOn(`workload heavy {
   tenant mlp { model mlp(batch: 8) arrival poisson(rate: 140/s) slo p95 <= 30ms priority high }
   tenant lstm { model lstm_lm(seq: 8, vocab: 1000, hidden: 128, layers: 1) arrival poisson(rate: 70/s) slo p95 <= 60ms }
   tenant resnet { model resnet18(res: 32) arrival poisson(rate: 14/s) slo p95 <= 400ms }
   tenant bert { model bert_base(seq: 16, layers: 1) arrival closed(clients: 1) priority low }
   schedule regulated(split: auto, sync: auto)
 }
-`);
-        const workspace = await loadWorkspace([file], { predictions: false });
-        const ir = workspace.lower('heavy', file);
-        policies.names = [];
-        const chosen = resolveSchedule(ir, defaultProfile()).settings.regulated!;
-        const splitsOf = (name: string) => JSON.parse(/split: (\{[^}]*\})/.exec(name)![1]) as Record<string, number>;
-        const others = (a: Record<string, number>, b: Record<string, number>) => ['mlp', 'lstm', 'resnet'].every(n => a[n] === b[n]);
+`, 'heavy');
         const neighbours = [chosen.splits.bert / 2, chosen.splits.bert * 2].filter(s => s >= 1 && s <= 16);
         expect(neighbours.length).toBeGreaterThan(0);
         for (const split of neighbours) {
-            const thresholds = new Set(policies.names.filter(n => { const s = splitsOf(n); return s.bert === split && others(s, chosen.splits); })
-                .map(n => /sync: ([^;)]+)/.exec(n)?.[1]));
+            const thresholds = thresholdsTried(s => s.bert === split && ['mlp', 'lstm', 'resnet'].every(n => s[n] === chosen.splits[n]));
             expect(thresholds.size, `bert in ${split}: thresholds tried ${[...thresholds].join(', ')}`).toBeGreaterThan(2);
         }
     }, 120_000);
