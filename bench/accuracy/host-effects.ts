@@ -4,7 +4,9 @@
  * with each figure's spread (max / min) over the profiles. Then, for each pair of profiles, how
  * far apart they put the typical (median) times of the evaluation set's ops (the solo workloads
  * of workloads.ts, the ops the accuracy benchmark scores): the repeatability of calibration
- * itself, the error a single calibration brings before any model error.
+ * itself, the error a single calibration brings before any model error. Each profile is read as
+ * predictions read it: at the host's usual speed where it remembers enough earlier calibrations
+ * (profile.ts atUsualSpeed; the factor is the table's first figure).
  *
  *   node bench/bundle-and-run.mjs bench/accuracy/host-effects.ts PROFILE.json [PROFILE.json …]
  *
@@ -12,7 +14,7 @@
  * .tenancy/device-profile.json).
  */
 import { resolve } from 'node:path';
-import { readProfileFile } from '../../src/runtime/predict/profile-store.js';
+import { readProfileToPredict } from '../../src/runtime/predict/profile-store.js';
 import type { DeviceProfile } from '../../src/runtime/predict/profile.js';
 import { predictWorkload } from '../../src/runtime/predict/workload.js';
 import { evaluationSet } from './workloads.js';
@@ -22,10 +24,12 @@ if (files.length === 0) {
     console.error('usage: host-effects.ts PROFILE.json [PROFILE.json …] (profiles written by tenancy calibrate --json)');
     process.exit(64);
 }
-const profiles = files.map(f => ({ file: f, profile: readProfileFile(resolve(f)) }));
+const profiles = files.map(f => ({ file: f, profile: readProfileToPredict(resolve(f)) }));
 
 const figures: [string, (p: DeviceProfile) => number | undefined][] = [
     ['host load before → after', () => undefined],
+    ['times scaled to the usual speed by', p => p.usualSpeed?.factor],
+    ['reference request as calibrated, ms', p => (p.hostSpeedProbeMs !== undefined ? p.hostSpeedProbeMs / (p.usualSpeed?.factor ?? 1) : undefined)],
     ['service CV', p => p.serviceCv],
     ['request median (serviceCvAtMs), ms', p => p.serviceCvAtMs],
     ['service tail p99, ms', p => p.serviceTailMs?.p99],

@@ -7,9 +7,11 @@
  * the table of the accuracy.md beside it), and beside it the floor across the run (a later pass
  * vs run 1: `spanNoise`) where the run measured it.
  *
- *   node bench/bundle-and-run.mjs bench/accuracy/rescore.ts [--from bench/.work/accuracy.json] [--profile P] [--also-profiles P2,P3…] [--duration-ms N] [--worst N] [--no-tail] [--without-refinement] [--host-speed] [--corun] [--time N]
+ *   node bench/bundle-and-run.mjs bench/accuracy/rescore.ts [--from bench/.work/accuracy.json] [--profile P] [--also-profiles P2,P3…] [--duration-ms N] [--worst N] [--no-tail] [--without-refinement] [--host-speed] [--as-calibrated] [--corun] [--time N]
  *
- * --profile: the profile to predict with (default: the one the run used, as its file records).
+ * --profile: the profile to predict with (default: the one the run used, as its file records),
+ * read as predictions read it (at the host's usual speed: profile.ts atUsualSpeed).
+ * --as-calibrated: reads the profiles as calibration wrote them (the times of its moment).
  * --no-tail: predicts without the profiles' host tail (serviceTailMs, corunTailMs): how much of
  * the co-run error is the tail. The co-run slowdown (co-run mean / solo mean, each side's own) is
  * scale-free: it scores the co-run model apart from the solo op times' error.
@@ -24,7 +26,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { readProfileFile } from '../../src/runtime/predict/profile-store.js';
+import { readProfileFile, readProfileToPredict } from '../../src/runtime/predict/profile-store.js';
 import { atHostSpeed, type DeviceProfile } from '../../src/runtime/predict/profile.js';
 import { predictWorkload, type WorkloadPrediction } from '../../src/runtime/predict/workload.js';
 import { insideBand } from '../../src/runtime/predict/band.js';
@@ -54,6 +56,8 @@ interface Stored {
     slowdown?: Sample[];
     /** The host's speed measured before each workload: its reference request's time over the calibrated one. */
     hostSpeed?: Record<string, number>;
+    /** The reference request's time those factors are relative to (absent in older files: the profile's as calibrated). */
+    hostSpeedReferenceMs?: number;
     /** Run 2 scored against run 1 (written by run.ts since the re-score path exists). */
     noise?: Floor;
     /** A later pass scored against run 1: the floor across the run (run.ts --passes). */
@@ -66,7 +70,8 @@ const from = resolve(flag('--from') ?? 'bench/.work/accuracy.json');
 const stored = JSON.parse(readFileSync(from, 'utf8')) as Stored;
 const profileFile = flag('--profile') ?? stored.profile;
 if (!profileFile) throw new Error(`${from} names no profile; pass --profile P`);
-const profiles = [profileFile, ...(flag('--also-profiles')?.split(',').filter(Boolean) ?? [])].map(f => ({ file: f, profile: readProfileFile(resolve(f)) }));
+const read = args.includes('--as-calibrated') ? readProfileFile : readProfileToPredict;
+const profiles = [profileFile, ...(flag('--also-profiles')?.split(',').filter(Boolean) ?? [])].map(f => ({ file: f, profile: read(resolve(f)) }));
 if (args.includes('--no-tail')) for (const { profile } of profiles) { delete profile.serviceTailMs; delete profile.corunTailMs; }
 if (args.includes('--without-refinement')) profiles.push({ file: `${profiles[0].file} without refinement`, profile: withoutRefinement(profiles[0].profile) });
 const times = Number(flag('--time') ?? 0);
@@ -156,12 +161,20 @@ function predicted(preds: Map<string, WorkloadPrediction>, row: string, s: Sampl
 }
 
 
+/** The host's speed run.ts measured before workload w, as a factor on this profile's reference request (1 where unknown). */
+function hostSpeedOn(profile: DeviceProfile, w: string): number {
+    const factor = stored.hostSpeed?.[w], first = profiles[0].profile;
+    // Older files measured against the first profile's reference request as calibrated.
+    const referenceMs = stored.hostSpeedReferenceMs ?? (first.hostSpeedProbeMs !== undefined ? first.hostSpeedProbeMs / (first.usualSpeed?.factor ?? 1) : undefined);
+    return factor !== undefined && referenceMs !== undefined && profile.hostSpeedProbeMs !== undefined ? factor * referenceMs / profile.hostSpeedProbeMs : 1;
+}
+
 function predictionsOn(profile: DeviceProfile): Map<string, WorkloadPrediction> {
     const preds = new Map<string, WorkloadPrediction>();
     const needed = new Set([...Object.values(stored.ops).flat(), ...stored.tenantMean, ...stored.corunP99, ...(stored.corunTail ?? [])].map(s => s.workload));
     for (const w of needed) {
         const ir = byName.get(w);
-        const speed = args.includes('--host-speed') ? stored.hostSpeed?.[w] ?? 1 : 1;
+        const speed = args.includes('--host-speed') ? hostSpeedOn(profile, w) : 1;
         if (ir) preds.set(w, predictWorkload(ir, atHostSpeed(profile, speed)));
     }
     return preds;

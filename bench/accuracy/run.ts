@@ -15,7 +15,8 @@
  * Before each workload the host's speed is measured (calibrate/host-speed.ts: the calibration's
  * reference request timed again) and the same measurements are also scored against predictions
  * on the profile at that speed (predict/profile.ts atHostSpeed), side by side with the profile as
- * calibrated; --no-host-speed skips it.
+ * predictions read it (at the host's usual speed where it remembers enough earlier calibrations:
+ * atUsualSpeed); --no-host-speed skips it.
  *
  * --also-profiles scores further profiles (other calibrations) against the same measurements:
  * how much of the error is the calibration, with the host's run-to-run noise held fixed.
@@ -29,7 +30,7 @@ import { availableParallelism, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { WorkloadIR } from '../../src/runtime/ir/types.js';
 import { runWorkload } from '../../src/runtime/execute/run.js';
-import { locateProfile, readProfileFile } from '../../src/runtime/predict/profile-store.js';
+import { locateProfile, readProfileToPredict } from '../../src/runtime/predict/profile-store.js';
 import { predictWorkload, type WorkloadPrediction } from '../../src/runtime/predict/workload.js';
 import { atHostSpeed } from '../../src/runtime/predict/profile.js';
 import { measureHostSpeed } from '../../src/runtime/calibrate/host-speed.js';
@@ -135,7 +136,7 @@ const row = (s: Sample) => `| ${s.workload} | ${s.what} | ${fmt(s.predicted)} | 
 
 async function main(): Promise<void> {
     const profileFile = flag('--profile');
-    const located = profileFile ? { profile: readProfileFile(resolve(profileFile)), file: resolve(profileFile) } : locateProfile(process.cwd());
+    const located = profileFile ? { profile: readProfileToPredict(resolve(profileFile)), file: resolve(profileFile) } : locateProfile(process.cwd());
     const profile = located.profile;
     console.error(`profile: ${located.file ?? 'default (uncalibrated)'}${profile.uncalibrated ? ' — UNCALIBRATED: run tenancy calibrate first' : ''}`);
     const out = emptySamples();
@@ -146,7 +147,7 @@ async function main(): Promise<void> {
     const set = args.includes('--capacity') ? closedLoopProbes(evaluation) : evaluation;
     const noise = emptySamples();
     const others = (flag('--also-profiles')?.split(',').filter(Boolean) ?? []).map(f => ({
-        file: f, profile: readProfileFile(resolve(f)),
+        file: f, profile: readProfileToPredict(resolve(f)),
         samples: emptySamples(),
     }));
     // The same measurements against the profile at the host's speed measured just before each workload.
@@ -202,7 +203,7 @@ async function main(): Promise<void> {
     }
     const allOps = [...out.ops.values()].flat();
     const lines: string[] = [];
-    lines.push(`# Prediction accuracy — ${adapter}`, '', `profile: ${located.file ?? 'default'} (created ${profile.createdAt}${profile.quick ? ', quick' : ''}); ${new Date().toISOString()}; ${((Date.now() - started) / 1000).toFixed(0)} s`, '');
+    lines.push(`# Prediction accuracy — ${adapter}`, '', `profile: ${located.file ?? 'default'} (created ${profile.createdAt}${profile.quick ? ', quick' : ''}${profile.usualSpeed ? `; its times × ${profile.usualSpeed.factor.toFixed(2)}, at the host's usual speed over ${profile.usualSpeed.calibrations} calibrations` : ''}); ${new Date().toISOString()}; ${((Date.now() - started) / 1000).toFixed(0)} s`, '');
     // The noise floors beside each figure: run 2 against run 1 of the same workload (back to back), and a later pass's
     // run against run 1 (across the run); the goals of issue 20 are set against a floor, judged here against each.
     const floorOf = (samples: Samples, on: boolean, pick: (s: Samples) => Sample[] | undefined) => { const xs = on ? pick(samples) : undefined; return xs && xs.length ? mape(xs) : undefined; };
@@ -254,8 +255,8 @@ async function main(): Promise<void> {
     if (factors.length > 0) {
         const sorted = [...factors].sort((a, b) => a - b);
         lines.push('', "## At the host's speed measured before each workload (the same measurements)", '',
-            `The calibration's reference request (${profile.hostSpeedProbeMs?.toFixed(2)} ms back to back when calibrated) timed again before each workload: ${sorted[0].toFixed(2)}–${sorted.at(-1)!.toFixed(2)}× its calibrated time (median ${sorted[Math.floor(sorted.length / 2)].toFixed(2)}×); the profile scaled by that factor (predict/profile.ts atHostSpeed).`, '',
-            '| metric | n | as calibrated: MAPE (bias) | at the host\'s speed: MAPE (bias) | inside 90 % band, as calibrated → at speed |', '|---|---:|---:|---:|---:|');
+            `The calibration's reference request (${profile.hostSpeedProbeMs?.toFixed(2)} ms back to back ${profile.usualSpeed ? 'at the host\'s usual speed' : 'when calibrated'}) timed again before each workload: ${sorted[0].toFixed(2)}–${sorted.at(-1)!.toFixed(2)}× that time (median ${sorted[Math.floor(sorted.length / 2)].toFixed(2)}×); the profile scaled by that factor (predict/profile.ts atHostSpeed).`, '',
+            '| metric | n | as predicted: MAPE (bias) | at the host\'s speed: MAPE (bias) | inside 90 % band, as predicted → at speed |', '|---|---:|---:|---:|---:|');
         const signed = (xs: Sample[]) => (xs.length ? (100 * xs.reduce((sum, x) => sum + (x.predicted - x.measured) / x.measured, 0) / xs.length) : NaN);
         const cell = (xs: Sample[]) => `${mape(xs).toFixed(1)}% (${signed(xs) >= 0 ? '+' : ''}${signed(xs).toFixed(1)}%)`;
         const pairs: [string, Sample[], Sample[]][] = [
@@ -283,7 +284,7 @@ async function main(): Promise<void> {
     mkdirSync(dir, { recursive: true });
     // The noise samples too (run 2 against run 1, and a later pass against run 1), so rescore.ts can put each re-scored figure beside its own run's floor.
     const samplesJson = (s: Samples) => ({ ops: Object.fromEntries(s.ops), opMeans: s.opMeans, tenantMean: s.tenantMean, tenantP50: s.tenantP50, corunP99: s.corunP99, corunTail: s.corunTail, corunShape: s.corunShape, corunMean: s.corunMean, slowdown: s.slowdown });
-    writeFileSync(join(dir, 'accuracy.json'), JSON.stringify({ adapter, profile: located.file, durationMs, ...samplesJson(out), ...(repeat > 1 ? { noise: samplesJson(noise) } : {}), ...(passes > 1 ? { spanNoise: samplesJson(span) } : {}), hostSpeed: speeds, load: loadavg() }, null, 2));
+    writeFileSync(join(dir, 'accuracy.json'), JSON.stringify({ adapter, profile: located.file, durationMs, ...samplesJson(out), ...(repeat > 1 ? { noise: samplesJson(noise) } : {}), ...(passes > 1 ? { spanNoise: samplesJson(span) } : {}), hostSpeed: speeds, hostSpeedReferenceMs: profile.hostSpeedProbeMs, load: loadavg() }, null, 2));
     writeFileSync(join(dir, 'accuracy.md'), text + '\n');
 }
 

@@ -5,15 +5,15 @@ import { unusualHostWarning } from '../../src/cli/commands/calibrate.js';
 const history = [1.85, 1.68, 1.95, 2.15, 1.9].map((probeMs, i) => ({ createdAt: `2026-12-0${i + 1}T00:00:00.000Z`, probeMs }));
 
 describe('calibrate: a calibration at an unusual moment of the host', () => {
-    it('says how much slower than usual, what it does to predictions and what to do', () => {
+    it('says how much slower than usual, what predictions do with it and what to do', () => {
         // Median of the five: 1.90 ms; 2.92 ms is 1.54× it (a calibration of 2026-12-06 that read every figure 32 % high).
         expect(unusualHostWarning({ hostSpeedProbeMs: 2.92, hostSpeedHistory: history })).toBe(
             'the reference request took 2.92 ms, 1.54× slower than the median of 5 earlier calibrations of this adapter here (1.90 ms): ' +
-            'the host ran slower than usual, so predictions on this profile will read high while it runs at its usual speed. ' +
+            'the host ran slower than usual. Predictions scale this calibration\'s times to the host\'s usual speed, but a busy host moves some kernels more than others. ' +
             'Re-run tenancy calibrate when the machine is quieter.');
     });
     it('says so of a faster one too', () => {
-        expect(unusualHostWarning({ hostSpeedProbeMs: 1.2, hostSpeedHistory: history })).toMatch(/1\.58× faster .* will read low /);
+        expect(unusualHostWarning({ hostSpeedProbeMs: 1.2, hostSpeedHistory: history })).toMatch(/1\.58× faster .* a faster host moves some kernels more than others\. Re-run tenancy calibrate to check\./);
     });
     it('says nothing within 1.3× either way, nor without three earlier calibrations', () => {
         expect(unusualHostWarning({ hostSpeedProbeMs: 2.4, hostSpeedHistory: history })).toBeUndefined();

@@ -11,7 +11,7 @@ import { NoAdapterError } from '../../runtime/gpu/adapter.js';
 import { adapterOptionHelp, parseAdapterOption } from '../adapter-option.js';
 import { stderrIsTerminal } from '../filtered-stderr.js';
 import { cachedProfile, writeProfile } from '../../runtime/predict/profile-store.js';
-import { isSoftwareAdapter, withHostSpeedHistory, type DeviceProfile } from '../../runtime/predict/profile.js';
+import { atUsualSpeed, isSoftwareAdapter, withHostSpeedHistory, type DeviceProfile } from '../../runtime/predict/profile.js';
 import { hostDrift, hostMoment, MIN_DRIFT_POINTS, UNUSUAL_HOST_MOMENT } from '../../runtime/predict/band.js';
 import { workspaceFolderOf } from '../../runtime/report/write.js';
 import { exitCodes } from '../../protocol/exit-codes.js';
@@ -34,15 +34,19 @@ export function tenancyVersion(): string {
 /**
  * What to say when this calibration ran at an unusual speed of the host (band.ts hostMoment: the
  * reference request's time against the median of this adapter's earlier calibrations here, past
- * UNUSUAL_HOST_MOMENT either way); undefined otherwise or without enough history.
+ * UNUSUAL_HOST_MOMENT either way); undefined otherwise or without enough history. Predictions
+ * scale its times to the usual speed (profile.ts atUsualSpeed), which takes out the common
+ * factor but not what a busy host does to some kernels more than others: two calibrations a
+ * minute apart differed by 5.8–9.7 % per op beyond their common factor (BENCHMARKS.md).
  */
 export function unusualHostWarning(profile: Pick<DeviceProfile, 'hostSpeedProbeMs' | 'hostSpeedHistory'>): string | undefined {
     const moment = hostMoment(profile);
     if (!moment || (moment.ratio < UNUSUAL_HOST_MOMENT && moment.ratio > 1 / UNUSUAL_HOST_MOMENT)) return undefined;
     const slower = moment.ratio > 1;
     return `the reference request took ${profile.hostSpeedProbeMs!.toFixed(2)} ms, ${slower ? `${moment.ratio.toFixed(2)}× slower` : `${(1 / moment.ratio).toFixed(2)}× faster`} than the median of ` +
-        `${moment.points} earlier calibrations of this adapter here (${moment.medianMs.toFixed(2)} ms): the host ran ${slower ? 'slower' : 'faster'} than usual, so predictions on this profile ` +
-        `will read ${slower ? 'high' : 'low'} while it runs at its usual speed. Re-run tenancy calibrate ${slower ? 'when the machine is quieter' : 'to check'}.`;
+        `${moment.points} earlier calibrations of this adapter here (${moment.medianMs.toFixed(2)} ms): the host ran ${slower ? 'slower' : 'faster'} than usual. ` +
+        `Predictions scale this calibration's times to the host's usual speed, but a ${slower ? 'busy' : 'faster'} host moves some kernels more than others. ` +
+        `Re-run tenancy calibrate ${slower ? 'when the machine is quieter' : 'to check'}.`;
 }
 
 export function register(program: Command): void {
@@ -113,9 +117,12 @@ export function register(program: Command): void {
                     const turn = profile.corunQuantumMs !== undefined ? `kernels take turns of ${profile.corunQuantumMs} ms` : 'kernels take whole turns';
                     const error = profile.corunModelError ? `; co-run bands +${formatPercent(profile.corunModelError.excessP90)} for the model's error (${profile.corunModelError.points} figures)` : '';
                     console.log(`  co-run               ${turn}${error}`);
-                    const drift = hostDrift(profile);
+                    // As predictions read it: at the host's usual speed, the drift measured from there.
+                    const predicted = atUsualSpeed(profile);
+                    const drift = hostDrift(predicted), usual = predicted.usualSpeed;
                     const history = profile.hostSpeedHistory?.length ?? 0;
-                    console.log(`  host's drift         ${drift ? `±${formatPercent(drift.p90)} between this and ${drift.points} earlier calibrations (every band includes it)` : `not known yet (${history} earlier calibration${history === 1 ? '' : 's'} of this adapter here; ${MIN_DRIFT_POINTS} needed)`}`);
+                    if (usual) console.log(`  host's speed         reference request ${profile.hostSpeedProbeMs!.toFixed(2)} ms, the median of ${usual.calibrations} calibrations here ${predicted.hostSpeedProbeMs!.toFixed(2)} ms: predictions scale these times by ${usual.factor.toFixed(2)}`);
+                    console.log(`  host's drift         ${drift ? `±${formatPercent(drift.p90)} from its usual speed over ${drift.points} earlier calibrations (every band includes it)` : `not known yet (${history} earlier calibration${history === 1 ? '' : 's'} of this adapter here; ${MIN_DRIFT_POINTS} needed)`}`);
                     console.log(`  took ${(profile.calibrationMs / 1000).toFixed(1)} s; written to:`);
                     for (const p of written) console.log(`    ${p}`);
                 }

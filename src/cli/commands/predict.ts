@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { extname, join, resolve } from 'node:path';
 import { parseWorkloadIr } from '../../runtime/ir/validate.js';
 import type { WorkloadIR } from '../../runtime/ir/types.js';
-import { locateProfile, readProfileFile, type LocatedProfile } from '../../runtime/predict/profile-store.js';
+import { locateProfile, readProfileToPredict, type LocatedProfile } from '../../runtime/predict/profile-store.js';
 import { predictWorkload, type WorkloadPrediction } from '../../runtime/predict/workload.js';
 import { DEFAULT_BAND } from '../../runtime/predict/band.js';
 import { alignTable } from '../../runtime/report/table.js';
@@ -103,7 +103,7 @@ export async function runPredict(fileArg: string, opts: PredictCommandOptions, o
     }
     let located: LocatedProfile;
     try {
-        located = opts.profile ? { profile: readProfileFile(resolve(opts.profile)), file: resolve(opts.profile) } : locateProfile(workspaceFolderOf(file));
+        located = opts.profile ? { profile: readProfileToPredict(resolve(opts.profile)), file: resolve(opts.profile) } : locateProfile(workspaceFolderOf(file));
     } catch (e) {
         err(`tenancy predict: ${(e as Error).message}`);
         return exitCodes.inputErrors;

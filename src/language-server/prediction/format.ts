@@ -302,16 +302,22 @@ function corunModelErrorText(c: number | undefined): string {
 }
 
 /** What a prediction knows of the host's drift between calibrations (WorkloadPrediction.profile). */
-type HostDriftSummary = Pick<WorkloadPrediction['profile'], 'hostDrift' | 'hostDriftPending'>;
+type HostDriftSummary = Pick<WorkloadPrediction['profile'], 'hostDrift' | 'hostDriftPending' | 'usualSpeed'>;
 
 /**
  * What the bands say of the host's drift between calibrations (band.ts hostDrift): its size where
  * the profile knows it; where a calibrated profile does not yet, that the bands leave it out
  * (on a fresh machine, bands without it held 73–79 % of measured ops where 90 % was meant:
- * BENCHMARKS.md); nothing for the default profile.
+ * BENCHMARKS.md); nothing for the default profile. Where the times were scaled to the host's
+ * usual speed (profile.ts atUsualSpeed), by how much: a user comparing with the profile file
+ * sees why its times differ.
  */
 export function hostDriftText(p: HostDriftSummary | undefined): string {
-    const d = p?.hostDrift, pending = p?.hostDriftPending;
+    const d = p?.hostDrift, pending = p?.hostDriftPending, usual = p?.usualSpeed;
+    if (d && usual) {
+        return `, and how far the host's speed moves from its usual speed (±${formatPercent(d.p90)} over ${d.points} earlier calibrations of this adapter here). ` +
+            `Every time is at that usual speed, the median of the reference request over ${usual.calibrations} calibrations: the latest calibration's times × ${usual.factor.toFixed(2)}`;
+    }
     if (d) return `, and how far the host's speed moved between this adapter's calibrations here (±${formatPercent(d.p90)} over ${d.points})`;
     if (!pending) return '';
     const n = pending.calibrations;

@@ -104,6 +104,22 @@ export function hostMoment(profile: HostSpeeds): { ratio: number; medianMs: numb
     return { ratio: speeds.now / medianMs, medianMs, points: speeds.probes.length };
 }
 
+/**
+ * The host's usual speed: the median of the reference request's times in this calibration and
+ * the earlier ones of this adapter here, and the factor that takes this calibration's times to
+ * it (median / now; < 1: this calibration ran slower than usual), over `calibrations` of them
+ * (this one included); undefined while the drift is not known (fewer than MIN_DRIFT_POINTS
+ * earlier ones). A software adapter's speed moves with the host's other processes from one
+ * minute to the next, so one calibration's moment is a noisy estimate of how fast the host
+ * usually runs; the median of several is a robust one (predict/profile.ts atUsualSpeed).
+ */
+export function usualHostSpeed(profile: HostSpeeds): { factor: number; medianMs: number; calibrations: number } | undefined {
+    const speeds = earlierSpeeds(profile);
+    if (!speeds) return undefined;
+    const medianMs = quantileSorted(sortedAscending([...speeds.probes, speeds.now]), 0.5);
+    return { factor: medianMs / speeds.now, medianMs, calibrations: speeds.probes.length + 1 };
+}
+
 /** A calibration this much slower (or its inverse faster) than the host's usual speed is worth repeating. */
 export const UNUSUAL_HOST_MOMENT = 1.3;
 

@@ -7,7 +7,7 @@
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { userCacheFolder, writeFileAtomic } from '../report/write.js';
-import { defaultProfile, parseProfile, type DeviceProfile } from './profile.js';
+import { atUsualSpeed, defaultProfile, parseProfile, type DeviceProfile } from './profile.js';
 
 /** `<user cache>/tenancy/profiles` (report/write.ts userCacheFolder). */
 export function profileCacheDir(env: NodeJS.ProcessEnv = process.env): string {
@@ -34,6 +34,15 @@ export function readProfileFile(file: string): DeviceProfile {
         throw new Error(`device profile ${file} is not valid JSON: ${(e as Error).message}`);
     }
     return parseProfile(json, `device profile ${file}`);
+}
+
+/**
+ * A profile file read to predict with: its times at the host's usual speed (profile.ts
+ * atUsualSpeed). Every prediction, the editor's, the CLI's and the benchmarks', reads through
+ * this or locateProfile; calibration reads the file as it is (cachedProfile).
+ */
+export function readProfileToPredict(file: string): DeviceProfile {
+    return atUsualSpeed(readProfileFile(file));
 }
 
 /** The profile of this adapter key in the user cache (the last calibration of this adapter here), or undefined when there is none or it cannot be read. */
@@ -67,9 +76,10 @@ export interface LocatedProfile {
 }
 
 /**
- * The profile for a workspace: `<workspace>/.tenancy/device-profile.json`, else the newest
- * profile in the user cache, else the uncalibrated default. A broken file is reported in
- * `problem` (and skipped), never thrown: the editor must keep working.
+ * The profile to predict with for a workspace: `<workspace>/.tenancy/device-profile.json`, else
+ * the newest profile in the user cache (each at the host's usual speed: readProfileToPredict),
+ * else the uncalibrated default. A broken file is reported in `problem` (and skipped), never
+ * thrown: the editor must keep working.
  */
 export function locateProfile(workspaceFolder: string | undefined, env: NodeJS.ProcessEnv = process.env): LocatedProfile {
     const problems: string[] = [];
@@ -88,7 +98,7 @@ export function locateProfile(workspaceFolder: string | undefined, env: NodeJS.P
     for (const file of candidates) {
         if (!existsSync(file)) continue;
         try {
-            return { profile: readProfileFile(file), file, problem: problems.length > 0 ? problems.join('; ') : undefined };
+            return { profile: readProfileToPredict(file), file, problem: problems.length > 0 ? problems.join('; ') : undefined };
         } catch (e) {
             problems.push((e as Error).message);
         }

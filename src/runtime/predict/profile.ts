@@ -10,6 +10,7 @@
 import { z } from 'zod';
 import { DEFAULT_CAPS } from '../kernels/index.js';
 import type { DeviceCaps } from '../kernels/kernel.js';
+import { usualHostSpeed } from './band.js';
 
 export const PROFILE_SCHEMA_VERSION = 1;
 
@@ -128,6 +129,12 @@ export const deviceProfileSchema = z.object({
      */
     hostSpeedHistory: z.array(z.object({ createdAt: z.string(), probeMs: positive })).optional(),
     /**
+     * Set on a profile read for predictions whose times were scaled to the host's usual speed
+     * (atUsualSpeed): the factor applied and over how many calibrations' reference requests its
+     * median was taken. Never written by calibration.
+     */
+    usualSpeed: z.object({ factor: positive, calibrations: z.number().int().positive() }).optional(),
+    /**
      * The host's heavy tail: how far the p90/p95/p99 of those wall times lie beyond the normal
      * body median·(1 + z·cv), ms (0 when the tail is normal). Absent in older profiles.
      */
@@ -239,7 +246,25 @@ export function atHostSpeed(profile: DeviceProfile, factor: number): DeviceProfi
         families,
         // The host's speed now is known: how far it drifts between calibrations (band.ts hostDrift) no longer applies.
         hostSpeedHistory: undefined,
+        usualSpeed: undefined,
     };
+}
+
+/**
+ * The profile to predict with: its times at the host's usual speed (band.ts usualHostSpeed, the
+ * median of its reference request's time over this calibration and the earlier ones here), not
+ * at the moment it was calibrated. One calibration's moment moves every figure by a common
+ * factor: 2026-12-07, a calibration at 1.28× the earlier ones' median read all ops 52 % high
+ * on the accuracy benchmark, 25 % high scaled to the median (BENCHMARKS.md). The history is
+ * kept, so the bands' drift term (band.ts hostDrift) is then how far the host moves from its
+ * usual speed. Unchanged while the drift is not known (fewer than three earlier calibrations),
+ * for an uncalibrated profile, and for one already scaled.
+ */
+export function atUsualSpeed(profile: DeviceProfile): DeviceProfile {
+    if (profile.uncalibrated || profile.usualSpeed) return profile;
+    const usual = usualHostSpeed(profile);
+    if (!usual) return profile;
+    return { ...atHostSpeed(profile, usual.factor), hostSpeedHistory: profile.hostSpeedHistory, usualSpeed: { factor: usual.factor, calibrations: usual.calibrations } };
 }
 
 /** Whether an adapter computes on the host's CPU cores (lavapipe/llvmpipe, SwiftShader): its figures share the cores with every other process. */

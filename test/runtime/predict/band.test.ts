@@ -1,7 +1,7 @@
 /** Error bands: the leave-one-out evidence, the band of a family, its propagation to ops and tenants, and the SLO verdicts it decides. */
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_BAND, MIN_DRIFT_POINTS, UNUSUAL_HOST_MOMENT, bandRange, combineBands, familyBand, hostDrift, hostDriftPending, hostMoment, insideBand, withHostDrift } from '../../../src/runtime/predict/band.js';
-import { HOST_SPEED_HISTORY, defaultProfile, parseProfile, withHostSpeedHistory, type DeviceProfile, type FamilyProfile } from '../../../src/runtime/predict/profile.js';
+import { DEFAULT_BAND, MIN_DRIFT_POINTS, UNUSUAL_HOST_MOMENT, bandRange, combineBands, familyBand, hostDrift, hostDriftPending, hostMoment, insideBand, usualHostSpeed, withHostDrift } from '../../../src/runtime/predict/band.js';
+import { HOST_SPEED_HISTORY, atHostSpeed, atUsualSpeed, defaultProfile, parseProfile, withHostSpeedHistory, type DeviceProfile, type FamilyProfile } from '../../../src/runtime/predict/profile.js';
 import { predictWorkload, sloPrediction } from '../../../src/runtime/predict/workload.js';
 import { declaredEvaluation } from '../../../src/runtime/predict/schedules.js';
 import { MIN_LOO_POINTS, bandEvidence, corunExcess, leaveOneOutErrors, roundDeviations } from '../../../src/runtime/calibrate/band-evidence.js';
@@ -282,6 +282,38 @@ describe('bands of predictions', () => {
         expect(hostMoment({ hostSpeedProbeMs: 1.5, hostSpeedHistory: history })!.ratio).toBeLessThanOrEqual(1 / UNUSUAL_HOST_MOMENT);
         expect(hostMoment({ hostSpeedProbeMs: 3.15, hostSpeedHistory: history.slice(0, 2) })).toBeUndefined();
         expect(hostMoment({ hostSpeedHistory: history })).toBeUndefined();
+    });
+
+    it('a profile to predict with has its times at the host\'s usual speed: the median of its calibrations\' reference requests', () => {
+        const history = [2.5, 1.6, 2, 2.2].map((probeMs, i) => ({ createdAt: `2026-12-0${i + 1}T00:00:00.000Z`, probeMs }));
+        // Calibrated at a slow moment: 3 ms. The median of 1.6, 2, 2.2, 2.5 and 3: 2.2 ms, so every time × 2.2 / 3.
+        const slow: DeviceProfile = { ...profileWithEvidence(), hostSpeedProbeMs: 3, hostSpeedHistory: history };
+        const usual = usualHostSpeed(slow)!;
+        expect(usual).toEqual({ factor: expect.closeTo(2.2 / 3, 12), medianMs: 2.2, calibrations: 5 });
+        const scaled = atUsualSpeed(slow);
+        expect(scaled.usualSpeed).toEqual({ factor: usual.factor, calibrations: 5 });
+        expect(scaled.hostSpeedProbeMs).toBeCloseTo(2.2, 12);
+        expect(scaled.kernelFloorMs).toBeCloseTo(slow.kernelFloorMs * usual.factor, 12);
+        expect(scaled.bandwidthBytesPerMs).toBeCloseTo(slow.bandwidthBytesPerMs / usual.factor, 6);
+        const family = Object.keys(slow.families)[0];
+        expect(scaled.families[family].points[0].ms).toBeCloseTo(slow.families[family].points[0].ms * usual.factor, 12);
+        // The history stays: the drift is then measured from the usual speed (|2.2 − then| / then: 0.12, 0.375, 0.1, 0).
+        expect(scaled.hostSpeedHistory).toEqual(history);
+        expect(hostDrift(scaled)!.p90).toBeCloseTo(0.12 + 0.7 * (0.375 - 0.12), 12);
+        // Predictions on it: every op's GPU time scaled alike, and the prediction says by how much.
+        const before = predictWorkload(ir, slow), after = predictWorkload(ir, scaled);
+        expect(after.tenants[0].gpuMs).toBeCloseTo(before.tenants[0].gpuMs * usual.factor, 9);
+        expect(after.profile.usualSpeed).toEqual(scaled.usualSpeed);
+        expect(before.profile.usualSpeed).toBeUndefined();
+        // Scaled once; unchanged while the drift is not known, and for the default profile.
+        expect(atUsualSpeed(scaled)).toBe(scaled);
+        const young = { ...slow, hostSpeedHistory: history.slice(0, 2) };
+        expect(atUsualSpeed(young)).toBe(young);
+        expect(usualHostSpeed(young)).toBeUndefined();
+        const fallback = defaultProfile();
+        expect(atUsualSpeed(fallback)).toBe(fallback);
+        // Timed against a known speed (calibrate/host-speed.ts), the usual speed no longer applies.
+        expect(atHostSpeed(scaled, 1.1).usualSpeed).toBeUndefined();
     });
 
     it('a new calibration carries the host\'s speed of the one it replaces into its history, the last 20 of this adapter', () => {
