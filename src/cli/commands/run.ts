@@ -81,6 +81,8 @@ async function runCommand(file: string | undefined, opts: RunFlags): Promise<num
                 ...input.options, ir, signal, onEvent: out.onEvent,
                 // The figures the editor showed, stored so prediction error stays visible.
                 predictions: recordedPredictions(ir, located),
+                // How fast the host ran against the calibrated profile: the editor tells the model's error from the host's speed.
+                timeHostSpeed: located.profile.hostSpeedProbeMs !== undefined,
             });
             // A run of some of the tenants (▶ Run solo) has results of its own: the workload's co-run results stay.
             const some = opts.tenant && opts.tenant.length > 0 && opts.tenant.length < ir.tenants.length ? opts.tenant : undefined;

@@ -10,6 +10,7 @@ import { formatBoundedMs, formatNeeds, formatRange, formatSlowdown as formatInte
 import type { OpPrediction, SloPrediction, TenantPrediction, WorkloadPrediction } from '../../runtime/predict/workload.js';
 import { DEFAULT_BAND, MIN_DRIFT_POINTS, bandRange, combineBands, insideBand, type ErrorBand } from '../../runtime/predict/band.js';
 import { formatBytes, formatFlops, formatMs, formatPercent, formatSignedPercent } from '../../protocol/units.js';
+import { profileKey } from '../../runtime/predict/profile.js';
 
 /** `+8%` / `−12%`: (measured − predicted) / measured, the error of the prediction relative to the measurement. */
 export function formatError(predicted: number, measured: number): string {
@@ -184,8 +185,26 @@ export function opHint(figure: MeasuredFigure, uncalibrated: boolean, status?: R
     return parts.join(' · ') + (solo || corun ? runStatusNote(status) : '');
 }
 
+/**
+ * How fast the host ran during a run against the profile predicted on: the reference request the
+ * run timed before measuring (results' host.referenceRequestMs) over the profile's time of it.
+ * Undefined when either is missing or the run was on another adapter. Every predicted time at
+ * the run's speed is × factor (predict/profile.ts atHostSpeed scales them alike).
+ */
+export function runHostSpeed(p: WorkloadPrediction, run: Results | undefined): { factor: number; runMs: number; profileMs: number } | undefined {
+    const runMs = run?.host.referenceRequestMs, profileMs = p.profile.referenceRequestMs;
+    if (runMs === undefined || profileMs === undefined || !run?.adapter || profileKey(run.adapter) !== p.profile.key) return undefined;
+    return { factor: runMs / profileMs, runMs, profileMs };
+}
+
+/** One sentence on the host's speed in a run (runHostSpeed), for the hovers beside its measurements. */
+function runSpeedText(speed: NonNullable<ReturnType<typeof runHostSpeed>>): string {
+    return `In the latest run the host ran at ${speed.factor.toFixed(2)}× the profile's times (the reference request, timed before the run: ${formatMs(speed.runMs)} against ${formatMs(speed.profileMs)}): at that speed every kernel's predicted time is × ${speed.factor.toFixed(2)}.`;
+}
+
 /** Markdown tooltip of an op line's hint: what each figure is, in words. */
-export function opHintTooltip(figure: MeasuredFigure, p: WorkloadPrediction, tenant: string, ops: OpPrediction[], finishedAt: string | undefined): string {
+export function opHintTooltip(figure: MeasuredFigure, p: WorkloadPrediction, tenant: string, ops: OpPrediction[], run: Results | undefined): string {
+    const finishedAt = run?.finishedAt;
     const names = [...new Set(ops.map(o => opName(o.path)))];
     const what = figure.instances > 1 ? `; the sum over this line's ${figure.instances} op instances (${names.map(n => `\`${n}\``).join(', ')})` : '';
     const lines = [`Predicted typical (median) GPU time per request, solo, for \`${tenant}\` — ${profileLabel(p)}${what}.`, '', bandMeaning(figure.band, p.profile)];
@@ -193,6 +212,15 @@ export function opHintTooltip(figure: MeasuredFigure, p: WorkloadPrediction, ten
     if (solo || corun) {
         lines.push('', `Measured in the latest run${finishedAt ? ` (${new Date(finishedAt).toLocaleString()})` : ''}, typical (median) GPU time per request:`);
         if (solo) lines.push(`- solo ${formatMs(solo.ms)} — predicted ${formatMs(solo.predictedMs)} ${formatBand(figure.band)}, error ${formatError(solo.predictedMs, solo.ms)}, ${insideBand(solo.predictedMs, solo.ms, figure.band.relative) ? 'inside' : 'outside'} the band`);
+        const speed = runHostSpeed(p, run);
+        if (solo && speed) {
+            // The host's speed in the run is known: the band's drift term no longer applies (it was added in quadrature).
+            const drift = p.profile.hostDrift?.p90 ?? 0;
+            const band = { ...figure.band, relative: Math.sqrt(Math.max(0, figure.band.relative ** 2 - drift ** 2)) };
+            const atSpeed = solo.predictedMs * speed.factor;
+            lines.push(`- at the host's speed in that run (${speed.factor.toFixed(2)}× the profile's: its reference request took ${formatMs(speed.runMs)} against ${formatMs(speed.profileMs)}): predicted ${formatMs(atSpeed)} ${formatBand(band)}, ` +
+                `error ${formatError(atSpeed, solo.ms)}, ${insideBand(atSpeed, solo.ms, band.relative) ? 'inside' : 'outside'} the band${drift > 0 ? ' (the host\'s drift left out: its speed is known)' : ''}`);
+        }
         if (corun) lines.push(`- co-run ${formatMs(corun.ms)}${figure.slowdown !== undefined ? `, ${formatSlowdown(figure.slowdown)} solo` : ''} — predicted ${formatMs(corun.predictedMs)}, error ${formatError(corun.predictedMs, corun.ms)}`);
         lines.push('', 'Error: (predicted − measured) / measured. Hover the op for every tenant and instance.');
     } else if (figure.fusedInto) {
@@ -239,7 +267,7 @@ function instanceOf(path: string): string {
 }
 
 /** Markdown of one op line's prediction and measurement: a row per tenant instance, and a total per tenant with several. */
-export function opHoverMarkdown(rows: { tenant: string; op: OpPrediction; measured?: TenantResult }[], p: WorkloadPrediction, maxRows = 12): string {
+export function opHoverMarkdown(rows: { tenant: string; op: OpPrediction; measured?: TenantResult }[], p: WorkloadPrediction, run?: Results, maxRows = 12): string {
     const lines: string[] = [`**Predicted** — ${profileLabel(p)}`, ''];
     lines.push('| tenant | FLOPs | bytes | FLOP/byte | bound | solo | co-run | measured solo | measured co-run |', '|---|---:|---:|---:|---|---:|---:|---:|---:|');
     const cells = (f: MeasuredFigure) => {
@@ -282,6 +310,8 @@ export function opHoverMarkdown(rows: { tenant: string; op: OpPrediction; measur
     lines.push('', anyMeasured
         ? `Solo and co-run: typical (median) GPU time per request, predicted; measured in the latest run; error = (predicted − measured) / measured; × = co-run / solo.`
         : 'Solo and co-run: typical (median) GPU time per request, predicted.');
+    const speed = anyMeasured ? runHostSpeed(p, run) : undefined;
+    if (speed) lines.push('', runSpeedText(speed));
     const first = rows[0]?.op;
     if (first) lines.push('', bandMeaning(first.band, p.profile));
     if (first) {
@@ -325,7 +355,7 @@ export function hostDriftText(p: HostDriftSummary | undefined): string {
 }
 
 /** Markdown of a tenant's prediction. */
-export function tenantHoverMarkdown(t: TenantPrediction, p: WorkloadPrediction, measured: TenantResult | undefined): string {
+export function tenantHoverMarkdown(t: TenantPrediction, p: WorkloadPrediction, measured: TenantResult | undefined, run?: Results): string {
     const multi = p.tenants.length > 1;
     const lines: string[] = [`**Predicted** — ${profileLabel(p)}`, ''];
     const row = (label: string, f: TenantPrediction['solo'], m: TenantResult['solo'] | undefined, band: TenantPrediction['bandMs']['solo']) => {
@@ -352,6 +382,8 @@ export function tenantHoverMarkdown(t: TenantPrediction, p: WorkloadPrediction, 
         lines.push(`- SLO ${s.percentile} ≤ ${formatMs(s.targetMs)}: ${verdict} (predicted ${formatMs(multi ? s.corunMs : s.soloMs)}, band ${formatBandRange(multi ? s.corunBandMs : bandRange(s.soloMs, t.band.relative))} ms)${seen}`);
     }
     if (measured) lines.push(...measuredTenantLines(measured));
+    const speed = measured ? runHostSpeed(p, run) : undefined;
+    if (speed) lines.push('', runSpeedText(speed));
     return lines.join('\n');
 }
 

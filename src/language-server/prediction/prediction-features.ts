@@ -44,7 +44,7 @@ export function predictionHoverSection(services: Services): HoverSection {
             }));
             // A repeated block line has several instances per tenant: a row each (they may differ by position in the
             // chain) and the tenant's total, which is what the line's inlay hint shows.
-            return opHoverMarkdown(rows, instances[0].view.prediction);
+            return opHoverMarkdown(rows, instances[0].view.prediction, severalWorkloads ? undefined : instances[0].view.measured);
         }
         if (target.kind === 'tenant') {
             const workload = target.tenant.$container;
@@ -55,8 +55,8 @@ export function predictionHoverSection(services: Services): HoverSection {
             // While the schedule's simulation is pending, the tenant as alone (its solo figures), and why.
             const p = view.prediction;
             return p.corunPending
-                ? `${tenantHoverMarkdown(t, { ...p, tenants: [t] }, measuredTenant(view.measured, t.name))}\n\n*Co-run figures: simulating the schedule (${p.policy}); solo until then.*`
-                : tenantHoverMarkdown(t, p, measuredTenant(view.measured, t.name));
+                ? `${tenantHoverMarkdown(t, { ...p, tenants: [t] }, measuredTenant(view.measured, t.name), view.measured)}\n\n*Co-run figures: simulating the schedule (${p.policy}); solo until then.*`
+                : tenantHoverMarkdown(t, p, measuredTenant(view.measured, t.name), view.measured);
         }
         if (target.kind === 'workload') {
             const view = predictions.forWorkload(target.workload);
@@ -110,7 +110,7 @@ export class PredictionInlayHintProvider implements InlayHintProvider {
                 label: ` ${opHint(figure, p.profile.uncalibrated, entry.view.measured?.status)}${repeats}${more}`,
                 kind: InlayHintKind.Type,
                 paddingLeft: true,
-                tooltip: { kind: MarkupKind.Markdown, value: opHintTooltip(figure, p, entry.tenant, entry.instances.map(i => i.op), entry.view.measured?.finishedAt) },
+                tooltip: { kind: MarkupKind.Markdown, value: opHintTooltip(figure, p, entry.tenant, entry.instances.map(i => i.op), entry.view.measured) },
             });
         }
 

@@ -25,6 +25,7 @@ import type { RunEvent } from './events.js';
 import { RunSession, type MeasuredRounds, type SessionEnding } from './session.js';
 import { opSummaries, versionVariants } from './summarize.js';
 import { hostCores, stealBetween } from './host.js';
+import { timeReferenceRequest } from '../calibrate/calibrate.js';
 import packageJson from '../../../package.json' with { type: 'json' };
 
 export interface RunWorkloadOptions {
@@ -83,6 +84,13 @@ export interface RunWorkloadOptions {
     /** × every tenant's declared traffic (default 1): a sweep's cell at another load. */
     load?: number;
     /**
+     * Time the calibration's reference request before measuring and record it in the results
+     * (host.referenceRequestMs, about half a second on a software adapter): how fast the host ran
+     * against the profile the predictions were made on, so a comparison can tell the model's
+     * error from the host's speed that day. Default off.
+     */
+    timeHostSpeed?: boolean;
+    /**
      * The seed of arrivals and weights (default the benchmark block's). The schedule is still
      * resolved on the IR as written, so runs with different seeds run the same schedule.
      */
@@ -113,7 +121,10 @@ export async function runWorkloadRounds(options: RunWorkloadOptions): Promise<{ 
     const shareWorkgroups = resolved.settings.coTuned?.workgroups;
     const policy = policyFor(resolved.schedule, resolved.settings, { firstShareVersion: firstShareVersion({ tolerant: versions }) });
     const session = new RunSession({ ...options, profile, versions, shareWorkgroups }, [policy], selectTenants(ir, options.tenants));
+    let referenceRequestMs: number | undefined;
     try {
+        // Before the tenants' devices open: its own device, on the host as the run finds it.
+        if (options.timeHostSpeed) referenceRequestMs = await timeReferenceRequest(options.adapter ?? ir.device.preference, session.signal);
         await session.openDevices();
         await session.plan();
         await session.compile();
@@ -124,7 +135,7 @@ export async function runWorkloadRounds(options: RunWorkloadOptions): Promise<{ 
         await session.close();
     }
     const { ending, measured } = session.outcome();
-    const results = sessionResults(session, measured, ending, 0, { ...options, ir, ...scheduleContext(resolved, versions) });
+    const results = sessionResults(session, measured, ending, 0, { ...options, ir, ...scheduleContext(resolved, versions), referenceRequestMs });
     const rounds = session.tenants.map((t, i) => ({ name: t.name, solo: measured.solo[i] ?? [], corun: measured.corun[0]?.tenants[i] ?? [] }));
     return { results, rounds };
 }
@@ -145,6 +156,8 @@ export interface ResultsContext extends Pick<RunWorkloadOptions, 'ir' | 'fusion'
     policy: string;
     scheduleWhy?: string;
     versionRule?: string;
+    /** The reference request timed before the measurement (RunWorkloadOptions.timeHostSpeed), ms. */
+    referenceRequestMs?: number;
 }
 
 /** What the results say of a resolved schedule: its name, why it runs so, and (co_tuned) the versions it runs; `tolerant`: the session compiles layer_block's versions too. */
@@ -188,6 +201,7 @@ export function sessionResults(session: RunSession, measured: MeasuredRounds, en
         host: {
             loadBefore: before?.load ?? null, loadAfter: after?.load ?? null, cores: hostCores(),
             stealFraction: before && after ? stealBetween(before, after) : null,
+            ...(context.referenceRequestMs !== undefined ? { referenceRequestMs: context.referenceRequestMs } : {}),
         },
         minRequests: session.protocol.minRequests,
         requests: session.protocol.requests,

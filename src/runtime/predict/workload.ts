@@ -126,9 +126,10 @@ export interface WorkloadPrediction {
      * co-run band (corunBands); `hostDrift`: how far the host's speed moved between this adapter's calibrations here
      * (band.ts hostDrift), in every op's and tenant's band; `hostDriftPending`: a calibrated profile whose drift is not
      * known yet, with how many earlier calibrations it has (band.ts hostDriftPending): its bands leave the drift out;
-     * `usualSpeed`: the factor its times were scaled by to the host's usual speed (profile.ts atUsualSpeed).
+     * `usualSpeed`: the factor its times were scaled by to the host's usual speed (profile.ts atUsualSpeed);
+     * `referenceRequestMs`: the reference request's time on it (hostSpeedProbeMs), which a run's own (results' host) is compared with.
      */
-    profile: { key: string; uncalibrated: boolean; device: string; createdAt: string; corunModelError?: number; hostDrift?: { p90: number; points: number }; hostDriftPending?: { calibrations: number }; usualSpeed?: { factor: number; calibrations: number } };
+    profile: { key: string; uncalibrated: boolean; device: string; createdAt: string; corunModelError?: number; hostDrift?: { p90: number; points: number }; hostDriftPending?: { calibrations: number }; usualSpeed?: { factor: number; calibrations: number }; referenceRequestMs?: number };
     policy: IrSchedule['policy'];
     /** What the co-run figures are the simulation of (`auto` and searched arguments resolved); null with one tenant or while pending. */
     corunSchedule: string | null;
@@ -367,6 +368,7 @@ export function predictWorkload(ir: WorkloadIR, profile: DeviceProfile, options:
             ...(drift ? { hostDrift: drift } : {}),
             ...(driftPending !== undefined ? { hostDriftPending: { calibrations: driftPending } } : {}),
             ...(profile.usualSpeed ? { usualSpeed: profile.usualSpeed } : {}),
+            ...(profile.hostSpeedProbeMs !== undefined ? { referenceRequestMs: profile.hostSpeedProbeMs } : {}),
         },
         policy: ir.schedule.policy,
         corunSchedule,

@@ -85,7 +85,7 @@ export interface RunData {
     corunRuns: readonly (readonly OpRun[] | undefined)[];
     timeline: Results['timeline'];
     measurement: Results['measurement'];
-    host: Pick<Results['host'], 'loadBefore' | 'loadAfter' | 'cores' | 'stealFraction'>;
+    host: Pick<Results['host'], 'loadBefore' | 'loadAfter' | 'cores' | 'stealFraction' | 'referenceRequestMs'>;
     /** Requests every tenant needs per phase (`min_requests`). */
     minRequests: number;
     /** Request-count mode: measured requests per tenant and phase. */

@@ -214,6 +214,12 @@ export const hostSchema = z.object({
     cores: z.number().int().positive(),
     /** Share of CPU time stolen by the hypervisor during the run (Linux /proc/stat; null elsewhere). */
     stealFraction: nullableNum,
+    /**
+     * The calibration's reference request (calibrate.ts timeReferenceRequest) timed before the
+     * measurement, ms: how fast the host ran, against a profile's own time of it
+     * (hostSpeedProbeMs). Absent when the run did not time it (no calibrated profile, a test).
+     */
+    referenceRequestMs: num.optional(),
     /** A/A: the first half of every tenant's solo rounds against the second half (mean latency); slowdowns inside its interval are within this host's noise. */
     noise: ratioSchema.nullable(),
     /** True when the host was busy enough to distort figures (load above the cores, steal above 5 %, or an A/A difference). */

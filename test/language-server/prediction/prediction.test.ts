@@ -9,7 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Diagnostic, InlayHint } from 'vscode-languageserver';
 import { IssueCodes } from '../../../src/language-server/validation/issue-codes.js';
 import { createTenancyServices } from '../../../src/language-server/tenancy-module.js';
-import { defaultProfile, type DeviceProfile } from '../../../src/runtime/predict/profile.js';
+import { defaultProfile, profileKey, type DeviceProfile } from '../../../src/runtime/predict/profile.js';
 import { formatBandRange, formatError, formatSlowdown } from '../../../src/language-server/prediction/format.js';
 import { formatMs } from '../../../src/protocol/units.js';
 import { makeResults, tenantResult } from '../../fixtures/results/make-results.js';
@@ -289,10 +289,12 @@ workload w { tenant a { model m(batch: 8) } }
     });
 
     /** Writes the latest results of workload w beside the document and lets the server reload them. */
-    async function measure(d: LangiumDocument, tenants: ReturnType<typeof tenantResult>[], status: 'complete' | 'cancelled' = 'complete'): Promise<void> {
+    async function measure(d: LangiumDocument, tenants: ReturnType<typeof tenantResult>[], status: 'complete' | 'cancelled' = 'complete', referenceRequestMs?: number): Promise<void> {
         const file = path.join(dir, '.tenancy', 'results', 'demo.w.json');
         mkdirSync(path.dirname(file), { recursive: true });
-        writeFileSync(file, JSON.stringify(makeResults(d.uri.toString(), 'w', tenants, undefined, status)));
+        const results = makeResults(d.uri.toString(), 'w', tenants, undefined, status);
+        if (referenceRequestMs !== undefined) results.host.referenceRequestMs = referenceRequestMs;
+        writeFileSync(file, JSON.stringify(results));
         services.results.ResultsWatch.invalidate([pathToFileURL(file).toString()]);
         await rebuild(d);
     }
@@ -377,6 +379,41 @@ workload w {
             path: op.path, line: 2, soloMs: op.soloP50Ms * 1.2, corunMs: op.soloP50Ms * 1.2, soloP50Ms: op.soloP50Ms * 1.2, corunP50Ms: op.soloP50Ms * 1.2,
         }] })]);
         expect(await hintAt(d, 2)).toContain(` ≈${formatMs(op.soloP50Ms)} ±11% · measured ${formatMs(op.soloP50Ms * 1.2)} (${formatError(op.soloP50Ms, op.soloP50Ms * 1.2)}, outside band) · co-run`);
+    });
+
+    it('the host\'s speed in a run: the hint\'s tooltip and the hovers set the measurement beside the prediction at that speed', async () => {
+        // The profile of the adapter the results name, its reference request 2 ms; the run timed it at 1.6 ms: the host ran at 0.8× the profile's times.
+        const adapter = { vendor: 'mesa', architecture: 'software', device: 'llvmpipe', description: 'llvmpipe (LLVM 19)' };
+        const profile = { ...calibrated(1), adapter, key: profileKey(adapter), hostSpeedProbeMs: 2 };
+        for (const fam of Object.values(profile.families)) fam.error = { looP90: 0.1, noiseP90: 0.033, points: 5, from: 'family' };
+        writeFileSync(path.join(dir, '.tenancy', 'device-profile.json'), JSON.stringify(profile));
+        const d = await open(`${model}
+workload w {
+  tenant a { model m(batch: 8) }
+}
+`);
+        const op = predictionOf(d).tenants[0].ops[0];
+        const ms = op.soloP50Ms * 0.8;
+        const run = [tenantResult('a', { requests: 50, soloBase: 5, corunBase: 6, uri: d.uri.toString(), ops: [{ path: op.path, line: 2, soloMs: ms, corunMs: ms, soloP50Ms: ms, corunP50Ms: ms }] })];
+        await measure(d, run, 'complete', 1.6);
+        // The hint grades the prediction as shown: 25 % high, outside its ±11 % band.
+        expect(await hintAt(d, 2)).toContain(`measured ${formatMs(ms)} (+25%, outside band)`);
+        const tooltip = async () => ((await hints(d)).find(x => x.position.line === 2)!.tooltip as { value: string }).value;
+        expect(await tooltip()).toContain(`- at the host's speed in that run (0.80× the profile's: its reference request took ${formatMs(1.6)} against ${formatMs(2)}): predicted ${formatMs(ms)} ±11%, error +0%, inside the band`);
+        const speed = `In the latest run the host ran at 0.80× the profile's times (the reference request, timed before the run: ${formatMs(1.6)} against ${formatMs(2)}): at that speed every kernel's predicted time is × 0.80.`;
+        expect(await hoverAt(d, 'dense(x, 512)')).toContain(speed);
+        expect(await hoverAt(d, 'tenant a', 7)).toContain(speed);
+        // A run that did not time it, or one on another adapter: nothing said.
+        await measure(d, run);
+        expect(await tooltip()).not.toContain("at the host's speed in that run");
+        expect(await hoverAt(d, 'dense(x, 512)')).not.toContain('In the latest run the host ran');
+        const file = path.join(dir, '.tenancy', 'device-profile.json');
+        writeFileSync(file, JSON.stringify({ ...profile, key: 'another-adapter' }));
+        const later = new Date(Date.now() + 5000);
+        utimesSync(file, later, later);
+        await measure(d, run, 'complete', 1.6);
+        expect(predictionOf(d).profile.key).toBe('another-adapter');
+        expect(await tooltip()).not.toContain("at the host's speed in that run");
     });
 
     it('co-run ranges with the co-run model error calibration measured: the hover says so and the range is that much wider', async () => {

@@ -20,6 +20,7 @@ describe.skipIf(!gpu)('runWorkload on the software adapter', () => {
         console.log(interferenceTable(results));
         expect(parseResults(JSON.parse(JSON.stringify(results)))).toBeTruthy();
         expect(results.status).toBe('complete');
+        expect(results.host.referenceRequestMs).toBeUndefined(); // not asked to time the host's speed
         for (const t of results.tenants) {
             expect(t.solo!.requests).toBeGreaterThan(5);
             expect(t.corun!.requests).toBeGreaterThan(5);
@@ -42,8 +43,11 @@ describe.skipIf(!gpu)('rounds on the software adapter', () => {
     it('discard a warm-up round, alternate the order of solo and co-run, and pool the measured rounds', async () => {
         const ir = workloadOf('reps', [mlpTenant('a'), mlpTenant('b')], { benchmark: { durationMs: 5_000, warmupMs: 100, requests: 6, rounds: 2 } });
         const events: ProgressEvent[] = [];
-        const results = await runWorkload({ ir, onEvent: e => events.push(e) });
+        // Timing the host's speed first (tenancy run does with a calibrated profile) adds no phase.
+        const results = await runWorkload({ ir, onEvent: e => events.push(e), timeHostSpeed: true });
         expect(results.status).toBe('complete');
+        expect(results.host.referenceRequestMs).toBeGreaterThan(0);
+        expect(parseResults(JSON.parse(JSON.stringify(results))).host.referenceRequestMs).toBe(results.host.referenceRequestMs);
         expect(results.config.rounds).toBe(2);
         expect(results.measurement).toMatchObject({ plannedRounds: 2, rounds: 2, extendedRounds: 0, budgetReached: false });
         expect(phases(events)).toEqual(['compile', 'solo:a@0', 'solo:b@0', 'corun@0', 'solo:a@1', 'solo:b@1', 'corun@1', 'corun@2', 'solo:b@2', 'solo:a@2', 'report']);
