@@ -350,15 +350,23 @@ workload w {
         expect(opHover).toContain('- `a`: 2.10× while b/m/dense.0 ran (63% of its time), 1.10× otherwise');
     });
 
-    it('a calibrated band: the hint shows it, the hover says what it means, the measured time is inside or outside it', async () => {
-        const profile = calibrated(1);
+    /** Writes `profile` with band evidence in every family (h = √(0.1² + 0.033²) = 10.5 %) and opens workload w of one tenant a. */
+    async function openWithBands(profile: DeviceProfile): Promise<LangiumDocument> {
         for (const fam of Object.values(profile.families)) fam.error = { looP90: 0.1, noiseP90: 0.033, points: 5, from: 'family' };
         writeFileSync(path.join(dir, '.tenancy', 'device-profile.json'), JSON.stringify(profile));
-        const d = await open(`${model}
+        return open(`${model}
 workload w {
   tenant a { model m(batch: 8) }
 }
 `);
+    }
+
+    /** Tenant a's results with one op measured at `ms` (typical and mean, solo and co-run). */
+    const opMeasuredAt = (d: LangiumDocument, path: string, ms: number) =>
+        tenantResult('a', { requests: 50, soloBase: 5, corunBase: 6, uri: d.uri.toString(), ops: [{ path, line: 2, soloMs: ms, corunMs: ms, soloP50Ms: ms, corunP50Ms: ms }] });
+
+    it('a calibrated band: the hint shows it, the hover says what it means, the measured time is inside or outside it', async () => {
+        const d = await openWithBands(calibrated(1));
         const op = predictionOf(d).tenants[0].ops[0];
         // h = √(0.1² + 0.033²) = 10.5 %.
         expect(await hintAt(d, 2)).toBe(` ≈${formatMs(op.soloP50Ms)} ±11%`);
@@ -369,15 +377,10 @@ workload w {
         expect(tenant).toMatch(/p50 and p99 with their 90 % band \(±1\d%, ms\)/);
         expect(tenant).not.toContain('co-run ranges'); // alone: no co-run row
         expect(await hintAt(d, 7)).toMatch(/^ ≈ p50 [\d.]+ (ms|µs) · p99 [\d.]+ (ms|µs) \([\d.]+–[\d.]+\) solo$/);
-        const uri = d.uri.toString();
         // Measured 5 % above the prediction: error −4.8 %, inside; 20 % above: −17 %, outside.
-        await measure(d, [tenantResult('a', { requests: 50, soloBase: 5, corunBase: 6, uri, ops: [{
-            path: op.path, line: 2, soloMs: op.soloP50Ms * 1.05, corunMs: op.soloP50Ms * 1.05, soloP50Ms: op.soloP50Ms * 1.05, corunP50Ms: op.soloP50Ms * 1.05,
-        }] })]);
+        await measure(d, [opMeasuredAt(d, op.path, op.soloP50Ms * 1.05)]);
         expect(await hintAt(d, 2)).toContain(` ≈${formatMs(op.soloP50Ms)} ±11% · measured ${formatMs(op.soloP50Ms * 1.05)} (${formatError(op.soloP50Ms, op.soloP50Ms * 1.05)}, inside band) · co-run`);
-        await measure(d, [tenantResult('a', { requests: 50, soloBase: 5, corunBase: 6, uri, ops: [{
-            path: op.path, line: 2, soloMs: op.soloP50Ms * 1.2, corunMs: op.soloP50Ms * 1.2, soloP50Ms: op.soloP50Ms * 1.2, corunP50Ms: op.soloP50Ms * 1.2,
-        }] })]);
+        await measure(d, [opMeasuredAt(d, op.path, op.soloP50Ms * 1.2)]);
         expect(await hintAt(d, 2)).toContain(` ≈${formatMs(op.soloP50Ms)} ±11% · measured ${formatMs(op.soloP50Ms * 1.2)} (${formatError(op.soloP50Ms, op.soloP50Ms * 1.2)}, outside band) · co-run`);
     });
 
@@ -385,16 +388,10 @@ workload w {
         // The profile of the adapter the results name, its reference request 2 ms; the run timed it at 1.6 ms: the host ran at 0.8× the profile's times.
         const adapter = { vendor: 'mesa', architecture: 'software', device: 'llvmpipe', description: 'llvmpipe (LLVM 19)' };
         const profile = { ...calibrated(1), adapter, key: profileKey(adapter), hostSpeedProbeMs: 2 };
-        for (const fam of Object.values(profile.families)) fam.error = { looP90: 0.1, noiseP90: 0.033, points: 5, from: 'family' };
-        writeFileSync(path.join(dir, '.tenancy', 'device-profile.json'), JSON.stringify(profile));
-        const d = await open(`${model}
-workload w {
-  tenant a { model m(batch: 8) }
-}
-`);
+        const d = await openWithBands(profile);
         const op = predictionOf(d).tenants[0].ops[0];
         const ms = op.soloP50Ms * 0.8;
-        const run = [tenantResult('a', { requests: 50, soloBase: 5, corunBase: 6, uri: d.uri.toString(), ops: [{ path: op.path, line: 2, soloMs: ms, corunMs: ms, soloP50Ms: ms, corunP50Ms: ms }] })];
+        const run = [opMeasuredAt(d, op.path, ms)];
         await measure(d, run, 'complete', 1.6);
         // The hint grades the prediction as shown: 25 % high, outside its ±11 % band.
         expect(await hintAt(d, 2)).toContain(`measured ${formatMs(ms)} (+25%, outside band)`);
