@@ -6,25 +6,27 @@
  * of workloads.ts, the ops the accuracy benchmark scores): the repeatability of calibration
  * itself, the error a single calibration brings before any model error. Each profile is read as
  * predictions read it: at the host's usual speed where it remembers enough earlier calibrations
- * (profile.ts atUsualSpeed; the factor is the table's first figure).
+ * (profile.ts atUsualSpeed; the factor is the table's first figure); --as-calibrated reads them
+ * as calibration wrote them.
  *
- *   node bench/bundle-and-run.mjs bench/accuracy/host-effects.ts PROFILE.json [PROFILE.json …]
+ *   node bench/bundle-and-run.mjs bench/accuracy/host-effects.ts [--as-calibrated] PROFILE.json [PROFILE.json …]
  *
  * Profiles come from `tenancy calibrate --json --no-workspace-copy > P.json` (or the workspace's
  * .tenancy/device-profile.json).
  */
 import { resolve } from 'node:path';
-import { readProfileToPredict } from '../../src/runtime/predict/profile-store.js';
+import { readProfileFile, readProfileToPredict } from '../../src/runtime/predict/profile-store.js';
 import type { DeviceProfile } from '../../src/runtime/predict/profile.js';
 import { predictWorkload } from '../../src/runtime/predict/workload.js';
 import { evaluationSet } from './workloads.js';
 
-const files = process.argv.slice(2);
+const asCalibrated = process.argv.includes('--as-calibrated');
+const files = process.argv.slice(2).filter(a => a !== '--as-calibrated');
 if (files.length === 0) {
     console.error('usage: host-effects.ts PROFILE.json [PROFILE.json …] (profiles written by tenancy calibrate --json)');
     process.exit(64);
 }
-const profiles = files.map(f => ({ file: f, profile: readProfileToPredict(resolve(f)) }));
+const profiles = files.map(f => ({ file: f, profile: (asCalibrated ? readProfileFile : readProfileToPredict)(resolve(f)) }));
 
 const figures: [string, (p: DeviceProfile) => number | undefined][] = [
     ['host load before → after', () => undefined],

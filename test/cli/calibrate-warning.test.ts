@@ -15,6 +15,14 @@ describe('calibrate: a calibration at an unusual moment of the host', () => {
     it('says so of a faster one too', () => {
         expect(unusualHostWarning({ hostSpeedProbeMs: 1.2, hostSpeedHistory: history })).toMatch(/1\.58× faster .* a faster host moves some kernels more than others\. Re-run tenancy calibrate to check\./);
     });
+    it('told by the curves where three earlier calibrations carry their level', () => {
+        // Earlier calibrations' curves at 0.6, 0.7, 0.75 and 0.8 of this one's: the median 0.725, so this one ran 1.38× slower.
+        const levels = [0.6, 0.7, 0.75, 0.8].map((curveLevel, i) => ({ createdAt: `2026-12-0${i + 1}T00:00:00.000Z`, probeMs: 2, curveLevel }));
+        expect(unusualHostWarning({ hostSpeedProbeMs: 2, hostSpeedHistory: levels })).toBe(
+            'its curves ran 1.38× slower than the median of 4 earlier calibrations of this adapter here: the host ran slower than usual. ' +
+            'Predictions scale this calibration\'s times to the host\'s usual speed, but a busy host moves some kernels more than others. ' +
+            'Re-run tenancy calibrate when the machine is quieter.');
+    });
     it('says nothing within 1.3× either way, nor without three earlier calibrations', () => {
         expect(unusualHostWarning({ hostSpeedProbeMs: 2.4, hostSpeedHistory: history })).toBeUndefined();
         expect(unusualHostWarning({ hostSpeedProbeMs: 1.5, hostSpeedHistory: history })).toBeUndefined();

@@ -43,8 +43,11 @@ export function unusualHostWarning(profile: Pick<DeviceProfile, 'hostSpeedProbeM
     const moment = hostMoment(profile);
     if (!moment || (moment.ratio < UNUSUAL_HOST_MOMENT && moment.ratio > 1 / UNUSUAL_HOST_MOMENT)) return undefined;
     const slower = moment.ratio > 1;
-    return `the reference request took ${profile.hostSpeedProbeMs!.toFixed(2)} ms, ${slower ? `${moment.ratio.toFixed(2)}× slower` : `${(1 / moment.ratio).toFixed(2)}× faster`} than the median of ` +
-        `${moment.points} earlier calibrations of this adapter here (${moment.medianMs.toFixed(2)} ms): the host ran ${slower ? 'slower' : 'faster'} than usual. ` +
+    const by = `${slower ? `${moment.ratio.toFixed(2)}× slower` : `${(1 / moment.ratio).toFixed(2)}× faster`} than the median of ${moment.points} earlier calibrations of this adapter here`;
+    const what = moment.medianMs !== undefined
+        ? `the reference request took ${profile.hostSpeedProbeMs!.toFixed(2)} ms, ${by} (${moment.medianMs.toFixed(2)} ms)`
+        : `its curves ran ${by}`;
+    return `${what}: the host ran ${slower ? 'slower' : 'faster'} than usual. ` +
         `Predictions scale this calibration's times to the host's usual speed, but a ${slower ? 'busy' : 'faster'} host moves some kernels more than others. ` +
         `Re-run tenancy calibrate ${slower ? 'when the machine is quieter' : 'to check'}.`;
 }
@@ -121,7 +124,7 @@ export function register(program: Command): void {
                     const predicted = atUsualSpeed(profile);
                     const drift = hostDrift(predicted), usual = predicted.usualSpeed;
                     const history = profile.hostSpeedHistory?.length ?? 0;
-                    if (usual) console.log(`  host's speed         reference request ${profile.hostSpeedProbeMs!.toFixed(2)} ms, the median of ${usual.calibrations} calibrations here ${predicted.hostSpeedProbeMs!.toFixed(2)} ms: predictions scale these times by ${usual.factor.toFixed(2)}`);
+                    if (usual) console.log(`  host's speed         predictions scale these times by ${usual.factor.toFixed(2)} to the median speed of ${usual.calibrations} calibrations here (by their ${usual.by === 'curves' ? 'curves' : 'reference request'})`);
                     console.log(`  host's drift         ${drift ? `±${formatPercent(drift.p90)} from its usual speed over ${drift.points} earlier calibrations (every band includes it)` : `not known yet (${history} earlier calibration${history === 1 ? '' : 's'} of this adapter here; ${MIN_DRIFT_POINTS} needed)`}`);
                     console.log(`  took ${(profile.calibrationMs / 1000).toFixed(1)} s; written to:`);
                     for (const p of written) console.log(`    ${p}`);

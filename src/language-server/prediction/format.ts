@@ -346,7 +346,7 @@ export function hostDriftText(p: HostDriftSummary | undefined): string {
     const d = p?.hostDrift, pending = p?.hostDriftPending, usual = p?.usualSpeed;
     if (d && usual) {
         return `, and how far the host's speed moves from its usual speed (±${formatPercent(d.p90)} over ${d.points} earlier calibrations of this adapter here). ` +
-            `Every time is at that usual speed, the median of the reference request over ${usual.calibrations} calibrations: the latest calibration's times × ${usual.factor.toFixed(2)}`;
+            `Every time is at that usual speed, the median of ${usual.calibrations} calibrations (by their ${usual.by}): the latest calibration's times × ${usual.factor.toFixed(2)}`;
     }
     if (d) return `, and how far the host's speed moved between this adapter's calibrations here (±${formatPercent(d.p90)} over ${d.points})`;
     if (!pending) return '';

@@ -56,18 +56,29 @@ export function familyBand(family: { error?: FamilyErrorEvidence } | undefined):
 /** Fewer earlier calibrations than this: the host's drift is not known (hostDrift). */
 export const MIN_DRIFT_POINTS = 3;
 
-/** What a profile knows of the host's speed: its reference request's time now and in earlier calibrations, or undefined with fewer than MIN_DRIFT_POINTS of those. */
-type HostSpeeds = { hostSpeedProbeMs?: number; hostSpeedHistory?: readonly { probeMs: number }[] };
-function earlierSpeeds(profile: HostSpeeds): { now: number; probes: number[] } | undefined {
-    const now = profile.hostSpeedProbeMs, history = profile.hostSpeedHistory ?? [];
-    return now === undefined || history.length < MIN_DRIFT_POINTS ? undefined : { now, probes: history.map(h => h.probeMs) };
+/** How the host's speed in a calibration is told: its curves' level against the others' (profile.ts curveRatio), or the time of its reference request. */
+export type SpeedMeasure = 'curves' | 'reference request';
+
+type HostSpeeds = { hostSpeedProbeMs?: number; hostSpeedHistory?: readonly { probeMs: number; curveLevel?: number }[] };
+/**
+ * What a profile knows of the host's speed, this calibration's and the earlier ones' on one scale
+ * (larger: slower): the curves' levels where at least MIN_DRIFT_POINTS earlier calibrations carry
+ * one (this profile's at 1), else the reference request's times; undefined with fewer than
+ * MIN_DRIFT_POINTS earlier calibrations.
+ */
+function earlierSpeeds(profile: HostSpeeds): { now: number; probes: number[]; by: SpeedMeasure } | undefined {
+    const history = profile.hostSpeedHistory ?? [];
+    const levels = history.flatMap(h => (h.curveLevel !== undefined ? [h.curveLevel] : []));
+    if (levels.length >= MIN_DRIFT_POINTS) return { now: 1, probes: levels, by: 'curves' };
+    const now = profile.hostSpeedProbeMs;
+    return now === undefined || history.length < MIN_DRIFT_POINTS ? undefined : { now, probes: history.map(h => h.probeMs), by: 'reference request' };
 }
 
 /**
  * How far the host's speed moves between a calibration and a later moment, as a prediction's
- * relative error: a figure predicted at this calibration's speed (its reference request's time,
- * hostSpeedProbeMs) and measured when the host runs as it did at an earlier calibration of this
- * adapter (hostSpeedHistory) is off by (now − then) / then. `p90`: the 90th percentile of
+ * relative error: a figure predicted at this calibration's speed (earlierSpeeds) and measured
+ * when the host runs as it did at an earlier calibration of this adapter (hostSpeedHistory) is
+ * off by (now − then) / then. `p90`: the 90th percentile of
  * |that| over the earlier calibrations; undefined with fewer than MIN_DRIFT_POINTS of them. On a
  * software adapter every figure moves with the host's cores (other processes, frequency); a
  * dedicated GPU's history is flat and adds nothing.
@@ -92,32 +103,32 @@ export function hostDriftPending(profile: HostSpeeds): number | undefined {
 
 /**
  * How fast the host ran during this calibration against its earlier calibrations of this adapter:
- * the reference request's time now over the median of theirs (> 1: slower than usual), with how
- * many there were; undefined with fewer than MIN_DRIFT_POINTS. A profile calibrated at a slow
- * moment predicts every figure high by about that ratio while the host runs at its usual speed
- * (2026-12-06: a calibration at 1.54× read all ops 32 % high; one ten minutes older, −3 %).
+ * its speed (earlierSpeeds) over the median of theirs (> 1: slower than usual), with how many
+ * there were and how the speed was told (`medianMs`: the reference request's median, when told
+ * by it); undefined with fewer than MIN_DRIFT_POINTS. A profile calibrated at a slow moment
+ * reads every figure high by about that ratio, unless scaled to the usual speed (atUsualSpeed).
  */
-export function hostMoment(profile: HostSpeeds): { ratio: number; medianMs: number; points: number } | undefined {
+export function hostMoment(profile: HostSpeeds): { ratio: number; points: number; by: SpeedMeasure; medianMs?: number } | undefined {
     const speeds = earlierSpeeds(profile);
     if (!speeds) return undefined;
-    const medianMs = quantileSorted(sortedAscending(speeds.probes), 0.5);
-    return { ratio: speeds.now / medianMs, medianMs, points: speeds.probes.length };
+    const median = quantileSorted(sortedAscending(speeds.probes), 0.5);
+    return { ratio: speeds.now / median, points: speeds.probes.length, by: speeds.by, ...(speeds.by === 'reference request' ? { medianMs: median } : {}) };
 }
 
 /**
- * The host's usual speed: the median of the reference request's times in this calibration and
- * the earlier ones of this adapter here, and the factor that takes this calibration's times to
- * it (median / now; < 1: this calibration ran slower than usual), over `calibrations` of them
- * (this one included); undefined while the drift is not known (fewer than MIN_DRIFT_POINTS
- * earlier ones). A software adapter's speed moves with the host's other processes from one
- * minute to the next, so one calibration's moment is a noisy estimate of how fast the host
- * usually runs; the median of several is a robust one (predict/profile.ts atUsualSpeed).
+ * The host's usual speed: the median speed (earlierSpeeds) of this calibration and the earlier
+ * ones of this adapter here, as the factor that takes this calibration's times to it (median /
+ * now; < 1: this calibration ran slower than usual), over `calibrations` of them (this one
+ * included), and how the speed was told; undefined while the drift is not known (fewer than
+ * MIN_DRIFT_POINTS earlier ones). A software adapter's speed moves with the host's other
+ * processes from one minute to the next, so one calibration's moment is a noisy estimate of how
+ * fast the host usually runs; the median of several is a robust one (profile.ts atUsualSpeed).
  */
-export function usualHostSpeed(profile: HostSpeeds): { factor: number; medianMs: number; calibrations: number } | undefined {
+export function usualHostSpeed(profile: HostSpeeds): { factor: number; calibrations: number; by: SpeedMeasure } | undefined {
     const speeds = earlierSpeeds(profile);
     if (!speeds) return undefined;
-    const medianMs = quantileSorted(sortedAscending([...speeds.probes, speeds.now]), 0.5);
-    return { factor: medianMs / speeds.now, medianMs, calibrations: speeds.probes.length + 1 };
+    const median = quantileSorted(sortedAscending([...speeds.probes, speeds.now]), 0.5);
+    return { factor: median / speeds.now, calibrations: speeds.probes.length + 1, by: speeds.by };
 }
 
 /** A calibration this much slower (or its inverse faster) than the host's usual speed is worth repeating. */

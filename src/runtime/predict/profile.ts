@@ -122,18 +122,23 @@ export const deviceProfileSchema = z.object({
      */
     hostSpeedProbeMs: positive.optional(),
     /**
-     * hostSpeedProbeMs of the earlier calibrations of this adapter on this machine, oldest first,
-     * at most HOST_SPEED_HISTORY: how far the host's speed moves between one calibration and a
-     * later moment (band.ts hostDrift). `tenancy calibrate` carries it over from the profile it
+     * The earlier calibrations of this adapter on this machine, oldest first, at most
+     * HOST_SPEED_HISTORY: how fast the host ran in each, to tell its usual speed and how far it
+     * moves (band.ts). `probeMs`: its hostSpeedProbeMs; `curveLevel`: its curves' times over this
+     * profile's, the geometric mean over the points both measured (curveRatio; absent for
+     * calibrations before it was kept). The curves' level follows what predictions scale with:
+     * of three calibrations on 2026-12-07, the predicted ops' common factors between pairs were
+     * 1.62, 1.29 and 0.79, the curves' levels 1.61, 1.31 and 0.81, the reference request's ratios
+     * 1.43, 0.99 and 0.69 (BENCHMARKS.md). `tenancy calibrate` carries it over from the profile it
      * replaces (withHostSpeedHistory). Absent: no earlier calibration, or an older profile.
      */
-    hostSpeedHistory: z.array(z.object({ createdAt: z.string(), probeMs: positive })).optional(),
+    hostSpeedHistory: z.array(z.object({ createdAt: z.string(), probeMs: positive, curveLevel: positive.optional() })).optional(),
     /**
      * Set on a profile read for predictions whose times were scaled to the host's usual speed
-     * (atUsualSpeed): the factor applied and over how many calibrations' reference requests its
-     * median was taken. Never written by calibration.
+     * (atUsualSpeed): the factor applied and over how many calibrations its median was taken.
+     * Never written by calibration.
      */
-    usualSpeed: z.object({ factor: positive, calibrations: z.number().int().positive() }).optional(),
+    usualSpeed: z.object({ factor: positive, calibrations: z.number().int().positive(), by: z.enum(['curves', 'reference request']) }).optional(),
     /**
      * The host's heavy tail: how far the p90/p95/p99 of those wall times lie beyond the normal
      * body median·(1 + z·cv), ms (0 when the tail is normal). Absent in older profiles.
@@ -264,7 +269,9 @@ export function atUsualSpeed(profile: DeviceProfile): DeviceProfile {
     if (profile.uncalibrated || profile.usualSpeed) return profile;
     const usual = usualHostSpeed(profile);
     if (!usual) return profile;
-    return { ...atHostSpeed(profile, usual.factor), hostSpeedHistory: profile.hostSpeedHistory, usualSpeed: { factor: usual.factor, calibrations: usual.calibrations } };
+    // The earlier calibrations' curve levels are relative to this profile's times, which move by the factor.
+    const history = profile.hostSpeedHistory?.map(h => (h.curveLevel !== undefined ? { ...h, curveLevel: h.curveLevel / usual.factor } : h));
+    return { ...atHostSpeed(profile, usual.factor), hostSpeedHistory: history, usualSpeed: { factor: usual.factor, calibrations: usual.calibrations, by: usual.by } };
 }
 
 /** Whether an adapter computes on the host's CPU cores (lavapipe/llvmpipe, SwiftShader): its figures share the cores with every other process. */
@@ -397,13 +404,40 @@ export function capsForProfile(profile: DeviceProfile | undefined): DeviceCaps {
 /** Earlier calibrations a profile remembers the host's speed of (hostSpeedHistory). */
 export const HOST_SPEED_HISTORY = 20;
 
+/** Fewer curve points two calibrations both measured than this: their levels are not compared (curveRatio). */
+const MIN_SHARED_POINTS = 20;
+
+/**
+ * How slow one calibration's curves ran against another's: the geometric mean of `of`'s times over
+ * `against`'s at the points both measured (the same family, shape and work: calibration's ladders
+ * repeat; the shapes adaptive sampling adds differ). Undefined with fewer than MIN_SHARED_POINTS.
+ */
+export function curveRatio(of: DeviceProfile, against: DeviceProfile): number | undefined {
+    const key = (family: string, p: CurvePoint) => `${family}|${p.shape}|${p.flops}|${p.bytes}`;
+    const times = new Map<string, number>();
+    for (const [family, f] of Object.entries(against.families)) for (const p of f.points) times.set(key(family, p), p.ms);
+    let sum = 0, n = 0;
+    for (const [family, f] of Object.entries(of.families)) {
+        for (const p of f.points) {
+            const t = times.get(key(family, p));
+            if (t !== undefined && t > 0 && p.ms > 0) { sum += Math.log(p.ms / t); n++; }
+        }
+    }
+    return n >= MIN_SHARED_POINTS ? Math.exp(sum / n) : undefined;
+}
+
 /**
  * A new profile with the host's speed in the calibrations before it: the history of the profile
  * it replaces (same adapter key, calibrated, with a reference-request time) and that profile's
- * own time, the last HOST_SPEED_HISTORY of them. Without such a previous profile, unchanged. Pure.
+ * own, the last HOST_SPEED_HISTORY of them. Curve levels move to the new profile's times: the
+ * previous profile's is its curves over the new one's, each older one's its level on the previous
+ * profile times that (dropped where a link is missing). Without such a previous profile,
+ * unchanged. Pure.
  */
 export function withHostSpeedHistory(profile: DeviceProfile, previous: DeviceProfile | undefined): DeviceProfile {
     if (!previous || previous.uncalibrated || previous.key !== profile.key || previous.hostSpeedProbeMs === undefined) return profile;
-    const history = [...(previous.hostSpeedHistory ?? []), { createdAt: previous.createdAt, probeMs: previous.hostSpeedProbeMs }];
+    const level = curveRatio(previous, profile);
+    const carried = (previous.hostSpeedHistory ?? []).map(({ curveLevel, ...h }) => (curveLevel !== undefined && level !== undefined ? { ...h, curveLevel: curveLevel * level } : h));
+    const history = [...carried, { createdAt: previous.createdAt, probeMs: previous.hostSpeedProbeMs, ...(level !== undefined ? { curveLevel: level } : {}) }];
     return { ...profile, hostSpeedHistory: history.slice(-HOST_SPEED_HISTORY) };
 }

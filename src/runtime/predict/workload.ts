@@ -129,7 +129,7 @@ export interface WorkloadPrediction {
      * `usualSpeed`: the factor its times were scaled by to the host's usual speed (profile.ts atUsualSpeed);
      * `referenceRequestMs`: the reference request's time on it (hostSpeedProbeMs), which a run's own (results' host) is compared with.
      */
-    profile: { key: string; uncalibrated: boolean; device: string; createdAt: string; corunModelError?: number; hostDrift?: { p90: number; points: number }; hostDriftPending?: { calibrations: number }; usualSpeed?: { factor: number; calibrations: number }; referenceRequestMs?: number };
+    profile: { key: string; uncalibrated: boolean; device: string; createdAt: string; corunModelError?: number; hostDrift?: { p90: number; points: number }; hostDriftPending?: { calibrations: number }; usualSpeed?: NonNullable<DeviceProfile['usualSpeed']>; referenceRequestMs?: number };
     policy: IrSchedule['policy'];
     /** What the co-run figures are the simulation of (`auto` and searched arguments resolved); null with one tenant or while pending. */
     corunSchedule: string | null;

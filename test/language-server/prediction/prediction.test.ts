@@ -443,14 +443,14 @@ workload w {
 `);
         const tenant = await hoverAt(d, 'tenant a', 7);
         const drift = "how far the host's speed moves from its usual speed (±30% over 4 earlier calibrations of this adapter here). " +
-            "Every time is at that usual speed, the median of the reference request over 5 calibrations: the latest calibration's times × 0.88";
+            "Every time is at that usual speed, the median of 5 calibrations (by their reference request): the latest calibration's times × 0.88";
         expect(tenant).toContain(`It covers the kernels' times and the host's noise, and ${drift}, not the queueing model`);
         // An op's hover says what its band holds, the drift too.
         expect(await hoverAt(d, 'dense(x, 512)')).toContain(`the host's run-to-run noise added, and ${drift}.`);
         const t = predictionOf(d).tenants[0];
         expect(t.band.relative).toBeGreaterThanOrEqual(0.2985);
         expect(t.ops.find(o => o.launches.length > 0)!.band.relative).toBeCloseTo(Math.hypot(Math.hypot(0.1, 0.033), 0.2985), 9);
-        expect(predictionOf(d).profile.usualSpeed).toEqual({ factor: expect.closeTo(0.88, 12), calibrations: 5 });
+        expect(predictionOf(d).profile.usualSpeed).toEqual({ factor: expect.closeTo(0.88, 12), calibrations: 5, by: 'reference request' });
     });
 
     it('bands before the host\'s drift is known: the hover says they leave it out and how to measure it', async () => {

@@ -1,7 +1,7 @@
 /** Error bands: the leave-one-out evidence, the band of a family, its propagation to ops and tenants, and the SLO verdicts it decides. */
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_BAND, MIN_DRIFT_POINTS, UNUSUAL_HOST_MOMENT, bandRange, combineBands, familyBand, hostDrift, hostDriftPending, hostMoment, insideBand, usualHostSpeed, withHostDrift } from '../../../src/runtime/predict/band.js';
-import { HOST_SPEED_HISTORY, atHostSpeed, atUsualSpeed, defaultProfile, parseProfile, withHostSpeedHistory, type DeviceProfile, type FamilyProfile } from '../../../src/runtime/predict/profile.js';
+import { HOST_SPEED_HISTORY, atHostSpeed, atUsualSpeed, curveRatio, defaultProfile, parseProfile, withHostSpeedHistory, type DeviceProfile, type FamilyProfile } from '../../../src/runtime/predict/profile.js';
 import { predictWorkload, sloPrediction } from '../../../src/runtime/predict/workload.js';
 import { declaredEvaluation } from '../../../src/runtime/predict/schedules.js';
 import { MIN_LOO_POINTS, bandEvidence, corunExcess, leaveOneOutErrors, roundDeviations } from '../../../src/runtime/calibrate/band-evidence.js';
@@ -289,9 +289,9 @@ describe('bands of predictions', () => {
         // Calibrated at a slow moment: 3 ms. The median of 1.6, 2, 2.2, 2.5 and 3: 2.2 ms, so every time × 2.2 / 3.
         const slow: DeviceProfile = { ...profileWithEvidence(), hostSpeedProbeMs: 3, hostSpeedHistory: history };
         const usual = usualHostSpeed(slow)!;
-        expect(usual).toEqual({ factor: expect.closeTo(2.2 / 3, 12), medianMs: 2.2, calibrations: 5 });
+        expect(usual).toEqual({ factor: expect.closeTo(2.2 / 3, 12), calibrations: 5, by: 'reference request' });
         const scaled = atUsualSpeed(slow);
-        expect(scaled.usualSpeed).toEqual({ factor: usual.factor, calibrations: 5 });
+        expect(scaled.usualSpeed).toEqual({ factor: usual.factor, calibrations: 5, by: 'reference request' });
         expect(scaled.hostSpeedProbeMs).toBeCloseTo(2.2, 12);
         expect(scaled.kernelFloorMs).toBeCloseTo(slow.kernelFloorMs * usual.factor, 12);
         expect(scaled.bandwidthBytesPerMs).toBeCloseTo(slow.bandwidthBytesPerMs / usual.factor, 6);
@@ -316,11 +316,42 @@ describe('bands of predictions', () => {
         expect(atHostSpeed(scaled, 1.1).usualSpeed).toBeUndefined();
     });
 
+    it('the host\'s usual speed by the calibrations\' curves: levels carried from one calibration to the next, preferred to the reference request', () => {
+        const base = profileWithEvidence();
+        /** A calibration whose every curve point took `level` times the base profile's, its reference request `probeMs`. */
+        const calibration = (day: number, level: number, probeMs: number): DeviceProfile => ({
+            ...base, key: 'k', createdAt: `2026-12-0${day}T00:00:00.000Z`, hostSpeedProbeMs: probeMs,
+            families: Object.fromEntries(Object.entries(base.families).map(([name, f]) => [name, { ...f, points: f.points.map(q => ({ ...q, ms: q.ms * level })) }])),
+        });
+        const points = Object.values(base.families).reduce((n, f) => n + f.points.length, 0);
+        expect(points).toBeGreaterThanOrEqual(20);
+        expect(curveRatio(calibration(1, 1.5, 2), calibration(2, 1.2, 2))).toBeCloseTo(1.25, 12);
+        // Curves at 1, 1.5, 1.2 and 1.1 of the base, then a slow one at 1.6 whose reference request (2 ms) looked as usual.
+        let p = calibration(1, 1, 2);
+        for (const [day, level, probe] of [[2, 1.5, 2.1], [3, 1.2, 1.9], [4, 1.1, 2.2], [5, 1.6, 2]] as const) p = withHostSpeedHistory(calibration(day, level, probe), p);
+        // Each earlier calibration's level on this one's times: 1 / 1.6, 1.5 / 1.6, 1.2 / 1.6, 1.1 / 1.6.
+        p.hostSpeedHistory!.forEach((h, i) => expect(h.curveLevel).toBeCloseTo([1, 1.5, 1.2, 1.1][i] / 1.6, 12));
+        // The median of 1, 1.1, 1.2, 1.5 and 1.6 is 1.2: this calibration's times × 1.2 / 1.6, told by the curves (the reference requests' median would say × 1).
+        const usual = usualHostSpeed(p)!;
+        expect(usual).toEqual({ factor: expect.closeTo(0.75, 12), calibrations: 5, by: 'curves' });
+        expect(hostMoment(p)).toEqual({ ratio: expect.closeTo(1.6 / 1.15, 12), points: 4, by: 'curves' });
+        const scaled = atUsualSpeed(p);
+        expect(scaled.families['gemm.vec4'].points[0].ms).toBeCloseTo(base.families['gemm.vec4'].points[0].ms * 1.2, 12);
+        // On the scaled profile the levels are against its times: the drift is measured from the usual speed,
+        // |1.2 − then| / then over 1, 1.5, 1.2, 1.1: 0.2, 0.2, 0, 0.0909; p90 0.2.
+        scaled.hostSpeedHistory!.forEach((h, i) => expect(h.curveLevel).toBeCloseTo([1, 1.5, 1.2, 1.1][i] / 1.2, 12));
+        expect(hostDrift(scaled)!.p90).toBeCloseTo(0.2, 12);
+        // Fewer than three earlier levels: the reference requests tell it.
+        const young = { ...p, hostSpeedHistory: p.hostSpeedHistory!.map((h, i) => (i < 2 ? { createdAt: h.createdAt, probeMs: h.probeMs } : h)) };
+        expect(usualHostSpeed(young)!.by).toBe('reference request');
+    });
+
     it('a new calibration carries the host\'s speed of the one it replaces into its history, the last 20 of this adapter', () => {
         const at = (createdAt: string, probeMs: number, key = 'k'): DeviceProfile => ({ ...profileWithEvidence(), key, createdAt, hostSpeedProbeMs: probeMs });
         const first = at('2026-12-01T00:00:00.000Z', 2);
         const second = withHostSpeedHistory(at('2026-12-02T00:00:00.000Z', 2.4), first);
-        expect(second.hostSpeedHistory).toEqual([{ createdAt: '2026-12-01T00:00:00.000Z', probeMs: 2 }]);
+        // The same curves: the first calibration's level on the second's times is 1.
+        expect(second.hostSpeedHistory).toEqual([{ createdAt: '2026-12-01T00:00:00.000Z', probeMs: 2, curveLevel: expect.closeTo(1, 12) }]);
         const third = withHostSpeedHistory(at('2026-12-03T00:00:00.000Z', 1.8), second);
         expect(third.hostSpeedHistory!.map(h => h.probeMs)).toEqual([2, 2.4]);
         expect(parseProfile(JSON.parse(JSON.stringify(third))).hostSpeedHistory).toEqual(third.hostSpeedHistory);
@@ -329,6 +360,11 @@ describe('bands of predictions', () => {
         expect(withHostSpeedHistory(at('2026-12-03T00:00:00.000Z', 1.8), { ...second, uncalibrated: true }).hostSpeedHistory).toBeUndefined();
         expect(withHostSpeedHistory(at('2026-12-03T00:00:00.000Z', 1.8), { ...second, hostSpeedProbeMs: undefined }).hostSpeedHistory).toBeUndefined();
         expect(withHostSpeedHistory(third, undefined)).toBe(third);
+        // A previous profile with too few points in common: its level is not known, nor those it carried.
+        const sparse = { ...second, families: { 'gemm.vec4': second.families['gemm.vec4'] } };
+        expect(withHostSpeedHistory(at('2026-12-03T00:00:00.000Z', 1.8), sparse).hostSpeedHistory).toEqual([
+            { createdAt: '2026-12-01T00:00:00.000Z', probeMs: 2 }, { createdAt: '2026-12-02T00:00:00.000Z', probeMs: 2.4 },
+        ]);
         // Bounded: the oldest fall off.
         let p = first;
         for (let i = 0; i < HOST_SPEED_HISTORY + 5; i++) p = withHostSpeedHistory(at(`2026-12-05T00:00:${String(i).padStart(2, '0')}.000Z`, 2 + i / 100), p);

@@ -44,7 +44,7 @@ describe('profile store', () => {
         const written = { ...calibrated('k1', 'one'), hostSpeedProbeMs: 3.3, hostSpeedHistory: history };
         const [cacheFile, workspaceFile] = await writeProfile(written, root, env);
         for (const read of [readProfileToPredict(workspaceFile), locateProfile(root, env).profile, locateProfile(join(root, 'elsewhere'), env).profile]) {
-            expect(read.usualSpeed).toEqual({ factor: expect.closeTo(2.3 / 3.3, 12), calibrations: 4 });
+            expect(read.usualSpeed).toEqual({ factor: expect.closeTo(2.3 / 3.3, 12), calibrations: 4, by: 'reference request' });
             expect(read.kernelFloorMs).toBeCloseTo(written.kernelFloorMs * 2.3 / 3.3, 12);
         }
         // What the next calibration carries over: the time it measured, not the scaled one.
