@@ -78,10 +78,10 @@ function earlierSpeeds(profile: HostSpeeds): { now: number; probes: number[]; by
  * How far the host's speed moves between a calibration and a later moment, as a prediction's
  * relative error: a figure predicted at this calibration's speed (earlierSpeeds) and measured
  * when the host runs as it did at an earlier calibration of this adapter (hostSpeedHistory) is
- * off by (now − then) / then. `p90`: the 90th percentile of
- * |that| over the earlier calibrations; undefined with fewer than MIN_DRIFT_POINTS of them. On a
- * software adapter every figure moves with the host's cores (other processes, frequency); a
- * dedicated GPU's history is flat and adds nothing.
+ * off by (now − then) / then. `p90`: the 90th percentile of |that| over the earlier
+ * calibrations; undefined with fewer than MIN_DRIFT_POINTS of them. On a software adapter every
+ * figure moves with the host's cores (other processes, frequency); a dedicated GPU's history is
+ * flat and adds nothing.
  */
 export function hostDrift(profile: HostSpeeds): { p90: number; points: number } | undefined {
     const speeds = earlierSpeeds(profile);

@@ -256,11 +256,11 @@ export function atHostSpeed(profile: DeviceProfile, factor: number): DeviceProfi
 }
 
 /**
- * The profile to predict with: its times at the host's usual speed (band.ts usualHostSpeed, the
- * median of its reference request's time over this calibration and the earlier ones here), not
- * at the moment it was calibrated. One calibration's moment moves every figure by a common
- * factor: 2026-12-07, a calibration at 1.28× the earlier ones' median read all ops 52 % high
- * on the accuracy benchmark, 25 % high scaled to the median (BENCHMARKS.md). The history is
+ * The profile to predict with: its times at the host's usual speed (band.ts usualHostSpeed: the
+ * median speed of this calibration and the earlier ones here, told by their curves' levels or
+ * their reference requests), not at the moment it was calibrated. One calibration's moment moves
+ * every figure by a common factor: 2026-12-07, a calibration at 1.28× the earlier ones' median
+ * read all ops 52 % high on the accuracy benchmark, 25 % high scaled to the median (BENCHMARKS.md). The history is
  * kept, so the bands' drift term (band.ts hostDrift) is then how far the host moves from its
  * usual speed. Unchanged while the drift is not known (fewer than three earlier calibrations),
  * for an uncalibrated profile, and for one already scaled.
