@@ -16,7 +16,7 @@
  * reference request timed again) and the same measurements are also scored against predictions
  * on the profile at that speed (predict/profile.ts atHostSpeed), side by side with the profile as
  * predictions read it (at the host's usual speed where it remembers enough earlier calibrations:
- * atUsualSpeed); --no-host-speed skips it.
+ * atUsualSpeed) and, where that scaled it, as calibrated; --no-host-speed skips it.
  *
  * --also-profiles scores further profiles (other calibrations) against the same measurements:
  * how much of the error is the calibration, with the host's run-to-run noise held fixed.
@@ -30,7 +30,7 @@ import { availableParallelism, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { WorkloadIR } from '../../src/runtime/ir/types.js';
 import { runWorkload } from '../../src/runtime/execute/run.js';
-import { locateProfile, readProfileToPredict } from '../../src/runtime/predict/profile-store.js';
+import { locateProfile, readProfileFile, readProfileToPredict } from '../../src/runtime/predict/profile-store.js';
 import { predictWorkload, type WorkloadPrediction } from '../../src/runtime/predict/workload.js';
 import { atHostSpeed } from '../../src/runtime/predict/profile.js';
 import { measureHostSpeed } from '../../src/runtime/calibrate/host-speed.js';
@@ -150,8 +150,10 @@ async function main(): Promise<void> {
         file: f, profile: readProfileToPredict(resolve(f)),
         samples: emptySamples(),
     }));
-    // The same measurements against the profile at the host's speed measured just before each workload.
+    // The same measurements against the profile at the host's speed measured just before each workload, and (where
+    // predictions scale it to the host's usual speed) against the profile as calibrated.
     const atSpeed = emptySamples();
+    const asCalibrated = profile.usualSpeed && located.file ? { profile: readProfileFile(located.file), samples: emptySamples() } : undefined;
     const speeds: Record<string, number> = {};
     // A later pass's run of each workload against its first run: the floor across the run.
     const span = emptySamples();
@@ -181,6 +183,7 @@ async function main(): Promise<void> {
                 firsts.set(ir.workload, { pred, res });
                 compare(ir, pred, res, out);
                 if (speed) compare(ir, predictWorkload(ir, atHostSpeed(profile, speed.factor)), res, atSpeed);
+                if (asCalibrated) compare(ir, predictWorkload(ir, asCalibrated.profile), res, asCalibrated.samples);
                 for (const o of others) compare(ir, predictWorkload(ir, o.profile), res, o.samples);
             } else if (first) {
                 // The first run stands in for the prediction: how far two measurements of the same thing differ here.
@@ -256,15 +259,16 @@ async function main(): Promise<void> {
         const sorted = [...factors].sort((a, b) => a - b);
         lines.push('', "## At the host's speed measured before each workload (the same measurements)", '',
             `The calibration's reference request (${profile.hostSpeedProbeMs?.toFixed(2)} ms back to back ${profile.usualSpeed ? 'at the host\'s usual speed' : 'when calibrated'}) timed again before each workload: ${sorted[0].toFixed(2)}–${sorted.at(-1)!.toFixed(2)}× that time (median ${sorted[Math.floor(sorted.length / 2)].toFixed(2)}×); the profile scaled by that factor (predict/profile.ts atHostSpeed).`, '',
-            '| metric | n | as predicted: MAPE (bias) | at the host\'s speed: MAPE (bias) | inside 90 % band, as predicted → at speed |', '|---|---:|---:|---:|---:|');
+            `| metric | n | as predicted${profile.usualSpeed ? ' (the usual speed)' : ''}: MAPE (bias) | as calibrated | at the host's speed | inside 90 % band, as predicted → at speed |`, '|---|---:|---:|---:|---:|---:|');
         const signed = (xs: Sample[]) => (xs.length ? (100 * xs.reduce((sum, x) => sum + (x.predicted - x.measured) / x.measured, 0) / xs.length) : NaN);
         const cell = (xs: Sample[]) => `${mape(xs).toFixed(1)}% (${signed(xs) >= 0 ? '+' : ''}${signed(xs).toFixed(1)}%)`;
-        const pairs: [string, Sample[], Sample[]][] = [
-            ['all ops (median per request)', allOps, [...atSpeed.ops.values()].flat()],
-            ['tenant mean latency (solo)', out.tenantMean, atSpeed.tenantMean], ['tenant p50 latency (solo)', out.tenantP50, atSpeed.tenantP50],
-            ['co-run mean latency', out.corunMean, atSpeed.corunMean], ['co-run tail (p90–p99, as bounded)', out.corunTail, atSpeed.corunTail],
+        const raw = asCalibrated?.samples;
+        const pairs: [string, Sample[], Sample[], Sample[] | undefined][] = [
+            ['all ops (median per request)', allOps, [...atSpeed.ops.values()].flat(), raw && [...raw.ops.values()].flat()],
+            ['tenant mean latency (solo)', out.tenantMean, atSpeed.tenantMean, raw?.tenantMean], ['tenant p50 latency (solo)', out.tenantP50, atSpeed.tenantP50, raw?.tenantP50],
+            ['co-run mean latency', out.corunMean, atSpeed.corunMean, raw?.corunMean], ['co-run tail (p90–p99, as bounded)', out.corunTail, atSpeed.corunTail, raw?.corunTail],
         ];
-        for (const [name, a, b] of pairs) lines.push(`| ${name} | ${a.length} | ${cell(a)} | ${cell(b)} | ${bandCoverage(a)} → ${bandCoverage(b)} |`);
+        for (const [name, a, b, c] of pairs) lines.push(`| ${name} | ${a.length} | ${cell(a)} | ${c ? cell(c) : '—'} | ${cell(b)} | ${bandCoverage(a)} → ${bandCoverage(b)} |`);
     }
     // What each family's band rests on (calibrate/band-evidence.ts): model error (leave-one-out, own or pooled) and run-to-run noise.
     lines.push('', '## Band evidence per family (profile)', '', '| family | points | leave-one-out p90 (from) | noise p90 | band |', '|---|---:|---:|---:|---:|');
