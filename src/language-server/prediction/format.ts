@@ -8,7 +8,7 @@ import { describeAttribution } from '../../runtime/report/attribution.js';
 import { requiredSamples } from '../../runtime/report/statistics.js';
 import { formatBoundedMs, formatNeeds, formatRange, formatSlowdown as formatInterval, sloMark } from '../../protocol/figures.js';
 import type { OpPrediction, SloPrediction, TenantPrediction, WorkloadPrediction } from '../../runtime/predict/workload.js';
-import { DEFAULT_BAND, MIN_DRIFT_POINTS, bandRange, combineBands, insideBand, type ErrorBand } from '../../runtime/predict/band.js';
+import { DEFAULT_BAND, MIN_DRIFT_POINTS, bandRange, combineBands, insideBand, withHostDrift, type ErrorBand } from '../../runtime/predict/band.js';
 import { formatBytes, formatFlops, formatMs, formatPercent, formatSignedPercent } from '../../protocol/units.js';
 import { profileKey } from '../../runtime/predict/profile.js';
 
@@ -105,9 +105,13 @@ export function typicalOpMs(op: OpPrediction): { solo: number; corun: number } {
     return { solo: op.soloP50Ms, corun: op.soloMs > 0 ? op.soloP50Ms * (op.corunMs / op.soloMs) : op.soloP50Ms };
 }
 
-/** Decides "the measured figure" of op instances; inlay hints and hovers both show this. */
-export function measuredFigure(instances: OpInstanceFigures[]): MeasuredFigure {
-    const band = combineBands(instances.flatMap(({ op }) => op.launches.map(l => ({ family: l.family, ms: l.ms, band: l.band }))));
+/**
+ * Decides "the measured figure" of op instances; inlay hints and hovers both show this. Its band
+ * combines the instances' launches and adds the host's drift once (`drift`: the prediction's
+ * profile.hostDrift p90), as an op's own band does (band.ts withHostDrift).
+ */
+export function measuredFigure(instances: OpInstanceFigures[], drift?: number): MeasuredFigure {
+    const band = withHostDrift(combineBands(instances.flatMap(({ op }) => op.launches.map(l => ({ family: l.family, ms: l.ms, band: l.band })))), drift);
     const figure: MeasuredFigure = { predictedSoloMs: 0, predictedCorunMs: 0, instances: instances.length, band };
     const measuredMs = (o: OpResult, phase: 'solo' | 'corun') => phase === 'solo' ? o.soloP50Ms : o.corunP50Ms;
     const counted = new Set<string>();
@@ -288,13 +292,13 @@ export function opHoverMarkdown(rows: { tenant: string; op: OpPrediction; measur
     for (const [tenant, group] of byTenant) {
         for (const r of group) {
             if (shown++ >= maxRows) continue; // the tenant's total below still covers every instance
-            const f = measuredFigure([{ op: r.op, measured: r.measured }]);
+            const f = measuredFigure([{ op: r.op, measured: r.measured }], p.profile.hostDrift?.p90);
             anyMeasured ||= f.solo !== undefined || f.corun !== undefined;
             const label = group.length > 1 && instanceOf(r.op.path) ? `${tenant} · ${instanceOf(r.op.path)}` : tenant;
             lines.push(`| ${label} | ${formatFlops(r.op.flops)} | ${formatBytes(r.op.bytes)} | ${r.op.intensity.toFixed(1)} | ${r.op.bound} | ${formatMs(f.predictedSoloMs)} ${formatBand(f.band)} | ${formatMs(f.predictedCorunMs)} | ${cells(f).join(' | ')} |`);
         }
         if (group.length > 1) {
-            const f = measuredFigure(group.map(r => ({ op: r.op, measured: r.measured })));
+            const f = measuredFigure(group.map(r => ({ op: r.op, measured: r.measured })), p.profile.hostDrift?.p90);
             lines.push(`| **${tenant}, ${group.length} instances** | | | | | ${formatMs(f.predictedSoloMs)} ${formatBand(f.band)} | ${formatMs(f.predictedCorunMs)} | ${cells(f).join(' | ')} |`);
         }
     }

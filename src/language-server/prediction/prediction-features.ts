@@ -99,7 +99,7 @@ export class PredictionInlayHintProvider implements InlayHintProvider {
         const text = document.textDocument;
         for (const [line, tenants] of lines) {
             const lineText = text.getText({ start: { line, character: 0 }, end: { line: line + 1, character: 0 } }).replace(/(\r\n|\r|\n)$/, '');
-            const figures = [...tenants.values()].map(entry => ({ entry, figure: measuredFigure(entry.instances) }));
+            const figures = [...tenants.values()].map(entry => ({ entry, figure: measuredFigure(entry.instances, entry.view.prediction.profile.hostDrift?.p90) }));
             const { entry, figure } = figures.find(f => f.figure.solo || f.figure.corun) ?? figures[0];
             const p = entry.view.prediction;
             // A line of a repeated block (or a model op used twice) sums its instances: say how many.

@@ -450,6 +450,9 @@ workload w {
         const t = predictionOf(d).tenants[0];
         expect(t.band.relative).toBeGreaterThanOrEqual(0.2985);
         expect(t.ops.find(o => o.launches.length > 0)!.band.relative).toBeCloseTo(Math.hypot(Math.hypot(0.1, 0.033), 0.2985), 9);
+        // The op line's hint and the op hover's row show that band, the drift in it (√(0.105² + 0.2985²) = 31.6 %).
+        expect(await hintAt(d, 2)).toMatch(/ ±32%$/);
+        expect(await hoverAt(d, 'dense(x, 512)')).toMatch(/\| [\d.]+ (ms|µs) ±32% \|/);
         expect(predictionOf(d).profile.usualSpeed).toEqual({ factor: expect.closeTo(0.88, 12), calibrations: 5, by: 'reference request' });
     });
 
