@@ -123,8 +123,7 @@ export async function runWorkloadRounds(options: RunWorkloadOptions): Promise<{ 
     const session = new RunSession({ ...options, profile, versions, shareWorkgroups }, [policy], selectTenants(ir, options.tenants));
     let referenceRequestMs: number | undefined;
     try {
-        // Before the tenants' devices open: its own device, on the host as the run finds it.
-        if (options.timeHostSpeed) referenceRequestMs = await timeReferenceRequest(options.adapter ?? ir.device.preference, session.signal);
+        if (options.timeHostSpeed) referenceRequestMs = await hostReference(options.adapter ?? ir.device.preference, session.signal);
         await session.openDevices();
         await session.plan();
         await session.compile();
@@ -138,6 +137,21 @@ export async function runWorkloadRounds(options: RunWorkloadOptions): Promise<{ 
     const results = sessionResults(session, measured, ending, 0, { ...options, ir, ...scheduleContext(resolved, versions), referenceRequestMs });
     const rounds = session.tenants.map((t, i) => ({ name: t.name, solo: measured.solo[i] ?? [], corun: measured.corun[0]?.tenants[i] ?? [] }));
     return { results, rounds };
+}
+
+/**
+ * The reference request's time before a run (RunWorkloadOptions.timeHostSpeed), on a device of
+ * its own before the tenants' open, on the host as the run finds it. Best effort: a figure beside
+ * the measurement, so an adapter that cannot time it (no GPU timestamps) runs without it; a
+ * cancellation still stops the run.
+ */
+async function hostReference(preference: AdapterPreference, signal: AbortSignal): Promise<number | undefined> {
+    try {
+        return await timeReferenceRequest(preference, signal);
+    } catch (error) {
+        if (signal.aborted) throw error;
+        return undefined;
+    }
 }
 
 /** Saves the co_tuned cache after schedules were resolved (a failure is a warning: the cache only saves a search). */
