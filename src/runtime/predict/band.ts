@@ -57,7 +57,8 @@ export function familyBand(family: { error?: FamilyErrorEvidence } | undefined):
 export const MIN_DRIFT_POINTS = 3;
 
 /** How the host's speed in a calibration is told: its curves' level against the others' (profile.ts curveRatio), or the time of its reference request. */
-export type SpeedMeasure = 'curves' | 'reference request';
+export const SPEED_MEASURES = ['curves', 'reference request'] as const;
+export type SpeedMeasure = typeof SPEED_MEASURES[number];
 
 type HostSpeeds = { hostSpeedProbeMs?: number; hostSpeedHistory?: readonly { probeMs: number; curveLevel?: number }[] };
 /**

@@ -10,7 +10,7 @@
 import { z } from 'zod';
 import { DEFAULT_CAPS } from '../kernels/index.js';
 import type { DeviceCaps } from '../kernels/kernel.js';
-import { usualHostSpeed } from './band.js';
+import { SPEED_MEASURES, usualHostSpeed } from './band.js';
 
 export const PROFILE_SCHEMA_VERSION = 1;
 
@@ -138,7 +138,7 @@ export const deviceProfileSchema = z.object({
      * (atUsualSpeed): the factor applied and over how many calibrations its median was taken.
      * Never written by calibration.
      */
-    usualSpeed: z.object({ factor: positive, calibrations: z.number().int().positive(), by: z.enum(['curves', 'reference request']) }).optional(),
+    usualSpeed: z.object({ factor: positive, calibrations: z.number().int().positive(), by: z.enum(SPEED_MEASURES) }).optional(),
     /**
      * The host's heavy tail: how far the p90/p95/p99 of those wall times lie beyond the normal
      * body median·(1 + z·cv), ms (0 when the tail is normal). Absent in older profiles.
@@ -260,9 +260,9 @@ export function atHostSpeed(profile: DeviceProfile, factor: number): DeviceProfi
  * median speed of this calibration and the earlier ones here, told by their curves' levels or
  * their reference requests), not at the moment it was calibrated. One calibration's moment moves
  * every figure by a common factor: 2026-12-07, a calibration at 1.28× the earlier ones' median
- * read all ops 52 % high on the accuracy benchmark, 25 % high scaled to the median (BENCHMARKS.md). The history is
- * kept, so the bands' drift term (band.ts hostDrift) is then how far the host moves from its
- * usual speed. Unchanged while the drift is not known (fewer than three earlier calibrations),
+ * read all ops 52 % high on the accuracy benchmark, 25 % high scaled to the median
+ * (BENCHMARKS.md). The history is kept, so the bands' drift term (band.ts hostDrift) is then how
+ * far the host moves from its usual speed. Unchanged while the drift is not known (fewer than three earlier calibrations),
  * for an uncalibrated profile, and for one already scaled.
  */
 export function atUsualSpeed(profile: DeviceProfile): DeviceProfile {
