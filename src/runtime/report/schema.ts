@@ -219,7 +219,7 @@ export const hostSchema = z.object({
      * measurement, ms: how fast the host ran, against a profile's own time of it
      * (hostSpeedProbeMs). Absent when the run did not time it (no calibrated profile, a test).
      */
-    referenceRequestMs: num.optional(),
+    referenceRequestMs: z.number().positive().optional(),
     /** A/A: the first half of every tenant's solo rounds against the second half (mean latency); slowdowns inside its interval are within this host's noise. */
     noise: ratioSchema.nullable(),
     /** True when the host was busy enough to distort figures (load above the cores, steal above 5 %, or an A/A difference). */

@@ -54,6 +54,10 @@ describe('op figures of a results document', () => {
         }]));
         expect(many.tenants[0].ops[0].slowdown).toMatchObject({ verdict: 'slower', estimate: expect.closeTo(3, 0) });
         expect(() => parseResults(JSON.parse(JSON.stringify(results)))).not.toThrow();
+        // The host's reference request (tenancy run times it): a time, so zero or less is a broken file, named by its field.
+        const withReference = (ms: number) => JSON.parse(JSON.stringify({ ...results, host: { ...results.host, referenceRequestMs: ms } }));
+        expect(parseResults(withReference(1.8)).host.referenceRequestMs).toBe(1.8);
+        expect(() => parseResults(withReference(0))).toThrow(/host\.referenceRequestMs/);
     });
 
     it('have no op figures for a phase that did not run', () => {
