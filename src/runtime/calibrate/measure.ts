@@ -5,6 +5,7 @@
  * aggressor loop that keeps a second device busy. Every wait is bounded (execute/wait.ts).
  */
 import { withTimeout } from '../gpu/wait.js';
+import { submitChecked } from '../gpu/submit.js';
 import { createOpBuffers, median, prepareLaunches, type KernelPipelines, type OpBuffers } from '../gpu/harness.js';
 import { kernelsFor } from '../kernels/index.js';
 import type { DeviceCaps, OpKernels } from '../kernels/kernel.js';
@@ -170,12 +171,9 @@ export function sequenceTimer(device: GPUDevice, cases: readonly PreparedCase[])
             enc.resolveQuerySet(qs, 0, 2 * L, resolve, 0);
             enc.copyBufferToBuffer(resolve, 0, rb, 0, 16 * L);
             const t0 = performance.now();
-            device.pushErrorScope('validation');
-            device.queue.submit([enc.finish()]);
-            const error = await device.popErrorScope();
-            if (error) throw new Error(`calibration sequence (${cases.map(c => c.case.shape).join(', ')}): GPU validation error: ${error.message}`);
-            await withTimeout(device.queue.onSubmittedWorkDone(), WAIT_LIMIT_MS, `calibration sequence ${cases[0]?.case.shape ?? ''}`, signal);
-            walls.push(performance.now() - t0);
+            const submitted = await submitChecked(device, [enc.finish()], WAIT_LIMIT_MS, `calibration sequence ${cases[0]?.case.shape ?? ''}`, signal);
+            if (submitted.error) throw new Error(`calibration sequence (${cases.map(c => c.case.shape).join(', ')}): GPU validation error: ${submitted.error.message}`);
+            walls.push(submitted.doneAt - t0);
             // Read back off the critical path, as the runtime does.
             pending.push(withTimeout(rb.mapAsync(GPUMapMode.READ), WAIT_LIMIT_MS, 'timestamp readback', signal)
                 .then(() => { const t = new BigUint64Array(rb.getMappedRange().slice(0)); rb.unmap(); free.push(rb); return t; }));

@@ -6,6 +6,7 @@
  */
 import { encodeOp, type CompiledLaunch, type CompiledTenant } from './compile.js';
 import { withTimeout } from './wait.js';
+import { submitChecked, type Submitted } from './submit.js';
 import { planSteps, type OpSplit, type PlanStep } from '../plan/split.js';
 
 /** Start/end of each op of a step, ms, in the device's time base (GPU clock or performance.now). */
@@ -128,23 +129,19 @@ export class TenantRunner {
         return this.timing === 'gpu-timestamps' ? this.runTimestamped(from, to, version, signal, layout) : this.runCpuTimed(from, to, version, signal, layout);
     }
 
-    private async submitChecked(encoder: GPUCommandEncoder, from: number, to: number, layout?: StepLayout): Promise<void> {
-        const device = this.compiled.device;
-        device.pushErrorScope('validation');
-        device.queue.submit([encoder.finish()]);
-        const error = await device.popErrorScope();
-        if (error) throw new GpuRunError(`tenant ${this.compiled.name}, op ${this.rangeLabel(from, to, layout)}: GPU validation error: ${error.message}`, this.compiled.ops[this.opOfStep(from, layout)].planned.path, this.compiled.name);
-    }
-
-    private async waitDone(from: number, to: number, signal?: AbortSignal, layout?: StepLayout): Promise<number> {
+    /** Submits an encoded step and waits (bounded) until the queue has done it; when it had (performance.now()). */
+    private async submitAndWait(encoder: GPUCommandEncoder, from: number, to: number, signal?: AbortSignal, layout?: StepLayout): Promise<number> {
+        const opPath = this.compiled.ops[this.opOfStep(from, layout)].planned.path;
+        const label = this.rangeLabel(from, to, layout);
+        let submitted: Submitted;
         try {
-            await withTimeout(this.compiled.device.queue.onSubmittedWorkDone(), this.stepTimeoutMs,
-                `GPU work of tenant ${this.compiled.name} (op ${this.rangeLabel(from, to, layout)})`, signal);
+            submitted = await submitChecked(this.compiled.device, [encoder.finish()], this.stepTimeoutMs, `GPU work of tenant ${this.compiled.name} (op ${label})`, signal);
         } catch (error) {
             if (signal?.aborted) throw error;
-            throw new GpuRunError(error instanceof Error ? error.message : String(error), this.compiled.ops[this.opOfStep(from, layout)].planned.path, this.compiled.name);
+            throw new GpuRunError(error instanceof Error ? error.message : String(error), opPath, this.compiled.name);
         }
-        return performance.now();
+        if (submitted.error) throw new GpuRunError(`tenant ${this.compiled.name}, op ${label}: GPU validation error: ${submitted.error.message}`, opPath, this.compiled.name);
+        return submitted.doneAt;
     }
 
     private async runTimestamped(from: number, to: number, version: number, signal?: AbortSignal, layout?: StepLayout): Promise<StepResult> {
@@ -164,8 +161,7 @@ export class TenantRunner {
             encoder.copyBufferToBuffer(this.resolveBuffer!, 0, readback, 0, 16 * timedCount);
         }
         const submittedAt = performance.now();
-        await this.submitChecked(encoder, from, to, layout);
-        const doneAt = await this.waitDone(from, to, signal, layout);
+        const doneAt = await this.submitAndWait(encoder, from, to, signal, layout);
         const intervals = readback ? this.readIntervals(readback, from, timedCount, layout) : Promise.resolve(undefined);
         return { submittedAt, doneAt, intervals };
     }
@@ -213,8 +209,7 @@ export class TenantRunner {
             const encoder = device.createCommandEncoder({ label: op.planned.path });
             encodeOp(encoder, launches);
             startMs[i - from] = performance.now();
-            await this.submitChecked(encoder, i, i + 1, layout);
-            doneAt = await this.waitDone(i, i + 1, signal, layout);
+            doneAt = await this.submitAndWait(encoder, i, i + 1, signal, layout);
             endMs[i - from] = doneAt;
         }
         const ops = this.stepOps(from, to - from, layout);
