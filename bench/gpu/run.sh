@@ -3,7 +3,8 @@
 # benchmark on bench/gpu/mixes.tenancy (the mixes at the papers' sizes), the kernel benchmark,
 # and the accuracy benchmark after a quick calibration. Everything it writes goes under $OUT
 # (default bench/.work/gpu-out): one markdown and one JSON file per suite, the device list and
-# the profile, and run.log.
+# the profile, and run.log. The calibration replaces this machine's profile as `tenancy
+# calibrate` does (.tenancy/device-profile.json and the user's profile cache).
 #
 # Here (with node_modules): `bash bench/gpu/run.sh` builds the kit itself. On a machine without
 # node_modules (no registry there): run `node bench/gpu/prepare.mjs` here first and carry
@@ -26,13 +27,17 @@ KIT=bench/.work/gpu-kit
 if [ -d node_modules/esbuild ]; then "$NODE" bench/gpu/prepare.mjs || exit 1; fi
 if [ ! -f "$KIT/cli.mjs" ]; then echo "run.sh: no $KIT: run 'node bench/gpu/prepare.mjs' where node_modules exists and carry $KIT"; exit 2; fi
 
-step() { # step NAME SECONDS COMMAND…: runs one step with its limit, says how it ended
+# step NAME SECONDS COMMAND…: runs one step with its limit and says in run.log how it ended (on
+# stderr: a step's stdout is its result file). A suite's JSON is removed first, so a step that
+# fails or runs out leaves none to be copied as if it were this run's.
+step() {
     local name=$1 limit=$2; shift 2
     local t0=$SECONDS
-    echo "== $name (limit ${limit}s) $(date -u +%H:%M:%S), load $(cut -d' ' -f1 /proc/loadavg)"
+    rm -f "bench/.work/$name.json"
+    echo "== $name (limit ${limit}s) $(date -u +%H:%M:%S), load $(cut -d' ' -f1 /proc/loadavg)" >&2
     timeout --signal=INT --kill-after=15 "$limit" "$@"
     local rc=$?
-    echo "== $name: exit $rc after $((SECONDS - t0)) s$([ $rc -eq 124 ] && echo ' (time limit)')"
+    echo "== $name: exit $rc after $((SECONDS - t0)) s$([ $rc -eq 124 ] && echo ' (time limit)')" >&2
 }
 
 echo "commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown), $(date -u +%FT%TZ), $(nproc) cores"
