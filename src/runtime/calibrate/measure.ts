@@ -171,7 +171,7 @@ export function sequenceTimer(device: GPUDevice, cases: readonly PreparedCase[])
             enc.resolveQuerySet(qs, 0, 2 * L, resolve, 0);
             enc.copyBufferToBuffer(resolve, 0, rb, 0, 16 * L);
             const t0 = performance.now();
-            const submitted = await submitChecked(device, [enc.finish()], WAIT_LIMIT_MS, `calibration sequence ${cases[0]?.case.shape ?? ''}`, signal);
+            const submitted = await submitChecked(device, enc, WAIT_LIMIT_MS, `calibration sequence ${cases[0]?.case.shape ?? ''}`, signal);
             if (submitted.error) throw new Error(`calibration sequence (${cases.map(c => c.case.shape).join(', ')}): GPU validation error: ${submitted.error.message}`);
             walls.push(submitted.doneAt - t0);
             // Read back off the critical path, as the runtime does.

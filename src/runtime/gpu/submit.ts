@@ -8,8 +8,10 @@ import { withTimeout } from './wait.js';
 export type Submitted = { error: GPUError; doneAt?: undefined } | { error?: undefined; doneAt: number };
 
 /**
- * Submits `buffers` inside a validation error scope and waits (bounded by `limitMs`, cancelled by
- * `signal`) until the queue has done them; `doneAt` is performance.now() when it had.
+ * Finishes `encoder` and submits its work inside a validation error scope (an encoding error is
+ * raised when the encoder finishes: inside the scope, it is this submission's), then waits (bounded
+ * by `limitMs`, cancelled by `signal`) until the queue has done it; `doneAt` is performance.now()
+ * when it had.
  *
  * The scope's answer and the queue's completion are awaited together. Awaited one after the
  * other, each costs its own turn of Dawn's event polling (dawn-polling.ts): on lavapipe a
@@ -19,9 +21,9 @@ export type Submitted = { error: GPUError; doneAt?: undefined } | { error?: unde
  * A timeout or cancellation rejects as withTimeout does, unless the submission was invalid: its
  * validation error is the cause worth reporting.
  */
-export async function submitChecked(device: GPUDevice, buffers: GPUCommandBuffer[], limitMs: number, what: string, signal?: AbortSignal): Promise<Submitted> {
+export async function submitChecked(device: GPUDevice, encoder: GPUCommandEncoder, limitMs: number, what: string, signal?: AbortSignal): Promise<Submitted> {
     device.pushErrorScope('validation');
-    device.queue.submit(buffers);
+    device.queue.submit([encoder.finish()]);
     const [scope, done] = await Promise.allSettled([
         device.popErrorScope(),
         withTimeout(device.queue.onSubmittedWorkDone(), limitMs, what, signal).then(() => performance.now()),

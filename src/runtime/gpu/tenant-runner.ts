@@ -135,7 +135,7 @@ export class TenantRunner {
         const label = this.rangeLabel(from, to, layout);
         let submitted: Submitted;
         try {
-            submitted = await submitChecked(this.compiled.device, [encoder.finish()], this.stepTimeoutMs, `GPU work of tenant ${this.compiled.name} (op ${label})`, signal);
+            submitted = await submitChecked(this.compiled.device, encoder, this.stepTimeoutMs, `GPU work of tenant ${this.compiled.name} (op ${label})`, signal);
         } catch (error) {
             if (signal?.aborted) throw error;
             throw new GpuRunError(error instanceof Error ? error.message : String(error), opPath, this.compiled.name);

@@ -22,16 +22,18 @@ describe.skipIf(!gpu)('submitChecked on the software adapter', () => {
     });
     afterAll(() => { device?.destroy(); handle = undefined; });
 
-    /** A command buffer adding 1 to every element of `buffer`. */
-    function increment(buffer: GPUBuffer): GPUCommandBuffer {
+    /** An encoder whose work adds 1 to every element of `buffer`, `times` times. */
+    function increment(buffer: GPUBuffer, times = 1): GPUCommandEncoder {
         const group = device.createBindGroup({ layout: pipeline.getBindGroupLayout(0), entries: [{ binding: 0, resource: { buffer } }] });
         const encoder = device.createCommandEncoder();
-        const pass = encoder.beginComputePass();
-        pass.setPipeline(pipeline);
-        pass.setBindGroup(0, group);
-        pass.dispatchWorkgroups(4);
-        pass.end();
-        return encoder.finish();
+        for (let i = 0; i < times; i++) {
+            const pass = encoder.beginComputePass();
+            pass.setPipeline(pipeline);
+            pass.setBindGroup(0, group);
+            pass.dispatchWorkgroups(4);
+            pass.end();
+        }
+        return encoder;
     }
 
     async function read(buffer: GPUBuffer): Promise<Float32Array> {
@@ -48,7 +50,7 @@ describe.skipIf(!gpu)('submitChecked on the software adapter', () => {
     it('resolves once the queue has done the work, with when', async () => {
         const buffer = device.createBuffer({ size: 4 * 256, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC });
         const before = performance.now();
-        const submitted = await submitChecked(device, [increment(buffer), increment(buffer)], 5000, 'the test work');
+        const submitted = await submitChecked(device, increment(buffer, 2), 5000, 'the test work');
         expect(submitted.error).toBeUndefined();
         expect(submitted.doneAt).toBeGreaterThanOrEqual(before);
         expect(submitted.doneAt).toBeLessThanOrEqual(performance.now());
@@ -60,20 +62,38 @@ describe.skipIf(!gpu)('submitChecked on the software adapter', () => {
         const buffer = device.createBuffer({ size: 4 * 256, usage: GPUBufferUsage.STORAGE });
         const work = increment(buffer);
         buffer.destroy();
-        const submitted = await submitChecked(device, [work], 5000, 'the test work');
+        const submitted = await submitChecked(device, work, 5000, 'the test work');
         expect(submitted.doneAt).toBeUndefined();
         expect(submitted.error?.message).toMatch(/destroyed/i);
         // The scope was popped: the next submission is judged on its own.
         const fresh = device.createBuffer({ size: 4 * 256, usage: GPUBufferUsage.STORAGE });
-        expect((await submitChecked(device, [increment(fresh)], 5000, 'the test work')).error).toBeUndefined();
+        expect((await submitChecked(device, increment(fresh), 5000, 'the test work')).error).toBeUndefined();
         fresh.destroy();
+    });
+
+    it('reports an encoding error as this submission\'s, not as an uncaptured one', async () => {
+        const uncaptured: string[] = [];
+        const listener = (e: Event) => uncaptured.push((e as GPUUncapturedErrorEvent).error.message);
+        device.addEventListener('uncapturederror', listener);
+        try {
+            // A dispatch without a pipeline: the encoder records the error and raises it when it finishes.
+            const encoder = device.createCommandEncoder();
+            const pass = encoder.beginComputePass();
+            pass.dispatchWorkgroups(1);
+            pass.end();
+            const submitted = await submitChecked(device, encoder, 5000, 'the test work');
+            expect(submitted.error?.message).toMatch(/pipeline/i);
+            expect(uncaptured).toEqual([]);
+        } finally {
+            device.removeEventListener('uncapturederror', listener);
+        }
     });
 
     it('gives way to cancellation with the signal\'s reason', async () => {
         const buffer = device.createBuffer({ size: 4 * 256, usage: GPUBufferUsage.STORAGE });
         const stop = new AbortController();
         stop.abort(new Error('cancelled by the test'));
-        await expect(submitChecked(device, [increment(buffer)], 5000, 'the test work', stop.signal)).rejects.toThrow('cancelled by the test');
+        await expect(submitChecked(device, increment(buffer), 5000, 'the test work', stop.signal)).rejects.toThrow('cancelled by the test');
         buffer.destroy();
     });
 });
