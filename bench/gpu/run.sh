@@ -27,18 +27,8 @@ KIT=bench/.work/gpu-kit
 if [ -d node_modules/esbuild ]; then "$NODE" bench/gpu/prepare.mjs || exit 1; fi
 if [ ! -f "$KIT/cli.mjs" ]; then echo "run.sh: no $KIT: run 'node bench/gpu/prepare.mjs' where node_modules exists and carry $KIT"; exit 2; fi
 
-# step NAME SECONDS COMMAND…: runs one step with its limit and says in run.log how it ended (on
-# stderr: a step's stdout is its result file). A suite's JSON is removed first, so a step that
-# fails or runs out leaves none to be copied as if it were this run's.
-step() {
-    local name=$1 limit=$2; shift 2
-    local t0=$SECONDS
-    rm -f "bench/.work/$name.json"
-    echo "== $name (limit ${limit}s) $(date -u +%H:%M:%S), load $(cut -d' ' -f1 /proc/loadavg)" >&2
-    timeout --signal=INT --kill-after=15 "$limit" "$@"
-    local rc=$?
-    echo "== $name: exit $rc after $((SECONDS - t0)) s$([ $rc -eq 124 ] && echo ' (time limit)')" >&2
-}
+# step NAME SECONDS COMMAND…: one step with its time limit (bench/gpu/step.sh)
+source bench/gpu/step.sh
 
 echo "commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown), $(date -u +%FT%TZ), $(nproc) cores"
 command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
