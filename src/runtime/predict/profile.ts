@@ -262,8 +262,8 @@ export function atHostSpeed(profile: DeviceProfile, factor: number): DeviceProfi
  * every figure by a common factor: 2026-12-07, a calibration at 1.28× the earlier ones' median
  * read all ops 52 % high on the accuracy benchmark, 25 % high scaled to the median
  * (BENCHMARKS.md). The history is kept, so the bands' drift term (band.ts hostDrift) is then how
- * far the host moves from its usual speed. Unchanged while the drift is not known (fewer than three earlier calibrations),
- * for an uncalibrated profile, and for one already scaled.
+ * far the host moves from its usual speed. Unchanged while the drift is not known (fewer than
+ * three earlier calibrations), for an uncalibrated profile, and for one already scaled.
  */
 export function atUsualSpeed(profile: DeviceProfile): DeviceProfile {
     if (profile.uncalibrated || profile.usualSpeed) return profile;
