@@ -22,7 +22,7 @@ import { opServiceMs, opTiming, requestServiceMs, submissionMs } from './latency
 import { tailFrom, type ServiceTail } from './queueing.js';
 import { chooseOpSplits, layerBlockOpSplits, opViews, splitStepViews, versionViews } from './op-views.js';
 import { capsForProfile, type DeviceProfile } from './profile.js';
-import { boundedStatistic, simulate, simulatedStatistic, type SimulatedFigures, type SimulatedTenant } from './simulate.js';
+import { boundedStatistic, scaledArrival, simulate, simulatedStatistic, type SimulatedFigures, type SimulatedTenant } from './simulate.js';
 import { cachedCoTunedSteps, simulateCoTuned, type CoTunedStore } from './co-tuned.js';
 import { completeSteps } from './steps.js';
 
@@ -445,15 +445,33 @@ export function simulationInput(ir: WorkloadIR, profile: DeviceProfile, options:
     const requestMs = Math.max(...tenants.map(t => t.ops.reduce((s, o) => s + (o.predictedMs ?? 0), 0)));
     const rates = ir.tenants.flatMap(t => t.arrival.kind === 'poisson' ? [t.arrival.ratePerSecond] : t.arrival.kind === 'periodic' ? [1000 / t.arrival.everyMs] : []);
     const openMs = rates.length ? TARGET_REQUESTS / Math.min(...rates) * 1000 : 0;
-    // A closed loop completes a request per request time: bound its count (the events a simulation takes) to CLOSED_REQUESTS.
-    const closedMs = tenants.filter(t => t.arrival.kind === 'closed').map(t => CLOSED_REQUESTS * t.ops.reduce((s, o) => s + (o.predictedMs ?? 0), t.submitMs));
-    const durationMs = Math.min(MAX_WINDOW_MS, ...closedMs, Math.max(MIN_WINDOW_MS, openMs, 200 * requestMs));
+    const durationMs = Math.min(MAX_WINDOW_MS, closedLoopWindowMs(tenants, 1), Math.max(MIN_WINDOW_MS, openMs, 200 * requestMs));
     return {
         ir, profile, cache, plans, tenants, contention: pairCoefficients(profile, mixes), serviceCv: profile.serviceCv,
         tail: tailFrom(profile.serviceTailMs), corunTail: tailFrom(profile.corunTailMs ?? profile.serviceTailMs),
         ...(profile.corunQuantumMs !== undefined ? { quantumMs: profile.corunQuantumMs } : {}),
         warmupMs: Math.min(1000, durationMs / 10), durationMs, seed: options.seed ?? ir.benchmark.seed,
     };
+}
+
+/**
+ * The longest window in which no closed loop completes more than CLOSED_REQUESTS (the events a
+ * simulation takes) at `load` times its clients, ms (Infinity without closed loops). Alone a loop
+ * completes one request per (request + think) time per client, and at most one per request time
+ * (its queue runs one request at a time). Think time counts: bounding the window by the request
+ * time alone left zoo-mix's open-loop tenants (2–3/s, beside two clients thinking 20 ms) a 2.3 s
+ * window, 2 and 9 requests to place a p99 on. Clients scaled by the load count too: a capacity
+ * probe at 16× the clients of a thinking loop would otherwise simulate 16× its requests.
+ */
+function closedLoopWindowMs(tenants: readonly SimulatedTenant[], load: number): number {
+    let windowMs = Infinity;
+    for (const t of tenants) {
+        const arrival = scaledArrival(t.arrival, load);
+        if (arrival.kind !== 'closed') continue;
+        const serviceMs = t.ops.reduce((s, o) => s + (o.predictedMs ?? 0), t.submitMs);
+        windowMs = Math.min(windowMs, CLOSED_REQUESTS * Math.max(serviceMs, (serviceMs + arrival.thinkMs) / arrival.clients));
+    }
+    return windowMs;
 }
 
 /** A load factor for a message: `1`, `0.25`, `16`. */
@@ -468,8 +486,11 @@ function openRate(t: SimulatedTenant): number {
 
 /** Simulates a resolved schedule at a load factor (a shorter window for searches); refuses more than MAX_SIMULATED_REQUESTS open-loop requests. */
 export function simulateSchedule(input: SimulationInput, resolved: ResolvedSchedule, load = 1, window = 1): SimulatedFigures[] {
+    // At a load above the declared one the window shrinks with the closed loops' completions (closedLoopWindowMs): an open
+    // stream scaled as much brings as many requests in it.
+    const part = Math.min(window, closedLoopWindowMs(input.tenants, load) / input.durationMs);
     const perSecond = input.tenants.reduce((sum, t) => sum + openRate(t), 0) * load;
-    const seconds = (input.durationMs * window + input.warmupMs) / 1000;
+    const seconds = (input.durationMs * part + input.warmupMs) / 1000;
     if (perSecond * seconds > MAX_SIMULATED_REQUESTS) {
         const fastest = input.tenants.reduce((a, b) => (openRate(b) > openRate(a) ? b : a));
         const rate = perSecond >= 1e6 ? perSecond.toExponential(2) : String(Math.round(perSecond));
@@ -477,10 +498,10 @@ export function simulateSchedule(input: SimulationInput, resolved: ResolvedSched
             + `over ${MAX_SIMULATED_REQUESTS.toLocaleString('en-US')} requests in ${seconds} s; lower the rates`);
     }
     // co_tuned runs its tenants' chosen versions, with their own times and contention.
-    if (resolved.settings.coTuned) return simulateCoTuned(input, resolved.settings.coTuned, load, window);
+    if (resolved.settings.coTuned) return simulateCoTuned(input, resolved.settings.coTuned, load, part);
     return simulate(simulatedTenants(input, resolved.settings.regulated?.opSplits ?? resolved.settings.layerBlock?.opSplits, resolved.settings.layerBlock !== undefined), {
         policy: policyFor(resolved.schedule, resolved.settings), contention: input.contention, serviceCv: input.serviceCv, tail: input.tail, corunTail: input.corunTail,
-        quantumMs: input.quantumMs, seed: input.seed, warmupMs: input.warmupMs, durationMs: input.durationMs * window, load,
+        quantumMs: input.quantumMs, seed: input.seed, warmupMs: input.warmupMs, durationMs: input.durationMs * part, load,
     });
 }
 

@@ -1,7 +1,7 @@
 /** Schedules evaluated by simulation with the runtime's own policies (predict/simulate.ts, schedules.ts). Pure. */
 import { describe, expect, it } from 'vitest';
 import { boundedStatistic, simulate, simulatedStatistic, type SimulatedFigures, type SimulatedTenant } from '../../../src/runtime/predict/simulate.js';
-import { autoCandidates, bestSchedule, CANDIDATE_SCHEDULES, compareSchedules, evaluateSchedule, MAX_SIMULATED_REQUESTS, regulatedScore, resolveSchedule } from '../../../src/runtime/predict/schedules.js';
+import { autoCandidates, bestSchedule, CANDIDATE_SCHEDULES, compareSchedules, evaluateSchedule, MAX_SIMULATED_REQUESTS, regulatedScore, resolveSchedule, simulateSchedule, simulationInput } from '../../../src/runtime/predict/schedules.js';
 import { defaultProfile } from '../../../src/runtime/predict/profile.js';
 import { policyFor } from '../../../src/runtime/schedule/policy.js';
 import type { IrArrival } from '../../../src/runtime/ir/types.js';
@@ -258,6 +258,26 @@ describe('schedules compared', () => {
         const modest = workload([mlpTenant('a', { kind: 'poisson', ratePerSecond: 30 }), mlpTenant('b', { kind: 'closed', clients: 1, thinkMs: 0 })]);
         expect(evaluateSchedule(modest, defaultProfile(), { policy: 'concurrent' }, { capacity: false }).tenants[0].throughputPerSecond).toBeGreaterThan(0);
         expect(MAX_SIMULATED_REQUESTS).toBe(2_000_000);
+    });
+
+    it("sizes the window by what a closed loop completes, think time and clients counted: a sparse open stream beside a thinking loop gets its requests, a capacity probe no more of the loop's", () => {
+        // Two clients thinking 20 ms around a sub-millisecond request complete about 100 requests a second: the window's bound of
+        // 3,000 of them is some 30 s, where a bound by the request time alone gave 2–3 s (a few of the 3/s stream's requests).
+        const ir = workload([
+            mlpTenant('sparse', { kind: 'poisson', ratePerSecond: 3 }),
+            mlpTenant('loop', { kind: 'closed', clients: 2, thinkMs: 20 }, [], { batch: 1, input: 64, hidden: 64, out: 8 }),
+        ]);
+        const input = simulationInput(ir, defaultProfile(), { seed: 3 });
+        const resolved = resolveSchedule(ir, defaultProfile());
+        const [sparse, loop] = simulateSchedule(input, resolved);
+        expect(sparse.latenciesMs.length).toBeGreaterThan(60);
+        expect(loop.latenciesMs.length).toBeGreaterThan(2000);
+        expect(loop.latenciesMs.length).toBeLessThanOrEqual(3000);
+        // At 16× the load (32 clients) the window shrinks so the loop completes no more than at the declared load, and the
+        // stream, 16× as fast, brings as many requests as there.
+        const [sparse16, loop16] = simulateSchedule(input, resolved, 16);
+        expect(loop16.latenciesMs.length).toBeLessThanOrEqual(3000);
+        expect(sparse16.latenciesMs.length).toBeGreaterThan(60);
     });
 });
 
