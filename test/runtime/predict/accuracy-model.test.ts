@@ -133,6 +133,9 @@ describe('host factors', () => {
         const p = { ...base(), idlePenalty: { wallMs: 10, gpuMsPerPass: 0.5 } };
         expect(idleAdjustment(p, 10, { kind: 'closed', clients: 1, thinkMs: 0 }).serviceMs).toBe(10);
         expect(idleAdjustment(p, 10, { kind: 'closed', clients: 1, thinkMs: 50 }).serviceMs).toBeCloseTo(20, 12);
+        // Several thinking clients: a returning one finds the device idle when none of the others is at it (each 10/60 of its cycle).
+        expect(idleAdjustment(p, 10, { kind: 'closed', clients: 3, thinkMs: 50 }).idleProbability).toBeCloseTo((5 / 6) ** 2, 12);
+        expect(idleAdjustment(p, 10, { kind: 'closed', clients: 3, thinkMs: 0 }).idleProbability).toBe(0);
         // Poisson at 1/s with S = 10 ms: S' = S + a(1 − λS') with a = 10 ⇒ S' = 20/1.01.
         const open = idleAdjustment(p, 10, { kind: 'poisson', ratePerSecond: 1 });
         expect(open.serviceMs).toBeCloseTo(20 / 1.01, 9);
