@@ -155,7 +155,7 @@ function predicted(preds: Map<string, WorkloadPrediction>, row: string, s: Sampl
         case 'corunP99': return { ms: t.corun.p99, band: t.corunBand.p99 };
         case 'corunTail': { const p = percentileOf(s.what); return p && { ms: t.corun[p], band: t.corunBand[p] }; }
         case 'corunShape': { const p = percentileOf(s.what); return p && { ms: t.corun[p] / t.corun.mean }; }
-        case 'slowdown': return { ms: t.corun.mean / t.solo.mean };
+        case 'slowdown': return { ms: t.meanRatio.estimate, band: t.corunBand.mean };
     }
     return undefined;
 }

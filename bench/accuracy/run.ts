@@ -84,10 +84,11 @@ function compare(ir: WorkloadIR, pred: WorkloadPrediction, res: Results, out: Sa
                 if (Number.isFinite(shape.predicted) && shape.measured > 0) out.corunShape.push({ workload: ir.workload, what: `${t.name} co-run ${tail}`, ...shape, ape: ape(shape.predicted, shape.measured), requests });
             }
             out.corunMean.push({ workload: ir.workload, what: `${t.name} co-run mean`, predicted: t.corun.mean, measured: m.corun.latencyMs.mean, ape: ape(t.corun.mean, m.corun.latencyMs.mean), band: t.corunBand.mean });
-            // Slowdown (co-run mean / solo mean): scale-free, so a uniformly slower or faster host cancels out.
-            const predictedSlowdown = t.corun.mean / t.solo.mean;
-            if (m.slowdown.mean !== null && Number.isFinite(predictedSlowdown)) {
-                out.slowdown.push({ workload: ir.workload, what: `${t.name} slowdown`, predicted: predictedSlowdown, measured: m.slowdown.mean.estimate, ape: ape(predictedSlowdown, m.slowdown.mean.estimate) });
+            // Slowdown (co-run mean / solo mean, as the hover shows it with its band): scale-free, so a uniformly slower or
+            // faster host cancels out.
+            const ratio = t.meanRatio;
+            if (m.slowdown.mean !== null && Number.isFinite(ratio.estimate)) {
+                out.slowdown.push({ workload: ir.workload, what: `${t.name} slowdown`, predicted: ratio.estimate, measured: m.slowdown.mean.estimate, ape: ape(ratio.estimate, m.slowdown.mean.estimate), band: t.corunBand.mean });
             }
         }
         // Per-op solo GPU time: only from solo-only workloads (one measurement per op shape). The goal's figure is
@@ -229,7 +230,7 @@ async function main(): Promise<void> {
     goalRow('co-run tail, the highest of p90/p95/p99 each run bounds', out.corunTail, s => s.corunTail, undefined, bandCoverage(out.corunTail));
     goalRow('— that tail over the co-run mean (its shape: the host\'s speed cancels)', out.corunShape, s => s.corunShape, undefined, '—');
     goalRow(`co-run p99 latency, every tenant (${out.corunP99.length - boundedP99(out.corunP99).length} of ${out.corunP99.length} not bounded by their runs)`, out.corunP99, s => s.corunP99, undefined, bandCoverage(out.corunP99));
-    goalRow('co-run slowdown (mean / solo mean)', out.slowdown, s => s.slowdown, undefined, '—');
+    goalRow('co-run slowdown (mean / solo mean)', out.slowdown, s => s.slowdown, undefined, bandCoverage(out.slowdown));
     // Signed bias: a model that is systematically low or high shows here, noise does not.
     const bias = (xs: Sample[]) => (xs.length ? `${(100 * xs.reduce((sum, x) => sum + (x.predicted - x.measured) / x.measured, 0) / xs.length).toFixed(1)}%` : '—');
     lines.push('', `Mean signed error (bias): all ops ${bias(allOps)} (means: ${bias(out.opMeans)}), tenant mean ${bias(out.tenantMean)}, co-run p99 where bounded ${bias(boundedP99(out.corunP99))}, co-run tail ${bias(out.corunTail)}.`);

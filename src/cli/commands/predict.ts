@@ -15,7 +15,7 @@ import { predictWorkload, type WorkloadPrediction } from '../../runtime/predict/
 import { DEFAULT_BAND } from '../../runtime/predict/band.js';
 import { alignTable } from '../../runtime/report/table.js';
 import { workspaceFolderOf } from '../../runtime/report/write.js';
-import { formatBand, formatBandRange, formatError, hostDriftText, profileLabel, typicalOpMs } from '../../language-server/prediction/format.js';
+import { formatBand, formatBandRange, formatError, formatMeanRatio, hostDriftText, profileLabel, typicalOpMs } from '../../language-server/prediction/format.js';
 import { formatBytes, formatFlops, formatMs, formatPercent } from '../../protocol/units.js';
 import { comparisonJson, comparisonText, compareWorkloadSchedules } from '../../language-server/prediction/schedule-comparison.js';
 import { PlanCache } from '../../runtime/plan/plan.js';
@@ -44,13 +44,13 @@ async function loadIrs(file: string): Promise<WorkloadIR[]> {
 /** The text table of a prediction (what `tenancy predict` prints). */
 export function predictionTable(p: WorkloadPrediction, top: number): string {
     const multi = p.tenants.length > 1;
-    const header = ['tenant', 'service', 'solo p50', 'solo p99', ...(multi ? ['co-run p50', 'co-run p99', 'slowdown'] : []), 'utilisation', 'SLO'];
+    const header = ['tenant', 'service', 'solo p50', 'solo p99', ...(multi ? ['co-run p50', 'co-run p99', 'co-run/solo mean'] : []), 'utilisation', 'SLO'];
     const rows = [header];
     for (const t of p.tenants) {
         const slo = t.slos.length === 0 ? '—' : t.slos.map(s => `${s.percentile}≤${formatMs(s.targetMs)} ${s.verdict === 'ok' ? '✓' : s.verdict === 'infeasible' ? '✗ infeasible' : '⚠ at risk'}`).join(' ');
         rows.push([
             t.name, formatMs(t.serviceMs), formatMs(t.solo.p50), `${formatMs(t.solo.p99)} (${formatBandRange(t.bandMs.solo.p99)})`,
-            ...(multi ? [formatMs(t.corun.p50), `${formatMs(t.corun.p99)} (${formatBandRange(t.bandMs.corun.p99)})`, `${t.slowdown.toFixed(2)}×`] : []),
+            ...(multi ? [formatMs(t.corun.p50), `${formatMs(t.corun.p99)} (${formatBandRange(t.bandMs.corun.p99)})`, formatMeanRatio(t.meanRatio)] : []),
             `${formatPercent(t.corunUtilisation)}${t.openLoop ? '' : ' (closed)'}`, slo,
         ]);
     }
@@ -60,7 +60,8 @@ export function predictionTable(p: WorkloadPrediction, top: number): string {
         `device utilisation (open-loop demand at solo speed): ${formatPercent(p.deviceUtilisation)}${p.overloaded ? ' — OVERLOADED' : ''}`,
         p.tenants.some(t => !t.band.calibrated)
             ? `p99 (low–high), ops ±: uncalibrated band, a stated default of ±${formatPercent(DEFAULT_BAND)} (this profile has no leave-one-out evidence; run \`tenancy calibrate\`)`
-            : `p99 (low–high), ops ±: the 90 % band (90 % of the profile's own calibration points, each predicted without it, fell within it; the host's run-to-run noise added${hostDriftText(p.profile)})`,
+            : `p99 (low–high), ops ±: the 90 % band (90 % of the profile's own calibration points, each predicted without it, fell within it; the host's run-to-run noise added${hostDriftText(p.profile)})`
+                + (multi ? '; co-run/solo mean (low–high): the co-run mean over the solo mean, with the co-run mean\'s band' : ''),
     ];
     if (top > 0) {
         // Typical (median) times per request, as the editor's op hints show them.

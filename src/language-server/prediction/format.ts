@@ -156,6 +156,11 @@ export function formatSlowdown(x: number): string {
     return Number.isFinite(x) ? `${x.toFixed(x >= 10 ? 1 : 2)}×` : '∞×';
 }
 
+/** `1.34× (1.05–1.8)`: a predicted co-run / solo mean with its 90 % band; `∞×` where a queue does not drain. */
+export function formatMeanRatio(r: TenantPrediction['meanRatio']): string {
+    return Number.isFinite(r.estimate) ? `${formatSlowdown(r.estimate)} (${formatBandRange(r)})` : formatSlowdown(r.estimate);
+}
+
 /** The last segment of an op path (`conv2d.1`). */
 function opName(path: string): string {
     return path.split('/').pop() ?? path;
@@ -377,7 +382,7 @@ export function tenantHoverMarkdown(t: TenantPrediction, p: WorkloadPrediction, 
     if (multi) row(`co-run (${p.policy})`, t.corun, measured?.corun ?? undefined, t.bandMs.corun);
     lines.push('', `p50 and p99 with their 90 % band (${formatBand(t.band)}, ms). ${bandMeaning(t.band)} It covers the kernels' times and the host's noise${hostDriftText(p.profile)}, not the queueing model${multi ? `; the co-run ranges add how far each figure scatters over a run's requests, ${corunModelErrorText(p.profile.corunModelError)}` : ''}.`, '');
     lines.push(`Service ${formatMs(t.serviceMs)} per request (${t.launches} kernels, ${t.submits} submit${t.submits === 1 ? '' : 's'})` +
-        (multi ? ` · slowdown ${formatSlowdown(t.slowdown)}` : '') +
+        (multi ? ` · co-run / solo mean ${formatMeanRatio(t.meanRatio)}` : '') +
         ` · utilisation ${formatPercent(t.corunUtilisation)}${t.openLoop ? '' : ' (closed loop)'}`);
     for (const s of t.slos) {
         const verdict = s.verdict === 'ok' ? '✓ met' : s.verdict === 'infeasible' ? '✗ infeasible even solo, even at the band\'s low end' : `⚠ at risk: ${sloRiskReason(s, multi)}`;
@@ -385,7 +390,7 @@ export function tenantHoverMarkdown(t: TenantPrediction, p: WorkloadPrediction, 
         const seen = run ? `; measured ${run.verdict === 'invalid' ? `invalid (needs ${run.requestsNeeded} requests)` : `${sloMark(run.verdict)}${run.boundsMs ? ` (${formatRange(run.boundsMs.low, run.boundsMs.high)} ms)` : ''}`}` : '';
         lines.push(`- SLO ${s.percentile} ≤ ${formatMs(s.targetMs)}: ${verdict} (predicted ${formatMs(multi ? s.corunMs : s.soloMs)}, band ${formatBandRange(multi ? s.corunBandMs : bandRange(s.soloMs, t.band.relative))} ms)${seen}`);
     }
-    if (measured) lines.push(...measuredTenantLines(measured));
+    if (measured) lines.push(...measuredTenantLines(measured, multi ? t.meanRatio : undefined));
     const speed = measured ? runHostSpeed(p, run) : undefined;
     if (speed) lines.push('', runSpeedText(speed));
     return lines.join('\n');
@@ -404,10 +409,10 @@ export function sloRiskReason(s: SloPrediction, multiTenant: boolean): string {
 }
 
 /** What the latest run measured of a tenant beyond its percentiles: slowdowns with intervals, where time went, who slowed it, validity. */
-function measuredTenantLines(m: TenantResult): string[] {
+function measuredTenantLines(m: TenantResult, predicted: TenantPrediction['meanRatio'] | undefined): string[] {
     const lines = ['', '**Measured** in the latest run (95 % intervals):'];
     const slowdowns = (['mean', 'p50', 'p99'] as const).flatMap(k => m.slowdown[k] ? [`${k} ${formatInterval(m.slowdown[k]!)}`] : []);
-    if (slowdowns.length) lines.push(`- co-run / solo: ${slowdowns.join(' · ')}${m.noise?.low != null && m.noise.high != null ? ` — A/A noise ${formatRange(m.noise.low, m.noise.high)}` : ''}`);
+    if (slowdowns.length) lines.push(`- co-run / solo: ${slowdowns.join(' · ')}${m.noise?.low != null && m.noise.high != null ? ` — A/A noise ${formatRange(m.noise.low, m.noise.high)}` : ''}${ratioAgainstBand(m.slowdown.mean?.estimate, predicted)}`);
     const s = m.solo?.breakdown, c = m.corun?.breakdown;
     if (s && c) lines.push(`- mean latency, solo → co-run: queueing ${formatMs(s.queueingMs)} → ${formatMs(c.queueingMs)}, GPU ${formatMs(s.gpuMs)} → ${formatMs(c.gpuMs)}, host ${formatMs(s.hostMs)} → ${formatMs(c.hostMs)}`);
     for (const i of m.interference.filter(x => x.overlappedFraction > 0)) {
@@ -417,9 +422,16 @@ function measuredTenantLines(m: TenantResult): string[] {
     return lines;
 }
 
+/** `; predicted mean 1.81× (1.2–3.4): inside its band`: where the measured co-run / solo mean fell against the prediction's band. */
+function ratioAgainstBand(measured: number | undefined, predicted: TenantPrediction['meanRatio'] | undefined): string {
+    if (measured === undefined || !predicted || !Number.isFinite(predicted.estimate)) return '';
+    const inside = measured >= predicted.low && measured <= predicted.high;
+    return `; predicted mean ${formatMeanRatio(predicted)}: ${inside ? 'inside' : 'outside'} its band`;
+}
+
 /** Markdown of a workload's device load. */
 export function workloadHoverMarkdown(p: WorkloadPrediction): string {
     const lines = [`**Predicted** — ${profileLabel(p)}`, '', `Device utilisation (open-loop demand, solo speed): ${formatPercent(p.deviceUtilisation)}${p.overloaded ? ' — **overloaded**' : ''}`];
-    for (const t of p.tenants) lines.push(`- \`${t.name}\`: co-run p99 ${formatMs(t.corun.p99)}, slowdown ${formatSlowdown(t.slowdown)}`);
+    for (const t of p.tenants) lines.push(`- \`${t.name}\`: co-run p99 ${formatMs(t.corun.p99)} (${formatBandRange(t.bandMs.corun.p99)} ms), co-run / solo mean ${formatMeanRatio(t.meanRatio)}`);
     return lines.join('\n');
 }

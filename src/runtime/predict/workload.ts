@@ -102,6 +102,15 @@ export interface TenantPrediction {
     bandMs: Record<'solo' | 'corun', Record<'p50' | 'p99', { low: number; high: number }>>;
     /** Time in flight co-running over its solo work (the simulation's; 1 alone, and under a schedule that never overlaps tenants). */
     slowdown: number;
+    /**
+     * The co-run mean latency over the solo mean (1 alone; ∞ where a queue does not drain): what a
+     * run measures as the tenant's co-run / solo mean (results' `slowdown.mean`), with its 90 % band
+     * (bandRange of the co-run mean's relative band, corunBand.mean). The kernels' model error
+     * cancels in the ratio, but the host's noise between a run's solo and co-run phases does not,
+     * nor the drift: measured ratios moved 8–39 % between two runs back to back, and bands without
+     * the kernels' term held too few of them (BENCHMARKS.md, "The co-run / solo ratio's band").
+     */
+    meanRatio: { estimate: number; low: number; high: number };
     /** Busy fraction of this tenant's queue solo and co-run (≥ 1 ⇒ its queue grows without bound). */
     soloUtilisation: number;
     corunUtilisation: number;
@@ -347,6 +356,7 @@ export function predictWorkload(ir: WorkloadIR, profile: DeviceProfile, options:
             corunBand,
             bandMs: { solo: rangeOf(solo[i].figures, () => h), corun: rangeOf(corun[i].figures, p => corunBand[p]) },
             slowdown: slow[i],
+            meanRatio: meanRatioOf(solo[i].figures.mean, corun[i].figures.mean, corunBand.mean),
             soloUtilisation: solo[i].utilisation,
             corunUtilisation: corun[i].utilisation,
             throughputPerSecond: corun[i].throughput,
@@ -378,6 +388,12 @@ export function predictWorkload(ir: WorkloadIR, profile: DeviceProfile, options:
         overloaded: deviceUtilisation > 1,
         tenants,
     };
+}
+
+/** The co-run mean over the solo mean with its band (∞ where either queue does not drain). */
+function meanRatioOf(soloMean: number, corunMean: number, band: number): TenantPrediction['meanRatio'] {
+    const estimate = Number.isFinite(soloMean) && soloMean > 0 && Number.isFinite(corunMean) ? corunMean / soloMean : Infinity;
+    return Number.isFinite(estimate) ? { estimate, ...bandRange(estimate, band) } : { estimate, low: Infinity, high: Infinity };
 }
 
 /** A tenant's co-run figures from the simulation of its workload's schedule. */

@@ -348,6 +348,21 @@ workload w {
         const opHover = await hoverAt(d, 'dense(x, 512)');
         expect(opHover).toContain('Co-run in the latest run (times over its median solo time):');
         expect(opHover).toContain('- `a`: 2.10× while b/m/dense.0 ran (63% of its time), 1.10× otherwise');
+        // The predicted co-run / solo mean with its band, and where the measured one fell against it.
+        const ratio = predictionOf(d).tenants[0].meanRatio;
+        const predicted = `${formatSlowdown(ratio.estimate)} (${formatBandRange(ratio)})`;
+        expect(tenant).toContain(`· co-run / solo mean ${predicted} ·`);
+        const measuredAt = async (estimate: number) => {
+            a.slowdown.mean = { ...a.slowdown.mean!, estimate };
+            await measure(d, [a]);
+            return (await hoverAt(d, 'tenant a', 7)).split('\n').find(l => l.startsWith('- co-run / solo:'));
+        };
+        expect(await measuredAt(ratio.estimate * 1.01)).toMatch(/^- co-run \/ solo: mean .*; predicted mean .*: inside its band$/);
+        expect(await measuredAt(ratio.estimate * 1.01)).toContain(`; predicted mean ${predicted}: inside its band`);
+        expect(await measuredAt(ratio.high * 1.5)).toMatch(/: outside its band$/);
+        const workloadHover = await hoverAt(d, 'workload w', 9);
+        expect(workloadHover).toContain(`- \`a\`: co-run p99 `);
+        expect(workloadHover).toContain(`, co-run / solo mean ${predicted}`);
     });
 
     /** Writes `profile` with band evidence in every family (h = √(0.1² + 0.033²) = 10.5 %) and opens workload w of one tenant a. */

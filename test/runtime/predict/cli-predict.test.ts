@@ -51,7 +51,9 @@ describe('tenancy predict', () => {
         expect(r.stderr).toBe('');
         expect(r.code).toBe(0);
         expect(r.stdout).toMatch(/uncalibrated/);
-        expect(r.stdout).toMatch(/tenant\s+service\s+solo p50\s+solo p99\s+co-run p50\s+co-run p99/);
+        expect(r.stdout).toMatch(/tenant\s+service\s+solo p50\s+solo p99\s+co-run p50\s+co-run p99\s+co-run\/solo mean/);
+        // The co-run / solo mean carries its band, and the legend says which.
+        expect(r.stdout).toMatch(/\n[ab]\s.*\d\.\d\d× \([\d.]+–[\d.]+\)/);
         expect(r.stdout).toMatch(/✗ infeasible/);
         expect(r.stdout).toMatch(/top 3 ops/);
     });
@@ -64,6 +66,9 @@ describe('tenancy predict', () => {
         expect(out.predictions[0].profile).toMatchObject({ uncalibrated: false, device: 'cli-test-device' });
         expect(out.predictions[0].tenants.map(t => t.name)).toEqual(['a', 'b']);
         expect(out.predictions[0].tenants[0].solo.p99).toBeGreaterThan(0);
+        const ratio = (out.predictions[0].tenants[0] as unknown as { meanRatio: { estimate: number; low: number; high: number } }).meanRatio;
+        expect(ratio.low).toBeLessThan(ratio.estimate);
+        expect(ratio.high).toBeGreaterThan(ratio.estimate);
     });
     it('lists ops by their typical (median) time, as the editor shows them', () => {
         writeFileSync(join(work, 'profile-host.json'), JSON.stringify({ ...JSON.parse(readFileSync(join(work, 'profile.json'), 'utf8')), hostMeanFactor: { gpu: 1.25, wall: 1 } }));

@@ -4,6 +4,7 @@ import {
     predictWorkload, profileKey, type DeviceProfile, type FamilyProfile,
 } from '../../../src/runtime/predict/index.js';
 import { autoCandidates, bestSchedule, compareSchedules } from '../../../src/runtime/predict/schedules.js';
+import { bandRange } from '../../../src/runtime/predict/band.js';
 import { familyOf } from '../../../src/runtime/plan/launch.js';
 import { mlpTenant, workload } from './fixtures.js';
 
@@ -136,6 +137,7 @@ describe('predictWorkload', () => {
         expect(t.solo.mean).toBeCloseTo(t.serviceMs, 12);
         expect(t.corun).toEqual(t.solo);
         expect(t.slowdown).toBe(1);
+        expect(t.meanRatio).toEqual({ estimate: 1, ...bandRange(1, t.band.relative) });
     });
     it('two always-busy tenants take turns: each about twice its solo time (the simulation: both always in flight)', () => {
         const p = pureCompute();
@@ -154,6 +156,10 @@ describe('predictWorkload', () => {
             expect(t.slowdown).toBeLessThanOrEqual(2);
             expect(t.corun.mean).toBeCloseTo(t.serviceMs * t.slowdown, 1);
             expect(Math.abs(t.corunUtilisation - 1)).toBeLessThan(0.02);
+            // What a run measures as co-run / solo mean, with the co-run mean's band (the kernels' error in it: see workload.ts).
+            expect(t.meanRatio.estimate).toBeCloseTo(t.corun.mean / t.solo.mean, 12);
+            expect(t.meanRatio).toEqual({ estimate: t.meanRatio.estimate, ...bandRange(t.meanRatio.estimate, t.corunBand.mean) });
+            expect(t.corunBand.mean).toBeGreaterThanOrEqual(t.band.relative);
         }
     });
     it('a faster aggressor slows the victim more (monotone in arrival rate)', () => {
