@@ -238,7 +238,7 @@ export function opHintTooltip(figure: MeasuredFigure, p: WorkloadPrediction, ten
     return lines.join('\n');
 }
 
-/** Inlay hint text of a tenant: predicted p50/p99, and the measured p99 of the same phase when there is a run. */
+/** Inlay hint text of a tenant: predicted p50/p99, and the measured p99 of the same phase when there is a run, with the error and whether it fell inside the band. */
 export function tenantHint(t: TenantPrediction, measured: TenantResult | undefined, uncalibrated: boolean, multiTenant: boolean): string {
     const phase = multiTenant ? 'co-run' : 'solo';
     const f = multiTenant ? t.corun : t.solo;
@@ -252,7 +252,8 @@ export function tenantHint(t: TenantPrediction, measured: TenantResult | undefin
         const bounds = stats.boundsMs.p99;
         if (bounds && bounds.high !== null) {
             const predicted = measuredPhase === 'corun' ? t.corun.p99 : t.solo.p99;
-            text += ` · measured p99 ${formatBoundedMs(stats.latencyMs.p99, bounds.low, bounds.high)}${label} (${formatError(predicted, stats.latencyMs.p99)})`;
+            const value = stats.latencyMs.p99;
+            text += ` · measured p99 ${formatBoundedMs(value, bounds.low, bounds.high)}${label} (${formatError(predicted, value)}, ${bandWord(t.bandMs[measuredPhase].p99, value)} band)`;
         } else {
             // Too few requests to bound p99: the highest percentile they do bound, and what p99 still needs.
             const fallback = stats.boundedUpTo && stats.boundedUpTo !== 'p99' && stats.boundedUpTo !== 'p999' ? stats.boundedUpTo : undefined;
@@ -260,7 +261,7 @@ export function tenantHint(t: TenantPrediction, measured: TenantResult | undefin
             if (fallback && fb) {
                 const value = stats.latencyMs[fallback];
                 const predictedP50 = measuredPhase === 'corun' ? t.corun.p50 : t.solo.p50;
-                const error = fallback === 'p50' ? ` (${formatError(predictedP50, value)})` : '';
+                const error = fallback === 'p50' ? ` (${formatError(predictedP50, value)}, ${bandWord(t.bandMs[measuredPhase].p50, value)} band)` : '';
                 text += ` · measured ${fallback} ${formatBoundedMs(value, fb.low, fb.high)}${label}${error}; p99 ${formatNeeds(requiredSamples('p99'), stats.requests)}`;
             } else {
                 text += ` · measured p99 ${formatNeeds(requiredSamples('p99'), stats.requests)}${label}`;
@@ -268,6 +269,11 @@ export function tenantHint(t: TenantPrediction, measured: TenantResult | undefin
         }
     }
     return text;
+}
+
+/** Whether a measured value fell inside a prediction's band (its range of measured values, band.ts bandRange). */
+function bandWord(range: { low: number; high: number }, measured: number): 'inside' | 'outside' {
+    return measured >= range.low && measured <= range.high ? 'inside' : 'outside';
 }
 
 /** The instance part of an op path (`basic_block.1` of `vision/tiny_resnet/basic_block.1/conv2d.0`), or ''. */
@@ -425,8 +431,7 @@ function measuredTenantLines(m: TenantResult, predicted: TenantPrediction['meanR
 /** `; predicted mean 1.81× (1.2–3.4): inside its band`: where the measured co-run / solo mean fell against the prediction's band. */
 function ratioAgainstBand(measured: number | undefined, predicted: TenantPrediction['meanRatio'] | undefined): string {
     if (measured === undefined || !predicted || !Number.isFinite(predicted.estimate)) return '';
-    const inside = measured >= predicted.low && measured <= predicted.high;
-    return `; predicted mean ${formatMeanRatio(predicted)}: ${inside ? 'inside' : 'outside'} its band`;
+    return `; predicted mean ${formatMeanRatio(predicted)}: ${bandWord(predicted, measured)} its band`;
 }
 
 /** Markdown of a workload's device load. */

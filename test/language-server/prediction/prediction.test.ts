@@ -567,7 +567,17 @@ workload w {
         await measure(d, [{ ...solo, corun: null }]);
         const m = solo.solo!.latencyMs.p99, b = solo.solo!.boundsMs.p99!;
         // A solo run (▶ Run solo) of a co-running workload: graded against the solo prediction, and labelled solo; the measured p99 with its 95 % bounds.
-        expect(await hintAt(d, 7)).toBe(` ≈ p50 ${formatMs(t.corun.p50)} · p99 ${formatMs(t.corun.p99)} (${formatBandRange(t.bandMs.corun.p99)}) co-run (uncalibrated) · measured p99 ${formatBoundedMs(m, b.low, b.high)} solo (${formatError(t.solo.p99, m)})`);
+        const word = (range: { low: number; high: number }, x: number) => (x >= range.low && x <= range.high ? 'inside' : 'outside');
+        expect(await hintAt(d, 7)).toBe(` ≈ p50 ${formatMs(t.corun.p50)} · p99 ${formatMs(t.corun.p99)} (${formatBandRange(t.bandMs.corun.p99)}) co-run (uncalibrated) · measured p99 ${formatBoundedMs(m, b.low, b.high)} solo (${formatError(t.solo.p99, m)}, ${word(t.bandMs.solo.p99, m)} band)`);
+        // Measured where predicted: inside; at twice the band's high end: outside.
+        // (400 latencies from the base up by 0.01 ms: their p99 lies 3.95 ms above it.)
+        for (const [at, expected] of [[t.solo.p99 - 3.95, 'inside'], [2 * t.bandMs.solo.p99.high - 3.95, 'outside']] as const) {
+            const scaled = tenantResult('a', { requests: 400, soloBase: at, corunBase: at, uri: d.uri.toString() });
+            await measure(d, [{ ...scaled, corun: null }]);
+            const p99 = scaled.solo!.latencyMs.p99;
+            expect(word(t.bandMs.solo.p99, p99)).toBe(expected);
+            expect(await hintAt(d, 7)).toMatch(new RegExp(`, ${expected} band\\)$`));
+        }
         // From 100 requests a p99 cannot be bounded: the hint shows the highest percentile they bound (p95) and what p99 needs.
         const few = { ...tenantResult('a', { requests: 100, soloBase: 5, corunBase: 5, uri: d.uri.toString() }), corun: null };
         await measure(d, [few]);
@@ -579,7 +589,7 @@ workload w {
         await measure(d, [fewer]);
         const p50 = fewer.solo!.latencyMs.p50, b50 = fewer.solo!.boundsMs.p50!;
         expect(fewer.solo!.boundedUpTo).toBe('p50');
-        expect(await hintAt(d, 7)).toMatch(` · measured p50 ${formatBoundedMs(p50, b50.low, b50.high)} solo (${formatError(t.solo.p50, p50)}); p99 n/a: needs 299 requests (has 20)`);
+        expect(await hintAt(d, 7)).toMatch(` · measured p50 ${formatBoundedMs(p50, b50.low, b50.high)} solo (${formatError(t.solo.p50, p50)}, ${word(t.bandMs.solo.p50, p50)} band); p99 n/a: needs 299 requests (has 20)`);
     });
 });
 
