@@ -389,7 +389,10 @@ export interface SimulationInput {
     /** How long a kernel holds the device while another tenant's waits (profile.ts corunQuantumMs; absent: to its end). */
     quantumMs?: number;
     warmupMs: number;
+    /** The window of searches and capacity probes, ms. */
     durationMs: number;
+    /** The window of the figures a schedule is reported with (simulateSchedule's `'figures'`), ms: at least durationMs. */
+    figuresMs: number;
     seed: number;
 }
 
@@ -399,6 +402,18 @@ const TARGET_REQUESTS = 600;
 const MIN_WINDOW_MS = 2_000, MAX_WINDOW_MS = 60_000;
 /** Requests a closed-loop tenant completes alone in the window, at most. */
 const CLOSED_REQUESTS = 3_000;
+/**
+ * The figures' window (SimulationInput.figuresMs): long enough for the slowest open-loop stream to
+ * bring FIGURE_REQUESTS, where its closed loops run at most FIGURE_KERNELS kernels (or
+ * CLOSED_REQUESTS requests, if more). Beside a fast closed loop the searches' window is short: in
+ * the accuracy benchmark's zoo_triple_open (a 1.3 ms closed loop beside streams of 2.5 and 3/s) it
+ * held 5–13 mobilenet requests, whose co-run slowdown read 1.8–2.1× against 1.2–1.4× measured in
+ * every run; over 40 s, 1.33–1.37×. Searching over such windows too made the editor's hints
+ * 3.5–4.9 s late; one simulation per schedule at the declared load costs little when its kernels
+ * are bounded (a step of the editor's comparison held the event loop 110–125 ms where a loop of
+ * 36-kernel requests ran ten times its searches' requests).
+ */
+const FIGURE_REQUESTS = 100, FIGURE_KERNELS = 60_000;
 /** Load factors the capacity search tries between, and its steps. */
 const MAX_LOAD = 16, SEARCH_STEPS = 7;
 /**
@@ -446,11 +461,12 @@ export function simulationInput(ir: WorkloadIR, profile: DeviceProfile, options:
     const rates = ir.tenants.flatMap(t => t.arrival.kind === 'poisson' ? [t.arrival.ratePerSecond] : t.arrival.kind === 'periodic' ? [1000 / t.arrival.everyMs] : []);
     const openMs = rates.length ? TARGET_REQUESTS / Math.min(...rates) * 1000 : 0;
     const durationMs = Math.min(MAX_WINDOW_MS, closedLoopWindowMs(tenants, 1), Math.max(MIN_WINDOW_MS, openMs, 200 * requestMs));
+    const figuresMs = Math.max(durationMs, Math.min(MAX_WINDOW_MS, closedLoopWindowMs(tenants, 1, figureRequests), rates.length ? FIGURE_REQUESTS / Math.min(...rates) * 1000 : 0));
     return {
         ir, profile, cache, plans, tenants, contention: pairCoefficients(profile, mixes), serviceCv: profile.serviceCv,
         tail: tailFrom(profile.serviceTailMs), corunTail: tailFrom(profile.corunTailMs ?? profile.serviceTailMs),
         ...(profile.corunQuantumMs !== undefined ? { quantumMs: profile.corunQuantumMs } : {}),
-        warmupMs: Math.min(1000, durationMs / 10), durationMs, seed: options.seed ?? ir.benchmark.seed,
+        warmupMs: Math.min(1000, durationMs / 10), durationMs, figuresMs, seed: options.seed ?? ir.benchmark.seed,
     };
 }
 
@@ -463,15 +479,21 @@ export function simulationInput(ir: WorkloadIR, profile: DeviceProfile, options:
  * window, 2 and 9 requests to place a p99 on. Clients scaled by the load count too: a capacity
  * probe at 16× the clients of a thinking loop would otherwise simulate 16× its requests.
  */
-function closedLoopWindowMs(tenants: readonly SimulatedTenant[], load: number): number {
+function closedLoopWindowMs(tenants: readonly SimulatedTenant[], load: number, requests: (t: SimulatedTenant) => number = () => CLOSED_REQUESTS): number {
     let windowMs = Infinity;
     for (const t of tenants) {
         const arrival = scaledArrival(t.arrival, load);
         if (arrival.kind !== 'closed') continue;
         const serviceMs = t.ops.reduce((s, o) => s + (o.predictedMs ?? 0), t.submitMs);
-        windowMs = Math.min(windowMs, CLOSED_REQUESTS * Math.max(serviceMs, (serviceMs + arrival.thinkMs) / arrival.clients));
+        windowMs = Math.min(windowMs, requests(t) * Math.max(serviceMs, (serviceMs + arrival.thinkMs) / arrival.clients));
     }
     return windowMs;
+}
+
+/** Requests a closed loop may complete in the figures' window: FIGURE_KERNELS of its kernels, at least CLOSED_REQUESTS. */
+function figureRequests(t: SimulatedTenant): number {
+    const kernels = t.ops.reduce((s, o) => s + Math.max(1, o.launches), 0);
+    return Math.max(CLOSED_REQUESTS, FIGURE_KERNELS / kernels);
 }
 
 /** A load factor for a message: `1`, `0.25`, `16`. */
@@ -484,11 +506,18 @@ function openRate(t: SimulatedTenant): number {
     return t.arrival.kind === 'poisson' ? t.arrival.ratePerSecond : t.arrival.kind === 'periodic' ? 1000 / t.arrival.everyMs : 0;
 }
 
-/** Simulates a resolved schedule at a load factor (a shorter window for searches); refuses more than MAX_SIMULATED_REQUESTS open-loop requests. */
-export function simulateSchedule(input: SimulationInput, resolved: ResolvedSchedule, load = 1, window = 1): SimulatedFigures[] {
+/**
+ * Simulates a resolved schedule at a load factor over `window` × the searches' window (a shorter one
+ * for searches), or over the figures' window (`'figures'`: what a schedule is reported with);
+ * refuses more than MAX_SIMULATED_REQUESTS open-loop requests.
+ */
+export function simulateSchedule(input: SimulationInput, resolved: ResolvedSchedule, load = 1, window: number | 'figures' = 1): SimulatedFigures[] {
     // At a load above the declared one the window shrinks with the closed loops' completions (closedLoopWindowMs): an open
     // stream scaled as much brings as many requests in it.
-    const part = Math.min(window, closedLoopWindowMs(input.tenants, load) / input.durationMs);
+    const closedMs = closedLoopWindowMs(input.tenants, load);
+    const part = window === 'figures'
+        ? Math.min(input.figuresMs, closedLoopWindowMs(input.tenants, load, figureRequests)) / input.durationMs
+        : Math.min(window, closedMs / input.durationMs);
     const perSecond = input.tenants.reduce((sum, t) => sum + openRate(t), 0) * load;
     const seconds = (input.durationMs * part + input.warmupMs) / 1000;
     if (perSecond * seconds > MAX_SIMULATED_REQUESTS) {
@@ -585,7 +614,7 @@ export function evaluateResolved(input: SimulationInput, schedule: IrSchedule, r
 /** evaluateResolved, stepwise (a step per simulation). */
 function* evaluateResolvedSteps(input: SimulationInput, schedule: IrSchedule, resolved: ResolvedSchedule, options: EvaluateOptions = {}, load = 1): Generator<void, ScheduleEvaluation> {
     const figuresAt = (l: number) => {
-        const figures = simulateSchedule(input, resolved, l);
+        const figures = simulateSchedule(input, resolved, l, 'figures');
         return input.tenants.map((t, i) => tenantFigures(t, figures[i]));
     };
     const tenants = figuresAt(load);

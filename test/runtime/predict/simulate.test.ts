@@ -260,6 +260,26 @@ describe('schedules compared', () => {
         expect(MAX_SIMULATED_REQUESTS).toBe(2_000_000);
     });
 
+    it("reports a schedule's figures over a window that holds a sparse stream's requests, beside a fast closed loop whose searches' window does not", () => {
+        const ir = workload([
+            mlpTenant('sparse', { kind: 'poisson', ratePerSecond: 5 }),
+            mlpTenant('loop', { kind: 'closed', clients: 1, thinkMs: 0 }, [], { batch: 1, input: 64, hidden: 64, out: 8 }),
+        ]);
+        const input = simulationInput(ir, defaultProfile(), { seed: 3 });
+        const resolved = resolveSchedule(ir, defaultProfile());
+        // The searches' window holds 3,000 of the loop's requests (1.5 s here: a handful of the stream's); the figures'
+        // window up to 60,000 of its kernels (two a request), ten times as long.
+        const [searched] = simulateSchedule(input, resolved);
+        const [reported, loop] = simulateSchedule(input, resolved, 1, 'figures');
+        expect(searched.latenciesMs.length).toBeLessThan(20);
+        expect(reported.latenciesMs.length).toBeGreaterThan(60);
+        expect(loop.latenciesMs.length).toBeGreaterThan(20_000);
+        expect(loop.latenciesMs.length).toBeLessThanOrEqual(30_000);
+        // What a schedule is reported with (hover, predict, the comparison's rows) rests on that window.
+        const evaluation = evaluateSchedule(ir, defaultProfile(), { policy: 'concurrent' }, { capacity: false, seed: 3 });
+        expect(evaluation.tenants[0].sampledRequests).toBe(reported.latenciesMs.length);
+    });
+
     it("sizes the window by what a closed loop completes, think time and clients counted: a sparse open stream beside a thinking loop gets its requests, a capacity probe no more of the loop's", () => {
         // Two clients thinking 20 ms around a sub-millisecond request complete about 100 requests a second: the window's bound of
         // 3,000 of them is some 30 s, where a bound by the request time alone gave 2–3 s (a few of the 3/s stream's requests).
