@@ -437,6 +437,7 @@ function ratioAgainstBand(measured: number | undefined, predicted: TenantPredict
 /** Markdown of a workload's device load. */
 export function workloadHoverMarkdown(p: WorkloadPrediction): string {
     const lines = [`**Predicted** — ${profileLabel(p)}`, '', `Device utilisation (open-loop demand, solo speed): ${formatPercent(p.deviceUtilisation)}${p.overloaded ? ' — **overloaded**' : ''}`];
-    for (const t of p.tenants) lines.push(`- \`${t.name}\`: co-run p99 ${formatMs(t.corun.p99)} (${formatBandRange(t.bandMs.corun.p99)} ms), co-run / solo mean ${formatMeanRatio(t.meanRatio)}`);
+    const multi = p.tenants.length > 1;
+    for (const t of p.tenants) lines.push(`- \`${t.name}\`: co-run p99 ${formatMs(t.corun.p99)} (${formatBandRange(t.bandMs.corun.p99)} ms)${multi ? `, co-run / solo mean ${formatMeanRatio(t.meanRatio)}` : ''}`);
     return lines.join('\n');
 }

@@ -471,8 +471,9 @@ export function simulationInput(ir: WorkloadIR, profile: DeviceProfile, options:
 }
 
 /**
- * The longest window in which no closed loop completes more than CLOSED_REQUESTS (the events a
- * simulation takes) at `load` times its clients, ms (Infinity without closed loops). Alone a loop
+ * The longest window in which no closed loop completes more than `requests` of its requests
+ * (default CLOSED_REQUESTS: the events a simulation takes) at `load` times its clients, ms
+ * (Infinity without closed loops). Alone a loop
  * completes one request per (request + think) time per client, and at most one per request time
  * (its queue runs one request at a time). Think time counts: bounding the window by the request
  * time alone left zoo-mix's open-loop tenants (2–3/s, beside two clients thinking 20 ms) a 2.3 s
@@ -512,12 +513,11 @@ function openRate(t: SimulatedTenant): number {
  * refuses more than MAX_SIMULATED_REQUESTS open-loop requests.
  */
 export function simulateSchedule(input: SimulationInput, resolved: ResolvedSchedule, load = 1, window: number | 'figures' = 1): SimulatedFigures[] {
-    // At a load above the declared one the window shrinks with the closed loops' completions (closedLoopWindowMs): an open
+    // At a load above the declared one either window shrinks with the closed loops' completions (closedLoopWindowMs): an open
     // stream scaled as much brings as many requests in it.
-    const closedMs = closedLoopWindowMs(input.tenants, load);
     const part = window === 'figures'
         ? Math.min(input.figuresMs, closedLoopWindowMs(input.tenants, load, figureRequests)) / input.durationMs
-        : Math.min(window, closedMs / input.durationMs);
+        : Math.min(window, closedLoopWindowMs(input.tenants, load) / input.durationMs);
     const perSecond = input.tenants.reduce((sum, t) => sum + openRate(t), 0) * load;
     const seconds = (input.durationMs * part + input.warmupMs) / 1000;
     if (perSecond * seconds > MAX_SIMULATED_REQUESTS) {
