@@ -261,12 +261,7 @@ describe('schedules compared', () => {
     });
 
     it("reports a schedule's figures over a window that holds a sparse stream's requests, beside a fast closed loop whose searches' window does not", () => {
-        const ir = workload([
-            mlpTenant('sparse', { kind: 'poisson', ratePerSecond: 5 }),
-            mlpTenant('loop', { kind: 'closed', clients: 1, thinkMs: 0 }, [], { batch: 1, input: 64, hidden: 64, out: 8 }),
-        ]);
-        const input = simulationInput(ir, defaultProfile(), { seed: 3 });
-        const resolved = resolveSchedule(ir, defaultProfile());
+        const { ir, input, resolved } = sparseBesideLoop(5, { kind: 'closed', clients: 1, thinkMs: 0 });
         // The searches' window holds 3,000 of the loop's requests (1.5 s here: a handful of the stream's); the figures'
         // window up to 60,000 of its kernels (two a request), ten times as long.
         const [searched] = simulateSchedule(input, resolved);
@@ -283,12 +278,7 @@ describe('schedules compared', () => {
     it("sizes the window by what a closed loop completes, think time and clients counted: a sparse open stream beside a thinking loop gets its requests, a capacity probe no more of the loop's", () => {
         // Two clients thinking 20 ms around a sub-millisecond request complete about 100 requests a second: the window's bound of
         // 3,000 of them is some 30 s, where a bound by the request time alone gave 2–3 s (a few of the 3/s stream's requests).
-        const ir = workload([
-            mlpTenant('sparse', { kind: 'poisson', ratePerSecond: 3 }),
-            mlpTenant('loop', { kind: 'closed', clients: 2, thinkMs: 20 }, [], { batch: 1, input: 64, hidden: 64, out: 8 }),
-        ]);
-        const input = simulationInput(ir, defaultProfile(), { seed: 3 });
-        const resolved = resolveSchedule(ir, defaultProfile());
+        const { input, resolved } = sparseBesideLoop(3, { kind: 'closed', clients: 2, thinkMs: 20 });
         const [sparse, loop] = simulateSchedule(input, resolved);
         expect(sparse.latenciesMs.length).toBeGreaterThan(60);
         expect(loop.latenciesMs.length).toBeGreaterThan(2000);
@@ -300,6 +290,15 @@ describe('schedules compared', () => {
         expect(sparse16.latenciesMs.length).toBeGreaterThan(60);
     });
 });
+
+/** A Poisson stream at `ratePerSecond` beside a closed loop of sub-millisecond requests, under concurrent: its IR, simulation input (seed 3) and resolved schedule. */
+function sparseBesideLoop(ratePerSecond: number, loop: Extract<IrArrival, { kind: 'closed' }>) {
+    const ir = workload([
+        mlpTenant('sparse', { kind: 'poisson', ratePerSecond }),
+        mlpTenant('loop', loop, [], { batch: 1, input: 64, hidden: 64, out: 8 }),
+    ]);
+    return { ir, input: simulationInput(ir, defaultProfile(), { seed: 3 }), resolved: resolveSchedule(ir, defaultProfile()) };
+}
 
 /** Figures of a tenant: completed latencies, and the waits of requests still queued when the simulation stopped. */
 const figures = (latencies: number[], waits: number[] = [], throughputPerSecond = 10): SimulatedFigures => ({
