@@ -386,7 +386,7 @@ export function tenantHoverMarkdown(t: TenantPrediction, p: WorkloadPrediction, 
     lines.push('| | mean | p50 | p99 |', '|---|---:|---:|---:|');
     row('solo', t.solo, measured?.solo ?? undefined, t.bandMs.solo);
     if (multi) row(`co-run (${p.policy})`, t.corun, measured?.corun ?? undefined, t.bandMs.corun);
-    lines.push('', `p50 and p99 with their 90 % band (${formatBand(t.band)}, ms). ${bandMeaning(t.band)} It covers the kernels' times and the host's noise${hostDriftText(p.profile)}, not the queueing model${multi ? `; the co-run ranges add how far each figure scatters over a run's requests, ${corunModelErrorText(p.profile.corunModelError)}` : ''}.`, '');
+    lines.push('', `p50 and p99 with their 90 % band (${formatBand(t.band)}, ms). ${bandMeaning(t.band)} It covers the kernels' times and the host's noise${hostDriftText(p.profile)}, not the queueing model${multi ? `; the co-run ranges add how far each figure scatters over a run's requests, ${corunModelErrorText(p.profile.corunModelError)}. The co-run / solo mean's range is the co-run mean's band (the kernels' error cancels in a ratio; the host's noise between a run's two phases does not)` : ''}.`, '');
     lines.push(`Service ${formatMs(t.serviceMs)} per request (${t.launches} kernels, ${t.submits} submit${t.submits === 1 ? '' : 's'})` +
         (multi ? ` · co-run / solo mean ${formatMeanRatio(t.meanRatio)}` : '') +
         ` · utilisation ${formatPercent(t.corunUtilisation)}${t.openLoop ? '' : ' (closed loop)'}`);

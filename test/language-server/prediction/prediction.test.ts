@@ -352,6 +352,7 @@ workload w {
         const ratio = predictionOf(d).tenants[0].meanRatio;
         const predicted = `${formatSlowdown(ratio.estimate)} (${formatBandRange(ratio)})`;
         expect(tenant).toContain(`· co-run / solo mean ${predicted} ·`);
+        expect(tenant).toContain("The co-run / solo mean's range is the co-run mean's band");
         const measuredAt = async (estimate: number) => {
             a.slowdown.mean = { ...a.slowdown.mean!, estimate };
             await measure(d, [a]);
