@@ -58,10 +58,10 @@ export function predictionTable(p: WorkloadPrediction, top: number): string {
         `workload ${p.workload} — schedule ${p.policy} — ${profileLabel(p)}`,
         alignTable(rows),
         `device utilisation (open-loop demand at solo speed): ${formatPercent(p.deviceUtilisation)}${p.overloaded ? ' — OVERLOADED' : ''}`,
-        p.tenants.some(t => !t.band.calibrated)
+        (p.tenants.some(t => !t.band.calibrated)
             ? `p99 (low–high), ops ±: uncalibrated band, a stated default of ±${formatPercent(DEFAULT_BAND)} (this profile has no leave-one-out evidence; run \`tenancy calibrate\`)`
-            : `p99 (low–high), ops ±: the 90 % band (90 % of the profile's own calibration points, each predicted without it, fell within it; the host's run-to-run noise added${hostDriftText(p.profile)})`
-                + (multi ? '; co-run/solo mean (low–high): the co-run mean over the solo mean, with the co-run mean\'s band' : ''),
+            : `p99 (low–high), ops ±: the 90 % band (90 % of the profile's own calibration points, each predicted without it, fell within it; the host's run-to-run noise added${hostDriftText(p.profile)})`)
+            + (multi ? '; co-run/solo mean (low–high): the co-run mean over the solo mean, with the co-run mean\'s band' : ''),
     ];
     if (top > 0) {
         // Typical (median) times per request, as the editor's op hints show them.

@@ -54,6 +54,7 @@ describe('tenancy predict', () => {
         expect(r.stdout).toMatch(/tenant\s+service\s+solo p50\s+solo p99\s+co-run p50\s+co-run p99\s+co-run\/solo mean/);
         // The co-run / solo mean carries its band, and the legend says which.
         expect(r.stdout).toMatch(/\n[ab]\s.*\d\.\d\d× \([\d.]+–[\d.]+\)/);
+        expect(r.stdout).toContain("co-run/solo mean (low–high): the co-run mean over the solo mean, with the co-run mean's band");
         expect(r.stdout).toMatch(/✗ infeasible/);
         expect(r.stdout).toMatch(/top 3 ops/);
     });
