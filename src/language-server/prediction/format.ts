@@ -253,7 +253,7 @@ export function tenantHint(t: TenantPrediction, measured: TenantResult | undefin
         if (bounds && bounds.high !== null) {
             const predicted = measuredPhase === 'corun' ? t.corun.p99 : t.solo.p99;
             const value = stats.latencyMs.p99;
-            text += ` · measured p99 ${formatBoundedMs(value, bounds.low, bounds.high)}${label} (${formatError(predicted, value)}, ${bandWord(t.bandMs[measuredPhase].p99, value)} band)`;
+            text += ` · measured p99 ${formatBoundedMs(value, bounds.low, bounds.high)}${label} (${formatError(predicted, value)}, ${insideBand(predicted, value, phaseBand(t, measuredPhase, 'p99')) ? 'inside' : 'outside'} band)`;
         } else {
             // Too few requests to bound p99: the highest percentile they do bound, and what p99 still needs.
             const fallback = stats.boundedUpTo && stats.boundedUpTo !== 'p99' && stats.boundedUpTo !== 'p999' ? stats.boundedUpTo : undefined;
@@ -261,7 +261,7 @@ export function tenantHint(t: TenantPrediction, measured: TenantResult | undefin
             if (fallback && fb) {
                 const value = stats.latencyMs[fallback];
                 const predictedP50 = measuredPhase === 'corun' ? t.corun.p50 : t.solo.p50;
-                const error = fallback === 'p50' ? ` (${formatError(predictedP50, value)}, ${bandWord(t.bandMs[measuredPhase].p50, value)} band)` : '';
+                const error = fallback === 'p50' ? ` (${formatError(predictedP50, value)}, ${insideBand(predictedP50, value, phaseBand(t, measuredPhase, 'p50')) ? 'inside' : 'outside'} band)` : '';
                 text += ` · measured ${fallback} ${formatBoundedMs(value, fb.low, fb.high)}${label}${error}; p99 ${formatNeeds(requiredSamples('p99'), stats.requests)}`;
             } else {
                 text += ` · measured p99 ${formatNeeds(requiredSamples('p99'), stats.requests)}${label}`;
@@ -271,9 +271,9 @@ export function tenantHint(t: TenantPrediction, measured: TenantResult | undefin
     return text;
 }
 
-/** Whether a measured value fell inside a prediction's band (its range of measured values, band.ts bandRange). */
-function bandWord(range: { low: number; high: number }, measured: number): 'inside' | 'outside' {
-    return measured >= range.low && measured <= range.high ? 'inside' : 'outside';
+/** The relative 90 % band of a tenant's figure in a phase: the tenant's band solo, the figure's co-run band co-running (as bandMs has them). */
+function phaseBand(t: TenantPrediction, phase: 'solo' | 'corun', p: 'p50' | 'p99'): number {
+    return phase === 'corun' ? t.corunBand[p] : t.band.relative;
 }
 
 /** The instance part of an op path (`basic_block.1` of `vision/tiny_resnet/basic_block.1/conv2d.0`), or ''. */
@@ -396,7 +396,7 @@ export function tenantHoverMarkdown(t: TenantPrediction, p: WorkloadPrediction, 
         const seen = run ? `; measured ${run.verdict === 'invalid' ? `invalid (needs ${run.requestsNeeded} requests)` : `${sloMark(run.verdict)}${run.boundsMs ? ` (${formatRange(run.boundsMs.low, run.boundsMs.high)} ms)` : ''}`}` : '';
         lines.push(`- SLO ${s.percentile} ≤ ${formatMs(s.targetMs)}: ${verdict} (predicted ${formatMs(multi ? s.corunMs : s.soloMs)}, band ${formatBandRange(multi ? s.corunBandMs : bandRange(s.soloMs, t.band.relative))} ms)${seen}`);
     }
-    if (measured) lines.push(...measuredTenantLines(measured, multi ? t.meanRatio : undefined));
+    if (measured) lines.push(...measuredTenantLines(measured, multi ? t : undefined));
     const speed = measured ? runHostSpeed(p, run) : undefined;
     if (speed) lines.push('', runSpeedText(speed));
     return lines.join('\n');
@@ -415,7 +415,7 @@ export function sloRiskReason(s: SloPrediction, multiTenant: boolean): string {
 }
 
 /** What the latest run measured of a tenant beyond its percentiles: slowdowns with intervals, where time went, who slowed it, validity. */
-function measuredTenantLines(m: TenantResult, predicted: TenantPrediction['meanRatio'] | undefined): string[] {
+function measuredTenantLines(m: TenantResult, predicted: TenantPrediction | undefined): string[] {
     const lines = ['', '**Measured** in the latest run (95 % intervals):'];
     const slowdowns = (['mean', 'p50', 'p99'] as const).flatMap(k => m.slowdown[k] ? [`${k} ${formatInterval(m.slowdown[k]!)}`] : []);
     if (slowdowns.length) lines.push(`- co-run / solo: ${slowdowns.join(' · ')}${m.noise?.low != null && m.noise.high != null ? ` — A/A noise ${formatRange(m.noise.low, m.noise.high)}` : ''}${ratioAgainstBand(m.slowdown.mean?.estimate, predicted)}`);
@@ -428,10 +428,10 @@ function measuredTenantLines(m: TenantResult, predicted: TenantPrediction['meanR
     return lines;
 }
 
-/** `; predicted mean 1.81× (1.2–3.4): inside its band`: where the measured co-run / solo mean fell against the prediction's band. */
-function ratioAgainstBand(measured: number | undefined, predicted: TenantPrediction['meanRatio'] | undefined): string {
-    if (measured === undefined || !predicted || !Number.isFinite(predicted.estimate)) return '';
-    return `; predicted mean ${formatMeanRatio(predicted)}: ${bandWord(predicted, measured)} its band`;
+/** `; predicted mean 1.81× (1.2–3.4): inside its band`: where the measured co-run / solo mean fell against the prediction's band (the co-run mean's). */
+function ratioAgainstBand(measured: number | undefined, t: TenantPrediction | undefined): string {
+    if (measured === undefined || !t || !Number.isFinite(t.meanRatio.estimate)) return '';
+    return `; predicted mean ${formatMeanRatio(t.meanRatio)}: ${insideBand(t.meanRatio.estimate, measured, t.corunBand.mean) ? 'inside' : 'outside'} its band`;
 }
 
 /** Markdown of a workload's device load. */
