@@ -149,7 +149,7 @@ function predicted(preds: Map<string, WorkloadPrediction>, row: string, s: Sampl
     const t = pred.tenants.find(x => x.name === name);
     if (!t) return undefined;
     switch (row) {
-        case 'tenantMean': return { ms: t.solo.mean };
+        case 'tenantMean': return { ms: t.solo.mean, band: t.band.relative };
         case 'tenantP50': return { ms: t.solo.p50, band: t.band.relative };
         case 'corunMean': return { ms: t.corun.mean, band: t.corunBand.mean };
         case 'corunP99': return { ms: t.corun.p99, band: t.corunBand.p99 };

@@ -15,7 +15,7 @@ import { predictWorkload, type WorkloadPrediction } from '../../runtime/predict/
 import { DEFAULT_BAND } from '../../runtime/predict/band.js';
 import { alignTable } from '../../runtime/report/table.js';
 import { workspaceFolderOf } from '../../runtime/report/write.js';
-import { formatBand, formatBandRange, formatError, formatMeanRatio, hostDriftText, profileLabel, typicalOpMs } from '../../language-server/prediction/format.js';
+import { corunModelErrorText, formatBand, formatBandRange, formatError, formatMeanRatio, hostDriftText, profileLabel, typicalOpMs } from '../../language-server/prediction/format.js';
 import { formatBytes, formatFlops, formatMs, formatPercent } from '../../protocol/units.js';
 import { comparisonJson, comparisonText, compareWorkloadSchedules } from '../../language-server/prediction/schedule-comparison.js';
 import { PlanCache } from '../../runtime/plan/plan.js';
@@ -41,6 +41,9 @@ async function loadIrs(file: string): Promise<WorkloadIR[]> {
     return loadAllWorkloadIrs(file);
 }
 
+/** A predicted figure with its 90 % band, as the table shows it: `5.12 ms (4.10–6.41)`. */
+const withRange = (ms: number, band: { low: number; high: number }) => `${formatMs(ms)} (${formatBandRange(band)})`;
+
 /** The text table of a prediction (what `tenancy predict` prints). */
 export function predictionTable(p: WorkloadPrediction, top: number): string {
     const multi = p.tenants.length > 1;
@@ -49,8 +52,8 @@ export function predictionTable(p: WorkloadPrediction, top: number): string {
     for (const t of p.tenants) {
         const slo = t.slos.length === 0 ? '—' : t.slos.map(s => `${s.percentile}≤${formatMs(s.targetMs)} ${s.verdict === 'ok' ? '✓' : s.verdict === 'infeasible' ? '✗ infeasible' : '⚠ at risk'}`).join(' ');
         rows.push([
-            t.name, formatMs(t.serviceMs), formatMs(t.solo.p50), `${formatMs(t.solo.p99)} (${formatBandRange(t.bandMs.solo.p99)})`,
-            ...(multi ? [formatMs(t.corun.p50), `${formatMs(t.corun.p99)} (${formatBandRange(t.bandMs.corun.p99)})`, formatMeanRatio(t.meanRatio)] : []),
+            t.name, `${formatMs(t.serviceMs)} ${formatBand(t.band)}`, withRange(t.solo.p50, t.bandMs.solo.p50), withRange(t.solo.p99, t.bandMs.solo.p99),
+            ...(multi ? [withRange(t.corun.p50, t.bandMs.corun.p50), withRange(t.corun.p99, t.bandMs.corun.p99), formatMeanRatio(t.meanRatio)] : []),
             `${formatPercent(t.corunUtilisation)}${t.openLoop ? '' : ' (closed)'}`, slo,
         ]);
     }
@@ -59,9 +62,9 @@ export function predictionTable(p: WorkloadPrediction, top: number): string {
         alignTable(rows),
         `device utilisation (open-loop demand at solo speed): ${formatPercent(p.deviceUtilisation)}${p.overloaded ? ' — OVERLOADED' : ''}`,
         (p.tenants.some(t => !t.band.calibrated)
-            ? `p99 (low–high), ops ±: uncalibrated band, a stated default of ±${formatPercent(DEFAULT_BAND)} (this profile has no leave-one-out evidence; run \`tenancy calibrate\`)`
-            : `p99 (low–high), ops ±: the 90 % band (90 % of the profile's own calibration points, each predicted without it, fell within it; the host's run-to-run noise added${hostDriftText(p.profile)})`)
-            + (multi ? '; co-run/solo mean (low–high): the co-run mean over the solo mean, with the co-run mean\'s band' : ''),
+            ? `p50 and p99 (low–high), service and ops ±: uncalibrated band, a stated default of ±${formatPercent(DEFAULT_BAND)} (this profile has no leave-one-out evidence; run \`tenancy calibrate\`)`
+            : `p50 and p99 (low–high), service and ops ±: the 90 % band (90 % of the profile's own calibration points, each predicted without it, fell within it; the host's run-to-run noise added${hostDriftText(p.profile)})`)
+            + (multi ? `; the co-run ranges add how far each figure scatters over a run's requests, ${corunModelErrorText(p.profile.corunModelError)}; co-run/solo mean (low–high): the co-run mean over the solo mean, with the co-run mean's band` : ''),
     ];
     if (top > 0) {
         // Typical (median) times per request, as the editor's op hints show them.

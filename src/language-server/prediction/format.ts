@@ -238,12 +238,12 @@ export function opHintTooltip(figure: MeasuredFigure, p: WorkloadPrediction, ten
     return lines.join('\n');
 }
 
-/** Inlay hint text of a tenant: predicted p50/p99, and the measured p99 of the same phase when there is a run, with the error and whether it fell inside the band. */
+/** Inlay hint text of a tenant: predicted p50/p99 with their bands, and the measured p99 of the same phase when there is a run, with the error and whether it fell inside the band. */
 export function tenantHint(t: TenantPrediction, measured: TenantResult | undefined, uncalibrated: boolean, multiTenant: boolean): string {
     const phase = multiTenant ? 'co-run' : 'solo';
     const f = multiTenant ? t.corun : t.solo;
-    const p99Band = formatBandRange(t.bandMs[multiTenant ? 'corun' : 'solo'].p99);
-    let text = `≈ p50 ${formatMs(f.p50)} · p99 ${formatMs(f.p99)} (${p99Band}) ${phase}${uncalibrated ? ' (uncalibrated)' : ''}`;
+    const bands = t.bandMs[multiTenant ? 'corun' : 'solo'];
+    let text = `≈ p50 ${formatMs(f.p50)} (${formatBandRange(bands.p50)}) · p99 ${formatMs(f.p99)} (${formatBandRange(bands.p99)}) ${phase}${uncalibrated ? ' (uncalibrated)' : ''}`;
     // The phase the code lens summarises too: co-run when the run had one, else solo (a solo run).
     const measuredPhase = measured?.corun ? 'corun' : measured?.solo ? 'solo' : undefined;
     const stats = measuredPhase ? measured?.[measuredPhase] : undefined;
@@ -340,7 +340,7 @@ export function opHoverMarkdown(rows: { tenant: string; op: OpPrediction; measur
 }
 
 /** What the co-run ranges say of the co-run model's own error (workload.ts corunBands). */
-function corunModelErrorText(c: number | undefined): string {
+export function corunModelErrorText(c: number | undefined): string {
     return c === undefined
         ? 'not the co-run model\'s error (this profile predates its measurement: run `tenancy calibrate`)'
         : `and the co-run model's error calibration measured on co-runs of its own (±${formatPercent(c)})`;
@@ -375,7 +375,7 @@ export function tenantHoverMarkdown(t: TenantPrediction, p: WorkloadPrediction, 
     const lines: string[] = [`**Predicted** — ${profileLabel(p)}`, ''];
     const row = (label: string, f: TenantPrediction['solo'], m: TenantResult['solo'] | undefined, band: TenantPrediction['bandMs']['solo']) => {
         const cell = (x: number, key: 'p50' | 'p99' | 'mean') => {
-            const predicted = key === 'mean' ? formatMs(x) : `${formatMs(x)} (${formatBandRange(band[key])})`;
+            const predicted = `${formatMs(x)} (${formatBandRange(band[key])})`;
             if (!m) return predicted;
             const b = m.boundsMs[key];
             if (!b || b.high === null) return `${predicted}, measured ${key === 'mean' ? formatMs(m.latencyMs.mean) : formatNeeds(requiredSamples(key), m.requests)}`;
@@ -386,8 +386,8 @@ export function tenantHoverMarkdown(t: TenantPrediction, p: WorkloadPrediction, 
     lines.push('| | mean | p50 | p99 |', '|---|---:|---:|---:|');
     row('solo', t.solo, measured?.solo ?? undefined, t.bandMs.solo);
     if (multi) row(`co-run (${p.policy})`, t.corun, measured?.corun ?? undefined, t.bandMs.corun);
-    lines.push('', `p50 and p99 with their 90 % band (${formatBand(t.band)}, ms). ${bandMeaning(t.band)} It covers the kernels' times and the host's noise${hostDriftText(p.profile)}, not the queueing model${multi ? `; the co-run ranges add how far each figure scatters over a run's requests, ${corunModelErrorText(p.profile.corunModelError)}. The co-run / solo mean's range is the co-run mean's band (the kernels' error cancels in a ratio; the host's noise between a run's two phases does not)` : ''}.`, '');
-    lines.push(`Service ${formatMs(t.serviceMs)} per request (${t.launches} kernels, ${t.submits} submit${t.submits === 1 ? '' : 's'})` +
+    lines.push('', `Each figure with its 90 % band (${formatBand(t.band)}, ms). ${bandMeaning(t.band)} It covers the kernels' times and the host's noise${hostDriftText(p.profile)}, not the queueing model${multi ? `; the co-run ranges add how far each figure scatters over a run's requests, ${corunModelErrorText(p.profile.corunModelError)}. The co-run / solo mean's range is the co-run mean's band (the kernels' error cancels in a ratio; the host's noise between a run's two phases does not)` : ''}.`, '');
+    lines.push(`Service ${formatMs(t.serviceMs)} ${formatBand(t.band)} per request (${t.launches} kernels, ${t.submits} submit${t.submits === 1 ? '' : 's'})` +
         (multi ? ` · co-run / solo mean ${formatMeanRatio(t.meanRatio)}` : '') +
         ` · utilisation ${formatPercent(t.corunUtilisation)}${t.openLoop ? '' : ' (closed loop)'}`);
     for (const s of t.slos) {

@@ -98,8 +98,8 @@ export interface TenantPrediction {
     band: ErrorBand;
     /** Each co-run figure's 90 % band, relative: the tenant's band, the figure's sampling spread where the simulation gave it, and the profile's co-run model error where the tenant co-runs (corunBands). */
     corunBand: Record<Percentile, number>;
-    /** The band of the p50 and p99 figures, ms (∞ for an unbounded figure). */
-    bandMs: Record<'solo' | 'corun', Record<'p50' | 'p99', { low: number; high: number }>>;
+    /** The band of the mean, p50 and p99 figures, ms (∞ for an unbounded figure): solo the tenant's band, co-running each figure's corunBand. */
+    bandMs: Record<'solo' | 'corun', Record<'mean' | 'p50' | 'p99', { low: number; high: number }>>;
     /** Time in flight co-running over its solo work (the simulation's; 1 alone, and under a schedule that never overlaps tenants). */
     slowdown: number;
     /**
@@ -343,7 +343,7 @@ export function predictWorkload(ir: WorkloadIR, profile: DeviceProfile, options:
         const h = b.band.relative;
         const corunBand = corunBands(h, sampling[i], runRequests(ir.benchmark, corun[i].throughput), bases.length > 1 ? profile.corunModelError?.excessP90 ?? 0 : 0);
         const slos = b.tenant.slos.map(slo => sloPrediction(slo, b.serviceMs, cvOf(b.serviceMs), tail, solo[i].figures, corun[i].figures, h, corunBand[slo.percentile]));
-        const rangeOf = (f: LatencyFigures, band: (p: Percentile) => number) => ({ p50: bandRange(f.p50, band('p50')), p99: bandRange(f.p99, band('p99')) });
+        const rangeOf = (f: LatencyFigures, band: (p: Percentile) => number) => ({ mean: bandRange(f.mean, band('mean')), p50: bandRange(f.p50, band('p50')), p99: bandRange(f.p99, band('p99')) });
         return {
             name: b.tenant.name,
             serviceMs: b.serviceMs,

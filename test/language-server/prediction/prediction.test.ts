@@ -10,7 +10,7 @@ import type { Diagnostic, InlayHint } from 'vscode-languageserver';
 import { IssueCodes } from '../../../src/language-server/validation/issue-codes.js';
 import { createTenancyServices } from '../../../src/language-server/tenancy-module.js';
 import { defaultProfile, profileKey, type DeviceProfile } from '../../../src/runtime/predict/profile.js';
-import { formatBandRange, formatError, formatSlowdown } from '../../../src/language-server/prediction/format.js';
+import { formatBand, formatBandRange, formatError, formatSlowdown } from '../../../src/language-server/prediction/format.js';
 import { formatMs } from '../../../src/protocol/units.js';
 import { makeResults, tenantResult } from '../../fixtures/results/make-results.js';
 
@@ -390,9 +390,13 @@ workload w {
         expect(hover).toContain(`| ${formatMs(op.soloP50Ms)} ±11% |`);
         expect(hover).toContain("±11% is the 90 % band: on this profile's own calibration points, 90 % of measured times fell within that error of the prediction");
         const tenant = await hoverAt(d, 'tenant a', 7);
-        expect(tenant).toMatch(/p50 and p99 with their 90 % band \(±1\d%, ms\)/);
+        expect(tenant).toMatch(/Each figure with its 90 % band \(±1\d%, ms\)/);
+        // The mean, p50 and p99 each with its range; the service with the tenant's band.
+        const t = predictionOf(d).tenants[0];
+        expect(tenant).toContain(`| solo | ${formatMs(t.solo.mean)} (${formatBandRange(t.bandMs.solo.mean)}) | ${formatMs(t.solo.p50)} (${formatBandRange(t.bandMs.solo.p50)}) | ${formatMs(t.solo.p99)} (${formatBandRange(t.bandMs.solo.p99)}) |`);
+        expect(tenant).toContain(`Service ${formatMs(t.serviceMs)} ${formatBand(t.band)} per request`);
         expect(tenant).not.toContain('co-run ranges'); // alone: no co-run row
-        expect(await hintAt(d, 7)).toMatch(/^ ≈ p50 [\d.]+ (ms|µs) · p99 [\d.]+ (ms|µs) \([\d.]+–[\d.]+\) solo$/);
+        expect(await hintAt(d, 7)).toMatch(/^ ≈ p50 [\d.]+ (ms|µs) \([\d.]+–[\d.]+\) · p99 [\d.]+ (ms|µs) \([\d.]+–[\d.]+\) solo$/);
         // Measured 5 % above the prediction: error −4.8 %, inside; 20 % above: −17 %, outside.
         await measure(d, [opMeasuredAt(d, op.path, op.soloP50Ms * 1.05)]);
         expect(await hintAt(d, 2)).toContain(` ≈${formatMs(op.soloP50Ms)} ±11% · measured ${formatMs(op.soloP50Ms * 1.05)} (${formatError(op.soloP50Ms, op.soloP50Ms * 1.05)}, inside band) · co-run`);
@@ -569,7 +573,7 @@ workload w {
         const m = solo.solo!.latencyMs.p99, b = solo.solo!.boundsMs.p99!;
         // A solo run (▶ Run solo) of a co-running workload: graded against the solo prediction, and labelled solo; the measured p99 with its 95 % bounds.
         const word = (range: { low: number; high: number }, x: number) => (x >= range.low && x <= range.high ? 'inside' : 'outside');
-        expect(await hintAt(d, 7)).toBe(` ≈ p50 ${formatMs(t.corun.p50)} · p99 ${formatMs(t.corun.p99)} (${formatBandRange(t.bandMs.corun.p99)}) co-run (uncalibrated) · measured p99 ${formatBoundedMs(m, b.low, b.high)} solo (${formatError(t.solo.p99, m)}, ${word(t.bandMs.solo.p99, m)} band)`);
+        expect(await hintAt(d, 7)).toBe(` ≈ p50 ${formatMs(t.corun.p50)} (${formatBandRange(t.bandMs.corun.p50)}) · p99 ${formatMs(t.corun.p99)} (${formatBandRange(t.bandMs.corun.p99)}) co-run (uncalibrated) · measured p99 ${formatBoundedMs(m, b.low, b.high)} solo (${formatError(t.solo.p99, m)}, ${word(t.bandMs.solo.p99, m)} band)`);
         // Measured where predicted: inside; at twice the band's high end: outside.
         // (400 latencies from the base up by 0.01 ms: their p99 lies 3.95 ms above it.)
         for (const [at, expected] of [[t.solo.p99 - 3.95, 'inside'], [2 * t.bandMs.solo.p99.high - 3.95, 'outside']] as const) {
@@ -584,7 +588,7 @@ workload w {
         await measure(d, [few]);
         const p95 = few.solo!.latencyMs.p95, b95 = few.solo!.boundsMs.p95!;
         expect(few.solo!.boundedUpTo).toBe('p95');
-        expect(await hintAt(d, 7)).toBe(` ≈ p50 ${formatMs(t.corun.p50)} · p99 ${formatMs(t.corun.p99)} (${formatBandRange(t.bandMs.corun.p99)}) co-run (uncalibrated) · measured p95 ${formatBoundedMs(p95, b95.low, b95.high)} solo; p99 n/a: needs 299 requests (has 100)`);
+        expect(await hintAt(d, 7)).toBe(` ≈ p50 ${formatMs(t.corun.p50)} (${formatBandRange(t.bandMs.corun.p50)}) · p99 ${formatMs(t.corun.p99)} (${formatBandRange(t.bandMs.corun.p99)}) co-run (uncalibrated) · measured p95 ${formatBoundedMs(p95, b95.low, b95.high)} solo; p99 n/a: needs 299 requests (has 100)`);
         // From 20 requests only the median is bounded: graded against the predicted median.
         const fewer = { ...tenantResult('a', { requests: 20, soloBase: 5, corunBase: 5, uri: d.uri.toString() }), corun: null };
         await measure(d, [fewer]);

@@ -11,6 +11,7 @@ import { rescueWorkload } from '../../fixtures/rescue-workload.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { formatMs, msValue } from '../../../src/protocol/units.js';
 import { defaultProfile } from '../../../src/runtime/predict/profile.js';
+import { formatBandRange } from '../../../src/language-server/prediction/format.js';
 import { EmptyFileSystem, URI } from 'langium';
 import { TextDocument } from 'langium';
 import { createTenancyServices } from '../../../src/language-server/tenancy-module.js';
@@ -90,7 +91,9 @@ describe('tenancy predict', () => {
         writeFileSync(join(work, 'profile-band.json'), JSON.stringify(profile));
         const json = runCli(['predict', 'demo.tenancy', '--json', '--profile', 'profile-band.json', '--workload', 'w']);
         type Band = { relative: number; calibrated: boolean };
-        const out = JSON.parse(json.stdout) as { predictions: { tenants: { band: Band; corun: { p99: number }; corunBand: { p99: number }; bandMs: { corun: { p99: { low: number; high: number } } }; ops: { path: string; soloP50Ms: number; band: Band }[] }[] }[] };
+        type Range = { low: number; high: number };
+        type Figures = { mean: number; p50: number; p99: number };
+        const out = JSON.parse(json.stdout) as { predictions: { tenants: { name: string; serviceMs: number; band: Band; solo: Figures; corun: Figures; corunBand: Figures; bandMs: Record<'solo' | 'corun', Record<'mean' | 'p50' | 'p99', Range>>; ops: { path: string; soloP50Ms: number; band: Band }[] }[] }[] };
         const h = Math.hypot(0.1, 0.05);
         for (const t of out.predictions[0].tenants) {
             // One relative band for every launch: any combination of them keeps it.
@@ -101,11 +104,28 @@ describe('tenancy predict', () => {
             expect(hc).toBeGreaterThanOrEqual(h);
             expect(t.bandMs.corun.p99.low).toBeCloseTo(t.corun.p99 / (1 + hc), 6);
             expect(t.bandMs.corun.p99.high).toBeCloseTo(hc < 1 ? t.corun.p99 / (1 - hc) : Infinity, 6);
+            // Every figure carries one: the means and p50s too, solo by the tenant's band, co-running by each figure's own.
+            for (const k of ['mean', 'p50'] as const) {
+                expect(t.bandMs.solo[k].low).toBeCloseTo(t.solo[k] / (1 + h), 6);
+                expect(t.bandMs.solo[k].high).toBeCloseTo(t.solo[k] / (1 - h), 6);
+                expect(t.bandMs.corun[k].low).toBeCloseTo(t.corun[k] / (1 + t.corunBand[k]), 6);
+            }
             for (const o of t.ops.filter(x => x.soloP50Ms > 0)) expect(o.band).toEqual({ relative: expect.closeTo(h, 9), calibrated: true });
         }
         const table = runCli(['predict', 'demo.tenancy', '--profile', 'profile-band.json', '--workload', 'w', '--top', '3']);
         expect(table.stdout).toMatch(/ms ±11%/);
         expect(table.stdout).toMatch(/\d ms \([\d.]+–[\d.]+\)/);
+        // A tenant's row: its service with the band, and both p50s and p99s with their ranges.
+        const a = out.predictions[0].tenants.find(t => t.name === 'a')!;
+        const cells = table.stdout.split('\n').find(l => l.startsWith('a '))!.trim().split(/\s{2,}/);
+        const range = (r: Range) => `(${formatBandRange(r)})`;
+        expect(cells.slice(1, 6)).toEqual([
+            `${formatMs(a.serviceMs)} ±11%`,
+            `${formatMs(a.solo.p50)} ${range(a.bandMs.solo.p50)}`, `${formatMs(a.solo.p99)} ${range(a.bandMs.solo.p99)}`,
+            `${formatMs(a.corun.p50)} ${range(a.bandMs.corun.p50)}`, `${formatMs(a.corun.p99)} ${range(a.bandMs.corun.p99)}`,
+        ]);
+        expect(table.stdout).toContain('p50 and p99 (low–high), service and ops ±: the 90 % band');
+        expect(table.stdout).toContain("the co-run ranges add how far each figure scatters over a run's requests");
         expect(table.stdout).toMatch(/the 90 % band/);
         expect(table.stdout).not.toMatch(/uncalibrated band/);
     });
