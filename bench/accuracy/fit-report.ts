@@ -23,7 +23,7 @@ console.log(`profile ${profile.createdAt}; floor ${profile.kernelFloorMs.toFixed
 type Point = FamilyProfile['points'][number];
 /** The model's time for a calibration point on a profile (the family's curve as `launchTiming` reads it). */
 const modelMs = (p: DeviceProfile, family: string, point: Point) =>
-    launchTiming(p, { name: point.shape, family, flops: point.flops, bytes: point.bytes, workgroups: point.workgroups, effectiveFlops: point.effectiveFlops ?? point.flops }).ms;
+    launchTiming(p, { name: point.shape, family, flops: point.flops, bytes: point.bytes, workgroups: point.workgroups, effectiveFlops: point.effectiveFlops ?? point.flops, strideAlignment: point.strideAlignment, scalarLoads: point.scalarLoads }).ms;
 
 const all: { inSample: number; out: number }[] = [];
 for (const [name, fam] of Object.entries(profile.families)) {
