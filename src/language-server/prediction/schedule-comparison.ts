@@ -6,7 +6,7 @@
  * and the hint rule with its text. Pure: the language server steps the computation between
  * requests (schedule-hints.ts), the CLI runs it to the end.
  */
-import type { IrSchedule, WorkloadIR } from '../../runtime/ir/types.js';
+import type { IrSchedule, IrTenant, WorkloadIR } from '../../runtime/ir/types.js';
 import type { PlanCache } from '../../runtime/plan/plan.js';
 import { opCollisions, type OpCollision } from '../../runtime/predict/collisions.js';
 import type { DeviceProfile } from '../../runtime/predict/profile.js';
@@ -18,6 +18,10 @@ import { scheduleName } from '../../runtime/schedule/policy.js';
 import { alignTable } from '../../runtime/report/table.js';
 import type { Comparison } from '../../runtime/report/compare.js';
 import { formatPredictedMeasured } from '../../protocol/figures.js';
+import { bandRange } from '../../runtime/predict/band.js';
+import type { Percentile } from '../../runtime/predict/queueing.js';
+import { corunBands, corunThroughput, requestBand, runRequests } from '../../runtime/predict/workload.js';
+import { formatBandRange } from './format.js';
 import { formatMs, formatRatio, msValue, significant } from '../../protocol/units.js';
 import { measuredGainOf, sameSchedule, type MeasuredGain } from '../lsp/measured-comparison.js';
 
@@ -58,6 +62,28 @@ export interface ScheduleComparison {
     tenantCount: number;
     /** Whether any tenant declares an SLO. */
     hasSlos: boolean;
+    /** What each figure's 90 % band rests on (ComparisonBands); absent: the figures are shown without. */
+    bands?: ComparisonBands;
+}
+
+/**
+ * What the figures' bands rest on, as the declared schedule's co-run figures' (predict/workload.ts
+ * corunBands): each tenant's kernels' band h (its request's launches, the host's noise and drift),
+ * the co-run model's error c calibration measured where tenants co-run, and the workload's
+ * `benchmark`, how many requests a run would measure each figure from. Each schedule adds its own
+ * simulation's sampling spread: the band a figure would carry were that schedule declared.
+ */
+export interface ComparisonBands {
+    /** Per tenant (the IR's order), the relative band h and its arrivals (the requests a run brings it: workload.ts corunThroughput). */
+    tenants: { h: number; arrival: IrTenant['arrival'] }[];
+    corunModelError: number;
+    benchmark: WorkloadIR['benchmark'];
+}
+
+/** A figure's relative 90 % band under a schedule, per percentile (see ComparisonBands). */
+export function figureBands(bands: ComparisonBands, tenant: number, t: ScheduledTenant): Record<Percentile, number> {
+    const { h, arrival } = bands.tenants[tenant];
+    return corunBands(h, t, runRequests(bands.benchmark, corunThroughput(arrival, t)), bands.corunModelError);
 }
 
 /** The candidates evaluated on a workload, stepwise (a step per simulation); capacity searched, as `auto` does. */
@@ -92,6 +118,11 @@ export function assembleComparison(ir: WorkloadIR, figures: CandidateFigures, de
         workload: ir.workload, declared: ir.schedule, candidates: figures.candidates, current,
         currentMissing: current ? undefined : declared?.missing ?? `${name} was not evaluated`,
         best, why, collisions: figures.collisions, tenantCount: ir.tenants.length, hasSlos: ir.tenants.some(t => t.slos.length > 0),
+        bands: {
+            tenants: figures.input.plans.map((plan, i) => ({ h: requestBand(figures.input.profile, plan, figures.input.cache).relative, arrival: ir.tenants[i].arrival })),
+            corunModelError: ir.tenants.length > 1 ? figures.input.profile.corunModelError?.excessP90 ?? 0 : 0,
+            benchmark: ir.benchmark,
+        },
     };
 }
 
@@ -235,7 +266,7 @@ function figure(t: ScheduledTenant, p: string): number {
     return p === 'p50' ? t.p50Ms : p === 'p95' ? t.p95Ms : p === 'p99' ? t.p99Ms : t.meanMs;
 }
 
-/** The comparison as table rows (header first): per schedule, each tenant's predicted percentiles (ms) and SLO verdict, the QoS-satisfied throughput and the marks. */
+/** The comparison as table rows (header first): per schedule, each tenant's predicted percentiles (ms, each with its 90 % band where the comparison has them) and SLO verdict, the QoS-satisfied throughput and the marks. */
 export function comparisonRows(c: ScheduleComparison): string[][] {
     const tenants = c.candidates[0]?.tenants ?? [];
     const header = ['schedule', ...tenants.map(t => {
@@ -250,8 +281,12 @@ export function comparisonRows(c: ScheduleComparison): string[][] {
         if (e === c.best && c.declared.policy !== 'auto') marks.push('best (auto would run it)');
         rows.push([
             e.name === e.resolved.name ? e.name : `${e.name} → ${e.resolved.name}`,
-            ...e.tenants.map(t => {
-                const values = shownPercentiles(t).map(p => msValue(figure(t, p))).join(' · ');
+            ...e.tenants.map((t, i) => {
+                const band = c.bands && figureBands(c.bands, i, t);
+                const values = shownPercentiles(t).map(p => {
+                    const x = figure(t, p);
+                    return band ? `${msValue(x)} (${formatBandRange(bandRange(x, band[p as Percentile]))})` : msValue(x);
+                }).join(' · ');
                 return t.slos.length === 0 ? values : `${values} ${t.slos.every(s => s.met) ? '✓' : '✗'}`;
             }),
             e.qosThroughput > 0 ? `${significant(e.qosThroughput)}/s at ${formatRatio(e.capacityLoad)} the load` : '— (no load meets the SLOs)',
@@ -293,6 +328,11 @@ function measuredNote(c: ScheduleComparison, measured: Comparison): string {
     return `Measured (${when}) against ${declared}: ${listed.length ? listed.join('; ') : 'no other schedule'}.`;
 }
 
+/** What the table's ranges are, when it has them. */
+function bandsNote(c: ScheduleComparison): string[] {
+    return c.bands ? ['Ranges: each figure\'s 90 % band, as it would carry it were that schedule declared — the tenant\'s kernels\' band, the co-run model\'s error, and how far the figure scatters over a run of the workload\'s benchmark under that schedule ("≥ x": the band has no upper end, the figure read off too few requests).'] : [];
+}
+
 /** The comparison as markdown (the hover on `schedule`); `measured`, the workload's latest `tenancy compare`. */
 export function comparisonMarkdown(c: ScheduleComparison, profileLabel: string, band = HINT_BAND, measured?: Comparison): string {
     const rows = comparisonRows(c);
@@ -302,7 +342,7 @@ export function comparisonMarkdown(c: ScheduleComparison, profileLabel: string, 
         `|${rows[0].map((_, i) => (i === 0 ? '---' : '---:')).join('|')}|`,
         ...rows.slice(1).map(r => `| ${r.map(cell).join(' | ')} |`),
     ];
-    return [`**Schedules compared** (predicted by simulating each schedule's policy over the ops' predicted times; ${profileLabel})`, '', ...table, '', ...comparisonNotes(c, band, measured)].join('\n');
+    return [`**Schedules compared** (predicted by simulating each schedule's policy over the ops' predicted times; ${profileLabel})`, '', ...table, '', ...bandsNote(c), ...comparisonNotes(c, band, measured)].join('\n');
 }
 
 /** The comparison as plain data (`tenancy predict --json`): per schedule its figures, the marks, why, the hint. */
@@ -319,7 +359,7 @@ export function comparisonJson(c: ScheduleComparison, band = HINT_BAND) {
         schedules: listed.map(e => ({
             name: e.name, runs: e.resolved.name, why: e.resolved.why ?? null,
             sloMet: e.sloMet, qosThroughputPerSecond: e.qosThroughput, capacityLoad: e.capacityLoad,
-            tenants: e.tenants,
+            tenants: e.tenants.map((t, i) => ({ ...t, bands: c.bands ? figureBands(c.bands, i, t) : null })),
         })),
         hint: hint ? { schedule: hint.suggested.name, gain: hint.gain, message: hint.message } : null,
         band,
@@ -329,5 +369,5 @@ export function comparisonJson(c: ScheduleComparison, band = HINT_BAND) {
 
 /** The comparison as text (`tenancy predict`). */
 export function comparisonText(c: ScheduleComparison): string {
-    return [`schedules compared (simulated; latencies in ms at the declared load):`, alignTable(comparisonRows(c)), ...comparisonNotes(c)].join('\n');
+    return [`schedules compared (simulated; latencies in ms at the declared load):`, alignTable(comparisonRows(c)), ...bandsNote(c), ...comparisonNotes(c)].join('\n');
 }

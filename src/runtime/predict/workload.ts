@@ -187,6 +187,11 @@ interface TimedGraph {
     band: ErrorBand;
 }
 
+/** The 90 % band of a request's GPU time on a plan (its launches' bands combined, the host's drift added): a tenant's band h. */
+export function requestBand(profile: DeviceProfile, plan: readonly PlannedOp[], cache: PlanCache): ErrorBand {
+    return timeGraph(profile, plan, cache).band;
+}
+
 function timeGraph(profile: DeviceProfile, plan: readonly PlannedOp[], cache: PlanCache): TimedGraph {
     const demand = { compute: 0, memory: 0, capped: 0 };
     let gpuMs = 0, launches = 0, passes = 0;
@@ -399,7 +404,7 @@ function meanRatioOf(soloMean: number, corunMean: number, band: number): TenantP
 /** A tenant's co-run figures from the simulation of its workload's schedule. */
 function corunFigures(arrival: IrTenant['arrival'], t: ScheduledTenant): { figures: LatencyFigures; utilisation: number; throughput: number } {
     const figures: LatencyFigures = { mean: t.meanMs, p50: t.p50Ms, p90: t.p90Ms, p95: t.p95Ms, p99: t.p99Ms, p999: t.p999Ms };
-    const throughput = arrival.kind === 'closed' ? t.throughputPerSecond : openRatePerSecond(arrival);
+    const throughput = corunThroughput(arrival, t);
     // Offered load at the co-run service time; a queue that did not drain in the simulation is at least full.
     const utilisation = (throughput * t.serviceMs) / 1000;
     return { figures, utilisation: Number.isFinite(t.meanMs) ? utilisation : Math.max(1, utilisation), throughput };
@@ -407,6 +412,11 @@ function corunFigures(arrival: IrTenant['arrival'], t: ScheduledTenant): { figur
 
 function unbounded(): LatencyFigures {
     return { mean: Infinity, p50: Infinity, p90: Infinity, p95: Infinity, p99: Infinity, p999: Infinity };
+}
+
+/** A tenant's requests per second under a simulated schedule: an open-loop stream's declared rate, a closed loop's simulated throughput. */
+export function corunThroughput(arrival: IrTenant['arrival'], t: Pick<ScheduledTenant, 'throughputPerSecond'>): number {
+    return arrival.kind === 'closed' ? t.throughputPerSecond : openRatePerSecond(arrival);
 }
 
 /** Requests per second of an open-loop stream. */
@@ -426,14 +436,14 @@ function openRatePerSecond(arrival: Exclude<IrTenant['arrival'], { kind: 'closed
  * difference by s = s_sim·√(1 + n_sim / n_run). A 2.5 s run of a tenant at 40/s measures its p99
  * from 100 requests where the simulation drew 600: √7 ≈ 2.6 × s_sim, not the √2 of equal counts.
  */
-function corunBands(h: number, simulated: Pick<ScheduledTenant, 'sampling' | 'sampledRequests'> | undefined, nRun: number, c: number): Record<Percentile, number> {
+export function corunBands(h: number, simulated: Pick<ScheduledTenant, 'sampling' | 'sampledRequests'> | undefined, nRun: number, c: number): Record<Percentile, number> {
     const spread = simulated ? Math.sqrt(1 + simulated.sampledRequests / nRun) : 0;
     const of = (p: Percentile) => Math.hypot(h, simulated ? spread * simulated.sampling[p] : 0, c);
     return { mean: of('mean'), p50: of('p50'), p90: of('p90'), p95: of('p95'), p99: of('p99'), p999: of('p999') };
 }
 
 /** Requests a measured run of the benchmark brings a tenant: its request count, else its throughput over the measured time (at least 2). */
-function runRequests(benchmark: WorkloadIR['benchmark'], throughputPerSecond: number): number {
+export function runRequests(benchmark: WorkloadIR['benchmark'], throughputPerSecond: number): number {
     const n = benchmark.requests ?? (throughputPerSecond * benchmark.durationMs) / 1000;
     return Number.isFinite(n) ? Math.max(2, n) : 2;
 }

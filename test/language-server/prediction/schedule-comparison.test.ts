@@ -10,9 +10,12 @@ import type { IrSchedule } from '../../../src/runtime/ir/types.js';
 import type { ScheduleEvaluation, ScheduledTenant } from '../../../src/runtime/predict/schedules.js';
 import { bestSchedule } from '../../../src/runtime/predict/schedules.js';
 import { scheduleName } from '../../../src/runtime/schedule/policy.js';
-import { comparisonMarkdown, comparisonNotes, comparisonRows, HINT_BAND, scheduleHint, type ScheduleComparison } from '../../../src/language-server/prediction/schedule-comparison.js';
+import { comparisonMarkdown, comparisonNotes, comparisonRows, figureBands, HINT_BAND, scheduleHint, type ScheduleComparison } from '../../../src/language-server/prediction/schedule-comparison.js';
 import type { Comparison } from '../../../src/runtime/report/compare.js';
 import { makeComparison } from '../../fixtures/results/make-comparison.js';
+import { bandRange } from '../../../src/runtime/predict/band.js';
+import { formatBandRange } from '../../../src/language-server/prediction/format.js';
+import { msValue } from '../../../src/protocol/units.js';
 
 /** A tenant with a p99 (ms) and, optionally, a p99 SLO. */
 function tenant(name: string, p99: number, sloMs?: number): ScheduledTenant {
@@ -185,6 +188,24 @@ describe('comparison table', () => {
         expect(notes[1]).toMatch(/^Hint: layer_block\(size: auto\) is predicted to meet nlp's p99/);
         expect(notes).toContain('Ops that collide most (their share of the pair\'s mutual slowdown while both are busy: one\'s kernels waiting for the other\'s): vision/resnet/conv2d.7 and nlp/bert/attention (30%).');
         expect(comparisonNotes(nlpMix(70))[1]).toBe('No hint: layer_block(size: auto)\'s predicted advantage is within the predictor\'s error (a hint needs more than 1.47× the QoS-satisfied throughput, or every SLO met with that margin where concurrent meets none).');
+    });
+
+    test('with bands: each figure carries its 90 % band — the kernels\' band, the co-run model\'s error and that schedule\'s sampling spread over a run', () => {
+        const c = nlpMix(80);
+        // vision h 10 %, nlp 20 %, c 5 %; a 1 s benchmark at 10 req/s brings 10 requests.
+        const bands = { tenants: [{ h: 0.1, arrival: { kind: 'closed' as const, clients: 1, thinkMs: 0 } }, { h: 0.2, arrival: { kind: 'closed' as const, clients: 1, thinkMs: 0 } }], corunModelError: 0.05, benchmark: { durationMs: 1000, warmupMs: 0, seed: 1 } };
+        // Concurrent's nlp p99 scatters by 8 % over its 600 simulated requests; sequential's by 30 %.
+        c.candidates[0].tenants[1] = { ...c.candidates[0].tenants[1], sampling: { ...c.candidates[0].tenants[1].sampling, p99: 0.08 } };
+        c.candidates[1].tenants[1] = { ...c.candidates[1].tenants[1], sampling: { ...c.candidates[1].tenants[1].sampling, p99: 0.3 } };
+        const rows = comparisonRows({ ...c, bands });
+        const range = (x: number, h: number) => `${msValue(x)} (${formatBandRange(bandRange(x, h))})`;
+        // No sampling spread: √(h² + c²); with it, the spread of 10 requests against 600: √(h² + (1 + 600/10)·s² + c²).
+        expect(rows[1][1]).toBe(`${range(10, Math.hypot(0.1, 0.05))} · ${range(20, Math.hypot(0.1, 0.05))} ✓`);
+        expect(rows[1][2]).toBe(`${range(30.5, Math.hypot(0.2, 0.05))} · ${range(61, Math.hypot(0.2, Math.sqrt(61) * 0.08, 0.05))} ✗`);
+        expect(rows[2][2]).toMatch(/^45 \(.+\) · 90 \(≥ [\d.]+\) ✗$/); // a band past 100 %: no upper end
+        expect(figureBands(bands, 1, c.candidates[0].tenants[1]).p99).toBeCloseTo(Math.hypot(0.2, Math.sqrt(61) * 0.08, 0.05), 12);
+        expect(comparisonMarkdown({ ...c, bands }, 'profile')).toContain("Ranges: each figure's 90 % band");
+        expect(comparisonMarkdown(c, 'profile')).not.toContain('Ranges:');
     });
 
     test('auto: its choice is the current one', () => {

@@ -178,7 +178,10 @@ describe('schedule hints', () => {
         expect(hover).toContain('**Schedules compared**');
         expect(hover).toContain('| schedule | small p50 · p95 · p99 ms (SLO p95 ≤ 25) | batch p50 · p99 ms | QoS-satisfied throughput |  |');
         for (const name of ['concurrent', 'layer_block(size: auto)', 'regulated(split: auto, sync: auto) → regulated(split: ']) expect(hover).toContain(`| ${name}`);
-        expect(hover).toMatch(/\| sequential \| [\d.]+ · [\d.]+ · [\d.]+ ✗ \| [\d.]+ · [\d.]+ \| [\d.]+\/s at [\d.]+× the load \| current \|/);
+        // Each figure with its 90 % band (a band past 100 % has no upper end).
+        const f = String.raw`[\d.]+ \((?:[\d.]+–[\d.]+|≥ [\d.]+)\)`;
+        expect(hover).toMatch(new RegExp(String.raw`\| sequential \| ${f} · ${f} · ${f} ✗ \| ${f} · ${f} \| [\d.]+\/s at [\d.]+× the load \| current \|`));
+        expect(hover).toContain("Ranges: each figure's 90 % band");
         expect(hover).toMatch(/\| regulated.* ✓ \| .* \| [\d.]+\/s at [\d.]+× the load \| best \(auto would run it\) \|/);
         expect(hover).toMatch(/Best: regulated\(split: auto, sync: auto\) — /);
         expect(hover).toMatch(/Hint: regulated/);
@@ -195,9 +198,9 @@ describe('schedule hints', () => {
         // A schedule that is not a candidate is evaluated too and listed last (co_tuned on the uncalibrated profile, where it is no candidate).
         const own = await hoverAt(await open(rescue('  schedule layer_block(size: 2)\n')), 'schedule');
         // It splits the low-priority batch tenant's long op within, as the runtime would: the row says what runs.
-        expect(own).toMatch(/\| layer_block\(size: 2\) → layer_block\(size: 2; 1 op split within\) \| [^\n]* \| current \|\n\nBest: /);
+        expect(own).toMatch(/\| layer_block\(size: 2\) → layer_block\(size: 2; 1 op split within\) \| [^\n]* \| current \|\n\nRanges: [^\n]*\nBest: /);
         const coTuned = await hoverAt(await open(rescue('  schedule co_tuned(variants: 2)\n')), 'schedule');
-        expect(coTuned).toMatch(/\| co_tuned\(variants: 2\) → co_tuned\(variants: 2; small: C \d+%, batch: C \d+%\) \| [^\n]* \| current \|\n\nBest: /);
+        expect(coTuned).toMatch(/\| co_tuned\(variants: 2\) → co_tuned\(variants: 2; small: C \d+%, batch: C \d+%\) \| [^\n]* \| current \|\n\nRanges: [^\n]*\nBest: /);
     }, 60_000);
 
     test('an edit cancels the running comparison; it resumes where it stopped, not from the start', async () => {

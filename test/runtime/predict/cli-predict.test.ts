@@ -12,6 +12,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { formatMs, msValue } from '../../../src/protocol/units.js';
 import { defaultProfile } from '../../../src/runtime/predict/profile.js';
 import { formatBandRange } from '../../../src/language-server/prediction/format.js';
+import { bandRange } from '../../../src/runtime/predict/band.js';
 import { EmptyFileSystem, URI } from 'langium';
 import { TextDocument } from 'langium';
 import { createTenancyServices } from '../../../src/language-server/tenancy-module.js';
@@ -144,6 +145,20 @@ describe('tenancy predict', () => {
         const json = JSON.parse(runCli(['predict', 'demo.tenancy', '--json']).stdout) as { schedules: { workload: string; declared: string; current: string; schedules: { name: string }[]; hint: unknown }[] };
         expect(json.schedules[0]).toMatchObject({ workload: 'w', declared: 'concurrent', current: 'concurrent', hint: null });
         expect(json.schedules[0].schedules.map(s => s.name)).toEqual(['concurrent', 'sequential', 'layer_block(size: auto)', 'regulated(split: auto, sync: auto)']);
+        // Each figure with its band; the declared schedule's row carries the very bands of the tenants' co-run figures (one rule, workload.ts corunBands).
+        expect(r.stdout).toContain("Ranges: each figure's 90 % band");
+        type Tenant = { name: string; corun: { p50: number; p99: number }; bandMs: { corun: Record<'p50' | 'p99', { low: number; high: number }> } };
+        const both = JSON.parse(runCli(['predict', 'demo.tenancy', '--json']).stdout) as { predictions: { tenants: Tenant[] }[]; schedules: { schedules: { name: string; tenants: { name: string; p50Ms: number; p99Ms: number; bands: Record<string, number> }[] }[] }[] };
+        const current = both.schedules[0].schedules.find(s => s.name === 'concurrent')!;
+        for (const t of both.predictions[0].tenants) {
+            const row = current.tenants.find(x => x.name === t.name)!;
+            expect(row.p99Ms).toBe(t.corun.p99);
+            expect(bandRange(row.p99Ms, row.bands.p99)).toEqual(t.bandMs.corun.p99);
+            expect(bandRange(row.p50Ms, row.bands.p50)).toEqual(t.bandMs.corun.p50);
+        }
+        const concurrentRow = r.stdout.split('\n').find(l => l.startsWith('concurrent '))!;
+        const b = both.predictions[0].tenants.find(t => t.name === 'b')!;
+        expect(concurrentRow).toContain(`${msValue(b.corun.p50)} (${formatBandRange(b.bandMs.corun.p50)}) · ${msValue(b.corun.p99)} (${formatBandRange(b.bandMs.corun.p99)})`);
         const skipped = runCli(['predict', 'demo.tenancy', '--top', '0', '--no-schedules']);
         expect(skipped.stdout).not.toMatch(/schedules compared/);
         expect(JSON.parse(runCli(['predict', 'demo.tenancy', '--json', '--no-schedules']).stdout)).not.toHaveProperty('schedules');
