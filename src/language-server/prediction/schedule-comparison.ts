@@ -27,13 +27,12 @@ import { measuredGainOf, sameSchedule, type MeasuredGain } from '../lsp/measured
 
 /**
  * How far a predicted gain must go before the editor suggests another schedule: the predictor's
- * error on co-run p99 latency, 46.6 % (MAPE) in the latest recorded accuracy run (BENCHMARKS.md,
- * "Prediction accuracy", d9546d1; 34–75 % over the sessions recorded there), rounded up. That
- * figure rather than the per-op (19.7 %) or tenant-mean (22 %) ones because SLOs are tail
- * percentiles and the QoS-satisfied throughput is where a tail crosses its target. It is applied
- * once to the ratio of two schedules' figures, not compounded: both come from the same ops on the
- * same profile, so much of their error is shared (a profile's bias cancels in the ratio). When
- * `tenancy compare` has measured predicted against measured gains, this should come from there.
+ * error on the very ratio a hint rests on, a schedule's QoS-satisfied throughput over another's.
+ * The schedules benchmark measured it (BENCHMARKS.md, "Schedules", runs of 2026-12-05 and -06 with
+ * both capacities measured): eleven gains over `concurrent` were predicted at 0.42–1.30× what was
+ * measured. Under-predicted gains cost a hint, not a wrong one; the largest over-prediction, 1.30×,
+ * means a predicted 1.47× gain measured at least 1.13×. So 0.47, applied once to the ratio (both
+ * schedules' figures come from the same ops on the same profile, so much of their error is shared).
  */
 export const HINT_BAND = 0.47;
 

@@ -137,7 +137,7 @@ export class ScheduleHintService {
     documents: 'open' | 'all' = 'open';
     /** Off: no hint diagnostics and no job (the hover still compares on demand). */
     enabled = true;
-    /** The predictor's error band a gain must exceed (schedule-comparison.ts HINT_BAND; `tenancy compare`'s measurements may set it). */
+    /** The predictor's error band a gain must exceed (schedule-comparison.ts HINT_BAND; tests narrow it). */
     band = HINT_BAND;
     /** What the jobs did (tests and the benchmark read it): comparisons begun, simulation steps run, jobs stopped by an edit, longest step (ms). */
     readonly stats = { comparisons: 0, steps: 0, cancelled: 0, longestStepMs: 0 };
