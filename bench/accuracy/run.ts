@@ -41,6 +41,7 @@ import { goalPercent, goalText, type GoalFigure } from './goals.js';
 import type { Results } from '../../src/runtime/report/schema.js';
 import { closedLoopProbes, evaluationSet } from './workloads.js';
 import { boundedP99, P99_REQUESTS, tailPercentile } from './tails.js';
+import { typicalOpMs } from '../../src/language-server/prediction/format.js';
 
 const args = process.argv.slice(2);
 const flag = (name: string) => { const i = args.indexOf(name); return i >= 0 ? args[i + 1] : undefined; };
@@ -61,8 +62,8 @@ const ape = (p: number, m: number) => Math.abs(p - m) / m;
  * the highest percentile its run bounds; corunShape: that tail over the tenant's co-run mean, predicted and measured (the
  * host's speed, which moves both alike, cancels: what is left is the tail model's error).
  */
-type Samples = { ops: Map<string, Sample[]>; opMeans: Sample[]; tenantMean: Sample[]; tenantP50: Sample[]; corunP99: Sample[]; corunTail: Sample[]; corunShape: Sample[]; corunMean: Sample[]; slowdown: Sample[] };
-const emptySamples = (): Samples => ({ ops: new Map(), opMeans: [], tenantMean: [], tenantP50: [], corunP99: [], corunTail: [], corunShape: [], corunMean: [], slowdown: [] });
+type Samples = { ops: Map<string, Sample[]>; opMeans: Sample[]; opCorun: Sample[]; tenantMean: Sample[]; tenantP50: Sample[]; corunP99: Sample[]; corunTail: Sample[]; corunShape: Sample[]; corunMean: Sample[]; slowdown: Sample[] };
+const emptySamples = (): Samples => ({ ops: new Map(), opMeans: [], opCorun: [], tenantMean: [], tenantP50: [], corunP99: [], corunTail: [], corunShape: [], corunMean: [], slowdown: [] });
 
 function compare(ir: WorkloadIR, pred: WorkloadPrediction, res: Results, out: Samples): void {
     const multi = ir.tenants.length > 1;
@@ -89,6 +90,16 @@ function compare(ir: WorkloadIR, pred: WorkloadPrediction, res: Results, out: Sa
             const ratio = t.meanRatio;
             if (m.slowdown.mean !== null && Number.isFinite(ratio.estimate)) {
                 out.slowdown.push({ workload: ir.workload, what: `${t.name} slowdown`, predicted: ratio.estimate, measured: m.slowdown.mean.estimate, ape: ape(ratio.estimate, m.slowdown.mean.estimate), band: t.corunBand.mean });
+            }
+        }
+        // Per-op co-run GPU time (median per request), as the op hints show it beside the solo time: from the workloads
+        // that co-run, each op against its own tenant's stretch (workload.ts: the op's solo time × the tenant's slowdown).
+        if (multi) {
+            for (const op of t.ops) {
+                const mo = m.ops.find(o => o.path === op.path);
+                const predicted = typicalOpMs(op).corun;
+                if (!mo || op.launches.length === 0 || mo.corunP50Ms == null || !(mo.corunP50Ms > 0) || !Number.isFinite(predicted)) continue;
+                out.opCorun.push({ workload: ir.workload, what: `${op.path} co-run`, predicted, measured: mo.corunP50Ms, ape: ape(predicted, mo.corunP50Ms), band: op.band.relative });
             }
         }
         // Per-op solo GPU time: only from solo-only workloads (one measurement per op shape). The goal's figure is
@@ -124,7 +135,9 @@ function asPrediction(pred: WorkloadPrediction, res: Results): WorkloadPredictio
                 ...t, solo: fig('solo'), corun: fig('corun'),
                 ops: t.ops.map(o => {
                     const mo = m?.ops.find(x => x.path === o.path);
-                    return { ...o, soloMs: mo?.soloMs ?? NaN, soloP50Ms: mo?.soloP50Ms ?? NaN };
+                    const soloMs = mo?.soloMs ?? NaN, soloP50Ms = mo?.soloP50Ms ?? NaN;
+                    // The co-run time as typicalOpMs reads it (soloP50Ms × corunMs / soloMs): the measured co-run median.
+                    return { ...o, soloMs, soloP50Ms, corunMs: (mo?.corunP50Ms ?? NaN) * soloMs / soloP50Ms };
                 }),
             };
         }),
@@ -222,6 +235,7 @@ async function main(): Promise<void> {
     for (const [kind, xs] of [...out.ops.entries()].sort()) goalRow(`op ${kind} (solo GPU time, median per request)`, xs, s => s.ops.get(kind), 'op', bandCoverage(xs));
     goalRow('all ops (median per request)', allOps, s => [...s.ops.values()].flat(), 'op', bandCoverage(allOps));
     goalRow('all ops, mean per request (stalls included)', out.opMeans, s => s.opMeans, undefined, '—');
+    goalRow('op co-run GPU time (median per request), against the op\'s solo band', out.opCorun, s => s.opCorun, undefined, bandCoverage(out.opCorun));
     goalRow('tenant mean latency (solo)', out.tenantMean, s => s.tenantMean, 'tenantMean', bandCoverage(out.tenantMean));
     goalRow('tenant p50 latency (solo)', out.tenantP50, s => s.tenantP50, undefined, bandCoverage(out.tenantP50));
     goalRow('co-run mean latency', out.corunMean, s => s.corunMean, undefined, bandCoverage(out.corunMean));
@@ -288,7 +302,7 @@ async function main(): Promise<void> {
     const dir = resolve('bench/.work');
     mkdirSync(dir, { recursive: true });
     // The noise samples too (run 2 against run 1, and a later pass against run 1), so rescore.ts can put each re-scored figure beside its own run's floor.
-    const samplesJson = (s: Samples) => ({ ops: Object.fromEntries(s.ops), opMeans: s.opMeans, tenantMean: s.tenantMean, tenantP50: s.tenantP50, corunP99: s.corunP99, corunTail: s.corunTail, corunShape: s.corunShape, corunMean: s.corunMean, slowdown: s.slowdown });
+    const samplesJson = (s: Samples) => ({ ops: Object.fromEntries(s.ops), opMeans: s.opMeans, opCorun: s.opCorun, tenantMean: s.tenantMean, tenantP50: s.tenantP50, corunP99: s.corunP99, corunTail: s.corunTail, corunShape: s.corunShape, corunMean: s.corunMean, slowdown: s.slowdown });
     writeFileSync(join(dir, 'accuracy.json'), JSON.stringify({ adapter, profile: located.file, durationMs, ...samplesJson(out), ...(repeat > 1 ? { noise: samplesJson(noise) } : {}), ...(passes > 1 ? { spanNoise: samplesJson(span) } : {}), hostSpeed: speeds, hostSpeedReferenceMs: profile.hostSpeedProbeMs, load: loadavg() }, null, 2));
     writeFileSync(join(dir, 'accuracy.md'), text + '\n');
 }
