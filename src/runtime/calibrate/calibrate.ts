@@ -174,8 +174,8 @@ export async function calibrate(options: CalibrateOptions): Promise<DeviceProfil
         opened.push(victim);
         const info = adapterInfo(adapter);
         const ladders = options.ladders ?? calibrationCases(quick);
-        // One tick per ladder case, ten single steps, six interference pairs; the refinement's cases once they are known.
-        let totalSteps = ladders.reduce((s, l) => s + l.cases.length, 0) + 10 + 6;
+        // One tick per ladder case, eleven single steps, six interference pairs; the refinement's cases once they are known.
+        let totalSteps = ladders.reduce((s, l) => s + l.cases.length, 0) + 11 + 6;
         let step = 0;
         const c: Calibration = {
             gpu, victim, preference, quick, signal: options.signal,
@@ -188,6 +188,8 @@ export async function calibrate(options: CalibrateOptions): Promise<DeviceProfil
             release: p => { p.destroy(); prepared.splice(prepared.indexOf(p), 1); },
         };
 
+        const interference = options.interference ?? interferenceKernels();
+        await warmShaders(c, [...ladders.flatMap(l => l.cases), ...referenceRequest(), ...Object.values(interference)], opened);
         const kernelFloorMs = await measureKernelFloor(c);
         // The host's speed around the curves' window, for host-speed.ts to compare with when predictions meet a measurement.
         const probeBefore = await timeReferenceRequest(preference, options.signal);
@@ -205,7 +207,7 @@ export async function calibrate(options: CalibrateOptions): Promise<DeviceProfil
         const jitter = jitterFrom(rounds, c);
         for (const run of rounds.runs) for (const p of run.cases) c.release(p);
         const { idlePenalty, firstPassMs } = await measureIdlePenalty(c);
-        const { pairs, aggressor } = await measureInterference(c, options.interference ?? interferenceKernels(), opened);
+        const { pairs, aggressor } = await measureInterference(c, interference, opened);
         const corunTailMs = await measureCorunTail(c, rounds.request, aggressor, { tailMs: jitter.serviceTailMs, cv: jitter.serviceCv });
         const probe = { ...(quick ? CORUN_PROBE_QUICK : CORUN_PROBE), ...options.corunProbe };
         const probeTenants = corunProbeTenants(probe.ratePerSecond);
@@ -271,6 +273,54 @@ function corunModelFrom(profile: DeviceProfile, tenants: readonly IrTenant[], ro
 }
 
 /** 1. Kernel floor: a one-workgroup kernel in a request of its own (the launch cost itself). */
+/**
+ * 0. The shaders, compiled before anything is timed, over one device per core (at most four).
+ *    Lavapipe compiles a pipeline at its first dispatch (about 0.6 s each) and keeps it in Mesa's
+ *    on-disk cache, where any later device finds it: on a fresh machine the ladders' 199 pipelines
+ *    took 123–126 s of the first calibration, one after another on the device that times them. A
+ *    first dispatch of every case spread over two devices compiled them in 72 s, after which the
+ *    timing device ran them all in 3.5 s (BENCHMARKS.md, "A first calibration on a fresh machine").
+ *    On a warm cache the first cases dispatch at once and the pass stops there. A case a generator
+ *    refuses is left to the ladders, which say so.
+ */
+const WARM_PROBE_CASES = 6, WARM_DISPATCH_MS = 100;
+
+async function warmShaders(c: Calibration, cases: readonly SyntheticCase[], opened: Gpu[]): Promise<void> {
+    const started = performance.now();
+    const workers: Gpu[] = [];
+    for (let i = 0; i < Math.max(1, Math.min(availableParallelism(), 4)); i++) {
+        const { dev } = await openDevice(c.gpu, c.preference, `calibrate-warm-${i}`);
+        opened.push(dev);
+        workers.push(dev);
+    }
+    // A warm cache compiles nothing: once the first cases all dispatched at once, the rest are left to the ladders.
+    let next = 0, done = 0, fast = 0, warm = false;
+    await Promise.all(workers.map(async w => {
+        while (next < cases.length && !warm) {
+            const sc = cases[next++];
+            let prepared: PreparedCase | undefined;
+            try {
+                prepared = await prepareCase(w.device, w.pipelines, sc, w.caps);
+                const t0 = performance.now();
+                await timeLaunches(w.device, prepared, 1, c.signal);
+                done++;
+                if (performance.now() - t0 < WARM_DISPATCH_MS) fast++;
+                if (done >= WARM_PROBE_CASES && fast === done) warm = true;
+            } catch (error) {
+                if (!(error instanceof KernelError)) throw error;
+            } finally {
+                prepared?.destroy();
+            }
+        }
+    }));
+    for (const w of workers) {
+        w.device.destroy();
+        opened.splice(opened.indexOf(w), 1);
+    }
+    const seconds = ((performance.now() - started) / 1000).toFixed(1);
+    c.tick(warm ? `shaders: already compiled (the first ${done} cases dispatched at once; ${seconds} s)` : `shaders compiled: ${cases.length} cases on ${workers.length} device${workers.length === 1 ? '' : 's'} in ${seconds} s`);
+}
+
 async function measureKernelFloor(c: Calibration): Promise<number> {
     const trivial = await c.prep(c.victim, reluCase(4));
     await timeSequence(c.victim.device, [trivial], 3, c.signal);
