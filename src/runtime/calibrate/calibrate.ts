@@ -294,9 +294,9 @@ async function warmShaders(c: Calibration, cases: readonly SyntheticCase[], open
         workers.push(dev);
     }
     // A warm cache compiles nothing: once the first cases all dispatched at once, the rest are left to the ladders.
-    let next = 0, done = 0, fast = 0, warm = false;
+    let next = 0, done = 0, fast = 0, warm = false, failed = false;
     await Promise.all(workers.map(async w => {
-        while (next < cases.length && !warm) {
+        while (next < cases.length && !warm && !failed) {
             const sc = cases[next++];
             let prepared: PreparedCase | undefined;
             try {
@@ -307,7 +307,8 @@ async function warmShaders(c: Calibration, cases: readonly SyntheticCase[], open
                 if (performance.now() - t0 < WARM_DISPATCH_MS) fast++;
                 if (done >= WARM_PROBE_CASES && fast === done) warm = true;
             } catch (error) {
-                if (!(error instanceof KernelError)) throw error;
+                // Another worker stops at its next case: the calibration ends (cancelled, or the device lost).
+                if (!(error instanceof KernelError)) { failed = true; throw error; }
             } finally {
                 prepared?.destroy();
             }

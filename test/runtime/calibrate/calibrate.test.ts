@@ -42,7 +42,7 @@ describe.skipIf(!hasAdapter)('calibrate (tiny shapes)', () => {
         for (const p of profile.interference.pairs) expect(p.slowdown).toBeGreaterThan(0);
         expect(progress.at(-1)).toBe(1);
         // The shaders first, over one device per core: compiled, or found compiled in Mesa's cache.
-        expect(messages[0]).toMatch(/^shaders (compiled: \d+ cases on \d devices?|: already compiled \(the first \d+ cases dispatched at once;) /);
+        expect(messages[0]).toMatch(/^shaders(?: compiled: \d+ cases on \d devices? in [\d.]+ s|: already compiled \(the first \d+ cases dispatched at once; [\d.]+ s\))$/);
         expect(profile.hostLoad?.cores).toBeGreaterThan(0);
         // Host effects: measured, finite, in their ranges (factors ≥ 1, penalties and tails ≥ 0).
         expect(profile.hostMeanFactor?.gpu).toBeGreaterThanOrEqual(1);
