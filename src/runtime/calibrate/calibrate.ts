@@ -272,7 +272,6 @@ function corunModelFrom(profile: DeviceProfile, tenants: readonly IrTenant[], ro
     return { ...(evidence.quantumMs !== undefined ? { corunQuantumMs: evidence.quantumMs } : {}), ...(e ? { corunModelError: e } : {}) };
 }
 
-/** 1. Kernel floor: a one-workgroup kernel in a request of its own (the launch cost itself). */
 /**
  * 0. The shaders, compiled before anything is timed, over one device per core (at most four).
  *    Lavapipe compiles a pipeline at its first dispatch (about 0.6 s each) and keeps it in Mesa's
@@ -322,6 +321,7 @@ async function warmShaders(c: Calibration, cases: readonly SyntheticCase[], open
     c.tick(warm ? `shaders: already compiled (the first ${done} cases dispatched at once; ${seconds} s)` : `shaders compiled: ${cases.length} cases on ${workers.length} device${workers.length === 1 ? '' : 's'} in ${seconds} s`);
 }
 
+/** 1. Kernel floor: a one-workgroup kernel in a request of its own (the launch cost itself). */
 async function measureKernelFloor(c: Calibration): Promise<number> {
     const trivial = await c.prep(c.victim, reluCase(4));
     await timeSequence(c.victim.device, [trivial], 3, c.signal);
