@@ -2,6 +2,7 @@
 /**
  * `tenancy calibrate`: measures a device profile (predict/profile.ts) on the local adapter.
  *
+ * 0. Shaders: every case compiled once, spread over one device per core, before anything is timed.
  * 1. Kernel floor: GPU time of a one-workgroup kernel.
  * 2. Per kernel family, a ladder of synthetic ops (synthetic.ts) served by the real kernel
  *    generators, run as a tenant's request runs (measure.ts timeSequence: the ladder's ops one
