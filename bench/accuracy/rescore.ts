@@ -28,7 +28,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { readProfileFile, readProfileToPredict } from '../../src/runtime/predict/profile-store.js';
 import { atHostSpeed, type DeviceProfile } from '../../src/runtime/predict/profile.js';
-import { predictWorkload, type WorkloadPrediction } from '../../src/runtime/predict/workload.js';
+import { predictWorkload, typicalOpMs, type WorkloadPrediction } from '../../src/runtime/predict/workload.js';
 import { insideBand } from '../../src/runtime/predict/band.js';
 import { caseShapeOf } from '../../src/runtime/calibrate/refine.js';
 import { goalPercent, type GoalFigure } from './goals.js';
@@ -54,6 +54,8 @@ interface Stored {
     corunTail?: Sample[];
     corunShape?: Sample[];
     slowdown?: Sample[];
+    /** Each co-running op's median GPU time per request (files written since run.ts scored it). */
+    opCorun?: Sample[];
     /** The host's speed measured before each workload: its reference request's time over the calibrated one. */
     hostSpeed?: Record<string, number>;
     /** The reference request's time those factors are relative to (absent in older files: the profile's as calibrated). */
@@ -64,7 +66,7 @@ interface Stored {
     spanNoise?: Floor;
 }
 /** Measured-vs-measured samples: a noise floor. */
-interface Floor { ops: Record<string, Sample[]>; tenantMean: Sample[]; tenantP50: Sample[]; corunMean: Sample[]; corunP99: Sample[]; corunTail?: Sample[]; corunShape?: Sample[]; slowdown?: Sample[] }
+interface Floor { ops: Record<string, Sample[]>; tenantMean: Sample[]; tenantP50: Sample[]; corunMean: Sample[]; corunP99: Sample[]; corunTail?: Sample[]; corunShape?: Sample[]; slowdown?: Sample[]; opCorun?: Sample[] }
 
 const from = resolve(flag('--from') ?? 'bench/.work/accuracy.json');
 const stored = JSON.parse(readFileSync(from, 'utf8')) as Stored;
@@ -104,6 +106,7 @@ function floorsOf(noise: Floor): Map<string, number> {
     if (noise.corunTail) out.set('corunTail', mape(noise.corunTail));
     if (noise.corunShape) out.set('corunShape', mape(noise.corunShape));
     if (noise.slowdown) out.set('slowdown', mape(noise.slowdown));
+    if (noise.opCorun) out.set('opCorun', mape(noise.opCorun));
     return out;
 }
 
@@ -145,6 +148,14 @@ function predicted(preds: Map<string, WorkloadPrediction>, row: string, s: Sampl
         }
         return undefined;
     }
+    if (row === 'opCorun') {
+        const path = s.what.replace(/ co-run$/, '');
+        for (const t of pred.tenants) {
+            const op = t.ops.find(o => o.path === path);
+            if (op) return { ms: typicalOpMs(op).corun, band: op.corunBand.relative };
+        }
+        return undefined;
+    }
     const name = s.what.split(' ')[0];
     const t = pred.tenants.find(x => x.name === name);
     if (!t) return undefined;
@@ -171,7 +182,7 @@ function hostSpeedOn(profile: DeviceProfile, w: string): number {
 
 function predictionsOn(profile: DeviceProfile): Map<string, WorkloadPrediction> {
     const preds = new Map<string, WorkloadPrediction>();
-    const needed = new Set([...Object.values(stored.ops).flat(), ...stored.tenantMean, ...stored.corunP99, ...(stored.corunTail ?? [])].map(s => s.workload));
+    const needed = new Set([...Object.values(stored.ops).flat(), ...stored.tenantMean, ...stored.corunP99, ...(stored.corunTail ?? []), ...(stored.opCorun ?? [])].map(s => s.workload));
     for (const w of needed) {
         const ir = byName.get(w);
         const speed = args.includes('--host-speed') ? hostSpeedOn(profile, w) : 1;
@@ -187,7 +198,7 @@ const rows: [string, Sample[]][] = [
     ...Object.entries(stored.ops).sort(([a], [b]) => a.localeCompare(b)).map(([kind, xs]): [string, Sample[]] => [`op ${kind}`, xs]),
     ['all ops', allOps],
     ['tenantMean', stored.tenantMean], ['tenantP50', stored.tenantP50], ['corunMean', stored.corunMean], ['corunP99', boundedP99(stored.corunP99)], ['corunTail', stored.corunTail ?? []], ['corunShape', stored.corunShape ?? []],
-    ['slowdown', stored.slowdown ?? []],
+    ['slowdown', stored.slowdown ?? []], ['opCorun', stored.opCorun ?? []],
 ];
 const floor = floors();
 /** The floors across the run (a later pass against run 1), where the run measured them. */

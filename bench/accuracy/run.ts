@@ -31,7 +31,7 @@ import { join, resolve } from 'node:path';
 import type { WorkloadIR } from '../../src/runtime/ir/types.js';
 import { runWorkload } from '../../src/runtime/execute/run.js';
 import { locateProfile, readProfileFile, readProfileToPredict } from '../../src/runtime/predict/profile-store.js';
-import { predictWorkload, type WorkloadPrediction } from '../../src/runtime/predict/workload.js';
+import { predictWorkload, typicalOpMs, type WorkloadPrediction } from '../../src/runtime/predict/workload.js';
 import { atHostSpeed } from '../../src/runtime/predict/profile.js';
 import { measureHostSpeed } from '../../src/runtime/calibrate/host-speed.js';
 import { familyBand } from '../../src/runtime/predict/band.js';
@@ -41,7 +41,6 @@ import { goalPercent, goalText, type GoalFigure } from './goals.js';
 import type { Results } from '../../src/runtime/report/schema.js';
 import { closedLoopProbes, evaluationSet } from './workloads.js';
 import { boundedP99, P99_REQUESTS, tailPercentile } from './tails.js';
-import { typicalOpMs } from '../../src/language-server/prediction/format.js';
 
 const args = process.argv.slice(2);
 const flag = (name: string) => { const i = args.indexOf(name); return i >= 0 ? args[i + 1] : undefined; };
@@ -99,7 +98,7 @@ function compare(ir: WorkloadIR, pred: WorkloadPrediction, res: Results, out: Sa
                 const mo = m.ops.find(o => o.path === op.path);
                 const predicted = typicalOpMs(op).corun;
                 if (!mo || op.launches.length === 0 || mo.corunP50Ms == null || !(mo.corunP50Ms > 0) || !Number.isFinite(predicted)) continue;
-                out.opCorun.push({ workload: ir.workload, what: `${op.path} co-run`, predicted, measured: mo.corunP50Ms, ape: ape(predicted, mo.corunP50Ms), band: op.band.relative });
+                out.opCorun.push({ workload: ir.workload, what: `${op.path} co-run`, predicted, measured: mo.corunP50Ms, ape: ape(predicted, mo.corunP50Ms), band: op.corunBand.relative });
             }
         }
         // Per-op solo GPU time: only from solo-only workloads (one measurement per op shape). The goal's figure is
@@ -235,7 +234,7 @@ async function main(): Promise<void> {
     for (const [kind, xs] of [...out.ops.entries()].sort()) goalRow(`op ${kind} (solo GPU time, median per request)`, xs, s => s.ops.get(kind), 'op', bandCoverage(xs));
     goalRow('all ops (median per request)', allOps, s => [...s.ops.values()].flat(), 'op', bandCoverage(allOps));
     goalRow('all ops, mean per request (stalls included)', out.opMeans, s => s.opMeans, undefined, '—');
-    goalRow('op co-run GPU time (median per request), against the op\'s solo band', out.opCorun, s => s.opCorun, undefined, bandCoverage(out.opCorun));
+    goalRow('op co-run GPU time (median per request), against the op\'s co-run band', out.opCorun, s => s.opCorun, undefined, bandCoverage(out.opCorun));
     goalRow('tenant mean latency (solo)', out.tenantMean, s => s.tenantMean, 'tenantMean', bandCoverage(out.tenantMean));
     goalRow('tenant p50 latency (solo)', out.tenantP50, s => s.tenantP50, undefined, bandCoverage(out.tenantP50));
     goalRow('co-run mean latency', out.corunMean, s => s.corunMean, undefined, bandCoverage(out.corunMean));

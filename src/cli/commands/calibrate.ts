@@ -119,7 +119,8 @@ export function register(program: Command): void {
                     console.log(`  interference         ${profile.interference.pairs.map(p => `${p.victim}×${p.aggressor} ${p.slowdown.toFixed(2)}×`).join(', ')}`);
                     const turn = profile.corunQuantumMs !== undefined ? `kernels take turns of ${profile.corunQuantumMs} ms` : 'kernels take whole turns';
                     const error = profile.corunModelError ? `; co-run bands +${formatPercent(profile.corunModelError.excessP90)} for the model's error (${profile.corunModelError.points} figures)` : '';
-                    console.log(`  co-run               ${turn}${error}`);
+                    const opNoise = profile.corunOpNoise ? `; ops' co-run times move ±${formatPercent(profile.corunOpNoise.p90)} between rounds (${profile.corunOpNoise.points} op medians; their bands add it)` : '';
+                    console.log(`  co-run               ${turn}${error}${opNoise}`);
                     // As predictions read it: at the host's usual speed, the drift measured from there.
                     const predicted = atUsualSpeed(profile);
                     const drift = hostDrift(predicted), usual = predicted.usualSpeed;

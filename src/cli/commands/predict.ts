@@ -11,11 +11,11 @@ import { extname, join, resolve } from 'node:path';
 import { parseWorkloadIr } from '../../runtime/ir/validate.js';
 import type { WorkloadIR } from '../../runtime/ir/types.js';
 import { locateProfile, readProfileToPredict, type LocatedProfile } from '../../runtime/predict/profile-store.js';
-import { predictWorkload, type WorkloadPrediction } from '../../runtime/predict/workload.js';
+import { predictWorkload, typicalOpMs, type WorkloadPrediction } from '../../runtime/predict/workload.js';
 import { DEFAULT_BAND } from '../../runtime/predict/band.js';
 import { alignTable } from '../../runtime/report/table.js';
 import { workspaceFolderOf } from '../../runtime/report/write.js';
-import { corunModelErrorText, formatBand, formatBandRange, formatError, formatMeanRatio, hostDriftText, profileLabel, typicalOpMs } from '../../language-server/prediction/format.js';
+import { corunModelErrorText, corunOpBandText, formatBand, formatBandRange, formatError, formatMeanRatio, hostDriftText, profileLabel } from '../../language-server/prediction/format.js';
 import { formatBytes, formatFlops, formatMs, formatPercent } from '../../protocol/units.js';
 import { comparisonJson, comparisonText, compareWorkloadSchedules } from '../../language-server/prediction/schedule-comparison.js';
 import { PlanCache } from '../../runtime/plan/plan.js';
@@ -71,9 +71,10 @@ export function predictionTable(p: WorkloadPrediction, top: number): string {
         const ops = p.tenants.flatMap(t => t.ops.map(o => ({ o, typical: typicalOpMs(o) }))).sort((a, b) => b.typical.solo - a.typical.solo).slice(0, top);
         const opRows = [['op', 'kind', 'FLOPs', 'bytes', 'FLOP/B', 'bound', 'solo', 'co-run', 'kernels']];
         for (const { o, typical } of ops) {
-            opRows.push([o.path, o.kind, formatFlops(o.flops), formatBytes(o.bytes), o.intensity.toFixed(1), o.bound, `${formatMs(typical.solo)} ${formatBand(o.band)}`, formatMs(typical.corun), o.launches.map(l => l.name).join(',')]);
+            opRows.push([o.path, o.kind, formatFlops(o.flops), formatBytes(o.bytes), o.intensity.toFixed(1), o.bound, `${formatMs(typical.solo)} ${formatBand(o.band)}`, `${formatMs(typical.corun)} ${formatBand(o.corunBand)}`, o.launches.map(l => l.name).join(',')]);
         }
         lines.push('', `top ${ops.length} ops by predicted typical (median) solo GPU time per request:`, alignTable(opRows));
+        if (multi) lines.push(corunOpBandText(p));
     }
     return lines.join('\n');
 }

@@ -7,8 +7,8 @@ import type { OpResult, Results, TenantResult } from '../../runtime/report/schem
 import { describeAttribution } from '../../runtime/report/attribution.js';
 import { requiredSamples } from '../../runtime/report/statistics.js';
 import { formatBoundedMs, formatNeeds, formatRange, formatSlowdown as formatInterval, sloMark } from '../../protocol/figures.js';
-import type { OpPrediction, SloPrediction, TenantPrediction, WorkloadPrediction } from '../../runtime/predict/workload.js';
-import { DEFAULT_BAND, MIN_DRIFT_POINTS, bandRange, combineBands, insideBand, withHostDrift, type ErrorBand } from '../../runtime/predict/band.js';
+import { typicalOpMs, type OpPrediction, type SloPrediction, type TenantPrediction, type WorkloadPrediction } from '../../runtime/predict/workload.js';
+import { DEFAULT_BAND, MIN_DRIFT_POINTS, bandRange, combineBands, insideBand, widenBand, type ErrorBand } from '../../runtime/predict/band.js';
 import { formatBytes, formatFlops, formatMs, formatPercent, formatSignedPercent } from '../../protocol/units.js';
 import { profileKey } from '../../runtime/predict/profile.js';
 
@@ -98,21 +98,29 @@ export interface MeasuredFigure {
     fusedInto?: string;
     /** The 90 % band of predictedSoloMs: the instances' launches combined (band.ts combineBands). */
     band: ErrorBand;
+    /** The 90 % band of predictedCorunMs: `band` widened by the tenant's opCorunTerm (as each op's corunBand). */
+    corunBand: ErrorBand;
 }
 
-/** An op's predicted typical (median) time per request, solo and co-run (the co-run one scaled by the op's slowdown). */
-export function typicalOpMs(op: OpPrediction): { solo: number; corun: number } {
-    return { solo: op.soloP50Ms, corun: op.soloMs > 0 ? op.soloP50Ms * (op.corunMs / op.soloMs) : op.soloP50Ms };
+/** The terms a tenant's op figures add to their launches' band, once (band.ts widenBand): the host's drift, and to the co-run figure the tenant's opCorunTerm (as workload.ts gives each op's corunBand). */
+export interface OpBandTerms {
+    drift?: number;
+    corun?: number;
+}
+
+/** The op band terms of a tenant's ops in a prediction. */
+export function opBandTerms(p: WorkloadPrediction, tenant: string): OpBandTerms {
+    return { drift: p.profile.hostDrift?.p90, corun: p.tenants.find(t => t.name === tenant)?.opCorunTerm };
 }
 
 /**
  * Decides "the measured figure" of op instances; inlay hints and hovers both show this. Its band
- * combines the instances' launches and adds the host's drift once (`drift`: the prediction's
- * profile.hostDrift p90), as an op's own band does (band.ts withHostDrift).
+ * combines the instances' launches and adds the host's drift once, its co-run band an op's noise
+ * between short co-runs too (opBandTerms), as an op's own bands do (band.ts widenBand).
  */
-export function measuredFigure(instances: OpInstanceFigures[], drift?: number): MeasuredFigure {
-    const band = withHostDrift(combineBands(instances.flatMap(({ op }) => op.launches.map(l => ({ family: l.family, ms: l.ms, band: l.band })))), drift);
-    const figure: MeasuredFigure = { predictedSoloMs: 0, predictedCorunMs: 0, instances: instances.length, band };
+export function measuredFigure(instances: OpInstanceFigures[], terms: OpBandTerms = {}): MeasuredFigure {
+    const band = widenBand(combineBands(instances.flatMap(({ op }) => op.launches.map(l => ({ family: l.family, ms: l.ms, band: l.band })))), terms.drift);
+    const figure: MeasuredFigure = { predictedSoloMs: 0, predictedCorunMs: 0, instances: instances.length, band, corunBand: widenBand(band, terms.corun) };
     const measuredMs = (o: OpResult, phase: 'solo' | 'corun') => phase === 'solo' ? o.soloP50Ms : o.corunP50Ms;
     const counted = new Set<string>();
     let bothSolo = 0, bothCorun = 0;
@@ -175,8 +183,8 @@ function runStatusNote(status: Results['status'] | undefined): string {
  * Inlay hint text of one op line: `≈0.24 ms ±12%` (the prediction and its 90 % band; `?` after
  * the time: uncalibrated profile; after the band: a default band) before a run; after it the
  * measured solo time with the prediction's error and whether it fell inside the band, and the
- * measured co-run time with its slowdown over solo —
- * `≈0.24 ms ±12% · measured 0.48 ms (−50%, outside band) · co-run 0.45 ms, 0.94× solo`.
+ * measured co-run time with its slowdown over solo and whether it fell inside the co-run band —
+ * `≈0.24 ms ±12% · measured 0.48 ms (−50%, outside band) · co-run 0.45 ms, 0.94× solo (inside band)`.
  */
 export function opHint(figure: MeasuredFigure, uncalibrated: boolean, status?: Results['status']): string {
     const bandMark = !uncalibrated && !figure.band.calibrated ? '?' : '';
@@ -185,10 +193,11 @@ export function opHint(figure: MeasuredFigure, uncalibrated: boolean, status?: R
     if (solo) parts.push(`measured ${formatMs(solo.ms)} (${formatError(solo.predictedMs, solo.ms)}, ${insideBand(solo.predictedMs, solo.ms, figure.band.relative) ? 'inside' : 'outside'} band)`);
     if (corun) {
         const label = solo ? 'co-run' : 'measured co-run';
-        // Without a solo time there is no slowdown: grade the co-run prediction instead.
+        const inside = `${insideBand(corun.predictedMs, corun.ms, figure.corunBand.relative) ? 'inside' : 'outside'} band`;
+        // Without a solo time there is no slowdown: the co-run prediction's error instead.
         parts.push(figure.slowdown !== undefined
-            ? `${label} ${formatMs(corun.ms)}, ${formatSlowdown(figure.slowdown)} solo`
-            : `${label} ${formatMs(corun.ms)} (${formatError(corun.predictedMs, corun.ms)})`);
+            ? `${label} ${formatMs(corun.ms)}, ${formatSlowdown(figure.slowdown)} solo (${inside})`
+            : `${label} ${formatMs(corun.ms)} (${formatError(corun.predictedMs, corun.ms)}, ${inside})`);
     }
     if (!solo && !corun && figure.fusedInto) parts.push(`run fused it into ${opName(figure.fusedInto)}`);
     return parts.join(' · ') + (solo || corun ? runStatusNote(status) : '');
@@ -230,8 +239,10 @@ export function opHintTooltip(figure: MeasuredFigure, p: WorkloadPrediction, ten
             lines.push(`- at the host's speed in that run (${speed.factor.toFixed(2)}× the profile's: its reference request took ${formatMs(speed.runMs)} against ${formatMs(speed.profileMs)}): predicted ${formatMs(atSpeed)} ${formatBand(band)}, ` +
                 `error ${formatError(atSpeed, solo.ms)}, ${insideBand(atSpeed, solo.ms, band.relative) ? 'inside' : 'outside'} the band${drift > 0 ? ' (the host\'s drift left out: its speed is known)' : ''}`);
         }
-        if (corun) lines.push(`- co-run ${formatMs(corun.ms)}${figure.slowdown !== undefined ? `, ${formatSlowdown(figure.slowdown)} solo` : ''} — predicted ${formatMs(corun.predictedMs)}, error ${formatError(corun.predictedMs, corun.ms)}`);
-        lines.push('', 'Error: (predicted − measured) / measured. Hover the op for every tenant and instance.');
+        if (corun) {
+            lines.push(`- co-run ${formatMs(corun.ms)}${figure.slowdown !== undefined ? `, ${formatSlowdown(figure.slowdown)} solo` : ''} — predicted ${formatMs(corun.predictedMs)} ${formatBand(figure.corunBand)}, error ${formatError(corun.predictedMs, corun.ms)}, ${insideBand(corun.predictedMs, corun.ms, figure.corunBand.relative) ? 'inside' : 'outside'} the band`);
+        }
+        lines.push('', `Error: (predicted − measured) / measured.${corun ? ` ${corunOpBandText(p)}` : ''} Hover the op for every tenant and instance.`);
     } else if (figure.fusedInto) {
         lines.push('', `The run fused this op into \`${figure.fusedInto}\`: its time is in that op's figure.`);
     }
@@ -303,14 +314,14 @@ export function opHoverMarkdown(rows: { tenant: string; op: OpPrediction; measur
     for (const [tenant, group] of byTenant) {
         for (const r of group) {
             if (shown++ >= maxRows) continue; // the tenant's total below still covers every instance
-            const f = measuredFigure([{ op: r.op, measured: r.measured }], p.profile.hostDrift?.p90);
+            const f = measuredFigure([{ op: r.op, measured: r.measured }], opBandTerms(p, tenant));
             anyMeasured ||= f.solo !== undefined || f.corun !== undefined;
             const label = group.length > 1 && instanceOf(r.op.path) ? `${tenant} · ${instanceOf(r.op.path)}` : tenant;
-            lines.push(`| ${label} | ${formatFlops(r.op.flops)} | ${formatBytes(r.op.bytes)} | ${r.op.intensity.toFixed(1)} | ${r.op.bound} | ${formatMs(f.predictedSoloMs)} ${formatBand(f.band)} | ${formatMs(f.predictedCorunMs)} | ${cells(f).join(' | ')} |`);
+            lines.push(`| ${label} | ${formatFlops(r.op.flops)} | ${formatBytes(r.op.bytes)} | ${r.op.intensity.toFixed(1)} | ${r.op.bound} | ${formatMs(f.predictedSoloMs)} ${formatBand(f.band)} | ${formatMs(f.predictedCorunMs)} ${formatBand(f.corunBand)} | ${cells(f).join(' | ')} |`);
         }
         if (group.length > 1) {
-            const f = measuredFigure(group.map(r => ({ op: r.op, measured: r.measured })), p.profile.hostDrift?.p90);
-            lines.push(`| **${tenant}, ${group.length} instances** | | | | | ${formatMs(f.predictedSoloMs)} ${formatBand(f.band)} | ${formatMs(f.predictedCorunMs)} | ${cells(f).join(' | ')} |`);
+            const f = measuredFigure(group.map(r => ({ op: r.op, measured: r.measured })), opBandTerms(p, tenant));
+            lines.push(`| **${tenant}, ${group.length} instances** | | | | | ${formatMs(f.predictedSoloMs)} ${formatBand(f.band)} | ${formatMs(f.predictedCorunMs)} ${formatBand(f.corunBand)} | ${cells(f).join(' | ')} |`);
         }
     }
     if (rows.length > maxRows) lines.push('', `…and ${rows.length - maxRows} more instances`);
@@ -328,7 +339,7 @@ export function opHoverMarkdown(rows: { tenant: string; op: OpPrediction; measur
     const speed = anyMeasured ? runHostSpeed(p, run) : undefined;
     if (speed) lines.push('', runSpeedText(speed));
     const first = rows[0]?.op;
-    if (first) lines.push('', bandMeaning(first.band, p.profile));
+    if (first) lines.push('', `${bandMeaning(first.band, p.profile)}${p.tenants.length > 1 ? ` ${corunOpBandText(p)}` : ''}`);
     if (first) {
         // Each launch's share of the op's typical time (launch times are means: the host's factor scales them alike).
         const scale = first.soloMs > 0 ? typicalOpMs(first).solo / first.soloMs : 1;
@@ -337,6 +348,15 @@ export function opHoverMarkdown(rows: { tenant: string; op: OpPrediction; measur
         if (first.estimated) lines.push('', '*No kernel generator serves this op as written; timed from its FLOPs and bytes.*');
     }
     return lines.join('\n');
+}
+
+/** What an op's co-run band adds to its band where tenants co-run (workload.ts TenantPrediction.opCorunTerm). */
+export function corunOpBandText(p: WorkloadPrediction): string {
+    const c = p.profile.corunOpNoise;
+    const noise = c === undefined
+        ? 'this profile predates the measurement of ops\' co-run noise (run `tenancy calibrate`)'
+        : `how far an op's co-run median moved between short co-runs calibration ran (±${formatPercent(c)})`;
+    return `The co-run time is the solo time × the tenant's co-run slowdown: its band adds that slowdown's (the tenant's co-run mean band) and ${noise}. It does not hold how ops of one tenant stretch unlike each other, nor a tenant of short kernels waiting for turns beside long ones, whose kernels' own times do not stretch as its latency does.`;
 }
 
 /** What the co-run ranges say of the co-run model's own error (workload.ts corunBands). */

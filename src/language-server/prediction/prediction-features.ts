@@ -14,7 +14,7 @@ import {
 import type { HoverSection, HoverTarget } from '../lsp/hover-provider.js';
 import { IssueCodes } from '../validation/issue-codes.js';
 import {
-    formatBand, formatBandRange, measuredFigure, sloRiskReason, measuredTenant, opHint, opHintTooltip, opHoverMarkdown, tenantHint,
+    formatBand, formatBandRange, measuredFigure, opBandTerms, sloRiskReason, measuredTenant, opHint, opHintTooltip, opHoverMarkdown, tenantHint,
     tenantHoverMarkdown, workloadHoverMarkdown, type OpInstanceFigures,
 } from './format.js';
 import type { PredictionService, WorkloadPredictionView } from './prediction-service.js';
@@ -99,7 +99,7 @@ export class PredictionInlayHintProvider implements InlayHintProvider {
         const text = document.textDocument;
         for (const [line, tenants] of lines) {
             const lineText = text.getText({ start: { line, character: 0 }, end: { line: line + 1, character: 0 } }).replace(/(\r\n|\r|\n)$/, '');
-            const figures = [...tenants.values()].map(entry => ({ entry, figure: measuredFigure(entry.instances, entry.view.prediction.profile.hostDrift?.p90) }));
+            const figures = [...tenants.values()].map(entry => ({ entry, figure: measuredFigure(entry.instances, opBandTerms(entry.view.prediction, entry.tenant)) }));
             const { entry, figure } = figures.find(f => f.figure.solo || f.figure.corun) ?? figures[0];
             const p = entry.view.prediction;
             // A line of a repeated block (or a model op used twice) sums its instances: say how many.

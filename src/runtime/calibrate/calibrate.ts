@@ -23,8 +23,8 @@
  * 7. Co-run tail: the mid-size request's wall-time tail while the second device computes.
  * 8. Co-run model: two synthetic tenants co-run through the runtime's path in short rounds
  *    (corun-probe.ts), predicted on the profile of steps 1–7: the device's turn between
- *    co-running tenants' kernels, and what the co-run figures' bands then lacked to hold the
- *    rounds' measurements (corun-evidence.ts).
+ *    co-running tenants' kernels, and what the co-run figures' bands, and the ops' co-run times'
+ *    bands, then lacked to hold the rounds' measurements (corun-evidence.ts).
  */
 import { availableParallelism, loadavg } from 'node:os';
 import { adapterInfo, openGpu, requestAdapter, requestTenantDevice, type AdapterPreference } from '../gpu/adapter.js';
@@ -260,17 +260,19 @@ export async function calibrate(options: CalibrateOptions): Promise<DeviceProfil
  * 8. The co-run model (corun-evidence.ts): the probe's co-run predicted on the profile of steps 1–7
  *    (the schedule simulation, as for a user's workload) at every candidate turn, the turn nearest
  *    the rounds kept (corunQuantumMs), and what the co-run figures' bands lacked to hold each
- *    round's measurements (corunModelError).
+ *    round's measurements (corunModelError); and how far each op's co-run time moved between
+ *    rounds (corunOpNoise).
  */
-function corunModelFrom(profile: DeviceProfile, tenants: readonly IrTenant[], rounds: CorunRounds, probe: CorunProbeSettings, c: Calibration, elapsedMs: number): Pick<DeviceProfile, 'corunQuantumMs' | 'corunModelError'> {
+function corunModelFrom(profile: DeviceProfile, tenants: readonly IrTenant[], rounds: CorunRounds, probe: CorunProbeSettings, c: Calibration, elapsedMs: number): Pick<DeviceProfile, 'corunQuantumMs' | 'corunModelError' | 'corunOpNoise'> {
     const evidence = corunEvidence(probeWorkload(tenants, probe.durationMs, probe.warmupMs), profile, rounds);
     const turn = (q: number) => (Number.isFinite(q) ? `${q} ms` : 'whole kernels');
-    const shown = evidence.predicted.map((t, k) => `${t.name} mean ${t.corun.mean.toFixed(1)} ms predicted, ${rounds.map(r => (r[k].length > 0 ? statisticOf(sortedAscending(r[k]), 'mean').toFixed(1) : '—')).join(' / ')} measured`);
-    const e = evidence.corunModelError;
+    const shown = evidence.predicted.map((t, k) => `${t.name} mean ${t.corun.mean.toFixed(1)} ms predicted, ${rounds.map(r => (r[k].latenciesMs.length > 0 ? statisticOf(sortedAscending(r[k].latenciesMs), 'mean').toFixed(1) : '—')).join(' / ')} measured`);
+    const e = evidence.corunModelError, o = evidence.corunOpNoise;
     c.tick(`co-run model (${rounds.length} rounds of ${(probe.durationMs / 1000).toFixed(1)} s, ${(elapsedMs / 1000).toFixed(1)} s): turns of ${turn(evidence.quantumMs ?? Infinity)} `
         + `(score ${evidence.scores.map(s => `${turn(s.quantumMs)} ${Number.isFinite(s.score) ? s.score.toFixed(2) : '∞'}`).join(', ')}); ${shown.join('; ')}; `
-        + `${e ? `error ±${formatPercent(e.excessP90)} beyond the bands at p90 of ${e.points} figures` : 'no error measured (no request completed)'}`);
-    return { ...(evidence.quantumMs !== undefined ? { corunQuantumMs: evidence.quantumMs } : {}), ...(e ? { corunModelError: e } : {}) };
+        + `${e ? `error ±${formatPercent(e.excessP90)} beyond the bands at p90 of ${e.points} figures` : 'no error measured (no request completed)'}`
+        + `${o ? `; ops' co-run times moved ±${formatPercent(o.p90)} between rounds at p90 of ${o.points}` : ''}`);
+    return { ...(evidence.quantumMs !== undefined ? { corunQuantumMs: evidence.quantumMs } : {}), ...(e ? { corunModelError: e } : {}), ...(o ? { corunOpNoise: o } : {}) };
 }
 
 /**

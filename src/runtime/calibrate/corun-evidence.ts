@@ -17,13 +17,24 @@
  * figures of each tenant (mean, p50, p90, p95, p99) against the prediction and its band
  * (band-evidence.ts corunExcess). The turn was chosen on the same rounds' central figures, so
  * the excess is in-sample there; the tails it rests on most were not fitted.
+ *
+ * An op's co-run noise — profile.ts corunOpNoise: each op's median GPU time per request in each
+ * round (what a run's results record as its co-run time) against its median over the rounds
+ * (band-evidence.ts roundDeviations, as the curves' noise is read), the 90th percentile of
+ * |deviation|. Model-free: the op's co-run time as predicted (its solo time × its tenant's
+ * slowdown) is not scored here. It was tried, as the tenants' figures are: the probe's short
+ * kernels, which wait for turns beside the long ones, were predicted at 2.9× their solo time and
+ * measured 1.0–1.3×, an excess of ±360 % that would have made every op's co-run band useless, where
+ * the accuracy benchmark's co-running ops err about as much as they move between two runs
+ * (BENCHMARKS.md, "An op's co-run band").
  */
 import type { IrTenant, WorkloadIR } from '../ir/types.js';
 import { IR_VERSION } from '../ir/types.js';
 import type { DeviceProfile } from '../predict/profile.js';
 import { predictWorkload, type TenantPrediction } from '../predict/workload.js';
 import { sortedAscending, statisticOf } from '../report/statistics.js';
-import { corunExcess, type CorunPoint } from './band-evidence.js';
+import { quantileOf } from './estimators.js';
+import { corunExcess, roundDeviations, type CorunPoint } from './band-evidence.js';
 import type { CorunRounds } from './corun-probe.js';
 
 /** The turns tried, ms (Infinity: a kernel runs to its end). */
@@ -39,6 +50,7 @@ export interface CorunEvidence {
     /** Each candidate's score (mean |ln(predicted / measured)| of the central figures; Infinity when a prediction is unbounded). */
     scores: { quantumMs: number; score: number }[];
     corunModelError: DeviceProfile['corunModelError'];
+    corunOpNoise: DeviceProfile['corunOpNoise'];
     /** The probe's tenants as predicted with the kept turn (for the progress line). */
     predicted: TenantPrediction[];
 }
@@ -51,11 +63,11 @@ export function probeWorkload(tenants: readonly IrTenant[], durationMs: number, 
     };
 }
 
-/** The turn and the co-run model's error from the probe's rounds (per round, per tenant: latencies) on `profile` (steps 1–7 of calibration). */
+/** The turn and the co-run model's errors from the probe's rounds on `profile` (steps 1–7 of calibration). */
 export function corunEvidence(ir: WorkloadIR, profile: DeviceProfile, rounds: CorunRounds): CorunEvidence {
-    const measured = ir.tenants.map((_, k) => rounds.map(r => sortedAscending(r[k])).filter(m => m.length > 0));
+    const measured = ir.tenants.map((_, k) => rounds.map(r => sortedAscending(r[k].latenciesMs)).filter(m => m.length > 0));
     const withTurn = (q: number): DeviceProfile => {
-        const { corunQuantumMs: _, corunModelError: __, ...rest } = profile;
+        const { corunQuantumMs: _, corunModelError: __, corunOpNoise: ___, ...rest } = profile;
         return Number.isFinite(q) ? { ...rest, corunQuantumMs: q } : rest;
     };
     const scores = CANDIDATE_QUANTA_MS.map(q => {
@@ -75,5 +87,16 @@ export function corunEvidence(ir: WorkloadIR, profile: DeviceProfile, rounds: Co
     for (const [k, t] of predicted.entries()) {
         for (const stat of FIGURES) for (const m of measured[k]) points.push({ predicted: t.corun[stat], measured: statisticOf(m, stat), band: t.corunBand[stat] });
     }
-    return { quantumMs: Number.isFinite(best.quantumMs) ? best.quantumMs : undefined, scores, corunModelError: corunExcess(points), predicted };
+    return { quantumMs: Number.isFinite(best.quantumMs) ? best.quantumMs : undefined, scores, corunModelError: corunExcess(points), corunOpNoise: corunOpNoise(rounds), predicted };
+}
+
+/** The 90th percentile of |round deviation| of every op's co-run median per request (module comment); undefined where no op was timed in two rounds. */
+export function corunOpNoise(rounds: CorunRounds): DeviceProfile['corunOpNoise'] {
+    const deviations: number[] = [];
+    const tenants = rounds[0]?.length ?? 0;
+    for (let k = 0; k < tenants; k++) {
+        const paths = new Set(rounds.flatMap(r => Object.keys(r[k].opTimesMs)));
+        for (const path of paths) deviations.push(...roundDeviations(rounds.map(r => r[k].opTimesMs[path] ?? [])).map(Math.abs));
+    }
+    return deviations.length > 0 ? { p90: quantileOf(deviations, 0.9), points: deviations.length } : undefined;
 }

@@ -11,6 +11,7 @@ import { capsFromDevice, requestTenantDevice, type AdapterPreference, type Tenan
 import { createRandom } from '../plan/random.js';
 import { policyFor } from '../schedule/policy.js';
 import { runPhase } from '../execute/phase.js';
+import { summarizePhase } from '../execute/summarize.js';
 import { prepareProbeTenant, type ProbeTenant } from './probe-tenant.js';
 
 export interface CorunProbeOptions {
@@ -21,8 +22,16 @@ export interface CorunProbeOptions {
     signal?: AbortSignal;
 }
 
-/** Per round, per tenant: the latencies (ms) of the round's measured requests that completed. */
-export type CorunRounds = number[][][];
+/** One tenant in one round: what its measured requests that completed measured, as a run's co-run phase records it (execute/summarize.ts). */
+export interface CorunRoundTenant {
+    /** Each request's latency, ms. */
+    latenciesMs: number[];
+    /** Per op path (ops with launches only), the op's GPU time in each request, ms. */
+    opTimesMs: Record<string, number[]>;
+}
+
+/** Per round, per tenant. */
+export type CorunRounds = CorunRoundTenant[][];
 
 export async function measureCorunRounds(gpu: GPU, preference: AdapterPreference, tenants: readonly IrTenant[], options: CorunProbeOptions): Promise<CorunRounds> {
     const devices: TenantDevice[] = [];
@@ -49,7 +58,12 @@ export async function measureCorunRounds(gpu: GPU, preference: AdapterPreference
             if (record.ending === 'cancelled' || record.ending === 'failed') {
                 throw new Error(`the co-run probe's round ${r + 1} ended '${record.ending}'${record.error ? `: ${record.error instanceof Error ? record.error.message : String(record.error)}` : ''}`);
             }
-            rounds.push(record.completed.map(done => done.filter(q => q.measured).map(q => q.doneMs - q.arrivalMs)));
+            // Summarised as `tenancy run` summarises a phase: the same latencies and per-op times a results file would hold.
+            const summary = await summarizePhase(record, probes.map(p => p.runner), false);
+            rounds.push(summary.tenants.map((t, k) => ({
+                latenciesMs: t.latenciesMs,
+                opTimesMs: Object.fromEntries(probes[k].compiled.ops.flatMap((op, j) => (t.opTimesMs[j].length > 0 ? [[op.planned.path, t.opTimesMs[j]]] : []))),
+            })));
         }
         return rounds;
     } finally {

@@ -136,13 +136,14 @@ export function usualHostSpeed(profile: HostSpeeds): { factor: number; calibrati
 export const UNUSUAL_HOST_MOMENT = 1.3;
 
 /**
- * A figure's band with the host's drift added (hostDrift's p90; undefined: unchanged). The drift
- * moves every launch of a figure alike, so it is added once to the figure's combined band, in
+ * A figure's band with a term that moves every launch of the figure alike added once, in
  * quadrature (independent of the model's error and of the run-to-run noise), never per family
- * (combineBands would shrink it across families).
+ * (combineBands would shrink it across families); undefined or 0: unchanged. The terms: the
+ * host's drift (hostDrift's p90), and for an op's co-run time its tenant's co-run term
+ * (workload.ts opCorunTerm).
  */
-export function withHostDrift(band: ErrorBand, drift: number | undefined): ErrorBand {
-    return drift !== undefined && drift > 0 ? { ...band, relative: Math.hypot(band.relative, drift) } : band;
+export function widenBand(band: ErrorBand, term: number | undefined): ErrorBand {
+    return term !== undefined && term > 0 ? { ...band, relative: Math.hypot(band.relative, term) } : band;
 }
 
 /** The band of a sum of launches (see the module comment): half-widths add within a family, root-sum-square across families. */

@@ -214,6 +214,15 @@ export const deviceProfileSchema = z.object({
      * add it in quadrature. Absent in older profiles ⇒ no such term.
      */
     corunModelError: z.object({ excessP90: nonNegative, points: z.number().int().positive() }).optional(),
+    /**
+     * How far an op's co-run time moves from one short co-run to the next: the same probe's rounds
+     * (calibrate/corun-probe.ts), each op's median GPU time per request in each round against its
+     * median over all rounds, as band-evidence.ts roundDeviations reads the curves' rounds; the
+     * 90th percentile of |deviation| over `points` (ops × rounds; calibrate/corun-evidence.ts). A
+     * relative half-width; an op's co-run band adds it in quadrature (workload.ts opCorunTerm).
+     * Absent in older profiles ⇒ no such term.
+     */
+    corunOpNoise: z.object({ p90: nonNegative, points: z.number().int().positive() }).optional(),
     /** How long calibration took, ms (0 for the default profile). */
     calibrationMs: nonNegative,
     /**

@@ -35,7 +35,7 @@ import { PlanCache, planGraph, type PlannedOp, type PlanOptions } from '../plan/
 import type { OpSplit } from '../plan/split.js';
 import { capsForProfile, type DeviceProfile } from './profile.js';
 import { chooseOpSplits, layerBlockOpSplits, opViews, splitStepViews } from './op-views.js';
-import { bandRange, combineBands, hostDrift, hostDriftPending, withHostDrift, type ErrorBand } from './band.js';
+import { bandRange, combineBands, hostDrift, hostDriftPending, widenBand, type ErrorBand } from './band.js';
 import { submissionsPerRequest } from '../schedule/policy.js';
 import {
     PERCENTILE_Q, closedLoopLatency, openLoopLatency, serviceMoments, serviceQuantileMs, tailFrom, type LatencyFigures, type Percentile, type ServiceTail,
@@ -65,6 +65,8 @@ export interface OpPrediction {
     corunMs: number;
     /** The 90 % error band of the op's times (band.ts): relative half-width, and whether calibration evidence backs it. */
     band: ErrorBand;
+    /** The 90 % band of its co-run time: `band` widened by its tenant's opCorunTerm (band.ts widenBand). */
+    corunBand: ErrorBand;
     estimated: boolean;
     source?: IrSourceRange;
 }
@@ -98,6 +100,12 @@ export interface TenantPrediction {
     band: ErrorBand;
     /** Each co-run figure's 90 % band, relative: the tenant's band, the figure's sampling spread where the simulation gave it, and the profile's co-run model error where the tenant co-runs (corunBands). */
     corunBand: Record<Percentile, number>;
+    /**
+     * What each of its ops' co-run band adds to the op's band, once, in quadrature (0 alone): an op's co-run time is
+     * its solo time × the tenant's slowdown, so the band of that scaling, the co-run mean's (corunBand.mean, the band
+     * `meanRatio` shows), and how far an op's co-run median moves between short co-runs (profile.ts corunOpNoise).
+     */
+    opCorunTerm: number;
     /** The band of the mean, p50 and p99 figures, ms (∞ for an unbounded figure): solo the tenant's band, co-running each figure's corunBand. */
     bandMs: Record<'solo' | 'corun', Record<'mean' | 'p50' | 'p99', { low: number; high: number }>>;
     /** Time in flight co-running over its solo work (the simulation's; 1 alone, and under a schedule that never overlaps tenants). */
@@ -132,13 +140,13 @@ export interface WorkloadPrediction {
     workload: string;
     /**
      * The profile predicted on; `corunModelError`: the co-run model's error calibration measured (profile.ts), in every
-     * co-run band (corunBands); `hostDrift`: how far the host's speed moved between this adapter's calibrations here
+     * co-run band (corunBands); `corunOpNoise`: how far an op's co-run time moves between short co-runs (profile.ts), in every op's co-run band where tenants co-run (opCorunTerm); `hostDrift`: how far the host's speed moved between this adapter's calibrations here
      * (band.ts hostDrift), in every op's and tenant's band; `hostDriftPending`: a calibrated profile whose drift is not
      * known yet, with how many earlier calibrations it has (band.ts hostDriftPending): its bands leave the drift out;
      * `usualSpeed`: the factor its times were scaled by to the host's usual speed (profile.ts atUsualSpeed);
      * `referenceRequestMs`: the reference request's time on it (hostSpeedProbeMs), which a run's own (results' host) is compared with.
      */
-    profile: { key: string; uncalibrated: boolean; device: string; createdAt: string; corunModelError?: number; hostDrift?: { p90: number; points: number }; hostDriftPending?: { calibrations: number }; usualSpeed?: NonNullable<DeviceProfile['usualSpeed']>; referenceRequestMs?: number };
+    profile: { key: string; uncalibrated: boolean; device: string; createdAt: string; corunModelError?: number; corunOpNoise?: number; hostDrift?: { p90: number; points: number }; hostDriftPending?: { calibrations: number }; usualSpeed?: NonNullable<DeviceProfile['usualSpeed']>; referenceRequestMs?: number };
     policy: IrSchedule['policy'];
     /** What the co-run figures are the simulation of (`auto` and searched arguments resolved); null with one tenant or while pending. */
     corunSchedule: string | null;
@@ -209,7 +217,7 @@ function timeGraph(profile: DeviceProfile, plan: readonly PlannedOp[], cache: Pl
         demand.capped += t.demandMs.capped;
         p.launches.forEach((l, k) => bandParts.push({ family: l.family, ms: t.launches[k].ms, band: t.launches[k].band }));
     }
-    // The host's drift moves a whole figure alike: added once to each op's and the request's band (band.ts withHostDrift).
+    // The host's drift moves a whole figure alike: added once to each op's and the request's band (band.ts widenBand).
     const drift = hostDrift(profile)?.p90;
     let ops: OpPrediction[] | undefined;
     const opsOf = () => (ops ??= plan.map((p, i) => {
@@ -218,10 +226,10 @@ function timeGraph(profile: DeviceProfile, plan: readonly PlannedOp[], cache: Pl
             path: p.path, kind: p.kind, fused: p.fused.fused.map(o => o.path),
             launches: p.launches.map((l, k) => ({ name: l.name, family: l.family, flops: l.flops, bytes: l.bytes, ms: t.launches[k].ms, bound: t.launches[k].bound, band: t.launches[k].band })),
             flops: p.flops, bytes: p.bytes, intensity: p.flops / p.bytes, bound: t.bound,
-            soloMs: t.ms, soloP50Ms: t.typicalMs, corunMs: t.ms, band: withHostDrift(t.band, drift), estimated: p.unsupported !== undefined, source: p.source,
+            soloMs: t.ms, soloP50Ms: t.typicalMs, corunMs: t.ms, band: widenBand(t.band, drift), corunBand: widenBand(t.band, drift), estimated: p.unsupported !== undefined, source: p.source,
         };
     }));
-    return { ops: opsOf, gpuMs, launches, demand, passes, band: withHostDrift(combineBands(bandParts), drift) };
+    return { ops: opsOf, gpuMs, launches, demand, passes, band: widenBand(combineBands(bandParts), drift) };
 }
 
 /**
@@ -347,6 +355,7 @@ export function predictWorkload(ir: WorkloadIR, profile: DeviceProfile, options:
         let corunOps: OpPrediction[] | undefined;
         const h = b.band.relative;
         const corunBand = corunBands(h, sampling[i], runRequests(ir.benchmark, corun[i].throughput), bases.length > 1 ? profile.corunModelError?.excessP90 ?? 0 : 0);
+        const opCorunTerm = bases.length > 1 ? Math.hypot(corunBand.mean, profile.corunOpNoise?.p90 ?? 0) : 0;
         const slos = b.tenant.slos.map(slo => sloPrediction(slo, b.serviceMs, cvOf(b.serviceMs), tail, solo[i].figures, corun[i].figures, h, corunBand[slo.percentile]));
         const rangeOf = (f: LatencyFigures, band: (p: Percentile) => number) => ({ mean: bandRange(f.mean, band('mean')), p50: bandRange(f.p50, band('p50')), p99: bandRange(f.p99, band('p99')) });
         return {
@@ -359,6 +368,7 @@ export function predictWorkload(ir: WorkloadIR, profile: DeviceProfile, options:
             corun: corun[i].figures,
             band: b.band,
             corunBand,
+            opCorunTerm,
             bandMs: { solo: rangeOf(solo[i].figures, () => h), corun: rangeOf(corun[i].figures, p => corunBand[p]) },
             slowdown: slow[i],
             meanRatio: meanRatioOf(solo[i].figures.mean, corun[i].figures.mean, corunBand.mean),
@@ -369,7 +379,7 @@ export function predictWorkload(ir: WorkloadIR, profile: DeviceProfile, options:
             mix: b.mix,
             slos,
             // Per op figures when read (hover, inlay hints, reports): validation reads the tenant's figures alone.
-            get ops() { return (corunOps ??= b.ops().map(o => ({ ...o, corunMs: o.soloMs * s }))); },
+            get ops() { return (corunOps ??= b.ops().map(o => ({ ...o, corunMs: o.soloMs * s, corunBand: o.launches.length > 0 ? widenBand(o.band, opCorunTerm) : o.band }))); }, // an op without kernels takes no time either way
             source: b.tenant.source,
         };
     });
@@ -380,6 +390,7 @@ export function predictWorkload(ir: WorkloadIR, profile: DeviceProfile, options:
         profile: {
             key: profile.key, uncalibrated: profile.uncalibrated, device: profile.adapter.device, createdAt: profile.createdAt,
             ...(profile.corunModelError ? { corunModelError: profile.corunModelError.excessP90 } : {}),
+            ...(profile.corunOpNoise ? { corunOpNoise: profile.corunOpNoise.p90 } : {}),
             ...(drift ? { hostDrift: drift } : {}),
             ...(driftPending !== undefined ? { hostDriftPending: { calibrations: driftPending } } : {}),
             ...(profile.usualSpeed ? { usualSpeed: profile.usualSpeed } : {}),
@@ -457,4 +468,9 @@ export function sloPrediction(slo: IrSlo, serviceMs: number, cv: number, tail: S
     const verdict: SloVerdict = soloServiceBandMs.low > slo.ms ? 'infeasible'
         : corunBandMs.high > slo.ms || soloServiceBandMs.high > slo.ms ? 'at-risk' : 'ok';
     return { percentile: p, targetMs: slo.ms, soloServiceMs, soloMs: solo[p], corunMs: corun[p], soloServiceBandMs, corunBandMs, verdict };
+}
+
+/** An op's predicted typical (median) time per request, solo and co-run (the co-run one scaled by the op's slowdown): what the op hints, hovers and `tenancy predict` show. */
+export function typicalOpMs(op: OpPrediction): { solo: number; corun: number } {
+    return { solo: op.soloP50Ms, corun: op.soloMs > 0 ? op.soloP50Ms * (op.corunMs / op.soloMs) : op.soloP50Ms };
 }

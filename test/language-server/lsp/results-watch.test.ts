@@ -212,8 +212,8 @@ describe('measured figures after a results change', () => {
         expect(recorded.sent).toEqual(['workspace/codeLens/refresh', 'workspace/inlayHint/refresh', MeasuredChangedNotification.method]);
         const hints = await opHints(document);
         // Line 2: tenant a's own op (shown first), with b counted; line 3: only b measured it, so b is shown.
-        expect(hints.get(2)).toMatch(/^ ≈.* ±[\d.]+%\?? · measured 1 ms \([−+][\d.]+%, (inside|outside) band\) · co-run 1\.8 ms, 1\.80× solo \(a; 1 more tenant\)$/);
-        expect(hints.get(3)).toMatch(/^ ≈.* ±[\d.]+%\?? · measured 0\.5 ms \([−+][\d.]+%, (inside|outside) band\) · co-run 0\.6 ms, 1\.20× solo \(b; 1 more tenant\)$/);
+        expect(hints.get(2)).toMatch(/^ ≈.* ±[\d.]+%\?? · measured 1 ms \([−+][\d.]+%, (inside|outside) band\) · co-run 1\.8 ms, 1\.80× solo \((inside|outside) band\) \(a; 1 more tenant\)$/);
+        expect(hints.get(3)).toMatch(/^ ≈.* ±[\d.]+%\?? · measured 0\.5 ms \([−+][\d.]+%, (inside|outside) band\) · co-run 0\.6 ms, 1\.20× solo \((inside|outside) band\) \(b; 1 more tenant\)$/);
     });
 
     it('refresh inlay hints when the tenancy settings change (tenancy.inlayHints.enabled)', async () => {

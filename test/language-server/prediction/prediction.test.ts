@@ -321,7 +321,7 @@ workload w {
         const tenantHover = await hoverAt(d, 'tenant a', 7);
         expect(tenantHover).toMatch(/measured/);
         // One view: the measured solo time with the error of the (solo) prediction shown, then co-run and slowdown.
-        expect(await hintAt(d, 2)).toBe(` ≈${formatMs(op.soloMs)}? ±40% · measured ${formatMs(op.soloMs * 2)} (−50%, outside band) · co-run ${formatMs(op.soloMs * 3)}, 1.50× solo`);
+        expect(await hintAt(d, 2)).toBe(` ≈${formatMs(op.soloMs)}? ±40% · measured ${formatMs(op.soloMs * 2)} (−50%, outside band) · co-run ${formatMs(op.soloMs * 3)}, 1.50× solo (outside band)`);
         expect(await hintAt(d, 3)).toBe(` ≈${formatMs(p.tenants[0].ops[1].soloMs)}? ±40%`); // not measured: the prediction alone
     });
 
@@ -376,6 +376,34 @@ workload w {
 }
 `);
     }
+
+    it('co-running, an op\'s co-run time carries its own band: the op\'s, the slowdown\'s and ops\' co-run noise; after a run the hint says where the measurement fell', async () => {
+        const profile = { ...calibrated(1), corunOpNoise: { p90: 0.3, points: 33 } };
+        for (const fam of Object.values(profile.families)) fam.error = { looP90: 0.1, noiseP90: 0.033, points: 5, from: 'family' };
+        writeFileSync(path.join(dir, '.tenancy', 'device-profile.json'), JSON.stringify(profile));
+        const d = await open(`${model}
+workload w {
+  tenant a { model m(batch: 8) }
+  tenant b { model m(batch: 8) }
+}
+`);
+        const t = predictionOf(d).tenants[0];
+        const op = t.ops[0];
+        const corun = op.soloP50Ms * op.corunMs / op.soloMs;
+        const h = op.corunBand.relative;
+        expect(h).toBeCloseTo(Math.hypot(Math.hypot(0.1, 0.033), t.corunBand.mean, 0.3), 9);
+        const hover = await hoverAt(d, 'dense(x, 512)');
+        expect(hover).toContain(`| ${formatMs(op.soloP50Ms)} ±11% | ${formatMs(corun)} ${formatBand(op.corunBand)} |`);
+        expect(hover).toContain("The co-run time is the solo time × the tenant's co-run slowdown: its band adds that slowdown's (the tenant's co-run mean band) and how far an op's co-run median moved between short co-runs calibration ran (±30%).");
+        // Measured co-running just inside the band's edge, then just outside it: (predicted − measured) / measured = ∓0.9 h.
+        const at = (measured: number) => tenantResult('a', { requests: 50, soloBase: 5, corunBase: 6, uri: d.uri.toString(), ops: [{ path: op.path, line: 2, soloMs: op.soloP50Ms, corunMs: measured, soloP50Ms: op.soloP50Ms, corunP50Ms: measured }] });
+        await measure(d, [at(corun / (1 - 0.9 * h))]);
+        expect(await hintAt(d, 2)).toMatch(/ · co-run [\d.]+ (ms|µs), [\d.]+× solo \(inside band\) \(a; 1 more tenant\)$/);
+        const tooltip = (await hints(d)).find(x => x.position.line === 2)!.tooltip as { value: string };
+        expect(tooltip.value).toContain(`— predicted ${formatMs(corun)} ${formatBand(op.corunBand)}, error ${formatError(corun, corun / (1 - 0.9 * h))}, inside the band`);
+        await measure(d, [at(corun / (1 - 1.1 * h))]);
+        expect(await hintAt(d, 2)).toMatch(/ · co-run [\d.]+ (ms|µs), [\d.]+× solo \(outside band\) \(a; 1 more tenant\)$/);
+    });
 
     /** Tenant a's results with one op measured at `ms` (typical and mean, solo and co-run). */
     const opMeasuredAt = (d: LangiumDocument, path: string, ms: number) =>
@@ -512,9 +540,9 @@ workload w {
         await measure(d, [tenantResult('a', { requests: 50, soloBase: 5, corunBase: 6, uri, ops: [{
             path: op.path, line: 2, soloMs: op.soloP50Ms * 2, corunMs: op.soloP50Ms * 2.5, soloP50Ms: op.soloP50Ms * 1.1, corunP50Ms: op.soloP50Ms * 1.32,
         }] })]);
-        expect(await hintAt(d, 2)).toBe(` ≈${formatMs(op.soloP50Ms)} ±40%? · measured ${formatMs(op.soloP50Ms * 1.1)} (${formatError(op.soloP50Ms, op.soloP50Ms * 1.1)}, inside band) · co-run ${formatMs(op.soloP50Ms * 1.32)}, 1.20× solo`);
+        expect(await hintAt(d, 2)).toBe(` ≈${formatMs(op.soloP50Ms)} ±40%? · measured ${formatMs(op.soloP50Ms * 1.1)} (${formatError(op.soloP50Ms, op.soloP50Ms * 1.1)}, inside band) · co-run ${formatMs(op.soloP50Ms * 1.32)}, 1.20× solo (inside band)`);
         const hover = await hoverAt(d, 'dense(x, 512)');
-        expect(hover).toContain(`| ${formatMs(op.soloP50Ms)} ±40% | ${formatMs(op.soloP50Ms * op.corunMs / op.soloMs)} | ${formatMs(op.soloP50Ms * 1.1)} (${formatError(op.soloP50Ms, op.soloP50Ms * 1.1)}) |`);
+        expect(hover).toContain(`| ${formatMs(op.soloP50Ms)} ±40% | ${formatMs(op.soloP50Ms * op.corunMs / op.soloMs)} ±40% | ${formatMs(op.soloP50Ms * 1.1)} (${formatError(op.soloP50Ms, op.soloP50Ms * 1.1)}) |`);
         expect(hover).toContain('typical (median) GPU time per request, predicted; measured in the latest run');
     });
 
@@ -525,7 +553,7 @@ workload w {
         await measure(d, [tenantResult('a', { requests: 10, soloBase: 5, corunBase: 5, uri: d.uri.toString(), ops: ops.map((o, i) => ({ path: o.path, line: 2, soloMs: 1 + i, corunMs: 2 + 2 * i })) })]);
         // 1 + 2 + 3 = 6 ms solo, 2 + 4 + 6 = 12 ms co-run: means per request, summed over the line's instances.
         const predicted = ops.reduce((s, o) => s + o.soloMs, 0);
-        expect(await hintAt(d, 2)).toBe(` ≈${formatMs(predicted)}? ±40% · measured 6 ms (${formatError(predicted, 6)}, outside band) · co-run 12 ms, 2.00× solo in 3 instances`);
+        expect(await hintAt(d, 2)).toBe(` ≈${formatMs(predicted)}? ±40% · measured 6 ms (${formatError(predicted, 6)}, outside band) · co-run 12 ms, 2.00× solo (outside band) in 3 instances`);
         const hover = await hoverAt(d, 'dense(x, c)');
         expect(hover).toContain(`| **a, 3 instances** | | | | | ${formatMs(predicted)} ±40% |`);
         expect(hover).toContain(`| 6 ms (${formatError(predicted, 6)}) | 12 ms, 2.00× (`);
@@ -557,7 +585,7 @@ workload w {
         a.ops[0]!.soloMs = null;
         a.ops[0]!.soloP50Ms = null;
         await measure(d, [a], 'cancelled');
-        expect(await hintAt(d, 2)).toBe(` ≈${formatMs(op.soloMs)}? ±40% · measured co-run 2 ms (${formatError(op.corunMs, 2)}) (cancelled run) (a; 1 more tenant)`);
+        expect(await hintAt(d, 2)).toBe(` ≈${formatMs(op.soloMs)}? ±40% · measured co-run 2 ms (${formatError(op.corunMs, 2)}, outside band) (cancelled run) (a; 1 more tenant)`);
     });
 
     it('compares a tenant\'s measured p99 with the prediction of the phase it was measured in', async () => {

@@ -1,13 +1,13 @@
 /** `calibrate()` end to end on the software adapter with tiny shapes: a valid profile, every part measured. */
 import { describe, expect, it } from 'vitest';
 import { calibrate } from '../../../src/runtime/calibrate/calibrate.js';
-import { calibrationCases, convCase, denseCase, matmulCase, reluCase, softmaxCase } from '../../../src/runtime/calibrate/synthetic.js';
+import { calibrationCases, convCase, corunProbeTenants, denseCase, matmulCase, reluCase, softmaxCase } from '../../../src/runtime/calibrate/synthetic.js';
 import { caseShapeOf } from '../../../src/runtime/calibrate/refine.js';
 import { parseProfile, profileKey } from '../../../src/runtime/predict/profile.js';
 import { predictWorkload } from '../../../src/runtime/predict/workload.js';
 import { mlpTenant, workload } from '../predict/fixtures.js';
 import { probeAdapter } from '../gpu.js';
-import { CANDIDATE_QUANTA_MS } from '../../../src/runtime/calibrate/corun-evidence.js';
+import { CANDIDATE_QUANTA_MS, probeWorkload } from '../../../src/runtime/calibrate/corun-evidence.js';
 
 const hasAdapter = await probeAdapter();
 
@@ -89,7 +89,11 @@ describe.skipIf(!hasAdapter)('calibrate (tiny shapes)', () => {
         expect([undefined, ...CANDIDATE_QUANTA_MS]).toContain(profile.corunQuantumMs);
         expect(profile.corunModelError?.points).toBe(20);
         expect(Number.isFinite(profile.corunModelError?.excessP90) && profile.corunModelError!.excessP90 >= 0).toBe(true);
-        expect(messages.find(m => m.startsWith('co-run model')), messages.join('\n')).toMatch(/turns of (whole kernels|[\d.]+ ms) \(score whole kernels [\d.∞]+, 8 ms .*\); corun_probe_short mean [\d.]+ ms predicted, [\d.]+ \/ [\d.]+ measured; corun_probe_long .*; error ±[\d.]+% beyond the bands at p90 of 20 figures/);
+        expect(messages.find(m => m.startsWith('co-run model')), messages.join('\n')).toMatch(/turns of (whole kernels|[\d.]+ ms) \(score whole kernels [\d.∞]+, 8 ms .*\); corun_probe_short mean [\d.]+ ms predicted, [\d.]+ \/ [\d.]+ measured; corun_probe_long .*; error ±[\d.]+% beyond the bands at p90 of 20 figures; ops' co-run times moved ±[\d.]+% between rounds at p90 of \d+$/);
+        // Ops' co-run noise: each timed op's median in each round against its median over both, every op of the probe with launches timed in both.
+        const probeOps = predictWorkload(probeWorkload(corunProbeTenants(40), 600, 100), profile).tenants.flatMap(t => t.ops.filter(o => o.launches.length > 0));
+        expect(profile.corunOpNoise?.points).toBe(2 * probeOps.length);
+        expect(Number.isFinite(profile.corunOpNoise?.p90) && profile.corunOpNoise!.p90 >= 0).toBe(true);
         // The model runs on what was measured.
         const w = predictWorkload(workload([mlpTenant('a', { kind: 'closed', clients: 1, thinkMs: 0 })]), profile);
         expect(w.tenants[0].serviceMs).toBeGreaterThan(0);

@@ -1,10 +1,12 @@
 /** Error bands: the leave-one-out evidence, the band of a family, its propagation to ops and tenants, and the SLO verdicts it decides. */
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_BAND, MIN_DRIFT_POINTS, UNUSUAL_HOST_MOMENT, bandRange, combineBands, familyBand, hostDrift, hostDriftPending, hostMoment, insideBand, usualHostSpeed, withHostDrift } from '../../../src/runtime/predict/band.js';
+import { DEFAULT_BAND, MIN_DRIFT_POINTS, UNUSUAL_HOST_MOMENT, bandRange, combineBands, familyBand, hostDrift, hostDriftPending, hostMoment, insideBand, usualHostSpeed, widenBand } from '../../../src/runtime/predict/band.js';
 import { HOST_SPEED_HISTORY, atHostSpeed, atUsualSpeed, curveRatio, defaultProfile, parseProfile, withHostSpeedHistory, type DeviceProfile, type FamilyProfile } from '../../../src/runtime/predict/profile.js';
 import { predictWorkload, sloPrediction } from '../../../src/runtime/predict/workload.js';
 import { declaredEvaluation } from '../../../src/runtime/predict/schedules.js';
 import { MIN_LOO_POINTS, bandEvidence, corunExcess, leaveOneOutErrors, roundDeviations } from '../../../src/runtime/calibrate/band-evidence.js';
+import { corunOpNoise } from '../../../src/runtime/calibrate/corun-evidence.js';
+import type { CorunRounds } from '../../../src/runtime/calibrate/corun-probe.js';
 import { quantileOf } from '../../../src/runtime/calibrate/estimators.js';
 import { familyLaunchTiming } from '../../../src/runtime/predict/latency.js';
 import { createRandom } from '../../../src/runtime/plan/random.js';
@@ -181,6 +183,29 @@ function profileWithEvidence(): DeviceProfile {
     return { ...p, uncalibrated: false };
 }
 
+describe('an op\'s co-run noise (corunOpNoise)', () => {
+    it('each op\'s median per round against its median over the rounds (roundDeviations), the 90th percentile of |deviation| over every op and round', () => {
+        // Two tenants, three rounds; op x timed in every round, y in two, z in one (no deviation: one round says nothing).
+        const round = (x: number[], y: number[] | undefined, z: number[] | undefined): CorunRounds[number] => {
+            const first: Record<string, number[]> = { x }, second: Record<string, number[]> = {};
+            if (y) first.y = y;
+            if (z) second.z = z;
+            return [{ latenciesMs: [1], opTimesMs: first }, { latenciesMs: [1], opTimesMs: second }];
+        };
+        const rounds: CorunRounds = [round([1, 1.1, 1.2], [2, 2], [5]), round([1.3, 1.4], [2.6], undefined), round([0.9], undefined, undefined)];
+        const expected = [
+            ...roundDeviations([[1, 1.1, 1.2], [1.3, 1.4], [0.9]]),
+            ...roundDeviations([[2, 2], [2.6], []]),
+        ].map(Math.abs);
+        expect(expected).toHaveLength(5);
+        expect(corunOpNoise(rounds)).toEqual({ p90: expect.closeTo(quantileOf(expected, 0.9), 12), points: 5 });
+        // By hand for y: pooled median 2, round medians 2 and 2.6, scaled by √2: 0 and √2 · (2 − 2.6) / 2.6.
+        expect(roundDeviations([[2, 2], [2.6], []]).map(Math.abs)).toEqual([0, expect.closeTo(Math.SQRT2 * 0.6 / 2.6, 12)]);
+        // No op timed in two rounds: no evidence, and the profile keeps none.
+        expect(corunOpNoise([round([1], undefined, [2])])).toBeUndefined();
+    });
+});
+
 describe('bands of predictions', () => {
     const ir = workload([mlpTenant('a', { kind: 'poisson', ratePerSecond: 20 }), mlpTenant('b', { kind: 'closed', clients: 1, thinkMs: 0 })]);
 
@@ -236,6 +261,28 @@ describe('bands of predictions', () => {
         expect(at(0.5).tenants[0].slos[0].corunBandMs.high).toBeGreaterThan(at(0).tenants[0].slos[0].corunBandMs.high);
     });
 
+    it('an op\'s co-run band: its band, its tenant\'s co-run mean band (the slowdown that scales it) and ops\' co-run noise, in quadrature, where the tenant co-runs', () => {
+        const profile = { ...profileWithEvidence(), corunOpNoise: { p90: 0.3, points: 33 } };
+        const w = predictWorkload(ir, profile);
+        for (const t of w.tenants) {
+            expect(t.opCorunTerm).toBeCloseTo(Math.hypot(t.corunBand.mean, 0.3), 12);
+            for (const o of t.ops.filter(x => x.launches.length > 0)) {
+                expect(o.corunBand).toEqual({ relative: expect.closeTo(Math.hypot(o.band.relative, t.corunBand.mean, 0.3), 12), calibrated: true });
+                expect(o.corunMs).toBeCloseTo(o.soloMs * t.slowdown, 12);
+            }
+            // The tenant's own figures keep their bands: the op term is for ops' co-run times.
+            const without = predictWorkload(ir, profileWithEvidence()).tenants.find(x => x.name === t.name)!;
+            expect(t.corunBand).toEqual(without.corunBand);
+            // Without the noise measured, the slowdown's band alone.
+            expect(without.opCorunTerm).toBeCloseTo(without.corunBand.mean, 12);
+        }
+        expect(w.profile.corunOpNoise).toBe(0.3);
+        // Alone, an op's co-run time is its solo time: its co-run band is its band.
+        const alone = predictWorkload(workload([mlpTenant('a', { kind: 'poisson', ratePerSecond: 20 })]), profile).tenants[0];
+        expect(alone.opCorunTerm).toBe(0);
+        for (const o of alone.ops) expect(o.corunBand).toEqual(o.band);
+    });
+
     it('the host\'s drift between calibrations widens every op\'s and tenant\'s band once, in quadrature, and co-run bands with them', () => {
         const base = { ...profileWithEvidence(), hostSpeedProbeMs: 2 };
         // Earlier calibrations' reference request at 2.5, 1.6, 2 and 2.2 ms: a figure predicted at 2 ms is off by −20 %, +25 %, 0, −9 %.
@@ -264,8 +311,8 @@ describe('bands of predictions', () => {
         expect(wide.profile.hostDriftPending).toBeUndefined();
         expect(hostDriftPending({ hostSpeedHistory: history.slice(0, 2) })).toBeUndefined();
         expect(predictWorkload(ir, { ...base, uncalibrated: true }).profile.hostDriftPending).toBeUndefined();
-        expect(withHostDrift({ relative: 0.3, calibrated: true }, undefined)).toEqual({ relative: 0.3, calibrated: true });
-        expect(withHostDrift({ relative: 0.3, calibrated: false }, 0.4)).toEqual({ relative: expect.closeTo(0.5, 12), calibrated: false });
+        expect(widenBand({ relative: 0.3, calibrated: true }, undefined)).toEqual({ relative: 0.3, calibrated: true });
+        expect(widenBand({ relative: 0.3, calibrated: false }, 0.4)).toEqual({ relative: expect.closeTo(0.5, 12), calibrated: false });
     });
 
     it('says how fast the host ran during a calibration against the median of its earlier ones (calibrate warns past 1.3× either way)', () => {

@@ -11,7 +11,7 @@ import { rescueWorkload } from '../../fixtures/rescue-workload.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { formatMs, msValue } from '../../../src/protocol/units.js';
 import { defaultProfile } from '../../../src/runtime/predict/profile.js';
-import { formatBandRange } from '../../../src/language-server/prediction/format.js';
+import { formatBand, formatBandRange } from '../../../src/language-server/prediction/format.js';
 import { bandRange } from '../../../src/runtime/predict/band.js';
 import { EmptyFileSystem, URI } from 'langium';
 import { TextDocument } from 'langium';
@@ -94,7 +94,7 @@ describe('tenancy predict', () => {
         type Band = { relative: number; calibrated: boolean };
         type Range = { low: number; high: number };
         type Figures = { mean: number; p50: number; p99: number };
-        const out = JSON.parse(json.stdout) as { predictions: { tenants: { name: string; serviceMs: number; band: Band; solo: Figures; corun: Figures; corunBand: Figures; bandMs: Record<'solo' | 'corun', Record<'mean' | 'p50' | 'p99', Range>>; ops: { path: string; soloP50Ms: number; band: Band }[] }[] }[] };
+        const out = JSON.parse(json.stdout) as { predictions: { tenants: { name: string; serviceMs: number; band: Band; solo: Figures; corun: Figures; corunBand: Figures; opCorunTerm: number; bandMs: Record<'solo' | 'corun', Record<'mean' | 'p50' | 'p99', Range>>; ops: { path: string; soloMs: number; soloP50Ms: number; corunMs: number; band: Band; corunBand: Band }[] }[] }[] };
         const h = Math.hypot(0.1, 0.05);
         for (const t of out.predictions[0].tenants) {
             // One relative band for every launch: any combination of them keeps it.
@@ -112,6 +112,9 @@ describe('tenancy predict', () => {
                 expect(t.bandMs.corun[k].low).toBeCloseTo(t.corun[k] / (1 + t.corunBand[k]), 6);
             }
             for (const o of t.ops.filter(x => x.soloP50Ms > 0)) expect(o.band).toEqual({ relative: expect.closeTo(h, 9), calibrated: true });
+            // An op's co-run time carries its own band: its band and its tenant's co-run term (the slowdown's band: no op noise in this profile).
+            expect(t.opCorunTerm).toBeCloseTo(t.corunBand.mean, 12);
+            for (const o of t.ops.filter(x => x.soloP50Ms > 0)) expect(o.corunBand.relative).toBeCloseTo(Math.hypot(h, t.corunBand.mean), 9);
         }
         const table = runCli(['predict', 'demo.tenancy', '--profile', 'profile-band.json', '--workload', 'w', '--top', '3']);
         expect(table.stdout).toMatch(/ms ±11%/);
@@ -127,6 +130,11 @@ describe('tenancy predict', () => {
         ]);
         expect(table.stdout).toContain('p50 and p99 (low–high), service and ops ±: the 90 % band');
         expect(table.stdout).toContain("the co-run ranges add how far each figure scatters over a run's requests");
+        // The ops' table: the co-run column with each op's co-run band, and what that band holds.
+        const op = out.predictions[0].tenants.flatMap(t => t.ops).sort((x, y) => y.soloP50Ms - x.soloP50Ms)[0];
+        const row = table.stdout.split('\n').find(l => l.startsWith(`${op.path} `))!.trim().split(/\s{2,}/);
+        expect(row).toContain(`${formatMs(op.soloP50Ms * op.corunMs / op.soloMs)} ${formatBand(op.corunBand)}`);
+        expect(table.stdout).toContain("The co-run time is the solo time × the tenant's co-run slowdown: its band adds that slowdown's (the tenant's co-run mean band) and this profile predates the measurement of ops' co-run noise (run `tenancy calibrate`).");
         expect(table.stdout).toMatch(/the 90 % band/);
         expect(table.stdout).not.toMatch(/uncalibrated band/);
     });
