@@ -39,6 +39,9 @@ export interface ReportSlo {
     lowMs: number | null;
     highMs: number | null;
     predictedMs: number | undefined;
+    /** The prediction's 90 % band (null: no such end, or the run recorded none). */
+    predictedLowMs: number | null;
+    predictedHighMs: number | null;
     verdict: 'met' | 'violated' | 'inconclusive' | 'invalid';
     /** Requests the percentile needs before it can be bounded (when it lacks them). */
     requestsNeeded: number | undefined;
@@ -92,6 +95,8 @@ export interface ReportOp {
     /** Co-run / solo median time with its interval. */
     slowdown: ReportRatio | undefined;
     predictedMs: number | undefined;
+    /** The predicted co-run time's 90 % band, relative (its op's corunBand; undefined where the run recorded none). */
+    predictedBand: number | undefined;
     /** Who it overlapped in the co-run phase: `2.1× while nlp/attention ran (63 % of its time), 1.1× otherwise`. */
     attribution: string | undefined;
 }

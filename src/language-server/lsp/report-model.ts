@@ -20,8 +20,16 @@ export function fileName(uri: string): string {
     }
 }
 
-function predictedSloMs(results: Results, tenant: string, percentile: string): number | undefined {
-    return finite(recordedTenantPrediction(results, tenant)?.corun[percentile]);
+/** The run's recorded prediction of a tenant's SLO statistic with its 90 % band (none in results recorded before the band; null: no such end). */
+function predictedSlo(results: Results, tenant: string, percentile: string): Pick<ReportSlo, 'predictedMs' | 'predictedLowMs' | 'predictedHighMs'> {
+    const recorded = recordedTenantPrediction(results, tenant);
+    const slo = recorded?.slos.find(s => s.percentile === percentile);
+    const band = slo?.corunBandMs;
+    return {
+        predictedMs: finite(slo?.corunMs) ?? finite(recorded?.corun[percentile]),
+        predictedLowMs: finite(band?.low) ?? null,
+        predictedHighMs: finite(band?.high) ?? null,
+    };
 }
 
 function tenantModel(results: Results, t: TenantResult): ReportTenant {
@@ -32,7 +40,7 @@ function tenantModel(results: Results, t: TenantResult): ReportTenant {
         measuredMs: s.measuredMs ?? undefined,
         lowMs: s.boundsMs?.low ?? null,
         highMs: s.boundsMs?.high ?? null,
-        predictedMs: predictedSloMs(results, t.name, s.percentile),
+        ...predictedSlo(results, t.name, s.percentile),
         verdict: s.verdict,
         requestsNeeded: s.requestsNeeded ?? undefined,
     }));
@@ -89,6 +97,7 @@ export function buildReportModel(results: Results, previous: Results | undefined
                 tenant: t.name, path: o.path, kind: o.kind,
                 soloMs: o.soloMs ?? undefined, corunMs: o.corunMs ?? undefined, slowdown: o.slowdown ?? undefined,
                 predictedMs: finite(predicted?.get(o.path)?.corunMs),
+                predictedBand: finite(predicted?.get(o.path)?.corunBand?.relative),
                 attribution: describeAttribution(o.attribution, o.soloP50Ms),
             }));
         }),

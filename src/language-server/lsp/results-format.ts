@@ -10,16 +10,31 @@ import { adapterDisplayName } from '../../protocol/adapter.js';
 export const adapterName = adapterDisplayName;
 
 /** The predictions a run recorded (runtime/predict/record.ts), read defensively: the field is `unknown` in the schema. */
-export function recordedTenantPrediction(results: Results, tenant: string): { corun: Record<string, unknown>; ops: Map<string, { soloMs?: unknown; corunMs?: unknown }> } | undefined {
+export function recordedTenantPrediction(results: Results, tenant: string): { corun: Record<string, unknown>; slos: RecordedSlo[]; ops: Map<string, RecordedOp> } | undefined {
     const recorded = results.predictions as Partial<RecordedPredictions> | undefined;
     const tenants: unknown = recorded?.prediction?.tenants;
     if (!Array.isArray(tenants)) return undefined;
-    const found = tenants.find((t: { name?: unknown }) => t?.name === tenant) as { corun?: unknown; ops?: unknown } | undefined;
+    const found = tenants.find((t: { name?: unknown }) => t?.name === tenant) as { corun?: unknown; slos?: unknown; ops?: unknown } | undefined;
     if (!found) return undefined;
     const corun = typeof found.corun === 'object' && found.corun !== null ? found.corun as Record<string, unknown> : {};
-    const ops = new Map<string, { soloMs?: unknown; corunMs?: unknown }>();
-    if (Array.isArray(found.ops)) for (const op of found.ops as { path?: unknown }[]) if (typeof op?.path === 'string') ops.set(op.path, op as { soloMs?: unknown; corunMs?: unknown });
-    return { corun, ops };
+    const slos = Array.isArray(found.slos) ? (found.slos as unknown[]).filter((s): s is RecordedSlo => typeof s === 'object' && s !== null) : [];
+    const ops = new Map<string, RecordedOp>();
+    if (Array.isArray(found.ops)) for (const op of found.ops as { path?: unknown }[]) if (typeof op?.path === 'string') ops.set(op.path, op as RecordedOp);
+    return { corun, slos, ops };
+}
+
+/** A recorded op prediction's fields the report reads (unchecked: read each with `finite`). */
+export interface RecordedOp {
+    soloMs?: unknown;
+    corunMs?: unknown;
+    corunBand?: { relative?: unknown };
+}
+
+/** A recorded SLO prediction's fields the report reads (workload.ts SloPrediction; unchecked). */
+export interface RecordedSlo {
+    percentile?: unknown;
+    corunMs?: unknown;
+    corunBandMs?: { low?: unknown; high?: unknown };
 }
 
 /** A finite number, or undefined (recorded predictions write an unbounded latency as null). */

@@ -234,11 +234,31 @@ describe('recorded predictions', () => {
     it('go into the report beside the measurement', async () => {
         await open();
         const results = makeResults(uri, 'w', twoTenants(uri));
+        // As recordedPredictions writes them: each SLO's prediction with its band (an unbounded end as null), each op's co-run band.
+        results.predictions = {
+            profileFile: null, uncalibrated: true, prediction: {
+                tenants: [{
+                    name: 'a', corun: { p99: 28, p50: 20 }, slos: [{ percentile: 'p99', corunMs: 28, corunBandMs: { low: 21, high: null } }],
+                    ops: [{ path: 'a/m/dense', soloMs: 1.2, corunMs: 1.5, corunBand: { relative: 0.35, calibrated: true } }],
+                }],
+            },
+        };
+        writeResults('demo.w.json', results);
+        const report = reportFor(services.results.ResultsWatch, { uri, workload: 'w' });
+        if (!('report' in report)) throw new Error('no report');
+        expect(report.report.tenants[0]!.slos[0]).toMatchObject({ predictedMs: 28, predictedLowMs: 21, predictedHighMs: null });
+        expect(report.report.ops.find(o => o.path === 'a/m/dense')).toMatchObject({ predictedMs: 1.5, predictedBand: 0.35 });
+    });
+
+    it('from a run recorded before the bands: the figures, with no band', async () => {
+        await open();
+        const results = makeResults(uri, 'w', twoTenants(uri));
         results.predictions = { profileFile: null, uncalibrated: true, prediction: { tenants: [{ name: 'a', corun: { p99: 28, p50: 20 }, ops: [{ path: 'a/m/dense', soloMs: 1.2, corunMs: 1.5 }] }] } };
         writeResults('demo.w.json', results);
         const report = reportFor(services.results.ResultsWatch, { uri, workload: 'w' });
-        expect('report' in report && report.report.tenants[0]!.slos[0]!.predictedMs).toBe(28);
-        expect('report' in report && report.report.ops.find(o => o.path === 'a/m/dense')!.predictedMs).toBe(1.5);
+        if (!('report' in report)) throw new Error('no report');
+        expect(report.report.tenants[0]!.slos[0]).toMatchObject({ predictedMs: 28, predictedLowMs: null, predictedHighMs: null });
+        expect(report.report.ops.find(o => o.path === 'a/m/dense')).toMatchObject({ predictedMs: 1.5, predictedBand: undefined });
     });
 });
 

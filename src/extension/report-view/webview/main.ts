@@ -76,7 +76,7 @@ function drawOpSlowdown(canvas: HTMLCanvasElement, report: ReportModel): void {
             indexAxis: 'y',
             plugins: {
                 legend: { display: false },
-                tooltip: { callbacks: { label: ctx => { const o = ops[ctx.dataIndex]!; return `${o.slowdown ? formatSlowdown(o.slowdown) : '—'} (solo ${ms(o.soloMs)}, co-run ${ms(o.corunMs)}, predicted co-run ${ms(o.predictedMs)})${o.attribution ? `; ${o.attribution}` : ''}`; } } },
+                tooltip: { callbacks: { label: ctx => { const o = ops[ctx.dataIndex]!; return `${o.slowdown ? formatSlowdown(o.slowdown) : '—'} (solo ${ms(o.soloMs)}, co-run ${ms(o.corunMs)}, predicted co-run ${ms(o.predictedMs)}${o.predictedBand !== undefined ? ` ±${formatPercent(o.predictedBand)}` : ''})${o.attribution ? `; ${o.attribution}` : ''}`; } } },
             },
             scales: { x: { min: 0, title: { display: true, text: 'slowdown (×), the 20 longest ops' } } },
         },
@@ -111,7 +111,7 @@ function drawTimeline(canvas: HTMLCanvasElement, report: ReportModel): void {
 }
 
 function sloTable(report: ReportModel): HTMLTableElement {
-    const head = el('tr', {}, ['tenant', 'SLO', 'measured (95 % bounds)', 'predicted', 'slowdown vs solo', 'requests', ''].map(h => el('th', { textContent: h })));
+    const head = el('tr', {}, ['tenant', 'SLO', 'measured (95 % bounds)', 'predicted (90 % band)', 'slowdown vs solo', 'requests', ''].map(h => el('th', { textContent: h })));
     const rows: HTMLTableRowElement[] = [];
     for (const t of report.tenants) {
         const slos = t.slos.length > 0 ? t.slos : [undefined];
@@ -124,7 +124,7 @@ function sloTable(report: ReportModel): HTMLTableElement {
                 el('td', { textContent: t.name }),
                 el('td', { textContent: slo ? `${slo.percentile} ≤ ${ms(slo.targetMs)}` : 'none' }),
                 el('td', { textContent: measured }),
-                el('td', { textContent: ms(slo?.predictedMs) }),
+                el('td', { textContent: slo?.predictedMs !== undefined && (slo.predictedLowMs !== null || slo.predictedHighMs !== null) ? `${ms(slo.predictedMs)} (${formatRange(slo.predictedLowMs, slo.predictedHighMs)})` : ms(slo?.predictedMs) }),
                 el('td', { textContent: t.slowdown ? `${t.slowdownOf}: ${formatSlowdown(t.slowdown)}` : '—' }),
                 el('td', { textContent: String(t.requests) }),
                 el('td', { textContent: verdict, className: slo?.verdict === 'violated' ? 'bad' : slo?.verdict === 'met' ? 'good' : slo ? 'warning' : '' }),
