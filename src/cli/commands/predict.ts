@@ -15,7 +15,7 @@ import { predictWorkload, typicalOpMs, type WorkloadPrediction } from '../../run
 import { DEFAULT_BAND } from '../../runtime/predict/band.js';
 import { alignTable } from '../../runtime/report/table.js';
 import { workspaceFolderOf } from '../../runtime/report/write.js';
-import { corunModelErrorText, corunOpBandText, formatBand, formatBandRange, formatError, formatMeanRatio, hostDriftText, profileLabel } from '../../language-server/prediction/format.js';
+import { corunModelErrorText, corunOpBandText, formatBand, formatBandRange, formatMeanRatio, hostDriftText, profileLabel } from '../../language-server/prediction/format.js';
 import { formatBytes, formatFlops, formatMs, formatPercent } from '../../protocol/units.js';
 import { comparisonJson, comparisonText, compareWorkloadSchedules } from '../../language-server/prediction/schedule-comparison.js';
 import { PlanCache } from '../../runtime/plan/plan.js';
@@ -77,11 +77,6 @@ export function predictionTable(p: WorkloadPrediction, top: number): string {
         if (multi) lines.push(corunOpBandText(p));
     }
     return lines.join('\n');
-}
-
-/** Measured-vs-predicted line for a results document's stored predictions (used by `tenancy run`). */
-export function predictionErrorLine(predictedMs: number, measuredMs: number): string {
-    return `predicted ${formatMs(predictedMs)}, measured ${formatMs(measuredMs)} (${formatError(predictedMs, measuredMs)})`;
 }
 
 /** What `tenancy predict` is asked (its options as commander reads them). */
