@@ -366,10 +366,19 @@ workload w {
         expect(workloadHover).toContain(`, co-run / solo mean ${predicted}`);
     });
 
-    /** Writes `profile` with band evidence in every family (h = √(0.1² + 0.033²) = 10.5 %) and opens workload w of one tenant a. */
-    async function openWithBands(profile: DeviceProfile): Promise<LangiumDocument> {
+    /** Opens workload w of two tenants a and b, both the same model. */
+    const openPair = () => open(`${model}
+workload w {
+  tenant a { model m(batch: 8) }
+  tenant b { model m(batch: 8) }
+}
+`);
+
+    /** Writes `profile` with band evidence in every family (h = √(0.1² + 0.033²) = 10.5 %) and opens workload w of one tenant a (or what `opened` opens). */
+    async function openWithBands(profile: DeviceProfile, opened?: () => Promise<LangiumDocument>): Promise<LangiumDocument> {
         for (const fam of Object.values(profile.families)) fam.error = { looP90: 0.1, noiseP90: 0.033, points: 5, from: 'family' };
         writeFileSync(path.join(dir, '.tenancy', 'device-profile.json'), JSON.stringify(profile));
+        if (opened) return opened();
         return open(`${model}
 workload w {
   tenant a { model m(batch: 8) }
@@ -378,15 +387,7 @@ workload w {
     }
 
     it('co-running, an op\'s co-run time carries its own band: the op\'s, the slowdown\'s and ops\' co-run noise; after a run the hint says where the measurement fell', async () => {
-        const profile = { ...calibrated(1), corunOpNoise: { p90: 0.3, points: 33 } };
-        for (const fam of Object.values(profile.families)) fam.error = { looP90: 0.1, noiseP90: 0.033, points: 5, from: 'family' };
-        writeFileSync(path.join(dir, '.tenancy', 'device-profile.json'), JSON.stringify(profile));
-        const d = await open(`${model}
-workload w {
-  tenant a { model m(batch: 8) }
-  tenant b { model m(batch: 8) }
-}
-`);
+        const d = await openWithBands({ ...calibrated(1), corunOpNoise: { p90: 0.3, points: 33 } }, openPair);
         const t = predictionOf(d).tenants[0];
         const op = t.ops[0];
         const corun = op.soloP50Ms * op.corunMs / op.soloMs;
@@ -574,12 +575,7 @@ workload w { tenant a { model m(batch: 8) } }
     });
 
     it('grades the co-run prediction when the run has no solo time, and marks a cancelled run', async () => {
-        const d = await open(`${model}
-workload w {
-  tenant a { model m(batch: 8) }
-  tenant b { model m(batch: 8) }
-}
-`);
+        const d = await openPair();
         const op = predictionOf(d).tenants[0].ops[0];
         const a = tenantResult('a', { requests: 10, soloBase: 5, corunBase: 5, uri: d.uri.toString(), ops: [{ path: op.path, line: 2, soloMs: 1, corunMs: 2 }] });
         a.ops[0]!.soloMs = null;
@@ -589,12 +585,7 @@ workload w {
     });
 
     it('compares a tenant\'s measured p99 with the prediction of the phase it was measured in', async () => {
-        const d = await open(`${model}
-workload w {
-  tenant a { model m(batch: 8) }
-  tenant b { model m(batch: 8) }
-}
-`);
+        const d = await openPair();
         const t = predictionOf(d).tenants[0];
         const solo = tenantResult('a', { requests: 400, soloBase: 5, corunBase: 5, uri: d.uri.toString() });
         await measure(d, [{ ...solo, corun: null }]);
