@@ -354,7 +354,7 @@ export function opHoverMarkdown(rows: { tenant: string; op: OpPrediction; measur
 export function corunOpBandText(p: WorkloadPrediction): string {
     const c = p.profile.corunOpNoise;
     const noise = c === undefined
-        ? 'this profile predates the measurement of ops\' co-run noise (run `tenancy calibrate`)'
+        ? `not ops' co-run noise: ${p.profile.uncalibrated ? 'the profile is uncalibrated' : 'this profile predates its measurement'} (run \`tenancy calibrate\`)`
         : `how far an op's co-run median moved between short co-runs calibration ran (±${formatPercent(c)})`;
     return `The co-run time is the solo time × the tenant's co-run slowdown: its band adds that slowdown's (the tenant's co-run mean band) and ${noise}. It does not hold how ops of one tenant stretch unlike each other, nor a tenant of short kernels waiting for turns beside long ones, whose kernels' own times do not stretch as its latency does.`;
 }

@@ -134,7 +134,7 @@ describe('tenancy predict', () => {
         const op = out.predictions[0].tenants.flatMap(t => t.ops).sort((x, y) => y.soloP50Ms - x.soloP50Ms)[0];
         const row = table.stdout.split('\n').find(l => l.startsWith(`${op.path} `))!.trim().split(/\s{2,}/);
         expect(row).toContain(`${formatMs(op.soloP50Ms * op.corunMs / op.soloMs)} ${formatBand(op.corunBand)}`);
-        expect(table.stdout).toContain("The co-run time is the solo time × the tenant's co-run slowdown: its band adds that slowdown's (the tenant's co-run mean band) and this profile predates the measurement of ops' co-run noise (run `tenancy calibrate`).");
+        expect(table.stdout).toContain("The co-run time is the solo time × the tenant's co-run slowdown: its band adds that slowdown's (the tenant's co-run mean band) and not ops' co-run noise: this profile predates its measurement (run `tenancy calibrate`).");
         expect(table.stdout).toMatch(/the 90 % band/);
         expect(table.stdout).not.toMatch(/uncalibrated band/);
     });
