@@ -23,8 +23,8 @@
  * 7. Co-run tail: the mid-size request's wall-time tail while the second device computes.
  * 8. Co-run model: two synthetic tenants co-run through the runtime's path in short rounds
  *    (corun-probe.ts), predicted on the profile of steps 1–7: the device's turn between
- *    co-running tenants' kernels, and what the co-run figures' bands, and the ops' co-run times'
- *    bands, then lacked to hold the rounds' measurements (corun-evidence.ts).
+ *    co-running tenants' kernels, what the co-run figures' bands then lacked to hold the rounds'
+ *    measurements, and how far ops' co-run times moved between rounds (corun-evidence.ts).
  */
 import { availableParallelism, loadavg } from 'node:os';
 import { adapterInfo, openGpu, requestAdapter, requestTenantDevice, type AdapterPreference } from '../gpu/adapter.js';

@@ -222,11 +222,12 @@ function timeGraph(profile: DeviceProfile, plan: readonly PlannedOp[], cache: Pl
     let ops: OpPrediction[] | undefined;
     const opsOf = () => (ops ??= plan.map((p, i) => {
         const t = timings[i];
+        const band = widenBand(t.band, drift);
         return {
             path: p.path, kind: p.kind, fused: p.fused.fused.map(o => o.path),
             launches: p.launches.map((l, k) => ({ name: l.name, family: l.family, flops: l.flops, bytes: l.bytes, ms: t.launches[k].ms, bound: t.launches[k].bound, band: t.launches[k].band })),
             flops: p.flops, bytes: p.bytes, intensity: p.flops / p.bytes, bound: t.bound,
-            soloMs: t.ms, soloP50Ms: t.typicalMs, corunMs: t.ms, band: widenBand(t.band, drift), corunBand: widenBand(t.band, drift), estimated: p.unsupported !== undefined, source: p.source,
+            soloMs: t.ms, soloP50Ms: t.typicalMs, corunMs: t.ms, band, corunBand: band, estimated: p.unsupported !== undefined, source: p.source,
         };
     }));
     return { ops: opsOf, gpuMs, launches, demand, passes, band: widenBand(combineBands(bandParts), drift) };
