@@ -115,8 +115,8 @@ export function opBandTerms(p: WorkloadPrediction, tenant: string): OpBandTerms 
 
 /**
  * Decides "the measured figure" of op instances; inlay hints and hovers both show this. Its band
- * combines the instances' launches and adds the host's drift once, its co-run band an op's noise
- * between short co-runs too (opBandTerms), as an op's own bands do (band.ts widenBand).
+ * combines the instances' launches and adds the host's drift once, its co-run band the tenant's
+ * co-run term too (opBandTerms), as an op's own bands do (band.ts widenBand).
  */
 export function measuredFigure(instances: OpInstanceFigures[], terms: OpBandTerms = {}): MeasuredFigure {
     const band = widenBand(combineBands(instances.flatMap(({ op }) => op.launches.map(l => ({ family: l.family, ms: l.ms, band: l.band })))), terms.drift);
