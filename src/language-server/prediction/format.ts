@@ -28,6 +28,12 @@ export function formatBandRange(range: { low: number; high: number }): string {
     return formatRange(range.low, Number.isFinite(range.high) ? range.high : null);
 }
 
+/** `45% (37–58%)`: a predicted utilisation with its 90 % band (the band left out where nothing loads the device). */
+export function formatUtilisation(u: number, range: { low: number; high: number }): string {
+    if (!(u > 0) || !Number.isFinite(u)) return formatPercent(u);
+    return `${formatPercent(u)} (${formatPercent(range.low)}–${Number.isFinite(range.high) ? formatPercent(range.high) : '∞'})`;
+}
+
 /** One line saying what a band means: the evidence it rests on (with the host's drift where the profile has it), or that it is the default. */
 function bandMeaning(band: ErrorBand, drift?: HostDriftSummary): string {
     return band.calibrated
@@ -456,7 +462,7 @@ function ratioAgainstBand(measured: number | undefined, t: TenantPrediction | un
 
 /** Markdown of a workload's device load. */
 export function workloadHoverMarkdown(p: WorkloadPrediction): string {
-    const lines = [`**Predicted** — ${profileLabel(p)}`, '', `Device utilisation (open-loop demand, solo speed): ${formatPercent(p.deviceUtilisation)}${p.overloaded ? ' — **overloaded**' : ''}`];
+    const lines = [`**Predicted** — ${profileLabel(p)}`, '', `Device utilisation (open-loop demand, solo speed): ${formatUtilisation(p.deviceUtilisation, p.deviceUtilisationBand)}${p.overloaded ? ' — **overloaded**' : ''}`];
     const multi = p.tenants.length > 1;
     for (const t of p.tenants) lines.push(`- \`${t.name}\`: co-run p99 ${formatMs(t.corun.p99)} (${formatBandRange(t.bandMs.corun.p99)} ms)${multi ? `, co-run / solo mean ${formatMeanRatio(t.meanRatio)}` : ''}`);
     return lines.join('\n');

@@ -14,7 +14,7 @@ import {
 import type { HoverSection, HoverTarget } from '../lsp/hover-provider.js';
 import { IssueCodes } from '../validation/issue-codes.js';
 import {
-    formatBand, formatBandRange, measuredFigure, opBandTerms, sloRiskReason, measuredTenant, opHint, opHintTooltip, opHoverMarkdown, tenantHint,
+    formatBand, formatBandRange, formatUtilisation, measuredFigure, opBandTerms, sloRiskReason, measuredTenant, opHint, opHintTooltip, opHoverMarkdown, tenantHint,
     tenantHoverMarkdown, workloadHoverMarkdown, type OpInstanceFigures,
 } from './format.js';
 import type { PredictionService, WorkloadPredictionView } from './prediction-service.js';
@@ -164,7 +164,7 @@ export function checkWorkloadPredictions(services: Services, workload: Workload,
     const label = p.profile.uncalibrated ? ' (uncalibrated default profile: run `tenancy calibrate`)' : '';
     if (p.overloaded) {
         const open = p.tenants.filter(t => t.openLoop).map(t => `${t.name} ${t.throughputPerSecond.toFixed(1)}/s × ${formatMs(t.serviceMs)}`);
-        accept('warning', `Predicted device utilisation ${formatPercent(p.deviceUtilisation)}: the open-loop arrivals (${open.join(', ')}) need more than the device can serve${label}.`,
+        accept('warning', `Predicted device utilisation ${formatUtilisation(p.deviceUtilisation, p.deviceUtilisationBand)}: the open-loop arrivals (${open.join(', ')}) need more than the device can serve${label}.`,
             { node: workload, property: 'name', code: IssueCodes.Overloaded, data: { code: IssueCodes.Overloaded } });
     }
     for (const member of workload.members) {

@@ -156,6 +156,11 @@ export interface WorkloadPrediction {
     corunError?: string;
     /** Σ over open-loop tenants of λ · solo service: the device's load before interference. */
     deviceUtilisation: number;
+    /**
+     * Its 90 % band, ms-free (bandRange of deviceUtilisation): the open-loop tenants' bands weighted by their share of it,
+     * added as one (their kernels' errors and the host's speed move every tenant's service alike far more than apart).
+     */
+    deviceUtilisationBand: { low: number; high: number };
     overloaded: boolean;
     tenants: TenantPrediction[];
 }
@@ -319,6 +324,9 @@ export function predictWorkload(ir: WorkloadIR, profile: DeviceProfile, options:
         return { figures: r.figures, utilisation: r.utilisation, throughput: rate };
     });
     const deviceUtilisation = bases.reduce((s, b, i) => s + (b.tenant.arrival.kind === 'closed' ? 0 : solo[i].utilisation), 0);
+    const utilisationBand = deviceUtilisation > 0 && Number.isFinite(deviceUtilisation)
+        ? bases.reduce((s, b, i) => s + (b.tenant.arrival.kind === 'closed' ? 0 : solo[i].utilisation * b.band.relative), 0) / deviceUtilisation
+        : 0;
 
     // Co-run: the workload's schedule as the one simulation runs it (alone, a tenant's co-run is its solo).
     let corun = solo;
@@ -402,6 +410,7 @@ export function predictWorkload(ir: WorkloadIR, profile: DeviceProfile, options:
         corunPending,
         ...(corunError !== undefined ? { corunError } : {}),
         deviceUtilisation,
+        deviceUtilisationBand: bandRange(deviceUtilisation, utilisationBand),
         overloaded: deviceUtilisation > 1,
         tenants,
     };

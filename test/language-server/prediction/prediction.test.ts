@@ -129,7 +129,8 @@ workload w {
 `);
         const over = codes(d, IssueCodes.Overloaded);
         expect(over).toHaveLength(1);
-        expect(over[0].message).toMatch(/utilisation/);
+        // The utilisation with its 90 % band.
+        expect(over[0].message).toMatch(/^Predicted device utilisation [\d.]+% \([\d.]+%–([\d.]+%|∞)\): the open-loop arrivals/);
         expect(predictionOf(d).deviceUtilisation).toBeGreaterThan(1);
     });
 

@@ -129,6 +129,9 @@ describe('tenancy predict', () => {
             `${formatMs(a.corun.p50)} ${range(a.bandMs.corun.p50)}`, `${formatMs(a.corun.p99)} ${range(a.bandMs.corun.p99)}`,
         ]);
         expect(table.stdout).toContain('p50 and p99 (low–high), service and ops ±: the 90 % band');
+        // Utilisation with its band: the device's (the open streams' bands by their share), and an open tenant's own.
+        expect(table.stdout).toMatch(/device utilisation \(open-loop demand at solo speed\): [\d.]+% \([\d.]+%–[\d.]+%\)/);
+        expect(table.stdout.split('\n').find(l => l.startsWith('a '))).toMatch(/ [\d.]+% \([\d.]+%–[\d.]+%\) /);
         expect(table.stdout).toContain("the co-run ranges add how far each figure scatters over a run's requests");
         // The ops' table: the co-run column with each op's co-run band, and what that band holds.
         const op = out.predictions[0].tenants.flatMap(t => t.ops).sort((x, y) => y.soloP50Ms - x.soloP50Ms)[0];

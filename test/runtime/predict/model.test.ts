@@ -181,10 +181,22 @@ describe('predictWorkload', () => {
         const rate = 1.5 * 1000 / solo;
         const w = predictWorkload(workload([mlpTenant('a', { kind: 'poisson', ratePerSecond: rate })]), p);
         expect(w.deviceUtilisation).toBeCloseTo(1.5, 9);
+        // Its band: the open-loop tenant's own (one tenant: its share is all of it).
+        expect(w.deviceUtilisationBand).toEqual(bandRange(w.deviceUtilisation, w.tenants[0].band.relative));
         expect(w.overloaded).toBe(true);
         expect(w.tenants[0].solo.p99).toBe(Infinity);
         const ok = predictWorkload(workload([mlpTenant('a', { kind: 'poisson', ratePerSecond: rate / 2 })]), p);
         expect(ok.overloaded).toBe(false);
+        // Two open-loop tenants of unlike bands: the band weighted by each one's share of the utilisation.
+        const calibrated = { ...p, uncalibrated: false, families: Object.fromEntries(Object.entries(p.families).map(([k, f]) => [k, { ...f, error: { looP90: 0.1, noiseP90: 0, points: 5, from: 'family' as const } }])) };
+        const two = predictWorkload(workload([mlpTenant('a', { kind: 'poisson', ratePerSecond: rate / 4 }), mlpTenant('b', { kind: 'poisson', ratePerSecond: rate / 8 }, [], { batch: 4, input: 64, hidden: 64, out: 8 })]), calibrated);
+        const [ta, tb] = two.tenants;
+        const shares = [ta.soloUtilisation, tb.soloUtilisation];
+        expect(two.deviceUtilisation).toBeCloseTo(shares[0] + shares[1], 12);
+        const weighted = (shares[0] * ta.band.relative + shares[1] * tb.band.relative) / (shares[0] + shares[1]);
+        expect(two.deviceUtilisationBand).toEqual({ low: expect.closeTo(two.deviceUtilisation / (1 + weighted), 12), high: expect.closeTo(two.deviceUtilisation / (1 - weighted), 12) });
+        // Closed loops only: no open-loop demand, and no band to speak of.
+        expect(predictWorkload(workload([mlpTenant('a', { kind: 'closed', clients: 1, thinkMs: 0 })]), p).deviceUtilisationBand).toEqual({ low: 0, high: 0 });
         expect(Number.isFinite(ok.tenants[0].solo.p99)).toBe(true);
     });
     it('SLO verdicts: infeasible below the solo service, at risk between solo and co-run', () => {
