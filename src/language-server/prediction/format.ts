@@ -349,7 +349,8 @@ export function opHoverMarkdown(rows: { tenant: string; op: OpPrediction; measur
     if (first) {
         // Each launch's share of the op's typical time (launch times are means: the host's factor scales them alike).
         const scale = first.soloMs > 0 ? typicalOpMs(first).solo / first.soloMs : 1;
-        const kernels = first.launches.map(l => `\`${l.name}\` ${formatMs(l.ms * scale)}`).join(', ');
+        // Each with its family's band and the host's drift, as the op's band combines them.
+        const kernels = first.launches.map(l => `\`${l.name}\` ${formatMs(l.ms * scale)} ${formatBand(widenBand(l.band, p.profile.hostDrift?.p90))}`).join(', ');
         if (kernels) lines.push('', `Kernels: ${kernels}${first.fused.length > 0 ? ` · fused: ${first.fused.map(f => `\`${opName(f)}\``).join(', ')}` : ''}`);
         if (first.estimated) lines.push('', '*No kernel generator serves this op as written; timed from its FLOPs and bytes.*');
     }

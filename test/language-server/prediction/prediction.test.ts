@@ -535,8 +535,8 @@ workload w {
         expect(await hintAt(d, 2)).toBe(` ≈${formatMs(op.soloP50Ms)} ±40%?`); // calibrated, but without band evidence: the default band, marked
         const before = await hoverAt(d, 'dense(x, 512)');
         expect(before).toContain('typical (median) GPU time per request, predicted');
-        // The kernels' times are their shares of the typical time too.
-        expect(before).toContain(`Kernels: \`${op.launches[0].name}\` ${formatMs(op.launches[0].ms / 1.25)}`);
+        // The kernels' times are their shares of the typical time too, each with its band.
+        expect(before).toContain(`Kernels: \`${op.launches[0].name}\` ${formatMs(op.launches[0].ms / 1.25)} ${formatBand(op.launches[0].band)}`);
         const uri = d.uri.toString();
         // One stalled pass doubled the op's mean; its median is the typical time.
         await measure(d, [tenantResult('a', { requests: 50, soloBase: 5, corunBase: 6, uri, ops: [{
