@@ -12,10 +12,10 @@ import { parseWorkloadIr } from '../../runtime/ir/validate.js';
 import type { WorkloadIR } from '../../runtime/ir/types.js';
 import { locateProfile, readProfileToPredict, type LocatedProfile } from '../../runtime/predict/profile-store.js';
 import { predictWorkload, typicalOpMs, type WorkloadPrediction } from '../../runtime/predict/workload.js';
-import { DEFAULT_BAND, bandRange, widenBand } from '../../runtime/predict/band.js';
+import { DEFAULT_BAND } from '../../runtime/predict/band.js';
 import { alignTable } from '../../runtime/report/table.js';
 import { workspaceFolderOf } from '../../runtime/report/write.js';
-import { corunModelErrorText, corunOpBandText, formatBand, formatBandRange, formatMeanRatio, formatUtilisation, hostDriftText, profileLabel } from '../../language-server/prediction/format.js';
+import { corunModelErrorText, corunOpBandText, formatBand, formatBandRange, formatMeanRatio, formatTenantUtilisation, formatUtilisation, hostDriftText, profileLabel } from '../../language-server/prediction/format.js';
 import { formatBytes, formatFlops, formatMs, formatPercent } from '../../protocol/units.js';
 import { comparisonJson, comparisonText, compareWorkloadSchedules } from '../../language-server/prediction/schedule-comparison.js';
 import { PlanCache } from '../../runtime/plan/plan.js';
@@ -54,8 +54,7 @@ export function predictionTable(p: WorkloadPrediction, top: number): string {
         rows.push([
             t.name, `${formatMs(t.serviceMs)} ${formatBand(t.band)}`, withRange(t.solo.p50, t.bandMs.solo.p50), withRange(t.solo.p99, t.bandMs.solo.p99),
             ...(multi ? [withRange(t.corun.p50, t.bandMs.corun.p50), withRange(t.corun.p99, t.bandMs.corun.p99), formatMeanRatio(t.meanRatio)] : []),
-            // An open stream's busy share is its co-run service × its rate: the band of its ops' co-run time (a closed loop's is near 1 by construction).
-            t.openLoop ? formatUtilisation(t.corunUtilisation, bandRange(t.corunUtilisation, widenBand(t.band, t.opCorunTerm).relative)) : `${formatPercent(t.corunUtilisation)} (closed)`, slo,
+            formatTenantUtilisation(t), slo,
         ]);
     }
     const lines = [

@@ -34,6 +34,14 @@ export function formatUtilisation(u: number, range: { low: number; high: number 
     return `${formatPercent(u)} (${formatPercent(range.low)}–${Number.isFinite(range.high) ? formatPercent(range.high) : '∞'})`;
 }
 
+/**
+ * A tenant's co-run utilisation: an open stream's busy share is its co-run service × its rate, so it carries the band of
+ * its ops' co-run time (its band widened by opCorunTerm); a closed loop's is near 1 by construction and shows none.
+ */
+export function formatTenantUtilisation(t: TenantPrediction, closed = 'closed'): string {
+    return t.openLoop ? formatUtilisation(t.corunUtilisation, bandRange(t.corunUtilisation, widenBand(t.band, t.opCorunTerm).relative)) : `${formatPercent(t.corunUtilisation)} (${closed})`;
+}
+
 /** One line saying what a band means: the evidence it rests on (with the host's drift where the profile has it), or that it is the default. */
 function bandMeaning(band: ErrorBand, drift?: HostDriftSummary): string {
     return band.calibrated
@@ -416,7 +424,7 @@ export function tenantHoverMarkdown(t: TenantPrediction, p: WorkloadPrediction, 
     lines.push('', `Each figure with its 90 % band (${formatBand(t.band)}, ms). ${bandMeaning(t.band)} It covers the kernels' times and the host's noise${hostDriftText(p.profile)}, not the queueing model${multi ? `; the co-run ranges add how far each figure scatters over a run's requests, ${corunModelErrorText(p.profile.corunModelError)}. The co-run / solo mean's range is the co-run mean's band (the kernels' error cancels in a ratio; the host's noise between a run's two phases does not)` : ''}.`, '');
     lines.push(`Service ${formatMs(t.serviceMs)} ${formatBand(t.band)} per request (${t.launches} kernels, ${t.submits} submit${t.submits === 1 ? '' : 's'})` +
         (multi ? ` · co-run / solo mean ${formatMeanRatio(t.meanRatio)}` : '') +
-        ` · utilisation ${formatPercent(t.corunUtilisation)}${t.openLoop ? '' : ' (closed loop)'}`);
+        ` · utilisation ${formatTenantUtilisation(t, 'closed loop')}`);
     for (const s of t.slos) {
         const verdict = s.verdict === 'ok' ? '✓ met' : s.verdict === 'infeasible' ? '✗ infeasible even solo, even at the band\'s low end' : `⚠ at risk: ${sloRiskReason(s, multi)}`;
         const run = measured?.slos.find(m => m.percentile === s.percentile);

@@ -10,8 +10,9 @@ import type { Diagnostic, InlayHint } from 'vscode-languageserver';
 import { IssueCodes } from '../../../src/language-server/validation/issue-codes.js';
 import { createTenancyServices } from '../../../src/language-server/tenancy-module.js';
 import { defaultProfile, profileKey, type DeviceProfile } from '../../../src/runtime/predict/profile.js';
+import { bandRange } from '../../../src/runtime/predict/band.js';
 import { formatBand, formatBandRange, formatError, formatSlowdown } from '../../../src/language-server/prediction/format.js';
-import { formatMs } from '../../../src/protocol/units.js';
+import { formatMs, formatPercent } from '../../../src/protocol/units.js';
 import { makeResults, tenantResult } from '../../fixtures/results/make-results.js';
 
 let dir: string;
@@ -132,6 +133,22 @@ workload w {
         // The utilisation with its 90 % band.
         expect(over[0].message).toMatch(/^Predicted device utilisation [\d.]+% \([\d.]+%–([\d.]+%|∞)\): the open-loop arrivals/);
         expect(predictionOf(d).deviceUtilisation).toBeGreaterThan(1);
+    });
+
+    it('a tenant\'s utilisation in its hover: an open stream\'s with its band, a closed loop\'s without', async () => {
+        const d = await open(`${model}
+workload w {
+  tenant a {
+    model m(batch: 8)
+    arrival poisson(rate: 10/s)
+  }
+  tenant b { model m(batch: 8) }
+}
+`);
+        const [a, b] = predictionOf(d).tenants;
+        const range = bandRange(a.corunUtilisation, Math.hypot(a.band.relative, a.opCorunTerm));
+        expect(await hoverAt(d, 'tenant a', 7)).toContain(` · utilisation ${formatPercent(a.corunUtilisation)} (${formatPercent(range.low)}–${formatPercent(range.high)})`);
+        expect(await hoverAt(d, 'tenant b', 7)).toContain(` · utilisation ${formatPercent(b.corunUtilisation)} (closed loop)`);
     });
 
     it('slo-at-risk when the co-run latency (not the solo one) exceeds the SLO', async () => {
