@@ -85,6 +85,62 @@ export function figureBands(bands: ComparisonBands, tenant: number, t: Scheduled
     return corunBands(h, t, runRequests(bands.benchmark, corunThroughput(arrival, t)), bands.corunModelError);
 }
 
+/**
+ * The range of a schedule's QoS-satisfied load, read off the loads its capacity search simulated
+ * (ScheduleEvaluation.capacityProbes), no further simulation: `low`, the load at which the worst
+ * SLO reaches its target at its figure's band's high end; `high`, at its band's low end. Each is
+ * where that SLO's margin (figure ÷ target at the band's end, the worst over the SLOs) crosses 1,
+ * interpolated in log–log between the highest load tried below 1 and the lowest above. The search
+ * probes around the capacity, so a crossing outside the loads tried is a bound on the safe side:
+ * `low` 0 when even the least load tried misses at the high end, the highest tried when none does;
+ * `high` the least load tried when it already misses at the low end, null when none tried does.
+ * Undefined without a search or an SLO.
+ */
+export function capacityRange(e: ScheduleEvaluation, bands: ComparisonBands): { low: number; high: number | null } | undefined {
+    if (e.capacityProbes.length === 0 || !e.tenants.some(t => t.slos.length > 0)) return undefined;
+    const probes = [...e.capacityProbes].sort((a, b) => a.load - b.load);
+    const margins = probes.map(probe => {
+        let pessimistic = 0, optimistic = 0;
+        probe.tenants.forEach((t, i) => {
+            const band = figureBands(bands, i, t);
+            for (const s of t.slos) {
+                const b = band[s.percentile as Percentile];
+                pessimistic = Math.max(pessimistic, b < 1 ? s.predictedMs / ((1 - b) * s.targetMs) : Infinity);
+                optimistic = Math.max(optimistic, s.predictedMs / ((1 + b) * s.targetMs));
+            }
+        });
+        return { load: probe.load, pessimistic, optimistic };
+    });
+    // Where a margin crosses 1 between the loads tried; outside them, the bound on the safe side (the range only widens).
+    const crossing = (margin: (m: typeof margins[number]) => number, belowAll: number, aboveAll: number | null): number | null => {
+        const below = margins.filter(m => margin(m) <= 1).at(-1);
+        const above = margins.find(m => margin(m) > 1 && (!below || m.load > below.load));
+        if (!above) return aboveAll;
+        if (!below) return belowAll;
+        const [ma, mb] = [margin(below), margin(above)];
+        if (!Number.isFinite(mb) || !(ma > 0)) return below.load;
+        return Math.exp(Math.log(below.load) + (Math.log(above.load) - Math.log(below.load)) * (-Math.log(ma)) / (Math.log(mb) - Math.log(ma)));
+    };
+    return {
+        low: crossing(m => m.pessimistic, 0, margins.at(-1)!.load) ?? 0,
+        high: crossing(m => m.optimistic, margins[0].load, null),
+    };
+}
+
+/** `1.8–14×`, `≥ 1.8×` (no load tried misses at the band's low end), `≤ 14×` (every load tried misses at its high end) (capacityRange). */
+function formatLoadRange(r: { low: number; high: number | null }): string {
+    if (r.low > 0 && r.high !== null) return `${significant(r.low)}–${significant(r.high)}×`;
+    if (r.low > 0) return `≥ ${significant(r.low)}×`;
+    return r.high !== null ? `≤ ${significant(r.high)}×` : 'no bound';
+}
+
+/** A schedule's QoS-satisfied throughput cell: `1818/s at 0.17× the load (0.12–0.25×)`, the range where the figures have bands. */
+function capacityText(e: ScheduleEvaluation, bands: ComparisonBands | undefined): string {
+    if (!(e.qosThroughput > 0)) return '— (no load meets the SLOs)';
+    const range = bands && capacityRange(e, bands);
+    return `${significant(e.qosThroughput)}/s at ${formatRatio(e.capacityLoad)} the load${range ? ` (${formatLoadRange(range)})` : ''}`;
+}
+
 /** The candidates evaluated on a workload, stepwise (a step per simulation); capacity searched, as `auto` does. */
 export function* candidateSteps(ir: WorkloadIR, profile: DeviceProfile, cache?: PlanCache): Generator<void, CandidateFigures> {
     const input = simulationInput(ir, profile, { cache });
@@ -288,7 +344,7 @@ export function comparisonRows(c: ScheduleComparison): string[][] {
                 }).join(' · ');
                 return t.slos.length === 0 ? values : `${values} ${t.slos.every(s => s.met) ? '✓' : '✗'}`;
             }),
-            e.qosThroughput > 0 ? `${significant(e.qosThroughput)}/s at ${formatRatio(e.capacityLoad)} the load` : '— (no load meets the SLOs)',
+            capacityText(e, c.bands),
             marks.join(', '),
         ]);
     }
@@ -329,7 +385,7 @@ function measuredNote(c: ScheduleComparison, measured: Comparison): string {
 
 /** What the table's ranges are, when it has them. */
 function bandsNote(c: ScheduleComparison): string[] {
-    return c.bands ? ['Ranges: each figure\'s 90 % band, as it would carry it were that schedule declared — the tenant\'s kernels\' band, the co-run model\'s error, and how far the figure scatters over a run of the workload\'s benchmark under that schedule ("≥ x": the band has no upper end, the figure read off too few requests).'] : [];
+    return c.bands ? ['Ranges: each figure\'s 90 % band, as it would carry it were that schedule declared — the tenant\'s kernels\' band, the co-run model\'s error, and how far the figure scatters over a run of the workload\'s benchmark under that schedule ("≥ x": the band has no upper end, the figure read off too few requests). The load\'s range: the loads the capacity search tried at which every SLO holds even at its band\'s high end, and one fails even at its low end.'] : [];
 }
 
 /** The comparison as markdown (the hover on `schedule`); `measured`, the workload's latest `tenancy compare`. */
@@ -357,7 +413,7 @@ export function comparisonJson(c: ScheduleComparison, band = HINT_BAND) {
         why: c.why,
         schedules: listed.map(e => ({
             name: e.name, runs: e.resolved.name, why: e.resolved.why ?? null,
-            sloMet: e.sloMet, qosThroughputPerSecond: e.qosThroughput, capacityLoad: e.capacityLoad,
+            sloMet: e.sloMet, qosThroughputPerSecond: e.qosThroughput, capacityLoad: e.capacityLoad, capacityLoadRange: (c.bands && capacityRange(e, c.bands)) ?? null,
             tenants: e.tenants.map((t, i) => ({ ...t, bands: c.bands ? figureBands(c.bands, i, t) : null })),
         })),
         hint: hint ? { schedule: hint.suggested.name, gain: hint.gain, message: hint.message } : null,

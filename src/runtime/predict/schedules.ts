@@ -67,6 +67,11 @@ export interface ScheduleEvaluation {
     qosThroughput: number;
     /** The highest load factor (× the declared traffic) at which every SLO holds, to the search's resolution. */
     capacityLoad: number;
+    /**
+     * The loads the capacity search simulated with each one's figures, the declared load's first (empty without a
+     * search): what a range of the capacity is read off (language-server schedule-comparison.ts capacityRange).
+     */
+    capacityProbes: { load: number; tenants: ScheduledTenant[] }[];
 }
 
 /** The schedules `tenancy compare` measures beside the workload's own by default. */
@@ -585,10 +590,6 @@ function tenantFigures(t: SimulatedTenant, f: SimulatedFigures): ScheduledTenant
     };
 }
 
-/** Whether every SLO of every tenant holds in simulated figures. */
-function allSlosMet(input: SimulationInput, figures: readonly SimulatedFigures[]): boolean {
-    return input.tenants.every((t, i) => t.slos.every(s => simulatedStatistic(figures[i], s.percentile, s.percentile === 'mean' ? undefined : PERCENTILE_Q[s.percentile]) <= s.ms));
-}
 
 /** Evaluates one schedule on a workload: figures at the declared load, and (unless asked not to) the QoS-satisfied throughput. */
 export function evaluateSchedule(ir: WorkloadIR, profile: DeviceProfile, schedule: IrSchedule, options: EvaluateOptions = {}, input = simulationInput(ir, profile, options)): ScheduleEvaluation {
@@ -624,14 +625,18 @@ function* evaluateResolvedSteps(input: SimulationInput, schedule: IrSchedule, re
     const declared = load === 1 ? tenants : figuresAt(1);
     const declaredMet = met(declared);
     let capacityLoad = declaredMet ? 1 : 0, qosThroughput = declaredMet ? declared.reduce((s, t) => s + t.throughputPerSecond, 0) : 0;
+    const capacityProbes: ScheduleEvaluation['capacityProbes'] = [];
     if (options.capacity ?? true) {
+        capacityProbes.push({ load: 1, tenants: declared });
         // Bisection on the load factor (geometric: the answer spans orders of magnitude); a load whose SLOs hold raises the floor.
         let low = declaredMet ? 1 : 0, high = declaredMet ? MAX_LOAD : 1;
         for (let step = 0; step < SEARCH_STEPS; step++) {
             const probe = low > 0 ? Math.sqrt(low * high) : high / 4;
             const at = simulateSchedule(input, resolved, probe);
+            const figures = input.tenants.map((t, i) => tenantFigures(t, at[i]));
+            capacityProbes.push({ load: probe, tenants: figures });
             yield;
-            if (allSlosMet(input, at)) {
+            if (met(figures)) {
                 low = probe;
                 capacityLoad = probe;
                 qosThroughput = at.reduce((s, f) => s + f.throughputPerSecond, 0);
@@ -641,7 +646,7 @@ function* evaluateResolvedSteps(input: SimulationInput, schedule: IrSchedule, re
             if (low > 0 && high / low < 1.05) break;
         }
     }
-    return { schedule, resolved, name: scheduleName(schedule), tenants, sloMet, qosThroughput, capacityLoad };
+    return { schedule, resolved, name: scheduleName(schedule), tenants, sloMet, qosThroughput, capacityLoad, capacityProbes };
 }
 
 /** A worst p99 for a message: `12.3 ms`, or why there is none (an overloaded queue never drains). */

@@ -10,7 +10,7 @@ import type { IrSchedule } from '../../../src/runtime/ir/types.js';
 import type { ScheduleEvaluation, ScheduledTenant } from '../../../src/runtime/predict/schedules.js';
 import { bestSchedule } from '../../../src/runtime/predict/schedules.js';
 import { scheduleName } from '../../../src/runtime/schedule/policy.js';
-import { comparisonMarkdown, comparisonNotes, comparisonRows, figureBands, HINT_BAND, scheduleHint, type ScheduleComparison } from '../../../src/language-server/prediction/schedule-comparison.js';
+import { capacityRange, comparisonMarkdown, comparisonNotes, comparisonRows, figureBands, HINT_BAND, scheduleHint, type ScheduleComparison } from '../../../src/language-server/prediction/schedule-comparison.js';
 import type { Comparison } from '../../../src/runtime/report/compare.js';
 import { makeComparison } from '../../fixtures/results/make-comparison.js';
 import { bandRange } from '../../../src/runtime/predict/band.js';
@@ -31,7 +31,7 @@ function evaluation(schedule: IrSchedule, qos: number, tenants: ScheduledTenant[
     const name = scheduleName(schedule);
     return {
         schedule, resolved: { schedule, settings: {}, name }, name, tenants,
-        sloMet: tenants.every(t => t.slos.every(s => s.met)), qosThroughput: qos, capacityLoad: qos > 0 ? 1.5 : 0,
+        sloMet: tenants.every(t => t.slos.every(s => s.met)), qosThroughput: qos, capacityLoad: qos > 0 ? 1.5 : 0, capacityProbes: [],
     };
 }
 
@@ -206,6 +206,30 @@ describe('comparison table', () => {
         expect(figureBands(bands, 1, c.candidates[0].tenants[1]).p99).toBeCloseTo(Math.hypot(0.2, Math.sqrt(61) * 0.08, 0.05), 12);
         expect(comparisonMarkdown({ ...c, bands }, 'profile')).toContain("Ranges: each figure's 90 % band");
         expect(comparisonMarkdown(c, 'profile')).not.toContain('Ranges:');
+    });
+
+    test('the QoS-satisfied load with its range: where the worst SLO crosses its target at its band\'s high and low ends, between the loads the search tried', () => {
+        const closed = { kind: 'closed' as const, clients: 1, thinkMs: 0 };
+        const bands = { tenants: [{ h: 0.2, arrival: closed }], corunModelError: 0, benchmark: { durationMs: 1000, warmupMs: 0, seed: 1 } };
+        // One tenant, p99 SLO 100 ms, its p99 proportional to the load: 50, 100, 200 ms at 1, 2, 4×. At the band's high end
+        // (p99 / 0.8) it reaches 100 ms at 1.6×, at its low end (p99 / 1.2) at 2.4×: margins linear in the load, so log–log exact.
+        const at = (load: number) => ({ load, tenants: [tenant('a', 50 * load, 100)] });
+        const e = { ...evaluation(concurrent, 20, [tenant('a', 50, 100)]), capacityLoad: 2, capacityProbes: [at(1), at(4), at(2)] };
+        const r = capacityRange(e, bands)!;
+        expect(r.low).toBeCloseTo(1.6, 9);
+        expect(r.high).toBeCloseTo(2.4, 9);
+        const c: ScheduleComparison = { ...nlpMix(80), candidates: [e], current: e, best: e, bands };
+        expect(comparisonRows(c)[1].at(-2)).toBe('20/s at 2.00× the load (1.6–2.4×)');
+        expect(comparisonMarkdown(c, 'profile')).toContain("The load's range: the loads the capacity search tried at which every SLO holds even at its band's high end, and one fails even at its low end.");
+        // Bounds where a crossing lies outside the loads tried: none misses at either end ⇒ at least the highest load tried.
+        expect(capacityRange({ ...e, capacityProbes: [at(1), at(1.5)] }, bands)).toEqual({ low: 1.5, high: null });
+        expect(comparisonRows({ ...c, candidates: [{ ...e, capacityProbes: [at(1), at(1.5)] }] })[1].at(-2)).toBe('20/s at 2.00× the load (≥ 1.5×)');
+        // Every load tried misses at both ends ⇒ from nothing up to the least load tried.
+        expect(capacityRange({ ...e, capacityProbes: [at(3), at(4)] }, bands)).toEqual({ low: 0, high: 3 });
+        expect(comparisonRows({ ...c, candidates: [{ ...e, capacityProbes: [at(3), at(4)] }] })[1].at(-2)).toBe('20/s at 2.00× the load (≤ 3×)');
+        // No search, or no SLO: no range.
+        expect(capacityRange({ ...e, capacityProbes: [] }, bands)).toBeUndefined();
+        expect(capacityRange({ ...e, tenants: [tenant('a', 50)], capacityProbes: [{ load: 1, tenants: [tenant('a', 50)] }] }, bands)).toBeUndefined();
     });
 
     test('auto: its choice is the current one', () => {
