@@ -69,9 +69,10 @@ export interface ScheduleEvaluation {
     capacityLoad: number;
     /**
      * The loads the capacity search simulated with each one's figures, the declared load's first (empty without a
-     * search): what a range of the capacity is read off (language-server schedule-comparison.ts capacityRange).
+     * search): what a range of the capacity is read off (language-server schedule-comparison.ts capacityRange). A
+     * probe's figures are built on first read.
      */
-    capacityProbes: { load: number; tenants: ScheduledTenant[] }[];
+    capacityProbes: { load: number; readonly tenants: ScheduledTenant[] }[];
 }
 
 /** The schedules `tenancy compare` measures beside the workload's own by default. */
@@ -591,6 +592,11 @@ function tenantFigures(t: SimulatedTenant, f: SimulatedFigures): ScheduledTenant
 }
 
 
+/** Whether every SLO of every tenant holds in simulated figures. */
+function allSlosMet(input: SimulationInput, figures: readonly SimulatedFigures[]): boolean {
+    return input.tenants.every((t, i) => t.slos.every(s => simulatedStatistic(figures[i], s.percentile, s.percentile === 'mean' ? undefined : PERCENTILE_Q[s.percentile]) <= s.ms));
+}
+
 /** Evaluates one schedule on a workload: figures at the declared load, and (unless asked not to) the QoS-satisfied throughput. */
 export function evaluateSchedule(ir: WorkloadIR, profile: DeviceProfile, schedule: IrSchedule, options: EvaluateOptions = {}, input = simulationInput(ir, profile, options)): ScheduleEvaluation {
     return completeSteps(evaluateScheduleSteps(schedule, input, options));
@@ -633,10 +639,11 @@ function* evaluateResolvedSteps(input: SimulationInput, schedule: IrSchedule, re
         for (let step = 0; step < SEARCH_STEPS; step++) {
             const probe = low > 0 ? Math.sqrt(low * high) : high / 4;
             const at = simulateSchedule(input, resolved, probe);
-            const figures = input.tenants.map((t, i) => tenantFigures(t, at[i]));
-            capacityProbes.push({ load: probe, tenants: figures });
+            // Figures built when read (a hover, the CLI), not on the hints' path: a search reads only its SLOs' statistics.
+            let figures: ScheduledTenant[] | undefined;
+            capacityProbes.push({ load: probe, get tenants() { return (figures ??= input.tenants.map((t, i) => tenantFigures(t, at[i]))); } });
             yield;
-            if (met(figures)) {
+            if (allSlosMet(input, at)) {
                 low = probe;
                 capacityLoad = probe;
                 qosThroughput = at.reduce((s, f) => s + f.throughputPerSecond, 0);
