@@ -119,15 +119,18 @@ workload w {
         expect(codes(d, IssueCodes.Overloaded)).toEqual([]);
     });
 
-    it('overloaded when open-loop arrivals exceed the device', async () => {
-        const d = await open(`${model}
+    /** Opens workload w with tenant a on an open stream of `rate`, and `more` members after it. */
+    const openStream = (rate: string, more = '') => open(`${model}
 workload w {
   tenant a {
     model m(batch: 8)
-    arrival poisson(rate: 100000/s)
+    arrival poisson(rate: ${rate})
   }
-}
+${more}}
 `);
+
+    it('overloaded when open-loop arrivals exceed the device', async () => {
+        const d = await openStream('100000/s');
         const over = codes(d, IssueCodes.Overloaded);
         expect(over).toHaveLength(1);
         // The utilisation with its 90 % band.
@@ -136,15 +139,7 @@ workload w {
     });
 
     it('a tenant\'s utilisation in its hover: an open stream\'s with its band, a closed loop\'s without', async () => {
-        const d = await open(`${model}
-workload w {
-  tenant a {
-    model m(batch: 8)
-    arrival poisson(rate: 10/s)
-  }
-  tenant b { model m(batch: 8) }
-}
-`);
+        const d = await openStream('10/s', '  tenant b { model m(batch: 8) }\n');
         const [a, b] = predictionOf(d).tenants;
         const range = bandRange(a.corunUtilisation, Math.hypot(a.band.relative, a.opCorunTerm));
         expect(await hoverAt(d, 'tenant a', 7)).toContain(` · utilisation ${formatPercent(a.corunUtilisation)} (${formatPercent(range.low)}–${formatPercent(range.high)})`);
