@@ -385,7 +385,7 @@ function measuredNote(c: ScheduleComparison, measured: Comparison): string {
 
 /** What the table's ranges are, when it has them. */
 function bandsNote(c: ScheduleComparison): string[] {
-    return c.bands ? ['Ranges: each figure\'s 90 % band, as it would carry it were that schedule declared — the tenant\'s kernels\' band, the co-run model\'s error, and how far the figure scatters over a run of the workload\'s benchmark under that schedule ("≥ x": the band has no upper end, the figure read off too few requests). The load\'s range: the loads the capacity search tried at which every SLO holds even at its band\'s high end, and one fails even at its low end.'] : [];
+    return c.bands ? ['Ranges: each figure\'s 90 % band, as it would carry it were that schedule declared — the tenant\'s kernels\' band, the co-run model\'s error, and how far the figure scatters over a run of the workload\'s benchmark under that schedule ("≥ x": the band has no upper end, the figure read off too few requests). The load\'s range: where the worst SLO\'s figure reaches its target at its band\'s high end and at its low end, read off the loads the capacity search tried (beyond them, a bound: ≥, ≤).'] : [];
 }
 
 /** The comparison as markdown (the hover on `schedule`); `measured`, the workload's latest `tenancy compare`. */

@@ -591,7 +591,6 @@ function tenantFigures(t: SimulatedTenant, f: SimulatedFigures): ScheduledTenant
     };
 }
 
-
 /** Whether every SLO of every tenant holds in simulated figures. */
 function allSlosMet(input: SimulationInput, figures: readonly SimulatedFigures[]): boolean {
     return input.tenants.every((t, i) => t.slos.every(s => simulatedStatistic(figures[i], s.percentile, s.percentile === 'mean' ? undefined : PERCENTILE_Q[s.percentile]) <= s.ms));

@@ -157,7 +157,7 @@ export interface WorkloadPrediction {
     /** Σ over open-loop tenants of λ · solo service: the device's load before interference. */
     deviceUtilisation: number;
     /**
-     * Its 90 % band, ms-free (bandRange of deviceUtilisation): the open-loop tenants' bands weighted by their share of it,
+     * Its 90 % band (bandRange of deviceUtilisation, a fraction like it): the open-loop tenants' bands weighted by their share of it,
      * added as one (their kernels' errors and the host's speed move every tenant's service alike far more than apart).
      */
     deviceUtilisationBand: { low: number; high: number };

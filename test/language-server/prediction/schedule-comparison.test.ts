@@ -220,7 +220,7 @@ describe('comparison table', () => {
         expect(r.high).toBeCloseTo(2.4, 9);
         const c: ScheduleComparison = { ...nlpMix(80), candidates: [e], current: e, best: e, bands };
         expect(comparisonRows(c)[1].at(-2)).toBe('20/s at 2.00× the load (1.6–2.4×)');
-        expect(comparisonMarkdown(c, 'profile')).toContain("The load's range: the loads the capacity search tried at which every SLO holds even at its band's high end, and one fails even at its low end.");
+        expect(comparisonMarkdown(c, 'profile')).toContain("The load's range: where the worst SLO's figure reaches its target at its band's high end and at its low end, read off the loads the capacity search tried (beyond them, a bound: ≥, ≤).");
         // Bounds where a crossing lies outside the loads tried: none misses at either end ⇒ at least the highest load tried.
         expect(capacityRange({ ...e, capacityProbes: [at(1), at(1.5)] }, bands)).toEqual({ low: 1.5, high: null });
         expect(comparisonRows({ ...c, candidates: [{ ...e, capacityProbes: [at(1), at(1.5)] }] })[1].at(-2)).toBe('20/s at 2.00× the load (≥ 1.5×)');
