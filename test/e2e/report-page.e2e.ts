@@ -70,6 +70,10 @@ describe('report webview page', () => {
             const slo = await page.locator('#slo-table tbody tr').allInnerTexts();
             expect(slo).toHaveLength(2);
             expect(slo[0]).toMatch(/vision\s+p99 ≤ 40 ms\s+n\/a: needs 299 requests/);
+            // Each predicted statistic with its 90 % band, as the run recorded it (no upper end: `≥`).
+            expect(await page.locator('#slo-table thead th').allInnerTexts()).toContain('predicted (90 % band)');
+            expect(slo[0]).toContain('35 ms (27–50)');
+            expect(slo[1]).toContain('101 ms (≥ 78)');
             expect(await page.locator('#interference-heatmap tbody tr').count()).toBe(2);
             expect(await page.locator('#attribution li').count()).toBeGreaterThan(0);
             expect(await page.locator('#validity').innerText()).toMatch(/^Not valid: vision: its p99 SLO needs 299 requests/);
