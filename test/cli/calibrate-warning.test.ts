@@ -1,6 +1,6 @@
-/** `tenancy calibrate` warns when it ran at an unusual speed of the host against this adapter's earlier calibrations here. */
+/** `tenancy calibrate`: its warning when it ran at an unusual speed of the host against this adapter's earlier calibrations here, and its summary's co-run line. */
 import { describe, expect, it } from 'vitest';
-import { unusualHostWarning } from '../../src/cli/commands/calibrate.js';
+import { corunSummary, unusualHostWarning } from '../../src/cli/commands/calibrate.js';
 
 const history = [1.85, 1.68, 1.95, 2.15, 1.9].map((probeMs, i) => ({ createdAt: `2026-12-0${i + 1}T00:00:00.000Z`, probeMs }));
 
@@ -27,5 +27,13 @@ describe('calibrate: a calibration at an unusual moment of the host', () => {
         expect(unusualHostWarning({ hostSpeedProbeMs: 2.4, hostSpeedHistory: history })).toBeUndefined();
         expect(unusualHostWarning({ hostSpeedProbeMs: 1.5, hostSpeedHistory: history })).toBeUndefined();
         expect(unusualHostWarning({ hostSpeedProbeMs: 2.92, hostSpeedHistory: history.slice(0, 2) })).toBeUndefined();
+    });
+});
+
+describe('calibrate: the summary\'s co-run line', () => {
+    it('the kernels\' turn, the co-run bands\' model error and ops\' co-run noise, each where the profile has it', () => {
+        expect(corunSummary({ corunQuantumMs: 0.5, corunModelError: { excessP90: 0.074, points: 30 }, corunOpNoise: { p90: 0.11, points: 33 } })).toBe(
+            "kernels take turns of 0.5 ms; co-run bands +7.4% for the model's error (30 figures); ops' co-run times move ±11% between rounds (33 op medians; their bands add it)");
+        expect(corunSummary({})).toBe('kernels take whole turns');
     });
 });

@@ -31,6 +31,14 @@ export function tenancyVersion(): string {
     }
 }
 
+/** The summary's co-run line: the kernels' turn, what the co-run bands add for the model's error, how far ops' co-run times move. */
+export function corunSummary(profile: Pick<DeviceProfile, 'corunQuantumMs' | 'corunModelError' | 'corunOpNoise'>): string {
+    const turn = profile.corunQuantumMs !== undefined ? `kernels take turns of ${profile.corunQuantumMs} ms` : 'kernels take whole turns';
+    const error = profile.corunModelError ? `; co-run bands +${formatPercent(profile.corunModelError.excessP90)} for the model's error (${profile.corunModelError.points} figures)` : '';
+    const opNoise = profile.corunOpNoise ? `; ops' co-run times move ±${formatPercent(profile.corunOpNoise.p90)} between rounds (${profile.corunOpNoise.points} op medians; their bands add it)` : '';
+    return `${turn}${error}${opNoise}`;
+}
+
 /**
  * What to say when this calibration ran at an unusual speed of the host (band.ts hostMoment: the
  * reference request's time against the median of this adapter's earlier calibrations here, past
@@ -117,10 +125,7 @@ export function register(program: Command): void {
                         console.log(`  refined              ${refined.anchors.length} points missed when left out (${families}): measured again, ${refined.added.length} new cases beside them`);
                     }
                     console.log(`  interference         ${profile.interference.pairs.map(p => `${p.victim}×${p.aggressor} ${p.slowdown.toFixed(2)}×`).join(', ')}`);
-                    const turn = profile.corunQuantumMs !== undefined ? `kernels take turns of ${profile.corunQuantumMs} ms` : 'kernels take whole turns';
-                    const error = profile.corunModelError ? `; co-run bands +${formatPercent(profile.corunModelError.excessP90)} for the model's error (${profile.corunModelError.points} figures)` : '';
-                    const opNoise = profile.corunOpNoise ? `; ops' co-run times move ±${formatPercent(profile.corunOpNoise.p90)} between rounds (${profile.corunOpNoise.points} op medians; their bands add it)` : '';
-                    console.log(`  co-run               ${turn}${error}${opNoise}`);
+                    console.log(`  co-run               ${corunSummary(profile)}`);
                     // As predictions read it: at the host's usual speed, the drift measured from there.
                     const predicted = atUsualSpeed(profile);
                     const drift = hostDrift(predicted), usual = predicted.usualSpeed;
