@@ -20,7 +20,7 @@ import type { Comparison } from '../../runtime/report/compare.js';
 import { formatPredictedMeasured } from '../../protocol/figures.js';
 import { bandRange } from '../../runtime/predict/band.js';
 import type { Percentile } from '../../runtime/predict/queueing.js';
-import { corunBands, corunThroughput, requestBand, runRequests } from '../../runtime/predict/workload.js';
+import { corunBands, corunModelErrorOf, corunThroughput, requestBand, runRequests } from '../../runtime/predict/workload.js';
 import { formatBandRange } from './format.js';
 import { formatMs, formatRatio, msValue, significant } from '../../protocol/units.js';
 import { measuredGainOf, sameSchedule, type MeasuredGain } from '../lsp/measured-comparison.js';
@@ -175,7 +175,7 @@ export function assembleComparison(ir: WorkloadIR, figures: CandidateFigures, de
         best, why, collisions: figures.collisions, tenantCount: ir.tenants.length, hasSlos: ir.tenants.some(t => t.slos.length > 0),
         bands: {
             tenants: figures.input.plans.map((plan, i) => ({ h: requestBand(figures.input.profile, plan, figures.input.cache).relative, arrival: ir.tenants[i].arrival })),
-            corunModelError: ir.tenants.length > 1 ? figures.input.profile.corunModelError?.excessP90 ?? 0 : 0,
+            corunModelError: corunModelErrorOf(figures.input.profile, ir.tenants.length),
             benchmark: ir.benchmark,
         },
     };

@@ -363,7 +363,7 @@ export function predictWorkload(ir: WorkloadIR, profile: DeviceProfile, options:
         const s = slow[i];
         let corunOps: OpPrediction[] | undefined;
         const h = b.band.relative;
-        const corunBand = corunBands(h, sampling[i], runRequests(ir.benchmark, corun[i].throughput), bases.length > 1 ? profile.corunModelError?.excessP90 ?? 0 : 0);
+        const corunBand = corunBands(h, sampling[i], runRequests(ir.benchmark, corun[i].throughput), corunModelErrorOf(profile, bases.length));
         const opCorunTerm = bases.length > 1 ? Math.hypot(corunBand.mean, profile.corunOpNoise?.p90 ?? 0) : 0;
         const slos = b.tenant.slos.map(slo => sloPrediction(slo, b.serviceMs, cvOf(b.serviceMs), tail, solo[i].figures, corun[i].figures, h, corunBand[slo.percentile]));
         const rangeOf = (f: LatencyFigures, band: (p: Percentile) => number) => ({ mean: bandRange(f.mean, band('mean')), p50: bandRange(f.p50, band('p50')), p99: bandRange(f.p99, band('p99')) });
@@ -461,6 +461,11 @@ export function corunBands(h: number, simulated: Pick<ScheduledTenant, 'sampling
     const spread = simulated ? Math.sqrt(1 + simulated.sampledRequests / nRun) : 0;
     const of = (p: Percentile) => Math.hypot(h, simulated ? spread * simulated.sampling[p] : 0, c);
     return { mean: of('mean'), p50: of('p50'), p90: of('p90'), p95: of('p95'), p99: of('p99'), p999: of('p999') };
+}
+
+/** The co-run model's error a workload's co-run bands add (profile.ts corunModelError): none for a tenant alone, whose co-run figures are its solo ones. */
+export function corunModelErrorOf(profile: DeviceProfile, tenants: number): number {
+    return tenants > 1 ? profile.corunModelError?.excessP90 ?? 0 : 0;
 }
 
 /** Requests a measured run of the benchmark brings a tenant: its request count, else its throughput over the measured time (at least 2). */
