@@ -512,15 +512,21 @@ function kdotGemm(c: GemmConfig, R: number): { launches: KernelDescription[]; bu
         ${O}[i] = epilogue(${value}, i, ${channelExpr(c, 'col', 'row')});`;
     // Slot o < 4·slots holds output (row0 + o / 4⌈N/4⌉, o % 4⌈N/4⌉) when it is one.
     const guard = `${rowsExact ? '' : `row < ${u(M)} && `}col < ${u(N)}`;
-    // Every lane holds every sum after subgroupAdd; output o (row r, column col) is stored by lane o % L.
+    // Every lane holds every sum after subgroupAdd; lane l stores outputs l, l + L, … (output o: row o / N, column o % N).
+    // A loop over a private array, not a store unrolled per output: lavapipe compiled the unrolled
+    // form (72 guarded stores at R = 8, N = 9) in 3.5–5.3 s a pipeline, this one in 1.5–1.9 s, and
+    // ran it no slower (BENCHMARKS.md, "kdot's stores in a loop").
     const subgroupSum = () => wgsl`
-        ${unroll(R, r => unroll(CV, cv => `let sum${r}_${cv} = subgroupAdd(acc${r}_${cv});`))}
-        ${unroll(R, r => unroll(N, col => wgsl`
-            if (lid.x == ${u((r * N + col) % L)}${rowsExact ? '' : ` && row0 + ${u(r)} < ${u(M)}`}) {
-              let row = row0 + ${u(r)};
-              let col = ${u(col)};
-              ${store(`sum${r}_${col >> 2}.${'xyzw'[col & 3]}`)}
-            }`))}`;
+        var sums: array<vec4<f32>, ${slots}>;
+        ${unroll(R, r => unroll(CV, cv => `sums[${u(r * CV + cv)}] = subgroupAdd(acc${r}_${cv});`))}
+        for (var o = lid.x; o < ${u(R * N)}; o = o + ${u(L)}) {
+          let row = row0 + o / ${u(N)};
+          let col = o % ${u(N)};
+          ${rowsExact ? store(`sums[(o / ${u(N)}) * ${u(CV)} + col / 4u][col % 4u]`) : wgsl`
+          if (row < ${u(M)}) {
+            ${store(`sums[(o / ${u(N)}) * ${u(CV)} + col / 4u][col % 4u]`)}
+          }`}
+        }`;
     const treeSum = () => wgsl`
         ${unroll(R, r => unroll(CV, cv => `partial[${u((r * CV + cv) * L)} + lid.x] = acc${r}_${cv};`))}
         workgroupBarrier();
