@@ -516,15 +516,16 @@ function kdotGemm(c: GemmConfig, R: number): { launches: KernelDescription[]; bu
     // A loop over a private array, not a store unrolled per output: lavapipe compiled the unrolled
     // form (72 guarded stores at R = 8, N = 9) in 3.5–5.3 s a pipeline, this one in 1.5–1.9 s, and
     // ran it no slower (BENCHMARKS.md, "kdot's stores in a loop").
+    const summed = `sums[(o / ${u(N)}) * ${u(CV)} + col / 4u][col % 4u]`;
     const subgroupSum = () => wgsl`
         var sums: array<vec4<f32>, ${slots}>;
         ${unroll(R, r => unroll(CV, cv => `sums[${u(r * CV + cv)}] = subgroupAdd(acc${r}_${cv});`))}
         for (var o = lid.x; o < ${u(R * N)}; o = o + ${u(L)}) {
           let row = row0 + o / ${u(N)};
           let col = o % ${u(N)};
-          ${rowsExact ? store(`sums[(o / ${u(N)}) * ${u(CV)} + col / 4u][col % 4u]`) : wgsl`
+          ${rowsExact ? store(summed) : wgsl`
           if (row < ${u(M)}) {
-            ${store(`sums[(o / ${u(N)}) * ${u(CV)} + col / 4u][col % 4u]`)}
+            ${store(summed)}
           }`}
         }`;
     const treeSum = () => wgsl`
