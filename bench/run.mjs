@@ -1,7 +1,7 @@
 // `npm run bench`: runs every benchmark suite on this machine and writes BENCHMARKS.md with the
 // adapter, the commit and the date. Each suite prints its markdown tables on stdout (progress on
 // stderr) and its raw numbers to bench/.work/<suite>.json.
-// Usage: node bench/run.mjs [--only language,hints,pathological,kernels,interference,verdicts,schedules,accuracy] [--quick] [--out FILE]
+// Usage: node bench/run.mjs [--only language,hints,pathological,kernels,compile,interference,verdicts,schedules,accuracy] [--quick] [--out FILE]
 import { spawn, spawnSync } from 'node:child_process';
 import { cpus } from 'node:os';
 import { mkdirSync, readFileSync } from 'node:fs';
@@ -22,6 +22,8 @@ const suites = [
     { name: 'hints', title: 'Language server: schedule hints', entry: 'bench/language/hints.ts' },
     { name: 'pathological', title: 'Pathological documents: work bounded by the text', entry: 'bench/pathological/main.ts' },
     { name: 'kernels', title: 'Kernels: throughput vs TF.js WebGPU and native BLAS; dispatch overhead', entry: 'bench/kernels/run.ts' },
+    // What an empty shader cache costs: calibration's ladders and a model's first run (needs `npm run build`).
+    { name: 'compile', title: 'Kernels: compile time on an empty shader cache', entry: 'bench/kernels/compile.ts' },
     { name: 'interference', title: 'Interference: co-run slowdown matrix', entry: 'bench/interference/main.ts' },
     // How often a run's slowdown verdicts are wrong: A/A false positives and A/B power.
     { name: 'verdicts', title: 'Verdicts: A/A false positives and A/B power', entry: 'bench/verdicts/main.ts' },
