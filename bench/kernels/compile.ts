@@ -35,6 +35,7 @@ const { device } = await requestTenantDevice(gpu, 'auto', 'compile-bench');
 const caps = capsFromDevice(device);
 const pipelines = new KernelPipelines(device);
 const cases: { ladder: string; shape: string; launches: string[]; ms: number }[] = [];
+const refused: string[] = [];
 for (const ladder of calibrationCases(quick)) {
     for (const c of ladder.cases) {
         const started = performance.now();
@@ -44,7 +45,8 @@ for (const ladder of calibrationCases(quick)) {
             prepared.destroy();
             cases.push({ ladder: ladder.family, shape: c.shape, launches: prepared.kernels.launches.map(k => k.name), ms: performance.now() - started });
         } catch (error) {
-            if (!(error instanceof KernelError)) throw error; // a case its generator refuses here is calibration's to skip too
+            if (!(error instanceof KernelError)) throw error;
+            refused.push(c.shape); // calibration skips it too
         }
     }
     progress(`compile: ${ladder.family} (${cases.length} cases)`);
@@ -57,7 +59,8 @@ for (const c of cases) {
     byLadder.set(c.ladder, { n: e.n + 1, ms: e.ms + c.ms });
 }
 const lines = [
-    `Calibration's ${cases.length} ladder cases, each dispatched once on one device, Mesa's shader cache disabled: **${seconds(total)} s**.`,
+    `Calibration's ${cases.length} ladder cases, each dispatched once on one device, Mesa's shader cache disabled: **${seconds(total)} s**.`
+        + (refused.length ? ` (${refused.length} refused by their generators on this device, as calibration skips them: ${refused.join('; ')}.)` : ''),
     '',
     '| ladder | cases | first dispatch, s |',
     '|---|---:|---:|',
@@ -97,5 +100,5 @@ lines.push('', '`tenancy run` of one model (3 requests, one round) twice on an e
     ...runs.map(r => `| ${r.model} | ${r.firstS.toFixed(1)} | ${r.secondS.toFixed(1)} | ${(r.firstS - r.secondS).toFixed(1)} |`));
 
 mkdirSync('bench/.work', { recursive: true });
-writeFileSync('bench/.work/compile.json', JSON.stringify({ cases, runs }, null, 1));
+writeFileSync('bench/.work/compile.json', JSON.stringify({ cases, refused, runs }, null, 1));
 console.log(lines.join('\n'));
