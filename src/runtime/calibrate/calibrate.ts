@@ -195,8 +195,7 @@ export async function calibrate(options: CalibrateOptions): Promise<DeviceProfil
         // The host's speed around the curves' window, for host-speed.ts to compare with when predictions meet a measurement.
         const probeBefore = await timeReferenceRequest(preference, options.signal);
         const rounds = await measureLadderRounds(c, ladders);
-        const refined = await refineLadders(c, ladders, rounds, kernelFloorMs);
-        totalSteps += refined.runs.reduce((s, r) => s + r.cases.length, 0);
+        const refined = await refineLadders(c, ladders, rounds, kernelFloorMs, opened, added => { totalSteps += added; });
         rounds.runs.push(...refined.runs);
         const probeAfter = await timeReferenceRequest(preference, options.signal);
         const hostSpeedProbeMs = (probeBefore + probeAfter) / 2;
@@ -287,7 +286,7 @@ function corunModelFrom(profile: DeviceProfile, tenants: readonly IrTenant[], ro
  */
 const WARM_PROBE_CASES = 6, WARM_DISPATCH_MS = 100;
 
-async function warmShaders(c: Calibration, cases: readonly SyntheticCase[], opened: Gpu[]): Promise<void> {
+async function warmShaders(c: Calibration, cases: readonly SyntheticCase[], opened: Gpu[], what = 'cases'): Promise<void> {
     const started = performance.now();
     const workers: Gpu[] = [];
     for (let i = 0; i < Math.max(1, Math.min(availableParallelism(), 4)); i++) {
@@ -321,7 +320,7 @@ async function warmShaders(c: Calibration, cases: readonly SyntheticCase[], open
         opened.splice(opened.indexOf(w), 1);
     }
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
-    c.tick(warm ? `shaders: already compiled (the first ${done} cases dispatched at once; ${seconds} s)` : `shaders compiled: ${cases.length} cases on ${workers.length} device${workers.length === 1 ? '' : 's'} in ${seconds} s`);
+    c.tick(warm ? `shaders: already compiled (the first ${done} cases dispatched at once; ${seconds} s)` : `shaders compiled: ${cases.length} ${what} on ${workers.length} device${workers.length === 1 ? '' : 's'} in ${seconds} s`);
 }
 
 /** 1. Kernel floor: a one-workgroup kernel in a request of its own (the launch cost itself). */
@@ -406,13 +405,17 @@ async function prepareRuns(c: Calibration, ladders: readonly Ladder[], budgetMs:
  *     measured again and cases of its kind between it and its neighbours, in interleaved rounds
  *     as the ladders were. Returns the runs to add to the ladders' and what was refined.
  */
-async function refineLadders(c: Calibration, ladders: readonly Ladder[], first: LadderRounds, floorMs: number): Promise<{ runs: LadderRun[]; refined: Refinement }> {
+async function refineLadders(c: Calibration, ladders: readonly Ladder[], first: LadderRounds, floorMs: number, opened: Gpu[], addSteps: (n: number) => void): Promise<{ runs: LadderRun[]; refined: Refinement }> {
     const { families } = familiesFrom(first.runs);
     const refined = refinement(families, floorMs, bandwidthOf(families), ladders, c.quick ? REFINE_QUICK : REFINE);
     if (refined.ladders.length === 0) {
         c.tick(`refined: nothing (no point a ladder can build beside was missed by ${formatPercent(REFINE.minError)} or more when left out)`);
         return { runs: [], refined };
     }
+    // The new cases' shaders, like the ladders' (step 0), before the device that times them meets them.
+    const added = new Set(refined.added);
+    addSteps(1 + refined.ladders.reduce((s, l) => s + l.cases.length, 0));
+    await warmShaders(c, refined.ladders.flatMap(l => l.cases).filter(sc => added.has(sc.shape)), opened, 'refined cases');
     const rounds = c.quick ? 2 : 3;
     const runs = await prepareRuns(c, refined.ladders, c.quick ? 300 : 1500, rounds);
     for (let round = 0; round < rounds; round++) {
