@@ -111,6 +111,11 @@ class RunProgress {
         this.units += rounds * unitsPerRound;
     }
 
+    /** A fraction of the compile step is done (its 5 %). */
+    compiling(fraction: number): void {
+        this.report(0.05 * fraction, 'compile');
+    }
+
     /** A fraction of tuning is done (tuning shares compile's 5 %). */
     tuning(fraction: number): void {
         this.report(0.05 * fraction, 'tune');
@@ -241,21 +246,38 @@ export class RunSession {
         this.maxPhaseMs = roundMs === undefined ? warmup.warmupMs + Math.max(120_000, 20 * this.options.ir.benchmark.durationMs, 20 * drain) : window + drain;
     }
 
-    /** Step 3: GPU objects per tenant (weights, buffers, pipelines), each op run once under error scopes. */
+    /**
+     * Step 3: GPU objects per tenant (weights, buffers, pipelines), each op run once under error
+     * scopes. The tenants compile at once, each on its own device: a software adapter compiles a
+     * pipeline at its first dispatch, on its device's thread, so a first run of two tenants
+     * compiles on two cores.
+     */
     async compile(): Promise<void> {
         const stepTimeoutMs = this.stepTimeoutMs;
-        for (let i = 0; i < this.tenants.length; i++) {
+        const total = this.plans.reduce((s, p) => s + p.ops.length, 0);
+        const done = this.plans.map(() => 0);
+        const settled = await Promise.allSettled(this.plans.map(async (plan, i) => {
             try {
-                this.compiled.push(await compileTenant(this.devices[i].device, this.plans[i], this.seed, { signal: this.signal, timeoutMs: stepTimeoutMs }));
+                return await compileTenant(this.devices[i].device, plan, this.seed, {
+                    signal: this.signal, timeoutMs: stepTimeoutMs,
+                    onOp: n => { done[i] = n; this.progress.compiling(done.reduce((s, d) => s + d, 0) / Math.max(1, total)); },
+                });
             } catch (error) {
-                if (this.signal.aborted) throw error;
-                // The plan was accepted; a failure here is the GPU's (validation, memory): a failed run.
-                this.fail(error);
+                // The plan was accepted; a failure here is the GPU's (validation, memory): a failed run, which stops the other tenants' compiles.
+                if (!this.signal.aborted) this.fail(error);
                 throw error;
             }
-            this.runners.push(new TenantRunner(this.compiled[i], this.timing, stepTimeoutMs));
-            this.progress.phase('compile', 0);
+        }));
+        const failed = settled.find(r => r.status === 'rejected');
+        if (failed) {
+            for (const r of settled) if (r.status === 'fulfilled') r.value.destroy();
+            throw failed.reason;
         }
+        for (const r of settled as PromiseFulfilledResult<CompiledTenant>[]) {
+            this.compiled.push(r.value);
+            this.runners.push(new TenantRunner(r.value, this.timing, stepTimeoutMs));
+        }
+        this.progress.compiling(1);
     }
 
     private freshMeasurement(load: number): MeasuredRounds {

@@ -58,7 +58,10 @@ function pushScopes(device: GPUDevice): void {
 }
 
 /** Creates a tenant's GPU objects from its plan and runs each op once under error scopes. */
-export async function compileTenant(device: GPUDevice, plan: TenantPlan, seed: number, options: { timeoutMs?: number; signal?: AbortSignal } = {}): Promise<CompiledTenant> {
+export async function compileTenant(
+    device: GPUDevice, plan: TenantPlan, seed: number,
+    options: { timeoutMs?: number; signal?: AbortSignal; onOp?: (done: number, total: number) => void } = {},
+): Promise<CompiledTenant> {
     const tenant = plan.tenant;
     const created: GPUBuffer[] = [];
     const usage = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST | GPUBufferUsage.COPY_SRC;
@@ -157,6 +160,7 @@ export async function compileTenant(device: GPUDevice, plan: TenantPlan, seed: n
             const error = await popScopes(device);
             if (error) throw new CompileError(`${where}: GPU ${error.constructor.name === 'GPUOutOfMemoryError' ? 'out of memory' : 'validation error'}: ${error.message}`, planned.path, tenant.name);
             ops.push({ planned, launches: versions[0], versions, chunked });
+            options.onOp?.(ops.length, plan.ops.length);
         }
         await withTimeout(device.queue.onSubmittedWorkDone(), options.timeoutMs ?? 120_000, `the first run of tenant ${tenant.name}`, options.signal);
         return { name: tenant.name, plan, device, ops, pipelineCount: pipelines.size, slotBuffers: slots, destroy };

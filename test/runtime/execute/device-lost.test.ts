@@ -48,4 +48,23 @@ describe.skipIf(!gpu)('a device lost mid-run (software adapter)', () => {
         // What was measured before the loss is kept.
         expect(results.tenants[0]!.solo!.requests).toBeGreaterThan(0);
     });
+
+    it('destroyed while the tenants compile (at once, each on its device): the run fails, naming the tenant, before any phase', async () => {
+        opened.length = 0;
+        const ir = workloadOf('lost_compiling', [mlpTenant('a'), mlpTenant('b')], { benchmark: { durationMs: 30_000, warmupMs: 0 } });
+        let destroyed = false;
+        const phases: string[] = [];
+        const results = await runWorkload({
+            ir,
+            onEvent: e => {
+                if (e.type === 'phase') phases.push(e.phase);
+                if (e.type === 'progress' && e.phase === 'compile' && !destroyed) { destroyed = true; opened[1]!.device.destroy(); }
+            },
+        });
+        expect(destroyed).toBe(true);
+        expect(results.status).toBe('failed');
+        expect(results.reason).toMatch(/tenant b/);
+        expect(phases).not.toContain('solo');
+        expect(parseResults(JSON.parse(JSON.stringify(results))).status).toBe('failed');
+    });
 });

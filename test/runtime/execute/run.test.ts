@@ -32,6 +32,11 @@ describe.skipIf(!gpu)('runWorkload on the software adapter', () => {
         const names = phases(events);
         expect(names.slice(0, 4)).toEqual(['compile', 'solo:a@0', 'solo:b@0', 'corun@0']);
         expect(names.at(-1)).toBe('report');
+        // Compiling says how far it is, op by op over both tenants, up to its 5 %.
+        const compiling = events.flatMap(e => e.type === 'progress' && e.phase === 'compile' ? [e.fraction ?? NaN] : []);
+        expect(compiling.length).toBeGreaterThanOrEqual(results.tenants.reduce((s, t) => s + t.ops.length, 0));
+        expect(compiling.every((f, i) => f > 0 && (i === 0 || f >= compiling[i - 1]))).toBe(true);
+        expect(compiling.at(-1)).toBe(0.05);
         expect(results.measurement.rounds).toBeGreaterThanOrEqual(2);
     });
 });
