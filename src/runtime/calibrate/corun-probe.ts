@@ -37,11 +37,12 @@ export async function measureCorunRounds(gpu: GPU, preference: AdapterPreference
     const devices: TenantDevice[] = [];
     const probes: ProbeTenant[] = [];
     try {
-        for (const tenant of tenants) {
-            const d = await requestTenantDevice(gpu, preference, `calibrate-corun/${tenant.name}`, { timestamps: true });
-            devices.push(d);
-            probes.push(await prepareProbeTenant(d.device, capsFromDevice(d.device), tenant, options.signal));
-        }
+        for (const tenant of tenants) devices.push(await requestTenantDevice(gpu, preference, `calibrate-corun/${tenant.name}`, { timestamps: true }));
+        // Compiled at once, each on its device, as a run's tenants are (execute/session.ts compile).
+        const prepared = await Promise.allSettled(tenants.map((t, k) => prepareProbeTenant(devices[k].device, capsFromDevice(devices[k].device), t, options.signal)));
+        for (const p of prepared) if (p.status === 'fulfilled') probes.push(p.value);
+        const failed = prepared.find(p => p.status === 'rejected');
+        if (failed) throw failed.reason;
         const policy = policyFor({ policy: 'concurrent' });
         const rounds: CorunRounds = [];
         for (let r = 0; r < options.rounds; r++) {
