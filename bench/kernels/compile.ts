@@ -8,6 +8,7 @@
  *      seconds per ladder and the slowest cases (calibration spreads them over one device per core).
  *   2. Zoo models at the accuracy benchmark's sizes, `tenancy run` end to end (3 requests) twice on
  *      one fresh Mesa cache folder: the first run compiles, the second finds every pipeline cached.
+ *      Then two of them in one workload, whose tenants compile at once on devices of their own.
  * Other drivers compile at pipeline creation and keep caches of their own, which this does not clear.
  * Run: node bench/bundle-and-run.mjs bench/kernels/compile.ts [--quick] (after `npm run build`: part 2 runs the built CLI)
  * Writes bench/.work/compile.json and prints markdown.
@@ -72,13 +73,15 @@ const lines = [
 ];
 
 // ---- 2. a model's first run ----------------------------------------------------------------------
-const MODELS = quick ? ['mobilenet_v2(res: 96)'] : ['resnet18(res: 64)', 'mobilenet_v2(res: 96)', 'bert_base(seq: 16, layers: 1)'];
+// The last, two of the models together: their tenants compile at once, each on its own device.
+const WORKLOADS = quick ? [['mobilenet_v2(res: 96)']] : [['resnet18(res: 64)'], ['mobilenet_v2(res: 96)'], ['bert_base(seq: 16, layers: 1)'], ['resnet18(res: 64)', 'mobilenet_v2(res: 96)']];
 const work = resolve('bench/.work/compile');
 mkdirSync(work, { recursive: true });
 const runs: { model: string; firstS: number; secondS: number }[] = [];
-for (const model of MODELS) {
+for (const models of WORKLOADS) {
+    const model = models.join(' + ');
     const file = join(work, 'model.tenancy');
-    writeFileSync(file, `workload first_run {\n  tenant t { model ${model} }\n  benchmark { duration 1s warmup 200ms seed 7 }\n}\n`);
+    writeFileSync(file, `workload first_run {\n${models.map((m, i) => `  tenant t${i} { model ${m} }\n`).join('')}  benchmark { duration 1s warmup 200ms seed 7 }\n}\n`);
     const cache = mkdtempSync(join(tmpdir(), 'tenancy-compile-'));
     const run = () => {
         const started = performance.now();
@@ -95,7 +98,7 @@ for (const model of MODELS) {
         rmSync(cache, { recursive: true, force: true });
     }
 }
-lines.push('', '`tenancy run` of one model (3 requests, one round) twice on an empty Mesa cache folder: the first compiles every pipeline.', '',
+lines.push('', '`tenancy run` of one model, then two together (3 requests, one round), twice on an empty Mesa cache folder: the first compiles every pipeline.', '',
     '| model | first run, s | second run, s | compiling, s |', '|---|---:|---:|---:|',
     ...runs.map(r => `| ${r.model} | ${r.firstS.toFixed(1)} | ${r.secondS.toFixed(1)} | ${(r.firstS - r.secondS).toFixed(1)} |`));
 

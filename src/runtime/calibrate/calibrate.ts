@@ -154,6 +154,8 @@ interface Calibration {
     signal?: AbortSignal;
     /** One progress step done, with what it measured. */
     tick(message: string): void;
+    /** Where a long step is (no step done): a terminal's line or an editor's notification shows it meanwhile. */
+    status(message: string): void;
     /** Prepares a synthetic case on a device; freed when the calibration ends. */
     prep(device: Gpu, c: SyntheticCase): Promise<PreparedCase>;
     /** Frees a prepared case early. */
@@ -181,6 +183,7 @@ export async function calibrate(options: CalibrateOptions): Promise<DeviceProfil
         const c: Calibration = {
             gpu, victim, preference, quick, signal: options.signal,
             tick: message => progress(Math.min(1, ++step / totalSteps), message),
+            status: message => progress(Math.min(1, step / totalSteps), message),
             prep: async (d, sc) => {
                 const p = await prepareCase(d.device, d.pipelines, sc, d.caps);
                 prepared.push(p);
@@ -212,6 +215,7 @@ export async function calibrate(options: CalibrateOptions): Promise<DeviceProfil
         const probe = { ...(quick ? CORUN_PROBE_QUICK : CORUN_PROBE), ...options.corunProbe };
         const probeTenants = corunProbeTenants(probe.ratePerSecond);
         const probeStarted = performance.now();
+        c.status(`co-run probe: two synthetic tenants co-running, ${probe.rounds} rounds of ${(probe.durationMs / 1000).toFixed(1)} s`);
         const probeRounds = await measureCorunRounds(c.gpu, preference, probeTenants, { ...probe, signal: options.signal });
 
         const profile: DeviceProfile = {
@@ -296,6 +300,7 @@ async function warmShaders(c: Calibration, cases: readonly SyntheticCase[], open
     }
     // A warm cache compiles nothing: once the first cases all dispatched at once, the rest are left to the ladders.
     let next = 0, done = 0, fast = 0, warm = false, failed = false;
+    let seen = 0, report = WARM_PROBE_CASES;
     await Promise.all(workers.map(async w => {
         while (next < cases.length && !warm && !failed) {
             const sc = cases[next++];
@@ -306,12 +311,17 @@ async function warmShaders(c: Calibration, cases: readonly SyntheticCase[], open
                 await timeLaunches(w.device, prepared, 1, c.signal);
                 done++;
                 if (performance.now() - t0 < WARM_DISPATCH_MS) fast++;
-                if (done >= WARM_PROBE_CASES && fast === done) warm = true;
+                if (fast === done && (done >= WARM_PROBE_CASES || done === cases.length)) warm = true;
             } catch (error) {
                 // Another worker stops at its next case: the calibration ends (cancelled, or the device lost).
                 if (!(error instanceof KernelError)) { failed = true; throw error; }
             } finally {
                 prepared?.destroy();
+            }
+            // Past the warm probe, about every tenth of the cases.
+            if (++seen >= report && !warm && !failed) {
+                report = seen + Math.max(1, Math.ceil(cases.length / 10));
+                c.status(`shaders: compiling, ${seen} of ${cases.length} ${what} (${((performance.now() - started) / 1000).toFixed(0)} s)`);
             }
         }
     }));
@@ -359,6 +369,7 @@ async function measureLadderRounds(c: Calibration, ladders: readonly Ladder[]): 
     const { victim, signal, quick } = c;
     const rounds = quick ? 2 : 5;
     // Per-case medians moved ±50% between runs on a shared 2-core host with 1.5 s per ladder: more samples, more rounds.
+    c.status(`curves: ${ladders.length} ladders, a first run of each`);
     const runs = await prepareRuns(c, ladders, quick ? 500 : 4000, rounds);
     const request = await Promise.all(referenceRequest().map(sc => c.prep(victim, sc)));
     await timeSequence(victim.device, request, 2, signal);
@@ -366,6 +377,7 @@ async function measureLadderRounds(c: Calibration, ladders: readonly Ladder[]): 
     // 300 in all (60 a round): its tail is an empirical p99, which 100 walls spread over the rounds left at 2.6–24 ms.
     const requestReps = Math.ceil((quick ? 30 : 300) / rounds);
     for (let round = 0; round < rounds; round++) {
+        c.status(`curves: round ${round + 1} of ${rounds} through ${runs.length} ladders`);
         for (const run of runs) run.times.push(await timeSequence(victim.device, run.cases, run.reps, signal));
         requestRuns.push(await timeSequence(victim.device, request, requestReps, signal));
     }
@@ -419,6 +431,7 @@ async function refineLadders(c: Calibration, ladders: readonly Ladder[], first: 
     const rounds = c.quick ? 2 : 3;
     const runs = await prepareRuns(c, refined.ladders, c.quick ? 300 : 1500, rounds);
     for (let round = 0; round < rounds; round++) {
+        c.status(`refining: round ${round + 1} of ${rounds} through ${runs.length} ladders`);
         for (const run of runs) run.times.push(await timeSequence(c.victim.device, run.cases, run.reps, c.signal));
     }
     c.tick(`refined: ${refined.anchors.map(a => `${a.family} at ${a.shape} (leave-one-out ${formatSignedPercent(a.error)})`).join(', ')}; ${refined.added.length} more cases`);
@@ -581,6 +594,7 @@ function hostMeanFactorFrom(requests: readonly { cases: readonly PreparedCase[];
  */
 async function measureIdlePenalty(c: Calibration): Promise<{ idlePenalty: NonNullable<DeviceProfile['idlePenalty']>; firstPassMs?: DeviceProfile['firstPassMs'] }> {
     const started = performance.now();
+    c.status('idle arrivals: two synthetic tenants through the runtime, back to back and at a low rate');
     const device = await requestTenantDevice(c.gpu, c.preference, 'calibrate-runtime-idle', { timestamps: true });
     let trials: RuntimeIdleTrial[];
     try {
@@ -604,6 +618,7 @@ async function measureIdlePenalty(c: Calibration): Promise<{ idlePenalty: NonNul
  *    the pairs and the aggressor device with its compute kernel (step 7 reuses them).
  */
 async function measureInterference(c: Calibration, kinds: Record<DemandKind, SyntheticCase>, opened: Gpu[]): Promise<{ pairs: InterferencePair[]; aggressor: { device: Gpu; compute: PreparedCase } }> {
+    c.status('interference: kernel pairs, one on each of two devices');
     const { dev: b } = await openDevice(c.gpu, c.preference, 'calibrate-aggressor');
     opened.push(b);
     const a = c.victim;

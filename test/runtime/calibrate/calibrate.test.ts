@@ -42,7 +42,14 @@ describe.skipIf(!hasAdapter)('calibrate (tiny shapes)', () => {
         for (const p of profile.interference.pairs) expect(p.slowdown).toBeGreaterThan(0);
         expect(progress.at(-1)).toBe(1);
         // The shaders first, over one device per core: compiled, or found compiled in Mesa's cache.
-        expect(messages[0]).toMatch(/^shaders(?: compiled: \d+ cases on \d devices? in [\d.]+ s|: already compiled \(the first \d+ cases dispatched at once; [\d.]+ s\))$/);
+        expect(messages.find(m => !m.startsWith('shaders: compiling,'))).toMatch(/^shaders(?: compiled: \d+ cases on \d devices? in [\d.]+ s|: already compiled \(the first \d+ cases dispatched at once; [\d.]+ s\))$/);
+        // Long steps say where they are meanwhile, without moving the fraction: the curves' rounds, before any case's figure.
+        const rounds = messages.flatMap((m, i) => /^curves: round \d of \d through \d+ ladders$/.test(m) ? [i] : []);
+        expect(rounds.length, messages.join('\n')).toBe(2); // quick
+        expect(progress[rounds[1]]).toBe(progress[rounds[0]]);
+        expect(rounds.at(-1)!).toBeLessThan(messages.findIndex(m => m.startsWith('gemm.vec4: ')));
+        expect(messages.some(m => m.startsWith('co-run probe: two synthetic tenants co-running'))).toBe(true);
+        expect(progress.every((f, i) => i === 0 || f >= progress[i - 1])).toBe(true);
         expect(profile.hostLoad?.cores).toBeGreaterThan(0);
         // Host effects: measured, finite, in their ranges (factors ≥ 1, penalties and tails ≥ 0).
         expect(profile.hostMeanFactor?.gpu).toBeGreaterThanOrEqual(1);
