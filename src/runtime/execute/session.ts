@@ -260,7 +260,10 @@ export class RunSession {
             try {
                 return await compileTenant(this.devices[i].device, plan, this.seed, {
                     signal: this.signal, timeoutMs: stepTimeoutMs,
-                    onOp: n => { done[i] = n; this.progress.compiling(done.reduce((s, d) => s + d, 0) / Math.max(1, total)); },
+                    onOp: n => {
+                        done[i] = n;
+                        if (!this.signal.aborted) this.progress.compiling(done.reduce((s, d) => s + d, 0) / Math.max(1, total));
+                    },
                 });
             } catch (error) {
                 // The plan was accepted; a failure here is the GPU's (validation, memory): a failed run, which stops the other tenants' compiles.
