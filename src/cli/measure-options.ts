@@ -30,6 +30,7 @@ import { loadCoTunedCache } from '../runtime/tune/co-tuned-cache.js';
 import type { DeviceProfile } from '../runtime/predict/profile.js';
 import { adapterOptionHelp, parseAdapterOption } from './adapter-option.js';
 import { loadWorkloadIr, WorkspaceInputError } from './load-workspace.js';
+import { stderrIsTerminal } from './filtered-stderr.js';
 
 /** A mistake in the command line (exit 64). */
 export class UsageError extends Error {}
@@ -245,8 +246,9 @@ export class CommandOutput {
     private readonly jsonOnStdout: boolean;
     constructor(readonly command: string, private readonly progress: boolean, json: boolean | undefined) {
         this.jsonOnStdout = json === true;
-        // On a terminal (and nothing else on stdout), one line that says where the run is.
-        this.line = !progress && !json && process.stderr.isTTY ? new ProgressLine(process.stderr) : undefined;
+        // On a terminal (and nothing else on stdout), one line that says where the run is. Under the
+        // launcher stderr is its pipe, and the launcher says whether a terminal is behind it.
+        this.line = !progress && !json && stderrIsTerminal() ? new ProgressLine(process.stderr) : undefined;
     }
 
     emit(event: ProgressEvent): void {

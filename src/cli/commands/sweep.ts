@@ -36,6 +36,7 @@ import {
 } from '../measure-options.js';
 import { schedulesFlag } from '../schedule-option.js';
 import packageJson from '../../../package.json' with { type: 'json' };
+import { stderrIsTerminal } from '../filtered-stderr.js';
 
 interface SweepFlags extends MeasurementFlags {
     workload?: string[];
@@ -331,7 +332,7 @@ async function runLocal(sweep: LoadedSweep, out: CommandOutput): Promise<number>
 
 /** Follows the sweep's Slurm tasks until none is queued or running, drawing progress; then names the cells left without figures. */
 async function waitSlurm(sweep: LoadedSweep, pollMs: number, run: CommandRunner): Promise<number> {
-    const tty = process.stderr.isTTY === true;
+    const tty = stderrIsTerminal();
     let last = '';
     let status = await currentStatus(sweep, run);
     let failures = 0;

@@ -110,9 +110,10 @@ export async function runPhase(options: PhaseOptions): Promise<PhaseRecord> {
     const progress = () => {
         if (!options.onProgress || performance.now() - lastProgress < 200) return;
         lastProgress = performance.now();
-        const fraction = measuredTarget !== undefined
+        // By requests where the phase measures some; else by time (a request-count run's warm-up round measures none).
+        const fraction = measuredTarget !== undefined && measuredTarget > 0
             ? Math.min(1, (Math.min(now(), limit.warmupMs) / Math.max(1, limit.warmupMs) * 0.1) + 0.9 * measuredDone / measuredTarget)
-            : Math.min(1, now() / (limit.warmupMs + limit.durationMs));
+            : Math.min(1, now() / Math.max(1, limit.warmupMs + limit.durationMs));
         options.onProgress(fraction);
     };
 

@@ -125,6 +125,7 @@ class RunProgress {
     phaseDone(): void { this.unitsDone++; }
 
     private report(fraction: number, phase: RunPhase, tenant?: string): void {
+        if (!Number.isFinite(fraction)) return; // one NaN would hold every later fraction at NaN (Math.max)
         this.last = Math.min(1, Math.max(this.last, fraction));
         const round = phase === 'solo' || phase === 'corun' ? { round: this.round, rounds: this.rounds } : {};
         this.emit({ type: 'progress', fraction: Number(this.last.toFixed(4)), phase, ...(tenant ? { tenant } : {}), ...round });

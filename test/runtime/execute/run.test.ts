@@ -115,8 +115,14 @@ describe.skipIf(!gpu)('run control', () => {
 
     it('times ops on the CPU when asked, sequential schedule, request-count mode', async () => {
         const ir = workloadOf('cpu', [mlpTenant('a', { priority: 'high' }), mlpTenant('b')], { schedule: { policy: 'sequential' } });
-        const results = await runWorkload({ ir, timing: 'cpu', requests: 20, warmupMs: 50 });
+        const events: ProgressEvent[] = [];
+        const results = await runWorkload({ ir, timing: 'cpu', requests: 20, warmupMs: 50, onEvent: e => events.push(e) });
         expect(results.config.timing).toBe('cpu-per-op');
+        // The warm-up round measures no request: its progress goes by time, and every fraction is a number.
+        const fractions = events.flatMap(e => e.type === 'progress' ? [e.fraction] : []);
+        expect(fractions.length).toBeGreaterThan(0);
+        expect(fractions.every((f, i) => Number.isFinite(f) && f >= 0 && f <= 1 && (i === 0 || f >= fractions[i - 1])), JSON.stringify(fractions)).toBe(true);
+        expect(fractions.at(-1)).toBeGreaterThan(0.9);
         expect(results.config.requests).toBe(20);
         for (const t of results.tenants) {
             expect(t.solo!.requests).toBe(20);

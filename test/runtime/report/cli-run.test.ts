@@ -116,6 +116,20 @@ describe.skipIf(!gpu)('tenancy run on the software adapter (CLI)', () => {
         expect(r.stderr).toMatch(/tenant\s+requests\s+co-run p50\s+co-run p99\s+slowdown p50/);
     });
 
+    it('draws one progress line on stderr when a terminal is behind the launcher\'s pipe, the table on stdout', async () => {
+        // What the launcher sets when its stderr is a terminal (src/cli/launcher.ts): the CLI's stderr is then its pipe.
+        const r = await runCli(['run', '--ir', fixture, '--duration', '300ms', '--warmup', '50ms', '--results-dir', join(work, 'results-tty')], undefined, { env: { TENANCY_STDERR: 'piped-tty' } });
+        expect(r.code, r.stderr).toBe(0);
+        const drawn = r.stderr.split('\r\x1b[K').filter(Boolean);
+        expect(drawn.some(l => /^compile · \d+ %/.test(l)), r.stderr).toBe(true);
+        expect(drawn.some(l => /^warm-up round · solo small · \d+ %/.test(l)), r.stderr).toBe(true);
+        expect(r.stdout).toMatch(/^workload two_mlps/m);
+        // Without a terminal: no line drawn.
+        const piped = await runCli(['run', '--ir', fixture, '--duration', '300ms', '--warmup', '50ms', '--results-dir', join(work, 'results-piped')], undefined, { env: { TENANCY_STDERR: 'piped' } });
+        expect(piped.code, piped.stderr).toBe(0);
+        expect(piped.stderr).not.toContain('\r\x1b[K');
+    });
+
     it('runs a .tenancy file through the language server (parse, check, lower)', async () => {
         const file = join(work, 'ok.tenancy');
         writeFileSync(file, [
