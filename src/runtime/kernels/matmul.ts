@@ -611,7 +611,7 @@ function wgmemGemm(c: GemmConfig, T: number): { launches: KernelDescription[]; b
           var acc = 0.0;
           // K's tiles, a bound the compiler cannot read (no buffer holds 2³¹ elements, so the xor is K):
           // lavapipe unrolls a loop of known count, barriers and all, and compiled K = 144 in 6 s
-          // instead of 0.2 s. Rolled, it runs 1.3× slower there, on a variant already 5–8× slower
+          // instead of 0.2 s. Rolled, it runs 1.3× slower there, on a variant already 5–30× slower
           // than the register-tiled ones (BENCHMARKS.md, "wgmem's tile loop rolled").
           let kEnd = ${u(K)} ^ (arrayLength(&${A}) & 0x80000000u);
           for (var k0 = 0u; k0 < kEnd; k0 = k0 + ${u(T)}) {
