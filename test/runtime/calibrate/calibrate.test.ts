@@ -91,6 +91,10 @@ describe.skipIf(!hasAdapter)('calibrate (tiny shapes)', () => {
         const measured = new Set(Object.values(profile.families).flatMap(f => f.points.map(p => caseShapeOf(p.shape))));
         for (const shape of refined.added) expect([...measured]).toContain(shape);
         expect(messages.find(m => m.startsWith('refined: '))).toBeDefined();
+        // Its new cases' shaders went through a pass of their own first (compiled there, or found compiled).
+        const refinedAt = messages.findIndex(m => m.startsWith('refined: '));
+        const passes = messages.slice(0, refinedAt).filter(m => /^shaders(?: compiled:|: already compiled)/.test(m));
+        expect(passes.length, messages.join('\n')).toBe(refined.added.length > 0 ? 2 : 1);
         // The co-run model: a turn from the candidates (absent: whole kernels fitted best), and its error from two rounds of
         // the probe's two tenants × five figures, said in the progress.
         expect([undefined, ...CANDIDATE_QUANTA_MS]).toContain(profile.corunQuantumMs);
