@@ -49,6 +49,7 @@ import { refinement, type RefineLimits, type Refinement } from './refine.js';
 import type { IrTenant } from '../ir/types.js';
 import { corunEvidence, probeWorkload } from './corun-evidence.js';
 import { sortedAscending, statisticOf } from '../report/statistics.js';
+import { CalibrationProgress, STEP_SECONDS } from './progress.js';
 
 export interface CalibrateOptions {
     quick?: boolean;
@@ -152,10 +153,8 @@ interface Calibration {
     preference: AdapterPreference;
     quick: boolean;
     signal?: AbortSignal;
-    /** One progress step done, with what it measured. */
-    tick(message: string): void;
-    /** Where a long step is (no step done): a terminal's line or an editor's notification shows it meanwhile. */
-    status(message: string): void;
+    /** Progress by time (progress.ts): where the calibration is, and what it is doing or found. */
+    progress: CalibrationProgress;
     /** Prepares a synthetic case on a device; freed when the calibration ends. */
     prep(device: Gpu, c: SyntheticCase): Promise<PreparedCase>;
     /** Frees a prepared case early. */
@@ -177,13 +176,9 @@ export async function calibrate(options: CalibrateOptions): Promise<DeviceProfil
         opened.push(victim);
         const info = adapterInfo(adapter);
         const ladders = options.ladders ?? calibrationCases(quick);
-        // One tick per ladder case, eleven single steps, six interference pairs; the refinement's cases once they are known.
-        let totalSteps = ladders.reduce((s, l) => s + l.cases.length, 0) + 11 + 6;
-        let step = 0;
         const c: Calibration = {
             gpu, victim, preference, quick, signal: options.signal,
-            tick: message => progress(Math.min(1, ++step / totalSteps), message),
-            status: message => progress(Math.min(1, step / totalSteps), message),
+            progress: new CalibrationProgress(progress, quick),
             prep: async (d, sc) => {
                 const p = await prepareCase(d.device, d.pipelines, sc, d.caps);
                 prepared.push(p);
@@ -193,16 +188,19 @@ export async function calibrate(options: CalibrateOptions): Promise<DeviceProfil
         };
 
         const interference = options.interference ?? interferenceKernels();
-        await warmShaders(c, [...ladders.flatMap(l => l.cases), ...referenceRequest(), ...Object.values(interference)], opened);
+        await warmShaders(c, [...ladders.flatMap(l => l.cases), ...referenceRequest(), ...Object.values(interference)], opened, 'cases', (part, seconds, message) => {
+            c.progress.project('shaders', seconds);
+            c.progress.at('shaders', part, message);
+        });
         const kernelFloorMs = await measureKernelFloor(c);
         // The host's speed around the curves' window, for host-speed.ts to compare with when predictions meet a measurement.
         const probeBefore = await timeReferenceRequest(preference, options.signal);
         const rounds = await measureLadderRounds(c, ladders);
-        const refined = await refineLadders(c, ladders, rounds, kernelFloorMs, opened, added => { totalSteps += added; });
+        const refined = await refineLadders(c, ladders, rounds, kernelFloorMs, opened);
         rounds.runs.push(...refined.runs);
         const probeAfter = await timeReferenceRequest(preference, options.signal);
         const hostSpeedProbeMs = (probeBefore + probeAfter) / 2;
-        c.tick(`reference request back to back ${probeBefore.toFixed(2)} ms before the curves, ${probeAfter.toFixed(2)} ms after`);
+        c.progress.say(`reference request back to back ${probeBefore.toFixed(2)} ms before the curves, ${probeAfter.toFixed(2)} ms after`);
         const { families, deviations } = familiesFrom(rounds.runs, c);
         const bandwidthBytesPerMs = bandwidthFrom(families, c);
         addBandEvidence(families, deviations, kernelFloorMs, bandwidthBytesPerMs, c);
@@ -215,8 +213,11 @@ export async function calibrate(options: CalibrateOptions): Promise<DeviceProfil
         const probe = { ...(quick ? CORUN_PROBE_QUICK : CORUN_PROBE), ...options.corunProbe };
         const probeTenants = corunProbeTenants(probe.ratePerSecond);
         const probeStarted = performance.now();
-        c.status(`co-run probe: two synthetic tenants co-running, ${probe.rounds} rounds of ${(probe.durationMs / 1000).toFixed(1)} s`);
-        const probeRounds = await measureCorunRounds(c.gpu, preference, probeTenants, { ...probe, signal: options.signal });
+        c.progress.at('corunProbe', 0, `co-run probe: two synthetic tenants co-running, ${probe.rounds} rounds of ${(probe.durationMs / 1000).toFixed(1)} s`);
+        const probeRounds = await measureCorunRounds(c.gpu, preference, probeTenants, {
+            ...probe, signal: options.signal,
+            onRound: done => c.progress.at('corunProbe', done / probe.rounds, `co-run probe: ${done} of ${probe.rounds} rounds done`),
+        });
 
         const profile: DeviceProfile = {
             schemaVersion: PROFILE_SCHEMA_VERSION,
@@ -271,12 +272,15 @@ function corunModelFrom(profile: DeviceProfile, tenants: readonly IrTenant[], ro
     const turn = (q: number) => (Number.isFinite(q) ? `${q} ms` : 'whole kernels');
     const shown = evidence.predicted.map((t, k) => `${t.name} mean ${t.corun.mean.toFixed(1)} ms predicted, ${rounds.map(r => (r[k].latenciesMs.length > 0 ? statisticOf(sortedAscending(r[k].latenciesMs), 'mean').toFixed(1) : '—')).join(' / ')} measured`);
     const e = evidence.corunModelError, o = evidence.corunOpNoise;
-    c.tick(`co-run model (${rounds.length} rounds of ${(probe.durationMs / 1000).toFixed(1)} s, ${(elapsedMs / 1000).toFixed(1)} s): turns of ${turn(evidence.quantumMs ?? Infinity)} `
+    c.progress.finish(`co-run model (${rounds.length} rounds of ${(probe.durationMs / 1000).toFixed(1)} s, ${(elapsedMs / 1000).toFixed(1)} s): turns of ${turn(evidence.quantumMs ?? Infinity)} `
         + `(score ${evidence.scores.map(s => `${turn(s.quantumMs)} ${Number.isFinite(s.score) ? s.score.toFixed(2) : '∞'}`).join(', ')}); ${shown.join('; ')}; `
         + `${e ? `error ±${formatPercent(e.excessP90)} beyond the bands at p90 of ${e.points} figures` : 'no error measured (no request completed)'}`
         + `${o ? `; ops' co-run times moved ±${formatPercent(o.p90)} between rounds at p90 of ${o.points}` : ''}`);
     return { ...(evidence.quantumMs !== undefined ? { corunQuantumMs: evidence.quantumMs } : {}), ...(e ? { corunModelError: e } : {}), ...(o ? { corunOpNoise: o } : {}) };
 }
+
+/** Where a shader pass is: the part of its cases done, the seconds it is projected to take in all, and what it is doing. */
+type ShaderPassProgress = (part: number, seconds: number, message: string) => void;
 
 /**
  * 0. The shaders, compiled before anything is timed, over one device per core (at most four).
@@ -290,7 +294,7 @@ function corunModelFrom(profile: DeviceProfile, tenants: readonly IrTenant[], ro
  */
 const WARM_PROBE_CASES = 6, WARM_DISPATCH_MS = 100;
 
-async function warmShaders(c: Calibration, cases: readonly SyntheticCase[], opened: Gpu[], what = 'cases'): Promise<void> {
+async function warmShaders(c: Calibration, cases: readonly SyntheticCase[], opened: Gpu[], what: string, report: ShaderPassProgress): Promise<void> {
     const started = performance.now();
     const workers: Gpu[] = [];
     for (let i = 0; i < Math.max(1, Math.min(availableParallelism(), 4)); i++) {
@@ -300,7 +304,7 @@ async function warmShaders(c: Calibration, cases: readonly SyntheticCase[], open
     }
     // A warm cache compiles nothing: once the first cases all dispatched at once, the rest are left to the ladders.
     let next = 0, done = 0, fast = 0, warm = false, failed = false;
-    let seen = 0, report = WARM_PROBE_CASES;
+    let seen = 0, nextReport = WARM_PROBE_CASES;
     await Promise.all(workers.map(async w => {
         while (next < cases.length && !warm && !failed) {
             const sc = cases[next++];
@@ -318,10 +322,11 @@ async function warmShaders(c: Calibration, cases: readonly SyntheticCase[], open
             } finally {
                 prepared?.destroy();
             }
-            // Past the warm probe, about every tenth of the cases.
-            if (++seen >= report && !warm && !failed) {
-                report = seen + Math.max(1, Math.ceil(cases.length / 10));
-                c.status(`shaders: compiling, ${seen} of ${cases.length} ${what} (${((performance.now() - started) / 1000).toFixed(0)} s)`);
+            // Past the warm probe, about every tenth of the cases, with the pass's length projected from its rate so far.
+            if (++seen >= nextReport && !warm && !failed) {
+                nextReport = seen + Math.max(1, Math.ceil(cases.length / 10));
+                const elapsed = (performance.now() - started) / 1000;
+                report(seen / cases.length, (elapsed * cases.length) / seen, `shaders: compiling, ${seen} of ${cases.length} ${what} (${elapsed.toFixed(0)} s)`);
             }
         }
     }));
@@ -329,8 +334,8 @@ async function warmShaders(c: Calibration, cases: readonly SyntheticCase[], open
         w.device.destroy();
         opened.splice(opened.indexOf(w), 1);
     }
-    const seconds = ((performance.now() - started) / 1000).toFixed(1);
-    c.tick(warm ? `shaders: already compiled (the first ${done} cases dispatched at once; ${seconds} s)` : `shaders compiled: ${cases.length} ${what} on ${workers.length} device${workers.length === 1 ? '' : 's'} in ${seconds} s`);
+    const elapsed = (performance.now() - started) / 1000, seconds = elapsed.toFixed(1);
+    report(1, elapsed, warm ? `shaders: already compiled (the first ${done} cases dispatched at once; ${seconds} s)` : `shaders compiled: ${cases.length} ${what} on ${workers.length} device${workers.length === 1 ? '' : 's'} in ${seconds} s`);
 }
 
 /** 1. Kernel floor: a one-workgroup kernel in a request of its own (the launch cost itself). */
@@ -338,7 +343,7 @@ async function measureKernelFloor(c: Calibration): Promise<number> {
     const trivial = await c.prep(c.victim, reluCase(4));
     await timeSequence(c.victim.device, [trivial], 3, c.signal);
     const kernelFloorMs = robustStats((await timeSequence(c.victim.device, [trivial], 15, c.signal)).launches[0][0]).median;
-    c.tick(`kernel floor ${kernelFloorMs.toFixed(3)} ms`);
+    c.progress.at('ladders', 0, `kernel floor ${kernelFloorMs.toFixed(3)} ms`);
     return kernelFloorMs;
 }
 
@@ -369,7 +374,7 @@ async function measureLadderRounds(c: Calibration, ladders: readonly Ladder[]): 
     const { victim, signal, quick } = c;
     const rounds = quick ? 2 : 5;
     // Per-case medians moved ±50% between runs on a shared 2-core host with 1.5 s per ladder: more samples, more rounds.
-    c.status(`curves: ${ladders.length} ladders, a first run of each`);
+    c.progress.at('ladders', 0, `curves: ${ladders.length} ladders, a first run of each`);
     const runs = await prepareRuns(c, ladders, quick ? 500 : 4000, rounds);
     const request = await Promise.all(referenceRequest().map(sc => c.prep(victim, sc)));
     await timeSequence(victim.device, request, 2, signal);
@@ -377,7 +382,7 @@ async function measureLadderRounds(c: Calibration, ladders: readonly Ladder[]): 
     // 300 in all (60 a round): its tail is an empirical p99, which 100 walls spread over the rounds left at 2.6–24 ms.
     const requestReps = Math.ceil((quick ? 30 : 300) / rounds);
     for (let round = 0; round < rounds; round++) {
-        c.status(`curves: round ${round + 1} of ${rounds} through ${runs.length} ladders`);
+        c.progress.at('curves', round / rounds, `curves: round ${round + 1} of ${rounds} through ${runs.length} ladders`);
         for (const run of runs) run.times.push(await timeSequence(victim.device, run.cases, run.reps, signal));
         requestRuns.push(await timeSequence(victim.device, request, requestReps, signal));
     }
@@ -400,7 +405,7 @@ async function prepareRuns(c: Calibration, ladders: readonly Ladder[], budgetMs:
                 cases.push(await c.prep(victim, sc));
             } catch (error) {
                 // A variant this device cannot run (e.g. subgroup GEMMs without subgroups): not measured, said so.
-                if (error instanceof KernelError) { c.tick(`${ladder.family}: ${sc.shape} skipped — ${error.message}`); continue; }
+                if (error instanceof KernelError) { c.progress.say(`${ladder.family}: ${sc.shape} skipped — ${error.message}`); continue; }
                 throw error;
             }
         }
@@ -417,24 +422,28 @@ async function prepareRuns(c: Calibration, ladders: readonly Ladder[], budgetMs:
  *     measured again and cases of its kind between it and its neighbours, in interleaved rounds
  *     as the ladders were. Returns the runs to add to the ladders' and what was refined.
  */
-async function refineLadders(c: Calibration, ladders: readonly Ladder[], first: LadderRounds, floorMs: number, opened: Gpu[], addSteps: (n: number) => void): Promise<{ runs: LadderRun[]; refined: Refinement }> {
+async function refineLadders(c: Calibration, ladders: readonly Ladder[], first: LadderRounds, floorMs: number, opened: Gpu[]): Promise<{ runs: LadderRun[]; refined: Refinement }> {
     const { families } = familiesFrom(first.runs);
     const refined = refinement(families, floorMs, bandwidthOf(families), ladders, c.quick ? REFINE_QUICK : REFINE);
     if (refined.ladders.length === 0) {
-        c.tick(`refined: nothing (no point a ladder can build beside was missed by ${formatPercent(REFINE.minError)} or more when left out)`);
+        c.progress.at('refine', 1, `refined: nothing (no point a ladder can build beside was missed by ${formatPercent(REFINE.minError)} or more when left out)`);
         return { runs: [], refined };
     }
     // The new cases' shaders, like the ladders' (step 0), before the device that times them meets them.
+    // The pass takes the first part of the step, its projected seconds beside the step's usual ones.
     const added = new Set(refined.added);
-    addSteps(1 + refined.ladders.reduce((s, l) => s + l.cases.length, 0));
-    await warmShaders(c, refined.ladders.flatMap(l => l.cases).filter(sc => added.has(sc.shape)), opened, 'refined cases');
+    const passShare = () => (c.progress.secondsOf('refine') - STEP_SECONDS[c.quick ? 'quick' : 'full'].refine) / c.progress.secondsOf('refine');
+    await warmShaders(c, refined.ladders.flatMap(l => l.cases).filter(sc => added.has(sc.shape)), opened, 'refined cases', (part, seconds, message) => {
+        c.progress.project('refine', seconds);
+        c.progress.at('refine', part * passShare(), message);
+    });
     const rounds = c.quick ? 2 : 3;
     const runs = await prepareRuns(c, refined.ladders, c.quick ? 300 : 1500, rounds);
     for (let round = 0; round < rounds; round++) {
-        c.status(`refining: round ${round + 1} of ${rounds} through ${runs.length} ladders`);
+        c.progress.at('refine', passShare() + (1 - passShare()) * (round / rounds), `refining: round ${round + 1} of ${rounds} through ${runs.length} ladders`);
         for (const run of runs) run.times.push(await timeSequence(c.victim.device, run.cases, run.reps, c.signal));
     }
-    c.tick(`refined: ${refined.anchors.map(a => `${a.family} at ${a.shape} (leave-one-out ${formatSignedPercent(a.error)})`).join(', ')}; ${refined.added.length} more cases`);
+    c.progress.at('refine', 1, `refined: ${refined.anchors.map(a => `${a.family} at ${a.shape} (leave-one-out ${formatSignedPercent(a.error)})`).join(', ')}; ${refined.added.length} more cases`);
     return { runs, refined };
 }
 
@@ -474,7 +483,7 @@ function familiesFrom(runs: readonly LadderRun[], c?: Calibration): { families: 
             });
             const total = ms.reduce((s, x) => s + x, 0);
             const flops = p.kernels.launches.reduce((s, l) => s + l.flops, 0);
-            c?.tick(`${run.family}: ${sc.shape} ${total.toFixed(3)} ms${flops > 0 ? ` (${(flops / total / 1e6).toFixed(2)} GFLOP/s)` : ''}`);
+            c?.progress.say(`${run.family}: ${sc.shape} ${total.toFixed(3)} ms${flops > 0 ? ` (${(flops / total / 1e6).toFixed(2)} GFLOP/s)` : ''}`);
         });
     }
     const families: Record<string, FamilyProfile> = {};
@@ -501,13 +510,13 @@ function addBandEvidence(families: Record<string, FamilyProfile>, deviations: Re
         fam.error = e;
         shown.push(`${name} ±${formatPercent(familyBand(fam).relative)}${e.from === 'family' ? '' : ` (${e.from})`}`);
     }
-    c.tick(`error bands (90 %, leave-one-out + run-to-run noise): ${shown.join(', ') || 'none (no family measured at enough sizes)'}`);
+    c.progress.say(`error bands (90 %, leave-one-out + run-to-run noise): ${shown.join(', ') || 'none (no family measured at enough sizes)'}`);
 }
 
 /** 3. Memory bandwidth from the largest copy-like kernel measured (relu.map4: read once, write once). */
 function bandwidthFrom(families: Record<string, FamilyProfile>, c: Calibration): number {
     const bandwidthBytesPerMs = bandwidthOf(families);
-    c.tick(`memory bandwidth ${(bandwidthBytesPerMs / 1e6).toFixed(2)} GB/s`);
+    c.progress.say(`memory bandwidth ${(bandwidthBytesPerMs / 1e6).toFixed(2)} GB/s`);
     return bandwidthBytesPerMs;
 }
 
@@ -532,7 +541,7 @@ function overheadsFrom(rounds: LadderRounds, c: Calibration): { dispatchOverhead
     const line = distinct >= 2 ? fitLine(overheads.map(o => o.passes), overheads.map(o => o.ms)) : { intercept: robustStats(overheads.map(o => o.ms)).median, slope: 0 };
     const dispatchOverheadMs = Math.max(0, line.slope);
     const submitOverheadMs = Math.max(0, line.intercept + Math.min(0, line.slope) * robustStats(overheads.map(o => o.passes)).median);
-    c.tick(`dispatch overhead ${(dispatchOverheadMs * 1000).toFixed(1)} µs per pass, submit ${(submitOverheadMs * 1000).toFixed(0)} µs per request`);
+    c.progress.say(`dispatch overhead ${(dispatchOverheadMs * 1000).toFixed(1)} µs per pass, submit ${(submitOverheadMs * 1000).toFixed(0)} µs per request`);
     return { dispatchOverheadMs, submitOverheadMs };
 }
 
@@ -554,7 +563,7 @@ function jitterFrom(rounds: LadderRounds, c: Calibration): {
     const levelled = levelledByTrial(runsPerRound.map(x => x.walls));
     const serviceTailMs = tailBeyondBody(levelled, requestMedianMs, serviceCv);
     const hostMeanFactor = hostMeanFactorFrom([...rounds.runs.map(run => ({ cases: run.cases, times: run.times })), { cases: rounds.request, times: runsPerRound }]);
-    c.tick(`service jitter (robust CV) ${(serviceCv * 100).toFixed(1)}%, tail beyond it at p99 ${serviceTailMs.p99.toFixed(2)} ms; mean/median ${hostMeanFactor.gpu.toFixed(2)} (GPU) ${hostMeanFactor.wall.toFixed(2)} (wall)`);
+    c.progress.say(`service jitter (robust CV) ${(serviceCv * 100).toFixed(1)}%, tail beyond it at p99 ${serviceTailMs.p99.toFixed(2)} ms; mean/median ${hostMeanFactor.gpu.toFixed(2)} (GPU) ${hostMeanFactor.wall.toFixed(2)} (wall)`);
     return { serviceCv, requestMedianMs, serviceTailMs, hostMeanFactor };
 }
 
@@ -594,7 +603,7 @@ function hostMeanFactorFrom(requests: readonly { cases: readonly PreparedCase[];
  */
 async function measureIdlePenalty(c: Calibration): Promise<{ idlePenalty: NonNullable<DeviceProfile['idlePenalty']>; firstPassMs?: DeviceProfile['firstPassMs'] }> {
     const started = performance.now();
-    c.status('idle arrivals: two synthetic tenants through the runtime, back to back and at a low rate');
+    c.progress.at('idle', 0, 'idle arrivals: two synthetic tenants through the runtime, back to back and at a low rate');
     const device = await requestTenantDevice(c.gpu, c.preference, 'calibrate-runtime-idle', { timestamps: true });
     let trials: RuntimeIdleTrial[];
     try {
@@ -606,7 +615,7 @@ async function measureIdlePenalty(c: Calibration): Promise<{ idlePenalty: NonNul
     }
     const idle = idlePenaltyFromRuntimeTrials(trials);
     const first = idle.firstPass ? `; a request's first pass +${idle.firstPass.busy.toFixed(3)} ms back to back, +${idle.firstPass.idle.toFixed(3)} ms from idle` : '';
-    c.tick(`idle arrivals (runtime path): +${idle.wallMs.toFixed(2)} ms, and +${idle.gpuMsPerPass.toFixed(3)} ms per pass (${idle.lengths.map(l => `${l.passes} passes: +${l.extraMs.toFixed(2)} ms, GPU +${l.extraGpuMs.toFixed(2)}, trials ${l.trialsMs.map(x => x.toFixed(1)).join(' ')}`).join('; ')}${first}; ${((performance.now() - started) / 1000).toFixed(1)} s)`);
+    c.progress.at('idle', 1, `idle arrivals (runtime path): +${idle.wallMs.toFixed(2)} ms, and +${idle.gpuMsPerPass.toFixed(3)} ms per pass (${idle.lengths.map(l => `${l.passes} passes: +${l.extraMs.toFixed(2)} ms, GPU +${l.extraGpuMs.toFixed(2)}, trials ${l.trialsMs.map(x => x.toFixed(1)).join(' ')}`).join('; ')}${first}; ${((performance.now() - started) / 1000).toFixed(1)} s)`);
     return { idlePenalty: { wallMs: idle.wallMs, gpuMsPerPass: idle.gpuMsPerPass }, ...(idle.firstPass ? { firstPassMs: idle.firstPass } : {}) };
 }
 
@@ -618,7 +627,7 @@ async function measureIdlePenalty(c: Calibration): Promise<{ idlePenalty: NonNul
  *    the pairs and the aggressor device with its compute kernel (step 7 reuses them).
  */
 async function measureInterference(c: Calibration, kinds: Record<DemandKind, SyntheticCase>, opened: Gpu[]): Promise<{ pairs: InterferencePair[]; aggressor: { device: Gpu; compute: PreparedCase } }> {
-    c.status('interference: kernel pairs, one on each of two devices');
+    c.progress.at('interference', 0, 'interference: kernel pairs, one on each of two devices');
     const { dev: b } = await openDevice(c.gpu, c.preference, 'calibrate-aggressor');
     opened.push(b);
     const a = c.victim;
@@ -650,7 +659,7 @@ async function measureInterference(c: Calibration, kinds: Record<DemandKind, Syn
         }
         const slowdown = robustStats(coT).median / robustStats(soloT).median;
         pairs.push({ victim: v, aggressor: g, slowdown, victimKernel: kinds[v].shape, aggressorKernel: kinds[g].shape });
-        c.tick(`interference ${v} × ${g}: ${slowdown.toFixed(2)}×`);
+        c.progress.at('interference', pairs.length / combos.length, `interference ${v} × ${g}: ${slowdown.toFixed(2)}×`);
     }
     return { pairs, aggressor: { device: b, compute: aggressors.compute } };
 }
@@ -678,7 +687,7 @@ async function measureCorunTail(c: Calibration, request: PreparedCase[], aggress
     }
     const stats = robustStats(walls);
     const corunTailMs = tailBeyondBody(walls, stats.median, solo.cv);
-    c.tick(`co-running: request tail beyond the solo body (CV ${(solo.cv * 100).toFixed(1)}%; co-run walls' own ${(stats.cv * 100).toFixed(1)}%) at p90/p95/p99 ${corunTailMs.p90.toFixed(2)}/${corunTailMs.p95.toFixed(2)}/${corunTailMs.p99.toFixed(2)} ms (alone ${solo.tailMs.p99.toFixed(2)} ms at p99)`);
+    c.progress.at('corunTail', 1, `co-running: request tail beyond the solo body (CV ${(solo.cv * 100).toFixed(1)}%; co-run walls' own ${(stats.cv * 100).toFixed(1)}%) at p90/p95/p99 ${corunTailMs.p90.toFixed(2)}/${corunTailMs.p95.toFixed(2)}/${corunTailMs.p99.toFixed(2)} ms (alone ${solo.tailMs.p99.toFixed(2)} ms at p99)`);
     return corunTailMs;
 }
 

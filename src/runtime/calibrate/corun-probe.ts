@@ -20,6 +20,8 @@ export interface CorunProbeOptions {
     durationMs: number;
     warmupMs: number;
     signal?: AbortSignal;
+    /** After each round: how many are done. */
+    onRound?: (done: number) => void;
 }
 
 /** One tenant in one round: what its measured requests that completed measured, as a run's co-run phase records it (execute/summarize.ts). */
@@ -65,6 +67,7 @@ export async function measureCorunRounds(gpu: GPU, preference: AdapterPreference
                 latenciesMs: t.latenciesMs,
                 opTimesMs: Object.fromEntries(probes[k].compiled.ops.flatMap((op, j) => (t.opTimesMs[j].length > 0 ? [[op.planned.path, t.opTimesMs[j]]] : []))),
             })));
+            options.onRound?.(rounds.length);
         }
         return rounds;
     } finally {

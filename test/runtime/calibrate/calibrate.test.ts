@@ -43,12 +43,21 @@ describe.skipIf(!hasAdapter)('calibrate (tiny shapes)', () => {
         expect(progress.at(-1)).toBe(1);
         // The shaders first, over one device per core: compiled, or found compiled in Mesa's cache.
         expect(messages.find(m => !m.startsWith('shaders: compiling,'))).toMatch(/^shaders(?: compiled: \d+ cases on \d devices? in [\d.]+ s|: already compiled \(the first \d+ cases dispatched at once; [\d.]+ s\))$/);
-        // Long steps say where they are meanwhile, without moving the fraction: the curves' rounds, before any case's figure.
+        // Long steps say where they are meanwhile, and the fraction moves by time through them (progress.ts): the curves'
+        // rounds, before any case's figure, and the co-run probe's rounds.
         const rounds = messages.flatMap((m, i) => /^curves: round \d of \d through \d+ ladders$/.test(m) ? [i] : []);
         expect(rounds.length, messages.join('\n')).toBe(2); // quick
-        expect(progress[rounds[1]]).toBe(progress[rounds[0]]);
+        expect(progress[rounds[1]]).toBeGreaterThan(progress[rounds[0]]);
         expect(rounds.at(-1)!).toBeLessThan(messages.findIndex(m => m.startsWith('gemm.vec4: ')));
+        expect(progress[rounds[0]]).toBeGreaterThan(0.05);
+        expect(progress[rounds[1]]).toBeLessThan(0.5);
         expect(messages.some(m => m.startsWith('co-run probe: two synthetic tenants co-running'))).toBe(true);
+        const probeRounds = messages.flatMap((m, i) => /^co-run probe: \d of 2 rounds done$/.test(m) ? [progress[i]] : []);
+        expect(probeRounds.length, messages.join('\n')).toBe(2);
+        expect(probeRounds[0]).toBeLessThan(1);
+        expect(probeRounds[1]).toBeGreaterThan(probeRounds[0]);
+        // The idle arrivals, the interference pairs and the co-run probe: 40 % of a calibration's time, not its last 5 %.
+        expect(progress[messages.findIndex(m => m.startsWith('idle arrivals:'))]).toBeLessThan(0.7);
         expect(progress.every((f, i) => i === 0 || f >= progress[i - 1])).toBe(true);
         expect(profile.hostLoad?.cores).toBeGreaterThan(0);
         // Host effects: measured, finite, in their ranges (factors ≥ 1, penalties and tails ≥ 0).
