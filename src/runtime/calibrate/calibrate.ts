@@ -291,8 +291,13 @@ type ShaderPassProgress = (part: number, seconds: number, message: string) => vo
  *    timing device ran them all in 3.5 s (BENCHMARKS.md, "A first calibration on a fresh machine").
  *    On a warm cache the first cases dispatch at once and the pass stops there. A case a generator
  *    refuses is left to the ladders, which say so.
+ *
+ *    "At once": within WARM_DISPATCH_MS. The first cases are GEMMs, which compile in 0.6–1.3 s
+ *    each; found in the cache, their first dispatches took 3–140 ms beside the other worker
+ *    preparing its case (16 cases × 3 trials, 2026-12-07). At 100 ms one slow dispatch in four
+ *    calibrations sent a warm pass through all 151 cases (5 s).
  */
-const WARM_PROBE_CASES = 6, WARM_DISPATCH_MS = 100;
+const WARM_PROBE_CASES = 6, WARM_DISPATCH_MS = 300;
 
 async function warmShaders(c: Calibration, cases: readonly SyntheticCase[], opened: Gpu[], what: string, report: ShaderPassProgress): Promise<void> {
     const started = performance.now();
