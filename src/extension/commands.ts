@@ -15,6 +15,7 @@ import type { Config } from './config.js';
 import type { ReportPanels } from './report-view/panel.js';
 import { buildCompareArgs, buildRunArgs, CliRun, RunRegistry, type NodeCandidate, type RunEvent, type RunOutcome } from './run.js';
 import type { TenancyStatus } from './status.js';
+import { parseCalibrateProgressLine } from '../protocol/progress.js';
 
 /** What the commands need from the running extension. */
 export interface ExtensionServices {
@@ -342,14 +343,19 @@ async function calibrate(s: ExtensionServices, documentUri: string): Promise<Run
     if (s.config.runAdapter !== 'workload') args.push('--adapter', s.config.runAdapter);
     s.output.appendLine(`[${new Date().toLocaleTimeString()}] calibrate: ${ready.node.command} ${args.join(' ')} (in ${cwd})`);
     const outcome = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Tenancy: calibrating the device', cancellable: true }, async (progress, token) => {
+        let reported = 0;
         const run = new CliRun({
             node: ready.node, args, cwd,
             onEvent: event => logEvent(s.output, event),
-            // calibrate reports its steps as text on stderr: show the latest line.
+            // calibrate reports its steps as lines on stderr: the latest one's percent moves the bar, its text is the message.
             onStderr: text => {
                 s.output.append(text);
                 const line = text.trim().split('\n').at(-1);
-                if (line) progress.report({ message: line.slice(0, 120) });
+                if (!line) return;
+                const step = parseCalibrateProgressLine(line);
+                if (!step) return progress.report({ message: line.slice(0, 120) });
+                progress.report({ message: `${step.message.slice(0, 110)} — ${step.percent}%`, increment: Math.max(0, step.percent - reported) });
+                reported = Math.max(reported, step.percent);
             },
         });
         token.onCancellationRequested(() => run.cancel());

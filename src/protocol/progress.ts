@@ -65,3 +65,14 @@ export function isProgressEvent(value: unknown): value is ProgressEvent {
             return false;
     }
 }
+
+/** `tenancy calibrate`'s progress on stderr, a line per step: `calibrate [ 35%] what it measures`. */
+export function calibrateProgressLine(fraction: number, message: string): string {
+    return `calibrate [${String(Math.round(Math.min(1, Math.max(0, fraction)) * 100)).padStart(3)}%] ${message}`;
+}
+
+/** The percent (0…100) and message of a calibrateProgressLine; undefined for any other line (warnings, errors). */
+export function parseCalibrateProgressLine(line: string): { percent: number; message: string } | undefined {
+    const m = /^calibrate \[\s*(\d{1,3})%\] (.*)$/.exec(line);
+    return m && Number(m[1]) <= 100 ? { percent: Number(m[1]), message: m[2] } : undefined;
+}

@@ -16,6 +16,7 @@ import { hostDrift, hostMoment, MIN_DRIFT_POINTS, UNUSUAL_HOST_MOMENT } from '..
 import { workspaceFolderOf } from '../../runtime/report/write.js';
 import { exitCodes } from '../../protocol/exit-codes.js';
 import { formatPercent, formatSignedPercent } from '../../protocol/units.js';
+import { calibrateProgressLine } from '../../protocol/progress.js';
 
 /** Tenancy's version from the nearest package.json named "tenancy" above this module (source or bundle). */
 export function tenancyVersion(): string {
@@ -88,7 +89,7 @@ export function register(program: Command): void {
                     tenancyVersion: tenancyVersion(),
                     signal: controller.signal,
                     onProgress: (fraction, message) => {
-                        const line = `calibrate [${String(Math.round(fraction * 100)).padStart(3)}%] ${message}`;
+                        const line = calibrateProgressLine(fraction, message);
                         process.stderr.write(tty ? `\r\x1b[K${line}` : `${line}\n`);
                     },
                 });
