@@ -15,7 +15,7 @@ import { predictWorkload, typicalOpMs, type WorkloadPrediction } from '../../run
 import { DEFAULT_BAND } from '../../runtime/predict/band.js';
 import { alignTable } from '../../runtime/report/table.js';
 import { workspaceFolderOf } from '../../runtime/report/write.js';
-import { corunModelErrorText, corunOpBandText, formatBand, formatBandRange, formatMeanRatio, formatTenantUtilisation, formatUtilisation, hostDriftText, profileLabel } from '../../language-server/prediction/format.js';
+import { corunModelErrorText, corunOpBandText, formatBand, formatBandRange, formatMeanRatio, formatTenantUtilisation, formatUtilisation, hostDriftText, profileLabel, usualTailsText } from '../../language-server/prediction/format.js';
 import { formatBytes, formatFlops, formatMs, formatPercent } from '../../protocol/units.js';
 import { comparisonJson, comparisonText, compareWorkloadSchedules } from '../../language-server/prediction/schedule-comparison.js';
 import { PlanCache } from '../../runtime/plan/plan.js';
@@ -64,7 +64,8 @@ export function predictionTable(p: WorkloadPrediction, top: number): string {
         (p.tenants.some(t => !t.band.calibrated)
             ? `p50 and p99 (low–high), service and ops ±: uncalibrated band, a stated default of ±${formatPercent(DEFAULT_BAND)} (this profile has no leave-one-out evidence; run \`tenancy calibrate\`)`
             : `p50 and p99 (low–high), service and ops ±: the 90 % band (90 % of the profile's own calibration points, each predicted without it, fell within it; the host's run-to-run noise added${hostDriftText(p.profile)})`)
-            + (multi ? `; the co-run ranges add how far each figure scatters over a run's requests, ${corunModelErrorText(p.profile.corunModelError)}; co-run/solo mean (low–high): the co-run mean over the solo mean, with the co-run mean's band` : ''),
+            + (multi ? `; the co-run ranges add how far each figure scatters over a run's requests, ${corunModelErrorText(p.profile.corunModelError)}; co-run/solo mean (low–high): the co-run mean over the solo mean, with the co-run mean's band` : '')
+            + (p.profile.usualTails ? `.${usualTailsText(p.profile)}` : ''),
     ];
     if (top > 0) {
         // Typical (median) times per request, as the editor's op hints show them.

@@ -404,6 +404,17 @@ export function hostDriftText(p: HostDriftSummary | undefined): string {
     return `, not yet how far the host's speed moves between calibrations (${n} earlier calibration${n === 1 ? '' : 's'} of this adapter here, ${MIN_DRIFT_POINTS} needed: run \`tenancy calibrate\` again at another time; until then a figure measured while the host runs faster or slower than at calibration can fall outside it)`;
 }
 
+/**
+ * Where the profile's tails (the host's stalls beyond a request's body, in every p99) are the host's
+ * usual ones (profile.ts usualTail): of how many calibrations. One calibration's tail moved 2–4×
+ * from the next minutes later, so a user who calibrates again should know the p99s follow the
+ * median, not the latest. Empty otherwise.
+ */
+export function usualTailsText(p: Pick<WorkloadPrediction['profile'], 'usualTails'> | undefined): string {
+    const n = p?.usualTails?.calibrations;
+    return n ? ` The host's stalls in the p99s (its tail beyond a request's body, alone and beside a co-runner) are the median of ${n} calibrations' here.` : '';
+}
+
 /** Markdown of a tenant's prediction. */
 export function tenantHoverMarkdown(t: TenantPrediction, p: WorkloadPrediction, measured: TenantResult | undefined, run?: Results): string {
     const multi = p.tenants.length > 1;
@@ -421,7 +432,7 @@ export function tenantHoverMarkdown(t: TenantPrediction, p: WorkloadPrediction, 
     lines.push('| | mean | p50 | p99 |', '|---|---:|---:|---:|');
     row('solo', t.solo, measured?.solo ?? undefined, t.bandMs.solo);
     if (multi) row(`co-run (${p.policy})`, t.corun, measured?.corun ?? undefined, t.bandMs.corun);
-    lines.push('', `Each figure with its 90 % band (${formatBand(t.band)}, ms). ${bandMeaning(t.band)} It covers the kernels' times and the host's noise${hostDriftText(p.profile)}, not the queueing model${multi ? `; the co-run ranges add how far each figure scatters over a run's requests, ${corunModelErrorText(p.profile.corunModelError)}. The co-run / solo mean's range is the co-run mean's band (the kernels' error cancels in a ratio; the host's noise between a run's two phases does not)` : ''}.`, '');
+    lines.push('', `Each figure with its 90 % band (${formatBand(t.band)}, ms). ${bandMeaning(t.band)} It covers the kernels' times and the host's noise${hostDriftText(p.profile)}, not the queueing model${multi ? `; the co-run ranges add how far each figure scatters over a run's requests, ${corunModelErrorText(p.profile.corunModelError)}. The co-run / solo mean's range is the co-run mean's band (the kernels' error cancels in a ratio; the host's noise between a run's two phases does not)` : ''}.${usualTailsText(p.profile)}`, '');
     lines.push(`Service ${formatMs(t.serviceMs)} ${formatBand(t.band)} per request (${t.launches} kernels, ${t.submits} submit${t.submits === 1 ? '' : 's'})` +
         (multi ? ` · co-run / solo mean ${formatMeanRatio(t.meanRatio)}` : '') +
         ` · utilisation ${formatTenantUtilisation(t, 'closed loop')}`);

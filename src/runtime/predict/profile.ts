@@ -10,13 +10,16 @@
 import { z } from 'zod';
 import { DEFAULT_CAPS } from '../kernels/index.js';
 import type { DeviceCaps } from '../kernels/kernel.js';
-import { SPEED_MEASURES, usualHostSpeed } from './band.js';
+import { MIN_DRIFT_POINTS, SPEED_MEASURES, usualHostSpeed } from './band.js';
+import { quantileSorted, sortedAscending } from '../report/statistics.js';
 
 export const PROFILE_SCHEMA_VERSION = 1;
 
 const finite = z.number().finite();
 const positive = finite.positive();
 const nonNegative = finite.nonnegative();
+/** A request's wall-time tail beyond its normal body, ms at p90, p95 and p99. */
+const tailSchema = z.object({ p90: nonNegative, p95: nonNegative, p99: nonNegative });
 
 /** Identity of the adapter a profile was measured on (WebGPU GPUAdapterInfo; the description carries the driver). */
 export const adapterIdentitySchema = z.object({
@@ -129,10 +132,14 @@ export const deviceProfileSchema = z.object({
      * calibrations before it was kept). The curves' level follows what predictions scale with:
      * of three calibrations on 2026-12-07, the predicted ops' common factors between pairs were
      * 1.62, 1.29 and 0.79, the curves' levels 1.61, 1.31 and 0.81, the reference request's ratios
-     * 1.43, 0.99 and 0.69 (BENCHMARKS.md). `tenancy calibrate` carries it over from the profile it
-     * replaces (withHostSpeedHistory). Absent: no earlier calibration, or an older profile.
+     * 1.43, 0.99 and 0.69 (BENCHMARKS.md). `serviceTailMs`, `corunTailMs`: its tails as it
+     * measured them (at its own speed), for the host's usual tails (usualTail). `tenancy calibrate`
+     * carries it over from the profile it replaces (withHostSpeedHistory). Absent: no earlier
+     * calibration, or an older profile.
      */
-    hostSpeedHistory: z.array(z.object({ createdAt: z.string(), probeMs: positive, curveLevel: positive.optional() })).optional(),
+    hostSpeedHistory: z.array(z.object({
+        createdAt: z.string(), probeMs: positive, curveLevel: positive.optional(), serviceTailMs: tailSchema.optional(), corunTailMs: tailSchema.optional(),
+    })).optional(),
     /**
      * Set on a profile read for predictions whose times were scaled to the host's usual speed
      * (atUsualSpeed): the factor applied and over how many calibrations its median was taken.
@@ -140,16 +147,21 @@ export const deviceProfileSchema = z.object({
      */
     usualSpeed: z.object({ factor: positive, calibrations: z.number().int().positive(), by: z.enum(SPEED_MEASURES) }).optional(),
     /**
+     * Set on a profile read for predictions whose tails (serviceTailMs, corunTailMs) are the host's
+     * usual ones (usualTail): the median over `calibrations` of them. Never written by calibration.
+     */
+    usualTails: z.object({ calibrations: z.number().int().positive() }).optional(),
+    /**
      * The host's heavy tail: how far the p90/p95/p99 of those wall times lie beyond the normal
      * body median·(1 + z·cv), ms (0 when the tail is normal). Absent in older profiles.
      */
-    serviceTailMs: z.object({ p90: nonNegative, p95: nonNegative, p99: nonNegative }).optional(),
+    serviceTailMs: tailSchema.optional(),
     /**
      * The tail while another device computes continuously (co-running tenants share the host's
      * cores through the OS scheduler), beyond the co-run median spread by the solo `serviceCv`
      * (the jitter the schedule simulation draws): used for co-run figures. Absent ⇒ serviceTailMs.
      */
-    corunTailMs: z.object({ p90: nonNegative, p95: nonNegative, p99: nonNegative }).optional(),
+    corunTailMs: tailSchema.optional(),
     /**
      * Mean over median of the requests calibration timed, for their GPU time (Σ passes) and their
      * wall time: the host's stalls (other processes on the cores a software adapter computes on)
@@ -271,16 +283,58 @@ export function atHostSpeed(profile: DeviceProfile, factor: number): DeviceProfi
  * every figure by a common factor: 2026-12-07, a calibration at 1.28× the earlier ones' median
  * read all ops 52 % high on the accuracy benchmark, 25 % high scaled to the median
  * (BENCHMARKS.md). The history is kept, so the bands' drift term (band.ts hostDrift) is then how
- * far the host moves from its usual speed. Unchanged while the drift is not known (fewer than
- * three earlier calibrations), for an uncalibrated profile, and for one already scaled.
+ * far the host moves from its usual speed. Its tails are the host's usual ones too (usualTail).
+ * Unchanged while the drift is not known (fewer than three earlier calibrations), for an
+ * uncalibrated profile, and for one already read so.
  */
 export function atUsualSpeed(profile: DeviceProfile): DeviceProfile {
-    if (profile.uncalibrated || profile.usualSpeed) return profile;
+    if (profile.uncalibrated || profile.usualSpeed || profile.usualTails) return profile;
+    const withTails = atUsualTails(profile);
     const usual = usualHostSpeed(profile);
-    if (!usual) return profile;
+    if (!usual) return withTails;
     // The earlier calibrations' curve levels are relative to this profile's times, which move by the factor.
     const history = profile.hostSpeedHistory?.map(h => (h.curveLevel !== undefined ? { ...h, curveLevel: h.curveLevel / usual.factor } : h));
-    return { ...atHostSpeed(profile, usual.factor), hostSpeedHistory: history, usualSpeed: { factor: usual.factor, calibrations: usual.calibrations, by: usual.by } };
+    return { ...atHostSpeed(withTails, usual.factor), hostSpeedHistory: history, usualSpeed: { factor: usual.factor, calibrations: usual.calibrations, by: usual.by } };
+}
+
+type Tail = NonNullable<DeviceProfile['serviceTailMs']>;
+
+/**
+ * The host's usual tail: per quantile, the median of this calibration's tail and the earlier
+ * ones' here (hostSpeedHistory), each taken to this calibration's speed (over its curves' level,
+ * else over its reference request's time against this one's), with how many there were;
+ * undefined with fewer than MIN_DRIFT_POINTS earlier ones that carry it. A tail rests on the few
+ * largest of a few hundred walls and moves with whatever else the host ran in those seconds:
+ * four calibrations back to back (2026-12-07) measured co-run tails of 16.3, 17.5, 8.0 and
+ * 4.0 ms at p99, and the co-run figures predicted on them spread 1.34× (the median over the
+ * accuracy benchmark's co-running tenants of the largest over the smallest), 1.18× with the
+ * tails' median (BENCHMARKS.md, "The host's usual tails").
+ */
+export function usualTail(profile: DeviceProfile, which: 'serviceTailMs' | 'corunTailMs'): { tail: Tail; calibrations: number } | undefined {
+    const own = profile[which];
+    if (!own) return undefined;
+    const earlier = (profile.hostSpeedHistory ?? []).flatMap(h => {
+        const t = h[which];
+        const level = h.curveLevel ?? (profile.hostSpeedProbeMs !== undefined ? h.probeMs / profile.hostSpeedProbeMs : undefined);
+        return t && level !== undefined ? [{ p90: t.p90 / level, p95: t.p95 / level, p99: t.p99 / level }] : [];
+    });
+    if (earlier.length < MIN_DRIFT_POINTS) return undefined;
+    const all = [own, ...earlier];
+    // The median of tails that each rise with q rises with q too.
+    const median = (q: keyof Tail) => quantileSorted(sortedAscending(all.map(t => t[q])), 0.5);
+    return { tail: { p90: median('p90'), p95: median('p95'), p99: median('p99') }, calibrations: all.length };
+}
+
+/** The profile with the host's usual tails (usualTail) where its history allows, marked so; else unchanged. */
+function atUsualTails(profile: DeviceProfile): DeviceProfile {
+    const service = usualTail(profile, 'serviceTailMs'), corun = usualTail(profile, 'corunTailMs');
+    if (!service && !corun) return profile;
+    return {
+        ...profile,
+        ...(service ? { serviceTailMs: service.tail } : {}),
+        ...(corun ? { corunTailMs: corun.tail } : {}),
+        usualTails: { calibrations: Math.max(service?.calibrations ?? 0, corun?.calibrations ?? 0) },
+    };
 }
 
 /** Whether an adapter computes on the host's CPU cores (lavapipe/llvmpipe, SwiftShader): its figures share the cores with every other process. */
@@ -447,6 +501,9 @@ export function withHostSpeedHistory(profile: DeviceProfile, previous: DevicePro
     if (!previous || previous.uncalibrated || previous.key !== profile.key || previous.hostSpeedProbeMs === undefined) return profile;
     const level = curveRatio(previous, profile);
     const carried = (previous.hostSpeedHistory ?? []).map(({ curveLevel, ...h }) => (curveLevel !== undefined && level !== undefined ? { ...h, curveLevel: curveLevel * level } : h));
-    const history = [...carried, { createdAt: previous.createdAt, probeMs: previous.hostSpeedProbeMs, ...(level !== undefined ? { curveLevel: level } : {}) }];
+    const history = [...carried, {
+        createdAt: previous.createdAt, probeMs: previous.hostSpeedProbeMs, ...(level !== undefined ? { curveLevel: level } : {}),
+        ...(previous.serviceTailMs ? { serviceTailMs: previous.serviceTailMs } : {}), ...(previous.corunTailMs ? { corunTailMs: previous.corunTailMs } : {}),
+    }];
     return { ...profile, hostSpeedHistory: history.slice(-HOST_SPEED_HISTORY) };
 }

@@ -144,9 +144,10 @@ export interface WorkloadPrediction {
      * (band.ts hostDrift), in every op's and tenant's band; `hostDriftPending`: a calibrated profile whose drift is not
      * known yet, with how many earlier calibrations it has (band.ts hostDriftPending): its bands leave the drift out;
      * `usualSpeed`: the factor its times were scaled by to the host's usual speed (profile.ts atUsualSpeed);
+     * `usualTails`: its tails are the median of that many calibrations' (profile.ts usualTail);
      * `referenceRequestMs`: the reference request's time on it (hostSpeedProbeMs), which a run's own (results' host) is compared with.
      */
-    profile: { key: string; uncalibrated: boolean; device: string; createdAt: string; corunModelError?: number; corunOpNoise?: number; hostDrift?: { p90: number; points: number }; hostDriftPending?: { calibrations: number }; usualSpeed?: NonNullable<DeviceProfile['usualSpeed']>; referenceRequestMs?: number };
+    profile: { key: string; uncalibrated: boolean; device: string; createdAt: string; corunModelError?: number; corunOpNoise?: number; hostDrift?: { p90: number; points: number }; hostDriftPending?: { calibrations: number }; usualSpeed?: NonNullable<DeviceProfile['usualSpeed']>; usualTails?: NonNullable<DeviceProfile['usualTails']>; referenceRequestMs?: number };
     policy: IrSchedule['policy'];
     /** What the co-run figures are the simulation of (`auto` and searched arguments resolved); null with one tenant or while pending. */
     corunSchedule: string | null;
@@ -403,6 +404,7 @@ export function predictWorkload(ir: WorkloadIR, profile: DeviceProfile, options:
             ...(drift ? { hostDrift: drift } : {}),
             ...(driftPending !== undefined ? { hostDriftPending: { calibrations: driftPending } } : {}),
             ...(profile.usualSpeed ? { usualSpeed: profile.usualSpeed } : {}),
+            ...(profile.usualTails ? { usualTails: profile.usualTails } : {}),
             ...(profile.hostSpeedProbeMs !== undefined ? { referenceRequestMs: profile.hostSpeedProbeMs } : {}),
         },
         policy: ir.schedule.policy,

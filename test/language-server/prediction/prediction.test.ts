@@ -518,6 +518,23 @@ workload w {
         expect(predictionOf(d).profile.usualSpeed).toEqual({ factor: expect.closeTo(0.88, 12), calibrations: 5, by: 'reference request' });
     });
 
+    it('the host\'s usual tails: the median of its calibrations\' stalls, said in the tenant\'s hover', async () => {
+        const profile = calibrated(1);
+        for (const fam of Object.values(profile.families)) fam.error = { looP90: 0.1, noiseP90: 0.033, points: 5, from: 'family' };
+        const tail = (p99: number) => ({ p90: p99 / 4, p95: p99 / 2, p99 });
+        // Earlier calibrations at the same speed with co-run tails of 16, 17.5 and 8 ms at p99; this one 4 ms: the median, 12 ms.
+        const history = [16, 17.5, 8].map((p99, i) => ({ createdAt: `2026-12-0${i + 1}T00:00:00.000Z`, probeMs: 2, corunTailMs: tail(p99), serviceTailMs: tail(1) }));
+        writeFileSync(path.join(dir, '.tenancy', 'device-profile.json'), JSON.stringify({ ...profile, hostSpeedProbeMs: 2, hostSpeedHistory: history, corunTailMs: tail(4), serviceTailMs: tail(1) }));
+        const d = await open(`${model}
+workload w {
+  tenant a { model m(batch: 8) arrival poisson(rate: 20/s) }
+  tenant b { model m(batch: 8) }
+}
+`);
+        expect(predictionOf(d).profile.usualTails).toEqual({ calibrations: 4 });
+        expect(await hoverAt(d, 'tenant a', 7)).toContain("The host's stalls in the p99s (its tail beyond a request's body, alone and beside a co-runner) are the median of 4 calibrations' here.");
+    });
+
     it('bands before the host\'s drift is known: the hover says they leave it out and how to measure it', async () => {
         const profile = calibrated(1);
         for (const fam of Object.values(profile.families)) fam.error = { looP90: 0.1, noiseP90: 0.033, points: 5, from: 'family' };

@@ -1,7 +1,7 @@
 /** Error bands: the leave-one-out evidence, the band of a family, its propagation to ops and tenants, and the SLO verdicts it decides. */
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_BAND, MIN_DRIFT_POINTS, UNUSUAL_HOST_MOMENT, bandRange, combineBands, familyBand, hostDrift, hostDriftPending, hostMoment, insideBand, usualHostSpeed, widenBand } from '../../../src/runtime/predict/band.js';
-import { HOST_SPEED_HISTORY, atHostSpeed, atUsualSpeed, curveRatio, defaultProfile, parseProfile, withHostSpeedHistory, type DeviceProfile, type FamilyProfile } from '../../../src/runtime/predict/profile.js';
+import { HOST_SPEED_HISTORY, atHostSpeed, atUsualSpeed, curveRatio, defaultProfile, parseProfile, usualTail, withHostSpeedHistory, type DeviceProfile, type FamilyProfile } from '../../../src/runtime/predict/profile.js';
 import { predictWorkload, sloPrediction } from '../../../src/runtime/predict/workload.js';
 import { declaredEvaluation } from '../../../src/runtime/predict/schedules.js';
 import { MIN_LOO_POINTS, bandEvidence, corunExcess, leaveOneOutErrors, roundDeviations } from '../../../src/runtime/calibrate/band-evidence.js';
@@ -391,6 +391,42 @@ describe('bands of predictions', () => {
         // Fewer than three earlier levels: the reference requests tell it.
         const young = { ...p, hostSpeedHistory: p.hostSpeedHistory!.map((h, i) => (i < 2 ? { createdAt: h.createdAt, probeMs: h.probeMs } : h)) };
         expect(usualHostSpeed(young)!.by).toBe('reference request');
+    });
+
+    it('a profile to predict with has the host\'s usual tails: per quantile the median of its calibrations\' tails, each at its speed', () => {
+        const base = profileWithEvidence();
+        /** A calibration whose curves took `level` times the base's, with a co-run tail of `p99` ms at p99 (half of it at p95, a quarter at p90). */
+        const calibration = (day: number, level: number, p99: number): DeviceProfile => ({
+            ...base, key: 'k', createdAt: `2026-12-0${day}T00:00:00.000Z`, hostSpeedProbeMs: 2 * level,
+            families: Object.fromEntries(Object.entries(base.families).map(([name, f]) => [name, { ...f, points: f.points.map(q => ({ ...q, ms: q.ms * level })) }])),
+            serviceTailMs: { p90: 0, p95: 0.1 * p99, p99: 0.2 * p99 }, corunTailMs: { p90: p99 / 4, p95: p99 / 2, p99 },
+        });
+        // Tails of 16, 20 (on curves twice as slow: 10 at the latest one's speed) and 8 ms, then the latest, 4 ms.
+        let p = calibration(1, 1, 16);
+        for (const [day, level, p99] of [[2, 2, 20], [3, 1, 8], [4, 1, 4]] as const) p = withHostSpeedHistory(calibration(day, level, p99), p);
+        expect(p.hostSpeedHistory!.map(h => h.corunTailMs?.p99)).toEqual([16, 20, 8]);
+        expect(parseProfile(JSON.parse(JSON.stringify(p))).hostSpeedHistory).toEqual(p.hostSpeedHistory);
+        // The median of 4, 16, 10 and 8 ms at p99: 9; at p95 of 2, 8, 5 and 4: 4.5.
+        const usual = usualTail(p, 'corunTailMs')!;
+        expect(usual.calibrations).toBe(4);
+        expect(usual.tail.p99).toBeCloseTo(9, 12);
+        expect(usual.tail.p95).toBeCloseTo(4.5, 12);
+        expect(usual.tail.p90).toBeCloseTo(2.25, 12);
+        expect(usualTail(p, 'serviceTailMs')!.tail.p99).toBeCloseTo(1.8, 12);
+        // Read for predictions: those tails, then at the host's usual speed like every time (the curves' median level, 1: unchanged).
+        const read = atUsualSpeed(p);
+        expect(read.usualTails).toEqual({ calibrations: 4 });
+        expect(read.corunTailMs!.p99).toBeCloseTo(9 * (read.usualSpeed?.factor ?? 1), 12);
+        expect(atUsualSpeed(read)).toBe(read);
+        // The co-run figures take them: a co-running tenant's p99 moves with the tail, its solo figures with the solo tail.
+        const two = workload([mlpTenant('a', { kind: 'closed', clients: 1, thinkMs: 0 }), mlpTenant('b', { kind: 'closed', clients: 1, thinkMs: 0 })]);
+        const own = predictWorkload(two, { ...p, hostSpeedHistory: undefined }), usualRead = predictWorkload(two, read);
+        expect(usualRead.tenants[0].corun.p99).toBeGreaterThan(own.tenants[0].corun.p99);
+        // Fewer than three earlier calibrations with a tail (older profiles' entries carry none): its own tails.
+        const young = { ...p, hostSpeedHistory: p.hostSpeedHistory!.map((h, i) => (i === 0 ? { createdAt: h.createdAt, probeMs: h.probeMs, curveLevel: h.curveLevel } : h)) };
+        expect(usualTail(young, 'corunTailMs')).toBeUndefined();
+        expect(atUsualSpeed(young).corunTailMs!.p99).toBeCloseTo(4 * (atUsualSpeed(young).usualSpeed?.factor ?? 1), 12);
+        expect(atUsualSpeed(young).usualTails).toBeUndefined();
     });
 
     it('a new calibration carries the host\'s speed of the one it replaces into its history, the last 20 of this adapter', () => {
