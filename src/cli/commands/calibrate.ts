@@ -133,9 +133,10 @@ export function register(program: Command): void {
                     const history = profile.hostSpeedHistory?.length ?? 0;
                     if (usual) console.log(`  host's speed         predictions scale these times by ${usual.factor.toFixed(2)} to the median speed of ${usual.calibrations} calibrations here (by their ${usual.by === 'curves' ? 'curves' : 'reference request'})`);
                     const tail = (t: DeviceProfile['corunTailMs']) => (t ? `${t.p99.toFixed(2)} ms` : 'none');
+                    const withTails = profile.hostSpeedHistory?.filter(h => h.corunTailMs).length ?? 0;
                     console.log(`  host's tails         at p99, ${tail(profile.serviceTailMs)} alone, ${tail(profile.corunTailMs)} beside a co-runner${predicted.usualTails
                         ? `; predictions take the median of ${predicted.usualTails.calibrations} calibrations here: ${tail(predicted.corunTailMs)} beside a co-runner at the usual speed`
-                        : ` (from ${MIN_DRIFT_POINTS} earlier calibrations that measured theirs, predictions take their median)`}`);
+                        : ` (${withTails} earlier calibration${withTails === 1 ? '' : 's'} here kept theirs; from ${MIN_DRIFT_POINTS}, predictions take the median)`}`);
                     console.log(`  host's drift         ${drift ? `±${formatPercent(drift.p90)} from its usual speed over ${drift.points} earlier calibrations (every band includes it)` : `not known yet (${history} earlier calibration${history === 1 ? '' : 's'} of this adapter here; ${MIN_DRIFT_POINTS} needed)`}`);
                     console.log(`  took ${(profile.calibrationMs / 1000).toFixed(1)} s; written to:`);
                     for (const p of written) console.log(`    ${p}`);
