@@ -334,9 +334,13 @@ function regblockGemm(c: GemmConfig, v: RegisterTiling): { launches: KernelDescr
               let s${kk}_${r} = ${broadcast(kk, r)};
               ${unroll(CV, cv => `acc${r}_${cv} = acc${r}_${cv} + s${kk}_${r} * b${kk}_${cv};`)}`)}`)}
         }`;
-    // The k-steps left after the blocks (K not a multiple of the block, or a K slice's end).
+    // The k-steps left after the blocks (K not a multiple of the block, or a K slice's end), to a bound the compiler
+    // cannot read (as wgmem's tiles; no buffer holds 2³¹ elements, so the xor is kEnd): lavapipe unrolled up to 7 of
+    // them, each a copy of the tile's FMAs and loads, and compiled dense 16×767→767 (sgrow_8x4) in 2.3–3.4 s against
+    // 1.0 s at 768 (BENCHMARKS.md, "A GEMM's tail over K rolled").
     const tailLoop = () => wgsl`
-        for (var k = kEnd4; k < kEnd; k = k + 1u) {
+        let kTail = kEnd ^ (arrayLength(&${A}) & 0x80000000u);
+        for (var k = kEnd4; k < kTail; k = k + 1u) {
           ${unroll(CV, cv => `let b_${cv} = ${loadB('k', cv)};`)}
           ${unroll(TM, r => wgsl`
             let a${r} = ${aVec ? `${A}[(ar${r} + k) >> 2u][k & 3u]` : `${A}[ar${r} + k]`};
