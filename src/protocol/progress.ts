@@ -8,6 +8,9 @@
  * cancelled/partial/failed runs that got far enough to write) or `error` (nothing written),
  * possibly preceded by an `error` that explains a failed `result`. The process exit code is
  * authoritative (0 ok, 1 input errors, 2 no adapter/environment, 130 cancelled, 70 bug).
+ *
+ * `tenancy calibrate` has no JSON stream: its progress is a line per step on stderr
+ * (calibrateProgressLine), which the extension reads back for its notification's bar.
  */
 
 export const PROGRESS_PROTOCOL_VERSION = 1;
