@@ -1,6 +1,6 @@
-/** `tenancy calibrate`: its warning when it ran at an unusual speed of the host against this adapter's earlier calibrations here, and its summary's co-run line. */
+/** `tenancy calibrate`: its warning when it ran at an unusual speed of the host against this adapter's earlier calibrations here, and its summary's co-run and tails lines. */
 import { describe, expect, it } from 'vitest';
-import { corunSummary, unusualHostWarning } from '../../src/cli/commands/calibrate.js';
+import { corunSummary, tailsSummary, unusualHostWarning } from '../../src/cli/commands/calibrate.js';
 
 const history = [1.85, 1.68, 1.95, 2.15, 1.9].map((probeMs, i) => ({ createdAt: `2026-12-0${i + 1}T00:00:00.000Z`, probeMs }));
 
@@ -35,5 +35,18 @@ describe('calibrate: the summary\'s co-run line', () => {
         expect(corunSummary({ corunQuantumMs: 0.5, corunModelError: { excessP90: 0.074, points: 30 }, corunOpNoise: { p90: 0.11, points: 33 } })).toBe(
             "kernels take turns of 0.5 ms; co-run bands +7.4% for the model's error (30 figures); ops' co-run times move ±11% between rounds (33 op medians; their bands add it)");
         expect(corunSummary({})).toBe('kernels take whole turns');
+    });
+});
+
+describe('calibrate: the summary\'s tails line', () => {
+    const tail = (p99: number) => ({ p90: p99 / 4, p95: p99 / 2, p99 });
+    it('this calibration\'s tails, and how many earlier ones kept theirs while predictions cannot take their median yet', () => {
+        const profile = { serviceTailMs: tail(0.8), corunTailMs: tail(10.61), hostSpeedHistory: [{ createdAt: '2026-12-01T00:00:00.000Z', probeMs: 2, corunTailMs: tail(4) }, { createdAt: '2026-12-02T00:00:00.000Z', probeMs: 2 }] };
+        expect(tailsSummary(profile, profile)).toBe('at p99, 0.80 ms alone, 10.61 ms beside a co-runner (1 earlier calibration here kept theirs; from 3, predictions take the median)');
+        expect(tailsSummary({}, {})).toBe('at p99, none alone, none beside a co-runner (0 earlier calibrations here kept theirs; from 3, predictions take the median)');
+    });
+    it('what predictions take once they can: the median, at the usual speed', () => {
+        expect(tailsSummary({ serviceTailMs: tail(2.41), corunTailMs: tail(10.69) }, { corunTailMs: tail(9.9), usualTails: { calibrations: 4 } })).toBe(
+            'at p99, 2.41 ms alone, 10.69 ms beside a co-runner; predictions take the median of 4 calibrations here: 9.90 ms beside a co-runner at the usual speed');
     });
 });

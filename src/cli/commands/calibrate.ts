@@ -41,6 +41,19 @@ export function corunSummary(profile: Pick<DeviceProfile, 'corunQuantumMs' | 'co
 }
 
 /**
+ * The summary's tails line: this calibration's tails at p99 (alone, beside a co-runner), and what
+ * predictions take instead once the history allows (profile.ts usualTail), else how many earlier
+ * calibrations kept theirs. `predicted`: the profile as predictions read it (atUsualSpeed).
+ */
+export function tailsSummary(profile: Pick<DeviceProfile, 'serviceTailMs' | 'corunTailMs' | 'hostSpeedHistory'>, predicted: Pick<DeviceProfile, 'corunTailMs' | 'usualTails'>): string {
+    const tail = (t: DeviceProfile['corunTailMs']) => (t ? `${t.p99.toFixed(2)} ms` : 'none');
+    const kept = profile.hostSpeedHistory?.filter(h => h.corunTailMs).length ?? 0;
+    return `at p99, ${tail(profile.serviceTailMs)} alone, ${tail(profile.corunTailMs)} beside a co-runner${predicted.usualTails
+        ? `; predictions take the median of ${predicted.usualTails.calibrations} calibrations here: ${tail(predicted.corunTailMs)} beside a co-runner at the usual speed`
+        : ` (${kept} earlier calibration${kept === 1 ? '' : 's'} here kept theirs; from ${MIN_DRIFT_POINTS}, predictions take the median)`}`;
+}
+
+/**
  * What to say when this calibration ran at an unusual speed of the host (band.ts hostMoment: the
  * reference request's time against the median of this adapter's earlier calibrations here, past
  * UNUSUAL_HOST_MOMENT either way); undefined otherwise or without enough history. Predictions
@@ -132,11 +145,7 @@ export function register(program: Command): void {
                     const drift = hostDrift(predicted), usual = predicted.usualSpeed;
                     const history = profile.hostSpeedHistory?.length ?? 0;
                     if (usual) console.log(`  host's speed         predictions scale these times by ${usual.factor.toFixed(2)} to the median speed of ${usual.calibrations} calibrations here (by their ${usual.by === 'curves' ? 'curves' : 'reference request'})`);
-                    const tail = (t: DeviceProfile['corunTailMs']) => (t ? `${t.p99.toFixed(2)} ms` : 'none');
-                    const withTails = profile.hostSpeedHistory?.filter(h => h.corunTailMs).length ?? 0;
-                    console.log(`  host's tails         at p99, ${tail(profile.serviceTailMs)} alone, ${tail(profile.corunTailMs)} beside a co-runner${predicted.usualTails
-                        ? `; predictions take the median of ${predicted.usualTails.calibrations} calibrations here: ${tail(predicted.corunTailMs)} beside a co-runner at the usual speed`
-                        : ` (${withTails} earlier calibration${withTails === 1 ? '' : 's'} here kept theirs; from ${MIN_DRIFT_POINTS}, predictions take the median)`}`);
+                    console.log(`  host's tails         ${tailsSummary(profile, predicted)}`);
                     console.log(`  host's drift         ${drift ? `±${formatPercent(drift.p90)} from its usual speed over ${drift.points} earlier calibrations (every band includes it)` : `not known yet (${history} earlier calibration${history === 1 ? '' : 's'} of this adapter here; ${MIN_DRIFT_POINTS} needed)`}`);
                     console.log(`  took ${(profile.calibrationMs / 1000).toFixed(1)} s; written to:`);
                     for (const p of written) console.log(`    ${p}`);
