@@ -49,7 +49,7 @@ import { refinement, type RefineLimits, type Refinement } from './refine.js';
 import type { IrTenant } from '../ir/types.js';
 import { corunEvidence, probeWorkload } from './corun-evidence.js';
 import { sortedAscending, statisticOf } from '../report/statistics.js';
-import { CalibrationProgress, STEP_SECONDS } from './progress.js';
+import { CalibrationProgress } from './progress.js';
 
 export interface CalibrateOptions {
     quick?: boolean;
@@ -437,7 +437,7 @@ async function refineLadders(c: Calibration, ladders: readonly Ladder[], first: 
     // The new cases' shaders, like the ladders' (step 0), before the device that times them meets them.
     // The pass takes the first part of the step, its projected seconds beside the step's usual ones.
     const added = new Set(refined.added);
-    const passShare = () => (c.progress.secondsOf('refine') - STEP_SECONDS[c.quick ? 'quick' : 'full'].refine) / c.progress.secondsOf('refine');
+    const passShare = () => c.progress.projectedShare('refine');
     await warmShaders(c, refined.ladders.flatMap(l => l.cases).filter(sc => added.has(sc.shape)), opened, 'refined cases', (part, seconds, message) => {
         c.progress.project('refine', seconds);
         c.progress.at('refine', part * passShare(), message);

@@ -59,6 +59,11 @@ export class CalibrationProgress {
         return this.seconds[step] + (this.extra.get(step) ?? 0);
     }
 
+    /** The share of a step's expected time its projected part takes (project): where the rest of the step begins. */
+    projectedShare(step: CalibrationStep): number {
+        return (this.extra.get(step) ?? 0) / this.secondsOf(step);
+    }
+
     /** The end: every step done. */
     finish(message: string): void {
         this.reported = 1;

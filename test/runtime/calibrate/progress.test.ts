@@ -51,6 +51,9 @@ describe('CalibrationProgress', () => {
         progress.at('ladders', 0, 'kernel floor 0.060 ms');
         expect(last()).toBeCloseTo((STEP_SECONDS.full.shaders + 64) / (total(false) + 64), 10);
         for (let i = 1; i < seen.length; i++) expect(seen[i].fraction).toBeGreaterThanOrEqual(seen[i - 1].fraction);
+        // The projected part's share of its step: where the step's own work begins (the refinement's rounds after its pass).
+        expect(progress.projectedShare('shaders')).toBeCloseTo(64 / (STEP_SECONDS.full.shaders + 64), 12);
+        expect(progress.projectedShare('curves')).toBe(0);
     });
 
     it('weighs a quick calibration by its own steps', () => {
