@@ -45,8 +45,11 @@ describe('calibrate: the summary\'s tails line', () => {
         expect(tailsSummary(profile, profile)).toBe('at p99, 0.80 ms alone, 10.61 ms beside a co-runner (1 earlier calibration here kept theirs; from 3, predictions take the median)');
         expect(tailsSummary({}, {})).toBe('at p99, none alone, none beside a co-runner (0 earlier calibrations here kept theirs; from 3, predictions take the median)');
     });
-    it('what predictions take once they can: the median, at the usual speed', () => {
+    it('what predictions take once they can: the median, at the usual speed, and how far the calibrations behind it disagree', () => {
         expect(tailsSummary({ serviceTailMs: tail(2.41), corunTailMs: tail(10.69) }, { corunTailMs: tail(9.9), usualTails: { calibrations: 4 } })).toBe(
             'at p99, 2.41 ms alone, 10.69 ms beside a co-runner; predictions take the median of 4 calibrations here: 9.90 ms beside a co-runner at the usual speed');
+        const history = [4, 16.3, 17.51].map((p99, i) => ({ createdAt: `2026-12-0${i + 1}T00:00:00.000Z`, probeMs: 2, corunTailMs: tail(p99) }));
+        expect(tailsSummary({ serviceTailMs: tail(2.41), corunTailMs: tail(10.69), hostSpeedHistory: history }, { corunTailMs: tail(9.9), usualTails: { calibrations: 4 } })).toBe(
+            'at p99, 2.41 ms alone, 10.69 ms beside a co-runner; predictions take the median of 4 calibrations here (theirs 4.00–17.51 ms as each measured): 9.90 ms beside a co-runner at the usual speed');
     });
 });

@@ -48,8 +48,11 @@ export function corunSummary(profile: Pick<DeviceProfile, 'corunQuantumMs' | 'co
 export function tailsSummary(profile: Pick<DeviceProfile, 'serviceTailMs' | 'corunTailMs' | 'hostSpeedHistory'>, predicted: Pick<DeviceProfile, 'corunTailMs' | 'usualTails'>): string {
     const tail = (t: DeviceProfile['corunTailMs']) => (t ? `${t.p99.toFixed(2)} ms` : 'none');
     const kept = profile.hostSpeedHistory?.filter(h => h.corunTailMs).length ?? 0;
+    // How far the calibrations behind the median disagree: their co-run p99s as each measured them.
+    const p99s = [profile.corunTailMs, ...(profile.hostSpeedHistory ?? []).map(h => h.corunTailMs)].flatMap(t => (t ? [t.p99] : []));
+    const spread = p99s.length > 1 ? ` (theirs ${Math.min(...p99s).toFixed(2)}–${Math.max(...p99s).toFixed(2)} ms as each measured)` : '';
     return `at p99, ${tail(profile.serviceTailMs)} alone, ${tail(profile.corunTailMs)} beside a co-runner${predicted.usualTails
-        ? `; predictions take the median of ${predicted.usualTails.calibrations} calibrations here: ${tail(predicted.corunTailMs)} beside a co-runner at the usual speed`
+        ? `; predictions take the median of ${predicted.usualTails.calibrations} calibrations here${spread}: ${tail(predicted.corunTailMs)} beside a co-runner at the usual speed`
         : ` (${kept} earlier calibration${kept === 1 ? '' : 's'} here kept theirs; from ${MIN_DRIFT_POINTS}, predictions take the median)`}`;
 }
 
